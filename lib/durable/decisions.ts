@@ -1,0 +1,99 @@
+/**
+ * Operator decisions: approve, reject, resolve a side effect of unknown outcome. One path for code,
+ * the CLI and the Studio: the journal validates the request here (zod, at the edge), plans the event
+ * and the new pending list (pure), and writes both in one transaction under the run's row lock.
+ * Decisions are keyed by toolCallId: the SDK's approval ids are random per call and do not survive a resume.
+ */
+import { z } from 'zod';
+import { DecisionConflictError } from './errors';
+import type { Decision, JournalEvent, PendingItem } from './events';
+import { assertValidRunId } from './run-id';
+
+const base = {
+  runId: z.string().superRefine((value, ctx) => {
+    try {
+      assertValidRunId(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
+  toolCallId: z.string().min(1).max(1000),
+  by: z.string().trim().min(1, 'by: say who decides').max(200),
+  reason: z.string().max(4000).optional(),
+};
+
+export const approvalDecisionSchema = z.object(base);
+export const sideEffectResolutionSchema = z.object({
+  ...base,
+  outcome: z.enum(['done', 'not-done']),
+  output: z.unknown().optional(),
+});
+
+export type ApprovalDecisionRequest = z.input<typeof approvalDecisionSchema>;
+export type SideEffectResolutionRequest = z.input<typeof sideEffectResolutionSchema>;
+
+export type DecisionRequest =
+  | ({ kind: 'approve' | 'reject' } & z.output<typeof approvalDecisionSchema>)
+  | ({ kind: 'resolve' } & z.output<typeof sideEffectResolutionSchema>);
+
+export interface PriorDecision {
+  by: string;
+  at: Date;
+}
+
+export interface PlannedDecision {
+  event: JournalEvent;
+  pending: PendingItem[];
+  decision: Decision;
+}
+
+/**
+ * Plans one decision against what the run currently waits for.
+ * `prior` is the latest decision already recorded for this call (to name who decided first).
+ */
+export function planDecision(args: {
+  request: DecisionRequest;
+  pending: readonly PendingItem[] | undefined;
+  prior: PriorDecision | undefined;
+  now: Date;
+}): PlannedDecision {
+  const { request, pending, prior, now } = args;
+  const { runId, toolCallId } = request;
+  if (pending === undefined) throw new DecisionConflictError({ runId, toolCallId, reason: 'unknown-run' });
+  const wantedKind = request.kind === 'resolve' ? 'side-effect' : 'approval';
+  const index = pending.findIndex((item) => item.toolCallId === toolCallId && item.kind === wantedKind);
+  const item = pending[index];
+  if (!item) {
+    if (prior) throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: prior.by, decidedAt: prior.at });
+    throw new DecisionConflictError({
+      runId,
+      toolCallId,
+      reason: 'unknown-call',
+      detail: wantedKind === 'approval' ? 'no approval is requested for it' : 'it is not a blocked side effect',
+    });
+  }
+  if (item.decision) {
+    throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: item.decision.by, decidedAt: new Date(item.decision.at) });
+  }
+  const outcome = request.kind === 'resolve' ? request.outcome : request.kind === 'approve' ? 'approved' : 'rejected';
+  const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}) };
+  const nextPending = pending.map((p, i) => (i === index ? { ...p, decision } : p));
+  return { event: decisionEvent(request, item), pending: nextPending, decision };
+}
+
+function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEvent {
+  const reason = request.reason ? { reason: request.reason } : {};
+  if (request.kind !== 'resolve') {
+    return { type: 'tool-approval-response', toolCallId: request.toolCallId, approved: request.kind === 'approve', by: request.by, ...reason };
+  }
+  const idempotencyKey = item.kind === 'side-effect' ? item.idempotencyKey : '';
+  return {
+    type: 'side-effect-resolution',
+    toolCallId: request.toolCallId,
+    idempotencyKey,
+    outcome: request.outcome,
+    ...(request.outcome === 'done' ? { output: request.output } : {}),
+    by: request.by,
+    ...reason,
+  };
+}

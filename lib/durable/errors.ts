@@ -1,0 +1,91 @@
+/**
+ * GNL's errors. Few, each carrying what the caller needs to act, `cause` always kept.
+ * `isInstance` works across bundles and duplicated installs (a marker symbol, not `instanceof`),
+ * and `name` equals the class name exactly so logs and `error.name === '…'` checks work.
+ */
+const MARKER = Symbol.for('gnl.error');
+
+export class GnlError extends Error {
+  readonly [MARKER] = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+  static isInstance(error: unknown): error is GnlError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+function hasName<T>(name: string) {
+  return (error: unknown): error is T => GnlError.isInstance(error) && error.name === name;
+}
+
+/** A side effect started and has no recorded outcome: GNL cannot know whether it happened, so it does not guess. */
+export class SideEffectRetryBlockedError extends GnlError {
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly idempotencyKey: string;
+  constructor(args: { runId: string; toolCallId: string; toolName: string; input: unknown; idempotencyKey: string; reason?: string }) {
+    super(
+      `Run "${args.runId}" is blocked: side effect ${args.toolName} (call ${args.toolCallId}, key ${args.idempotencyKey}) ` +
+        `started and has no recorded outcome${args.reason ? ` (${args.reason})` : ''}. ` +
+        'Resolve it with journal.resolveSideEffect({ outcome: "done" | "not-done" }), then resume.',
+    );
+    this.runId = args.runId;
+    this.toolCallId = args.toolCallId;
+    this.toolName = args.toolName;
+    this.input = args.input;
+    this.idempotencyKey = args.idempotencyKey;
+  }
+  static override isInstance = hasName<SideEffectRetryBlockedError>('SideEffectRetryBlockedError');
+}
+
+/** The run is executing somewhere else right now. */
+export class RunBusyError extends GnlError {
+  readonly runId: string;
+  constructor(args: { runId: string; holder?: string }) {
+    super(`Run "${args.runId}" is executing elsewhere${args.holder ? ` (${args.holder})` : ''}; it cannot run in two places at once.`);
+    this.runId = args.runId;
+  }
+  static override isInstance = hasName<RunBusyError>('RunBusyError');
+}
+
+/** A runId that GNL cannot store safely. */
+export class InvalidRunIdError extends GnlError {
+  static override isInstance = hasName<InvalidRunIdError>('InvalidRunIdError');
+}
+
+export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-decided';
+
+/** An operator decision that cannot be recorded: unknown run or call, or decided already (by whom, when). */
+export class DecisionConflictError extends GnlError {
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly reason: DecisionConflictReason;
+  readonly decidedBy?: string;
+  readonly decidedAt?: Date;
+  constructor(args: { runId: string; toolCallId: string; reason: DecisionConflictReason; decidedBy?: string; decidedAt?: Date; detail?: string }) {
+    const what =
+      args.reason === 'unknown-run'
+        ? `run "${args.runId}" does not exist`
+        : args.reason === 'unknown-call'
+          ? `call ${args.toolCallId} of run "${args.runId}" is not waiting for this decision${args.detail ? ` (${args.detail})` : ''}`
+          : `call ${args.toolCallId} of run "${args.runId}" was already decided by ${args.decidedBy}${
+              args.decidedAt ? ` at ${args.decidedAt.toISOString()}` : ''
+            }`;
+    super(`Decision refused: ${what}.`);
+    this.runId = args.runId;
+    this.toolCallId = args.toolCallId;
+    this.reason = args.reason;
+    this.decidedBy = args.decidedBy;
+    this.decidedAt = args.decidedAt;
+  }
+  static override isInstance = hasName<DecisionConflictError>('DecisionConflictError');
+}
+
+/** Something the journal holds, or is asked to hold, cannot be encoded or understood. */
+export class JournalDataError extends GnlError {
+  static override isInstance = hasName<JournalDataError>('JournalDataError');
+}

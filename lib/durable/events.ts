@@ -1,0 +1,124 @@
+/**
+ * The journal's event vocabulary: one spelling, close to the AI SDK's own (`tool-approval-request`,
+ * `tool-call-start` / `-end`). ARCHITECTURE.md lists it. Rows are never rewritten, so a new shape is
+ * added beside an old one and readers keep understanding both.
+ *
+ * Payloads are stored through json-codec (Dates, bytes and undefined survive the round trip).
+ */
+import type { RunStatus } from './run-status';
+
+/** What a run was started with; compared on resume (production semantics come in a later issue). */
+export interface RunInput {
+  prompt?: unknown;
+  messages?: unknown;
+  system?: unknown;
+  modelId: string;
+  provider: string;
+  toolNames: string[];
+}
+
+export interface ErrorInfo {
+  name: string;
+  message: string;
+}
+
+export type PendingItem =
+  | {
+      kind: 'approval';
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      requestedAt: string;
+      decision?: Decision;
+    }
+  | {
+      kind: 'side-effect';
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      idempotencyKey: string;
+      attempt: number;
+      startedAt: string;
+      reason: string;
+      decision?: Decision;
+    };
+
+export interface Decision {
+  outcome: 'approved' | 'rejected' | 'done' | 'not-done';
+  by: string;
+  at: string;
+  reason?: string;
+}
+
+export type JournalEvent =
+  | { type: 'run-start'; input: RunInput }
+  | { type: 'run-resume'; fromStatus: RunStatus }
+  | {
+      type: 'model-step';
+      step: number;
+      provider: string;
+      modelId: string;
+      latencyMs: number;
+      /** The model's raw result (LanguageModelV4GenerateResult without request/response bodies). */
+      result: unknown;
+    }
+  | {
+      type: 'tool-call-start';
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      idempotencyKey: string;
+      attempt: number;
+      sideEffect: boolean;
+    }
+  | {
+      type: 'tool-call-end';
+      toolCallId: string;
+      toolName: string;
+      idempotencyKey: string;
+      attempt: number;
+      output: unknown;
+      durationMs: number;
+      /** executed: execute returned it; check: the outside system said done; deduplicated: another call with the same key did the work. */
+      source: 'executed' | 'check' | 'deduplicated';
+    }
+  | {
+      type: 'tool-call-error';
+      toolCallId: string;
+      toolName: string;
+      idempotencyKey: string;
+      attempt: number;
+      error: ErrorInfo;
+      durationMs: number;
+    }
+  | { type: 'tool-approval-request'; toolCallId: string; toolName: string; input: unknown; requestedAt: string }
+  | { type: 'tool-approval-response'; toolCallId: string; approved: boolean; by: string; reason?: string }
+  | {
+      type: 'side-effect-check';
+      toolCallId: string;
+      idempotencyKey: string;
+      attempt: number;
+      result: { done: true } | { done: false } | { done: 'unknown'; reason: string };
+    }
+  | {
+      type: 'side-effect-resolution';
+      toolCallId: string;
+      idempotencyKey: string;
+      outcome: 'done' | 'not-done';
+      output?: unknown;
+      by: string;
+      reason?: string;
+    }
+  | { type: 'run-suspend'; status: 'waiting-approval' | 'blocked'; pending: PendingItem[] }
+  | { type: 'run-complete'; text: string; finishReason: string; steps: number }
+  | { type: 'run-fail'; error: ErrorInfo };
+
+export type JournalEventType = JournalEvent['type'];
+
+/** An event as the journal holds it: its place in the run and when it was committed. */
+export type RecordedEvent = JournalEvent & { seq: number; at: Date };
+
+export function errorInfo(error: unknown): ErrorInfo {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}

@@ -1,0 +1,58 @@
+/**
+ * gnlTool: marks what runDurable needs to know about a tool. Every tool handed to runDurable is
+ * journaled; gnlTool only adds options. The options travel on the tool object under a registered
+ * symbol, so a tool marked in one bundle is recognised in another.
+ */
+import type { Tool } from 'ai';
+
+declare module '@ai-sdk/provider-utils' {
+  interface ToolExecutionOptions<CONTEXT> {
+    /**
+     * Set by runDurable: the same string on every attempt and every resume of this call (or, with
+     * idempotency 'args', of these arguments). Pass it to the outside service, e.g. as an
+     * Idempotency-Key header. Undefined when the tool runs outside runDurable.
+     */
+    idempotencyKey?: string;
+  }
+}
+
+export interface CheckContext<INPUT = unknown> {
+  runId: string;
+  toolCallId: string;
+  input: INPUT;
+  idempotencyKey: string;
+}
+
+export type CheckResult<OUTPUT = unknown> = { done: true; output: OUTPUT } | { done: false } | { done: 'unknown'; reason: string };
+
+export interface GnlToolOptions<INPUT = unknown, OUTPUT = unknown> {
+  /** The tool changes the outside world: it runs at most once, and an unknown outcome is never retried on a guess. Default false. */
+  sideEffect?: boolean;
+  /** 'call' (default): one operation per tool call. 'args': equal arguments mean the same work, so a re-planned call gets the first call's result. */
+  idempotency?: 'call' | 'args';
+  /** The outside system deduplicates by the idempotency key, so running again after an unknown outcome is safe. Default false. */
+  retrySafe?: boolean;
+  /** Asks the outside system whether the work under this key happened, after an unknown outcome. */
+  check?: (ctx: CheckContext<INPUT>) => Promise<CheckResult<OUTPUT>>;
+  /** Wait for a person before the call runs. A function decides per input. Default: the tool's own needsApproval, else false. */
+  needsApproval?: boolean | ((input: INPUT) => boolean | PromiseLike<boolean>);
+}
+
+const OPTIONS = Symbol.for('gnl.tool.options');
+
+type AnyTool = Tool<any, any>;
+type InputOf<T> = T extends Tool<infer I, any> ? I : unknown;
+type OutputOf<T> = T extends Tool<any, infer O> ? O : unknown;
+
+export function gnlTool<T extends AnyTool>(tool: T, options: GnlToolOptions<InputOf<T>, OutputOf<T>>): T {
+  if (options.retrySafe && !options.sideEffect) throw new TypeError('gnlTool: retrySafe applies to side-effecting tools; set sideEffect: true.');
+  if (options.check && !options.sideEffect) throw new TypeError('gnlTool: check applies to side-effecting tools; set sideEffect: true.');
+  if (options.idempotency !== undefined && options.idempotency !== 'call' && options.idempotency !== 'args') {
+    throw new TypeError(`gnlTool: idempotency must be 'call' or 'args', got ${String(options.idempotency)}.`);
+  }
+  return Object.assign(Object.create(Object.getPrototypeOf(tool)), tool, { [OPTIONS]: options }) as T;
+}
+
+export function gnlToolOptions(tool: AnyTool): GnlToolOptions {
+  return ((tool as Record<symbol, unknown>)[OPTIONS] as GnlToolOptions | undefined) ?? {};
+}

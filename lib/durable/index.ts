@@ -1,0 +1,22 @@
+/**
+ * The public surface of GNL's runtime core. Keep it minimal: add nothing here unless callers need it.
+ * This folder imports only ai, @ai-sdk/provider, zod and node built-ins (tests/import-arrows.test.ts).
+ */
+export { runDurable, DEFAULT_MAX_STEPS, type RunDurableOptions, type DurableResult, type PendingApproval } from './run-durable';
+export { gnlTool, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
+export {
+  GnlError,
+  SideEffectRetryBlockedError,
+  RunBusyError,
+  InvalidRunIdError,
+  DecisionConflictError,
+  JournalDataError,
+  type DecisionConflictReason,
+} from './errors';
+export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
+export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
+export { idempotencyKey, type IdempotencyScope } from './idempotency-key';
+export type { Journal, RunHold, ListRunsOptions, RunPage } from './journal';
+export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
+export type { RunSummary } from './run-summary';
+export type { ApprovalDecisionRequest, SideEffectResolutionRequest } from './decisions';

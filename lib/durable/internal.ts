@@ -1,0 +1,8 @@
+/**
+ * What the storage adapters need from the core beyond the public surface. Not for applications:
+ * import '@/lib/durable' instead.
+ */
+export * from './index';
+export { summaryChange, type SummaryChange } from './run-summary';
+export { planDecision, approvalDecisionSchema, sideEffectResolutionSchema, type DecisionRequest } from './decisions';
+export { encodeJson, decodeJson } from './json-codec';

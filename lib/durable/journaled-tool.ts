@@ -1,0 +1,96 @@
+/**
+ * Wraps a tool's execute so that every call is journaled and nothing recorded runs twice:
+ * - a recorded result (or error) is returned (or thrown) as recorded, and execute is not called;
+ * - otherwise `tool-call-start` is made durable BEFORE execute begins (so a crash at any later
+ *   point leaves evidence that the work may have happened), then the output or error is recorded.
+ * Whether a call may run at all (approvals, unknown outcomes) was decided by the tool gate.
+ */
+import type { Tool, ToolExecutionOptions } from 'ai';
+import { JournalDataError } from './errors';
+import { errorInfo } from './events';
+import { gnlToolOptions } from './gnl-tool';
+import { operationKey } from './operation-key';
+import type { RunSession } from './run-session';
+import type { ToolOperation } from './run-state';
+
+type AnyTool = Tool<any, any>;
+
+export function journaledTool(args: { session: RunSession; toolName: string; tool: AnyTool }): AnyTool {
+  const { session, toolName, tool } = args;
+  const options = gnlToolOptions(tool);
+  const { needsApproval: _ownApproval, ...rest } = tool as AnyTool & { needsApproval?: unknown };
+  if (!tool.execute) return rest as AnyTool;
+  const execute = tool.execute.bind(tool);
+
+  return {
+    ...rest,
+    execute: async (input: unknown, callOptions: ToolExecutionOptions<unknown>) => {
+      session.throwIfFatal();
+      const { toolCallId } = callOptions;
+      const key = operationKey({ runId: session.runId, toolCallId, toolName, input, options });
+      const running = session.inFlight.get(key);
+      if (running) await running.catch(() => undefined);
+      const op = session.state.operations.get(key);
+      if (op?.result) return replay({ session, op, toolCallId, toolName });
+
+      const attempt = (op?.attempts ?? 0) + 1;
+      const work = (async () => {
+        await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect: options.sideEffect === true });
+        const startedAt = performance.now();
+        const elapsed = () => Math.round((performance.now() - startedAt) * 10) / 10;
+        let output: unknown;
+        try {
+          output = await execute(input, { ...callOptions, idempotencyKey: key });
+        } catch (error) {
+          await session.append({ type: 'tool-call-error', toolCallId, toolName, idempotencyKey: key, attempt, error: errorInfo(error), durationMs: elapsed() });
+          throw error;
+        }
+        const end = { toolCallId, toolName, idempotencyKey: key, attempt, output, durationMs: elapsed(), source: 'executed' as const };
+        try {
+          await session.append({ type: 'tool-call-end', ...end });
+        } catch (error) {
+          if (!JournalDataError.isInstance(error)) throw error;
+          // The output cannot be journaled (a cycle, say): record that as the call's error, keep the cause.
+          const cause = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
+          await session.append({
+            type: 'tool-call-error',
+            toolCallId,
+            toolName,
+            idempotencyKey: key,
+            attempt,
+            error: errorInfo(cause),
+            durationMs: end.durationMs,
+          });
+          throw cause;
+        }
+        return output;
+      })();
+      session.inFlight.set(key, work);
+      try {
+        return await work;
+      } finally {
+        if (session.inFlight.get(key) === work) session.inFlight.delete(key);
+      }
+    },
+  } as AnyTool;
+}
+
+async function replay(args: { session: RunSession; op: ToolOperation; toolCallId: string; toolName: string }): Promise<unknown> {
+  const { session, op, toolCallId, toolName } = args;
+  const result = op.result as NonNullable<ToolOperation['result']>;
+  if (!op.toolCallIds.has(toolCallId) && result.kind === 'output') {
+    // A re-planned call with equal arguments ('args'): it gets the first call's result, and the journal says so.
+    await session.append({
+      type: 'tool-call-end',
+      toolCallId,
+      toolName,
+      idempotencyKey: op.idempotencyKey,
+      attempt: op.attempts,
+      output: result.output,
+      durationMs: 0,
+      source: 'deduplicated',
+    });
+  }
+  if (result.kind === 'error') throw Object.assign(new Error(result.error.message), { name: result.error.name });
+  return result.output;
+}

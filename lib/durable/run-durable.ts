@@ -1,0 +1,207 @@
+/**
+ * runDurable: generateText with a journal. Takes what generateText takes, plus runId and journal.
+ * The whole agent loop is the AI SDK's own; GNL adds three things to it:
+ *   recordingModel  — model steps are replayed from the journal or recorded as they happen;
+ *   journaledTool   — tool calls are replayed or recorded, the start durable before execute;
+ *   toolGate        — approvals and unknown side-effect outcomes decide what may run.
+ * Calling again with the same runId replays what is recorded and continues at the first
+ * unrecorded step. Nothing needed to continue is held in memory.
+ */
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { type GenerateTextResult, generateText, type LanguageModel, type StopCondition, stepCountIs, type ToolSet } from 'ai';
+import { SideEffectRetryBlockedError } from './errors';
+import { errorInfo, type PendingItem, type RecordedEvent, type RunInput } from './events';
+import type { Journal } from './journal';
+import { journaledTool } from './journaled-tool';
+import { recordingModel } from './recording-model';
+import { assertValidRunId } from './run-id';
+import { RunSession } from './run-session';
+import { RunState } from './run-state';
+import { toolGate } from './tool-gate';
+import { resolveModel } from './resolve-model';
+
+type GenerateTextOptions<TOOLS extends ToolSet> = Parameters<typeof generateText<TOOLS>>[0];
+
+/** Default step limit when stopWhen is not given (generateText's own default is one step). */
+export const DEFAULT_MAX_STEPS = 20;
+
+export type RunDurableOptions<TOOLS extends ToolSet> = GenerateTextOptions<TOOLS> & {
+  /** Names the job, not the conversation: the first attempt and every retry pass the same runId. */
+  runId: string;
+  /** Where the run is recorded: `new PostgresStorage(…).runs`, `new PGliteStorage(…).runs` or `storageFromEnv().runs`. */
+  journal: Journal;
+};
+
+export interface PendingApproval {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  requestedAt: Date;
+}
+
+export type DurableResult<TOOLS extends ToolSet> =
+  | {
+      status: 'completed';
+      runId: string;
+      text: string;
+      content: GenerateTextResult<TOOLS, any, any>['content'];
+      steps: GenerateTextResult<TOOLS, any, any>['steps'];
+      toolCalls: GenerateTextResult<TOOLS, any, any>['toolCalls'];
+      toolResults: GenerateTextResult<TOOLS, any, any>['toolResults'];
+      finishReason: GenerateTextResult<TOOLS, any, any>['finishReason'];
+      usage: GenerateTextResult<TOOLS, any, any>['usage'];
+      totalUsage: GenerateTextResult<TOOLS, any, any>['totalUsage'];
+      response: GenerateTextResult<TOOLS, any, any>['response'];
+      /** Model steps this call read back from the journal instead of calling the model. */
+      replayedSteps: number;
+      /** The SDK's own result object. */
+      result: GenerateTextResult<TOOLS, any, any>;
+    }
+  | { status: 'waiting-approval'; runId: string; pending: PendingApproval[] };
+
+export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>): Promise<DurableResult<TOOLS>> {
+  const {
+    runId,
+    journal,
+    model,
+    tools = {} as TOOLS,
+    stopWhen,
+    toolApproval,
+    prepareStep,
+    ...rest
+  } = options as RunDurableOptions<TOOLS> & {
+    prepareStep?: (...a: any[]) => any;
+  };
+  assertValidRunId(runId);
+  const baseModel = resolveModel(model as LanguageModel);
+  const hold = await journal.hold(runId);
+  try {
+    const events = await hold.load();
+    const state = new RunState(events);
+    if (state.lastSeq === 0) {
+      state.apply(await hold.create(runInput(options as unknown as RunInputSource, baseModel)));
+    } else {
+      const stillWaiting = undecidedApprovals(state, lastSuspend(events));
+      if (stillWaiting) return { status: 'waiting-approval', runId, pending: stillWaiting };
+      if (state.status !== 'completed') {
+        for (const event of await hold.append([{ type: 'run-resume', fromStatus: state.status ?? 'running' }])) state.apply(event);
+      }
+    }
+    const session = new RunSession(runId, hold, state);
+    return await execute({ session, rest, baseModel, tools, stopWhen, toolApproval, prepareStep });
+  } finally {
+    await hold.release();
+  }
+}
+
+async function execute<TOOLS extends ToolSet>(args: {
+  session: RunSession;
+  rest: Record<string, unknown>;
+  baseModel: LanguageModelV4;
+  tools: TOOLS;
+  stopWhen: unknown;
+  toolApproval: unknown;
+  prepareStep: ((...a: any[]) => any) | undefined;
+}): Promise<DurableResult<TOOLS>> {
+  const { session, rest, baseModel, tools, toolApproval, prepareStep } = args;
+  const userStops = (args.stopWhen === undefined ? [stepCountIs(DEFAULT_MAX_STEPS)] : [args.stopWhen].flat()) as StopCondition<TOOLS>[];
+  const journaledTools = Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, journaledTool({ session, toolName: name, tool })]));
+  let result: GenerateTextResult<TOOLS, any, any>;
+  try {
+    result = await generateText({
+      ...(rest as object),
+      model: recordingModel(baseModel, session),
+      tools: journaledTools as TOOLS,
+      toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
+      stopWhen: [...userStops, session.mustStop],
+      ...(prepareStep ? { prepareStep: recordingPrepareStep(prepareStep, session) } : {}),
+    } as unknown as GenerateTextOptions<TOOLS>);
+  } catch (error) {
+    await recordFailure(session, error);
+    throw error;
+  }
+  if (session.fatal !== undefined) {
+    await recordFailure(session, session.fatal);
+    throw session.fatal;
+  }
+  return finish(session, result);
+}
+
+async function finish<TOOLS extends ToolSet>(session: RunSession, result: GenerateTextResult<TOOLS, any, any>): Promise<DurableResult<TOOLS>> {
+  const { runId } = session;
+  const pending: PendingItem[] = [...session.blocked, ...session.waiting];
+  const firstBlocked = session.blocked[0];
+  if (firstBlocked) {
+    await session.append({ type: 'run-suspend', status: 'blocked', pending });
+    throw new SideEffectRetryBlockedError({ runId, ...firstBlocked });
+  }
+  if (session.waiting.length > 0) {
+    await session.append({ type: 'run-suspend', status: 'waiting-approval', pending });
+    return { status: 'waiting-approval', runId, pending: session.waiting.map(toPendingApproval) };
+  }
+  if (session.state.status !== 'completed') {
+    await session.append({ type: 'run-complete', text: result.text, finishReason: result.finishReason, steps: result.steps.length });
+  }
+  return {
+    status: 'completed',
+    runId,
+    text: result.text,
+    content: result.content,
+    steps: result.steps,
+    toolCalls: result.toolCalls,
+    toolResults: result.toolResults,
+    finishReason: result.finishReason,
+    usage: result.usage,
+    totalUsage: result.totalUsage,
+    response: result.response,
+    replayedSteps: session.replayedSteps,
+    result,
+  };
+}
+
+/** A failed invocation is journaled (the run is resumable); if the journal itself failed, the original error wins. */
+async function recordFailure(session: RunSession, error: unknown): Promise<void> {
+  if (session.fatal !== undefined) return; // the journal is what failed: nothing more can be recorded now
+  try {
+    await session.append({ type: 'run-fail', error: errorInfo(error) });
+  } catch (journalError) {
+    throw new AggregateError([error, journalError], `Run "${session.runId}" failed and the failure could not be journaled.`, { cause: error });
+  }
+}
+
+function recordingPrepareStep(prepareStep: (...a: any[]) => any, session: RunSession) {
+  return async (...a: any[]) => {
+    const prepared = await prepareStep(...a);
+    if (!prepared?.model) return prepared;
+    return { ...prepared, model: recordingModel(resolveModel(prepared.model), session) };
+  };
+}
+
+type RunInputSource = { prompt?: unknown; messages?: unknown; system?: unknown; tools?: ToolSet };
+
+function runInput(options: RunInputSource, model: LanguageModelV4): RunInput {
+  const { prompt, messages, system } = options;
+  return { prompt, messages, system, modelId: model.modelId, provider: model.provider, toolNames: Object.keys(options.tools ?? {}).sort() };
+}
+
+function lastSuspend(events: readonly RecordedEvent[]) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as RecordedEvent;
+    if (event.type === 'run-suspend') return event;
+    if (event.type === 'run-resume' || event.type === 'run-complete' || event.type === 'run-fail') return undefined;
+  }
+  return undefined;
+}
+
+/** A run waiting for approvals with none decided yet has nothing to do: answer without replaying or appending. */
+function undecidedApprovals(state: RunState, suspend: ReturnType<typeof lastSuspend>): PendingApproval[] | undefined {
+  if (state.status !== 'waiting-approval' || !suspend) return undefined;
+  const items = suspend.pending.filter((item) => item.kind === 'approval');
+  if (items.length !== suspend.pending.length) return undefined;
+  if (items.some((item) => state.approvals.get(item.toolCallId)?.decision)) return undefined;
+  return items.map(toPendingApproval);
+}
+
+function toPendingApproval(item: Extract<PendingItem, { kind: 'approval' }>): PendingApproval {
+  return { toolCallId: item.toolCallId, toolName: item.toolName, input: item.input, requestedAt: new Date(item.requestedAt) };
+}

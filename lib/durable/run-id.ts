@@ -1,0 +1,18 @@
+import { InvalidRunIdError } from './errors';
+
+/** Longest runId accepted, in characters (Unicode code points). Named in the README. */
+export const MAX_RUN_ID_LENGTH = 512;
+
+// Control characters and lone surrogates cannot be shown, logged or put in a header safely.
+const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
+
+/** Throws InvalidRunIdError unless runId is 1..MAX_RUN_ID_LENGTH printable characters. */
+export function assertValidRunId(runId: unknown): asserts runId is string {
+  if (typeof runId !== 'string') throw new InvalidRunIdError(`runId must be a string, got ${typeof runId}.`);
+  const length = [...runId].length;
+  if (length === 0) throw new InvalidRunIdError('runId must not be empty.');
+  if (length > MAX_RUN_ID_LENGTH) {
+    throw new InvalidRunIdError(`runId is ${length} characters long; the limit is ${MAX_RUN_ID_LENGTH}.`);
+  }
+  if (UNPRINTABLE.test(runId)) throw new InvalidRunIdError('runId must contain only printable characters (no control characters).');
+}

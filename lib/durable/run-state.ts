@@ -1,0 +1,124 @@
+/**
+ * What the journal says about a run, folded from its events: the recorded model steps, each tool
+ * operation (keyed by idempotency key, so a re-planned 'args' call finds the first call's work), and
+ * each approval. runDurable consults it to replay; appends update it as they commit.
+ */
+import type { Decision, RecordedEvent } from './events';
+import type { RunStatus } from './run-status';
+
+export interface ToolOperation {
+  idempotencyKey: string;
+  toolName: string;
+  /** The call ids that map to this operation (more than one when 'args' deduplicated a re-planned call). */
+  toolCallIds: Set<string>;
+  /** The call that first started it. */
+  firstToolCallId: string;
+  input: unknown;
+  sideEffect: boolean;
+  attempts: number;
+  lastStartedAt?: Date;
+  /** Set when the operation has a known result. */
+  result?: { kind: 'output'; output: unknown } | { kind: 'error'; error: { name: string; message: string } };
+  /** Set while the last attempt has no recorded result. */
+  inFlight: boolean;
+  /** The operator's latest resolution of an unknown outcome for the current attempt. */
+  resolution?: 'done' | 'not-done';
+}
+
+export interface ApprovalState {
+  toolName: string;
+  input: unknown;
+  requestedAt: string;
+  decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean };
+}
+
+export class RunState {
+  status: RunStatus | undefined;
+  lastSeq = 0;
+  readonly modelSteps: unknown[] = [];
+  readonly operations = new Map<string, ToolOperation>();
+  readonly keyOfCall = new Map<string, string>();
+  readonly approvals = new Map<string, ApprovalState>();
+
+  constructor(events: readonly RecordedEvent[] = []) {
+    for (const event of events) this.apply(event);
+  }
+
+  operationOfCall(toolCallId: string): ToolOperation | undefined {
+    const key = this.keyOfCall.get(toolCallId);
+    return key === undefined ? undefined : this.operations.get(key);
+  }
+
+  apply(event: RecordedEvent): void {
+    this.lastSeq = event.seq;
+    switch (event.type) {
+      case 'run-start':
+      case 'run-resume':
+        this.status = 'running';
+        return;
+      case 'run-suspend':
+        this.status = event.status;
+        return;
+      case 'run-complete':
+        this.status = 'completed';
+        return;
+      case 'run-fail':
+        this.status = 'failed';
+        return;
+      case 'model-step':
+        this.modelSteps[event.step] = event.result;
+        return;
+      case 'tool-call-start': {
+        const op = this.operations.get(event.idempotencyKey) ?? {
+          idempotencyKey: event.idempotencyKey,
+          toolName: event.toolName,
+          toolCallIds: new Set<string>(),
+          firstToolCallId: event.toolCallId,
+          input: event.input,
+          sideEffect: event.sideEffect,
+          attempts: 0,
+          inFlight: false,
+        };
+        op.toolCallIds.add(event.toolCallId);
+        op.attempts = event.attempt;
+        op.lastStartedAt = event.at;
+        op.inFlight = true;
+        op.result = undefined;
+        op.resolution = undefined;
+        this.operations.set(event.idempotencyKey, op);
+        this.keyOfCall.set(event.toolCallId, event.idempotencyKey);
+        return;
+      }
+      case 'tool-call-end':
+      case 'tool-call-error': {
+        const op = this.operations.get(event.idempotencyKey);
+        if (!op) return;
+        op.toolCallIds.add(event.toolCallId);
+        this.keyOfCall.set(event.toolCallId, event.idempotencyKey);
+        op.inFlight = false;
+        op.result = event.type === 'tool-call-end' ? { kind: 'output', output: event.output } : { kind: 'error', error: event.error };
+        return;
+      }
+      case 'side-effect-resolution': {
+        const op = this.operations.get(event.idempotencyKey);
+        if (!op) return;
+        op.resolution = event.outcome;
+        if (event.outcome === 'done') {
+          op.inFlight = false;
+          op.result = { kind: 'output', output: event.output };
+        }
+        return;
+      }
+      case 'tool-approval-request':
+        this.approvals.set(event.toolCallId, { toolName: event.toolName, input: event.input, requestedAt: event.requestedAt });
+        return;
+      case 'tool-approval-response': {
+        const approval = this.approvals.get(event.toolCallId);
+        if (approval) approval.decision = { approved: event.approved, by: event.by, reason: event.reason };
+        return;
+      }
+      case 'side-effect-check':
+        return;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The journals every journal-touching suite runs on: real embedded PGlite, and the real Postgres server
+ * named by DATABASE_URL. Without DATABASE_URL the Postgres suites report themselves as skipped (visibly,
+ * in vitest's summary); with CI=true a missing DATABASE_URL fails the run instead.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe } from 'vitest';
+import type { Journal } from '@/lib/durable';
+import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
+
+export const DATABASE_URL = process.env.DATABASE_URL;
+
+if (process.env.CI === 'true' && !DATABASE_URL) {
+  throw new Error('CI=true but DATABASE_URL is not set: the Postgres suites must run in CI.');
+}
+
+export interface JournalTarget {
+  name: 'pglite' | 'postgres';
+  /** A storage for this suite; closed after the suite. */
+  open(): { journal: Journal; storage: PGliteStorage | PostgresStorage };
+}
+
+export const pgliteTarget: JournalTarget = {
+  name: 'pglite',
+  open() {
+    const storage = new PGliteStorage({ dataDir: tempDataDir() });
+    afterAll(() => storage.close());
+    return { journal: storage.runs, storage };
+  },
+};
+
+export const postgresTarget: JournalTarget = {
+  name: 'postgres',
+  open() {
+    const storage = new PostgresStorage({ connectionString: DATABASE_URL as string });
+    afterAll(() => storage.close());
+    return { journal: storage.runs, storage };
+  },
+};
+
+/** Declares the suite once per journal; the Postgres one is skipped (and says so) without DATABASE_URL. */
+export function describeEachJournal(title: string, body: (target: JournalTarget) => void): void {
+  describe(`${title} [pglite]`, () => body(pgliteTarget));
+  describe.skipIf(!DATABASE_URL)(`${title} [postgres]${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => body(postgresTarget));
+}
+
+export function tempDataDir(): string {
+  return path.join(mkdtempSync(path.join(tmpdir(), 'gnl-test-')), 'data');
+}
+
+/** A runId no other test (or earlier CI run on the shared server) uses. */
+export function uniqueRunId(prefix = 'test'): string {
+  return `${prefix}:${randomUUID()}`;
+}

@@ -1,0 +1,13 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  test: {
+    include: ['lib/**/*.test.ts', 'db/**/*.test.ts', 'e2e/crash/**/*.test.ts', 'tests/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.
+    maxWorkers: 2,
+  },
+});
