@@ -31,20 +31,24 @@ export interface ScriptedModel {
   model: MockLanguageModelV4;
   /** How many times the model was really called. */
   calls(): number;
+  /** The prompt of every real call, in order. */
+  prompts: unknown[][];
 }
 
 /** `script(stepNumber)` answers the n-th model call (0-based) of a run. */
 export function scriptedModel(script: (stepNumber: number) => ScriptedStep): ScriptedModel {
   let calls = 0;
+  const prompts: unknown[][] = [];
   const model = new MockLanguageModelV4({
     provider: 'scripted',
     modelId: 'scripted-v1',
     doGenerate: async (options) => {
       calls += 1;
+      prompts.push(options.prompt);
       // The step number is the number of assistant messages already in the prompt.
       const stepNumber = options.prompt.filter((m) => m.role === 'assistant').length;
       return stepResult(script(stepNumber), stepNumber);
     },
   });
-  return { model, calls: () => calls };
+  return { model, calls: () => calls, prompts };
 }
