@@ -158,7 +158,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     const slowTools = {
       refund: { ...agent.tools.refund, execute: async (input: never, options: never) => (await gate, agent.tools.refund.execute?.(input, options)) },
     };
-    const first = runDurable({ runId, journal, model: agent.scripted.model, tools: slowTools as typeof agent.tools, prompt: 'Refund o_17' });
+    const first = runDurable({ runId, journal, model: agent.scripted.model, tools: slowTools as unknown as typeof agent.tools, prompt: 'Refund o_17' });
     while ((await journal.events(runId)).every((e) => e.type !== 'tool-call-start')) await new Promise((r) => setTimeout(r, 5));
     const second = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' }).catch((e: unknown) => e);
     expect(RunBusyError.isInstance(second)).toBe(true);
