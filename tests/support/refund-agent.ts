@@ -28,7 +28,7 @@ export function refundScript(step: number): ScriptedStep {
   return { text: 'Refunded 40 for o_17.' };
 }
 
-export function refundAgent(options: GnlToolOptions<{ orderId: string; amount: number }> = { sideEffect: true }, script = refundScript) {
+export function refundAgent(options: GnlToolOptions<{ orderId: string; amount: number }, any> = { sideEffect: true }, script = refundScript) {
   const ledger = new Ledger();
   const keys: string[] = [];
   const scripted = scriptedModel(script);
