@@ -73,15 +73,15 @@ export class SqlJournal implements Journal {
     return new SqlRunHold(runId, held.db, held.release);
   }
 
-  approve(request: ApprovalDecisionRequest): Promise<Decision> {
+  async approve(request: ApprovalDecisionRequest): Promise<Decision> {
     return this.decide({ kind: 'approve', ...parse(approvalDecisionSchema, request, 'approve') });
   }
 
-  reject(request: ApprovalDecisionRequest): Promise<Decision> {
+  async reject(request: ApprovalDecisionRequest): Promise<Decision> {
     return this.decide({ kind: 'reject', ...parse(approvalDecisionSchema, request, 'reject') });
   }
 
-  resolveSideEffect(request: SideEffectResolutionRequest): Promise<Decision> {
+  async resolveSideEffect(request: SideEffectResolutionRequest): Promise<Decision> {
     return this.decide({ kind: 'resolve', ...parse(sideEffectResolutionSchema, request, 'resolveSideEffect') });
   }
 
