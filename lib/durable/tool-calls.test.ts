@@ -68,7 +68,7 @@ describeEachJournal('tool calls', (target) => {
     let executions = 0;
     const flaky = tool({
       inputSchema: z.object({ q: z.string() }),
-      execute: async () => {
+      execute: async (): Promise<string> => {
         executions += 1;
         throw new Error('search backend 503');
       },
