@@ -52,6 +52,16 @@ export class RunBusyError extends GnlError {
   static override isInstance = hasName<RunBusyError>('RunBusyError');
 }
 
+/** This writer no longer holds the run (its database session was lost): nothing was appended. */
+export class HoldLostError extends GnlError {
+  readonly runId: string;
+  constructor(args: { runId: string }) {
+    super(`Lost the hold on run "${args.runId}": nothing was appended. Another process may resume it; this one must stop.`);
+    this.runId = args.runId;
+  }
+  static override isInstance = hasName<HoldLostError>('HoldLostError');
+}
+
 /** A runId that GNL cannot store safely. */
 export class InvalidRunIdError extends GnlError {
   static override isInstance = hasName<InvalidRunIdError>('InvalidRunIdError');

@@ -8,6 +8,7 @@ export {
   GnlError,
   SideEffectRetryBlockedError,
   RunBusyError,
+  HoldLostError,
   InvalidRunIdError,
   DecisionConflictError,
   JournalDataError,

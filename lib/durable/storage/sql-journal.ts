@@ -7,13 +7,14 @@
  * Decisions read the run under that row lock, plan with the core's pure planDecision, and append in
  * the same transaction.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import {
   type ApprovalDecisionRequest,
   approvalDecisionSchema,
   type Decision,
   type DecisionRequest,
   JournalDataError,
+  HoldLostError,
   type Journal,
   type JournalEvent,
   type ListRunsOptions,
@@ -37,7 +38,11 @@ import { z } from 'zod';
 
 /** Takes and gives back the right to append to a run; returns the db to append through. */
 export interface HoldProvider {
-  acquire(runId: string): Promise<{ db: Db; release(): Promise<void> }>;
+  /**
+   * `guard`, when given, is a condition every append checks inside its own statement: true while the
+   * hold is still this writer's. An append whose guard fails writes nothing and rejects with HoldLostError.
+   */
+  acquire(runId: string): Promise<{ db: Db; guard?: SQL; release(): Promise<void> }>;
 }
 
 type EventRow = { seq: number; type: string; payload: unknown; created_at: Date };
@@ -70,7 +75,7 @@ export class SqlJournal implements Journal {
     assertValidRunId(runId);
     await this.db(); // schema ready before the first append
     const held = await this.holds.acquire(runId);
-    return new SqlRunHold(runId, held.db, held.release);
+    return new SqlRunHold(runId, held.db, held.guard, held.release);
   }
 
   async approve(request: ApprovalDecisionRequest): Promise<Decision> {
@@ -144,6 +149,7 @@ class SqlRunHold implements RunHold {
   constructor(
     readonly runId: string,
     private readonly db: Db,
+    private readonly guard: SQL | undefined,
     private readonly releaseHold: () => Promise<void>,
   ) {}
 
@@ -169,7 +175,7 @@ class SqlRunHold implements RunHold {
 
   async append(events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
     if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot append.`);
-    return appendEvents(this.db, this.runId, events, undefined);
+    return appendEvents(this.db, this.runId, events, undefined, this.guard);
   }
 
   async release(): Promise<void> {
@@ -179,7 +185,13 @@ class SqlRunHold implements RunHold {
   }
 }
 
-async function appendEvents(db: Db, runId: string, events: readonly JournalEvent[], pendingOverride: PendingItem[] | undefined): Promise<RecordedEvent[]> {
+async function appendEvents(
+  db: Db,
+  runId: string,
+  events: readonly JournalEvent[],
+  pendingOverride: PendingItem[] | undefined,
+  guard?: SQL,
+): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   // Encode first: data the journal cannot hold is refused before anything is written.
   const encoded = JSON.stringify(events.map(({ type, ...payload }) => ({ type, payload: encodeJson(payload) })));
@@ -194,14 +206,17 @@ async function appendEvents(db: Db, runId: string, events: readonly JournalEvent
             status = coalesce(${change.status ?? null}::text, status),
             pending = coalesce(${pending ? JSON.stringify(encodeJson(pending)) : null}::jsonb, pending),
             updated_at = now()
-          where run_id = ${runId}
+          where run_id = ${runId} and ${guard ?? sql`true`}
           returning last_seq - ${events.length} as base)
         insert into gnl.run_events (run_id, seq, type, payload)
         select ${runId}, r.base + e.ord, e.value->>'type', e.value->'payload'
         from r, jsonb_array_elements(${encoded}::jsonb) with ordinality as e(value, ord)
         returning seq, created_at`,
   );
-  if (rows.length !== events.length) throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
+  if (rows.length !== events.length) {
+    if (guard) throw new HoldLostError({ runId });
+    throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
+  }
   rows.sort((a, b) => a.seq - b.seq);
   return events.map((event, i) => ({ ...event, seq: (rows[i] as { seq: number }).seq, at: new Date((rows[i] as { created_at: Date }).created_at) }));
 }
