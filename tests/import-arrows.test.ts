@@ -1,0 +1,71 @@
+/**
+ * Keeps the layers' arrows pointing one way (ARCHITECTURE.md), by reading the source:
+ * the runtime core imports only ai, @ai-sdk/*, zod and node built-ins; storage never imports the app;
+ * only storage-from-env reads DATABASE_URL.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return name === 'node_modules' || name.startsWith('.') ? [] : sourceFiles(full);
+    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) ? [full] : [];
+  });
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map(
+    (m) => (m[1] ?? m[2] ?? m[3]) as string,
+  );
+}
+
+const rel = (file: string) => path.relative(root, file);
+
+describe('import arrows', () => {
+  it('the runtime core imports only ai, @ai-sdk/*, zod, node built-ins and itself', () => {
+    const core = sourceFiles(path.join(root, 'lib/durable')).filter((f) => !f.includes(`${path.sep}storage${path.sep}`));
+    expect(core.length).toBeGreaterThan(10);
+    const offenders = core.flatMap((file) =>
+      imports(file)
+        .filter((spec) => !(spec === 'ai' || spec.startsWith('@ai-sdk/') || spec === 'zod' || spec.startsWith('node:') || spec.startsWith('./')))
+        .map((spec) => `${rel(file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('storage reaches the core only through its public surface, and never the app, React or Next', () => {
+    const storage = sourceFiles(path.join(root, 'lib/durable/storage'));
+    const offenders = storage.flatMap((file) =>
+      imports(file)
+        .filter(
+          (spec) =>
+            /^(next|react)/.test(spec) || spec.startsWith('@/app') || spec.startsWith('@/components') || /^\.\.\/(?!internal$|\.\.\/\.\.\/db\/)/.test(spec),
+        )
+        .map((spec) => `${rel(file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the app and components import the core through its index only', () => {
+    const files = [...sourceFiles(path.join(root, 'app')), ...sourceFiles(path.join(root, 'components')), ...sourceFiles(path.join(root, 'lib/studio'))];
+    const offenders = files.flatMap((file) =>
+      imports(file)
+        .filter((spec) => /^@\/lib\/durable\/(?!storage$)/.test(spec) || spec === '@/lib/durable/storage/internal')
+        .map((spec) => `${rel(file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('storageFromEnv is the only reader of DATABASE_URL in the product code', () => {
+    const product = ['lib', 'app', 'components', 'db'].flatMap((dir) => sourceFiles(path.join(root, dir)));
+    const readers = product
+      .filter((file) => /env(\.|\[['"`])DATABASE_URL|\{[^}]*\bDATABASE_URL\b[^}]*\}\s*=\s*(process\.)?env/.test(readFileSync(file, 'utf8')))
+      .map(rel);
+    expect(readers).toEqual(['lib/durable/storage/storage-from-env.ts']);
+  });
+});
