@@ -1,0 +1,58 @@
+import Link from 'next/link';
+import { connection } from 'next/server';
+import { RunStatusFilter } from '@/components/runs/run-status-filter';
+import { RunsTable } from '@/components/runs/runs-table';
+import { buttonVariants } from '@/components/ui/button';
+import { DEFAULT_PAGE_SIZE, listRuns, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/runs';
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function RunsPage({ searchParams }: { searchParams: SearchParams }) {
+  await connection(); // the journal is read per request, never prerendered
+  const params = await searchParams;
+  const status = parseRunStatus(params.status);
+  const cursor = typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : undefined;
+  const limit = parsePageSize(params.limit);
+  const page = await listRuns({ status, cursor, limit });
+
+  const query = (extra: Record<string, string>) => {
+    const search = new URLSearchParams({
+      ...(status ? { status } : {}),
+      ...(limit !== DEFAULT_PAGE_SIZE ? { limit: String(limit) } : {}),
+      ...extra,
+    });
+    const text = search.toString();
+    return text ? `/?${text}` : '/';
+  };
+
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-xl font-semibold tracking-tight">Runs</h1>
+          <p className="text-sm text-muted-foreground">Newest first{status ? `, status ${status}` : ''}.</p>
+        </div>
+        <RunStatusFilter statuses={RUN_STATUS_FILTERS} current={status} />
+      </div>
+      {page.runs.length > 0 ? (
+        <RunsTable runs={page.runs} />
+      ) : (
+        <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground" data-testid="runs-empty">
+          {cursor ? 'No more runs.' : status ? `No run is ${status}.` : 'No runs yet. Runs appear here as soon as runDurable records them in this journal.'}
+        </p>
+      )}
+      <nav aria-label="Pages" className="flex justify-end gap-2">
+        {cursor ? (
+          <Link href={query({})} className={buttonVariants({ variant: 'outline', size: 'sm' })}>
+            First page
+          </Link>
+        ) : null}
+        {page.nextCursor ? (
+          <Link href={query({ cursor: page.nextCursor })} className={buttonVariants({ variant: 'outline', size: 'sm' })}>
+            Next page
+          </Link>
+        ) : null}
+      </nav>
+    </div>
+  );
+}

@@ -1,0 +1,18 @@
+import type { Metadata } from 'next';
+import { Providers } from '@/components/providers';
+import './globals.css';
+
+export const metadata: Metadata = {
+  title: { default: 'GNL Studio', template: '%s · GNL Studio' },
+  description: 'Durable runs of AI SDK agents: what they did, and what waits for a person.',
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <Providers>{children}</Providers>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,54 @@
+import { Time } from '@/components/ui/time';
+import type { Decision, PendingItem } from '@/lib/durable';
+import { cn } from '@/lib/utils';
+
+/** Why a run is not moving: each approval or side effect of unknown outcome it waits for. */
+export function RunPendingReason({ pending, className, ...props }: React.ComponentProps<'ul'> & { pending: readonly PendingItem[] }) {
+  if (pending.length === 0) return null;
+  return (
+    <ul data-slot="run-pending-reason" className={cn('space-y-1.5 text-xs', className)} {...props}>
+      {pending.map((item) => (
+        <li key={`${item.kind}:${item.toolCallId}`} data-kind={item.kind}>
+          {item.kind === 'approval' ? <ApprovalReason item={item} /> : <SideEffectReason item={item} />}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ApprovalReason({ item }: { item: Extract<PendingItem, { kind: 'approval' }> }) {
+  return (
+    <>
+      <span className="text-muted-foreground">Awaiting approval of </span>
+      <code className="font-mono font-medium">{item.toolName}</code>
+      <span className="text-muted-foreground"> since </span>
+      <Time value={item.requestedAt} />
+      {item.decision ? <DecisionNote decision={item.decision} /> : null}
+    </>
+  );
+}
+
+function SideEffectReason({ item }: { item: Extract<PendingItem, { kind: 'side-effect' }> }) {
+  return (
+    <>
+      <span className="text-muted-foreground">Side effect of unknown outcome: </span>
+      <code className="font-mono font-medium">{item.toolName}</code>
+      <span className="text-muted-foreground">, key </span>
+      <code className="font-mono break-all">{item.idempotencyKey}</code>
+      <span className="text-muted-foreground">
+        {' '}
+        (attempt {item.attempt}, started <Time value={item.startedAt} />)
+      </span>
+      {item.decision ? <DecisionNote decision={item.decision} /> : null}
+    </>
+  );
+}
+
+function DecisionNote({ decision }: { decision: Decision }) {
+  return (
+    <span className="block text-muted-foreground">
+      {decision.outcome} by {decision.by}
+      {decision.reason ? `: ${decision.reason}` : ''} — waiting to resume
+    </span>
+  );
+}

@@ -1,0 +1,69 @@
+import { Time } from '@/components/ui/time';
+import type { RunSummary } from '@/lib/durable';
+import { cn } from '@/lib/utils';
+import { JsonPayload } from './json-payload';
+import { RunModel } from './run-model';
+import { RunPendingReason } from './run-pending-reason';
+import { RunStatusBadge } from './run-status-badge';
+
+export function RunSummaryCard({ run, className, ...props }: React.ComponentProps<'section'> & { run: RunSummary }) {
+  const { prompt, messages, system, toolNames } = run.input ?? {};
+  return (
+    <section data-testid="run-summary" className={cn('space-y-4 rounded-lg border p-4', className)} {...props}>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-3 lg:grid-cols-6">
+        <Field label="Status">
+          <RunStatusBadge status={run.status} />
+        </Field>
+        <Field label="Model">
+          <RunModel input={run.input} />
+        </Field>
+        <Field label="Steps">
+          <span className="tabular-nums">{run.stepCount}</span>
+        </Field>
+        <Field label="Events">
+          <span className="tabular-nums">{run.lastSeq}</span>
+        </Field>
+        <Field label="Created">
+          <Time value={run.createdAt} className="text-xs" />
+        </Field>
+        <Field label="Updated">
+          <Time value={run.updatedAt} className="text-xs" />
+        </Field>
+      </dl>
+      {run.pending.length > 0 ? (
+        <div className="rounded-md border border-dashed p-3">
+          <h2 className="mb-1.5 text-xs font-medium text-muted-foreground">Waiting on</h2>
+          <RunPendingReason pending={run.pending} />
+        </div>
+      ) : null}
+      <div className="grid gap-3 lg:grid-cols-2">
+        {system !== undefined ? <Labelled label="System">{<JsonPayload value={system} />}</Labelled> : null}
+        {prompt !== undefined ? <Labelled label="Prompt">{<JsonPayload value={prompt} />}</Labelled> : null}
+        {messages !== undefined ? <Labelled label="Messages">{<JsonPayload value={messages} />}</Labelled> : null}
+        {toolNames?.length ? (
+          <Labelled label="Tools">
+            <p className="font-mono text-xs break-all">{toolNames.join(', ')}</p>
+          </Labelled>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-muted-foreground">{label}</dt>
+      <dd className="mt-1">{children}</dd>
+    </div>
+  );
+}
+
+function Labelled({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <h2 className="mb-1 text-xs font-medium text-muted-foreground">{label}</h2>
+      {children}
+    </div>
+  );
+}

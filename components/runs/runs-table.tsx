@@ -1,0 +1,53 @@
+import Link from 'next/link';
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
+import { Time } from '@/components/ui/time';
+import type { RunSummary } from '@/lib/durable';
+import { runHref } from './run-link';
+import { RunModel } from './run-model';
+import { RunPendingReason } from './run-pending-reason';
+import { RunStatusBadge } from './run-status-badge';
+
+export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly RunSummary[] }) {
+  return (
+    <Table data-testid="runs-table" {...props}>
+      <TableHeader>
+        <TableRow>
+          <TableHead>Run</TableHead>
+          <TableHead>Status</TableHead>
+          <TableHead>Model</TableHead>
+          <TableHead className="text-right">Steps</TableHead>
+          <TableHead>Created</TableHead>
+          <TableHead>Updated</TableHead>
+          <TableHead>Waiting on</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {runs.map((run) => (
+          <TableRow key={run.runId} data-testid="run-row" data-run-id={run.runId} data-status={run.status}>
+            <TableCell className="max-w-72">
+              <Link href={runHref(run.runId)} className="font-mono text-xs break-all text-link hover:underline">
+                {run.runId}
+              </Link>
+            </TableCell>
+            <TableCell>
+              <RunStatusBadge status={run.status} />
+            </TableCell>
+            <TableCell>
+              <RunModel input={run.input} />
+            </TableCell>
+            <TableCell className="text-right tabular-nums">{run.stepCount}</TableCell>
+            <TableCell className="text-xs">
+              <Time value={run.createdAt} />
+            </TableCell>
+            <TableCell className="text-xs">
+              <Time value={run.updatedAt} />
+            </TableCell>
+            <TableCell className="min-w-64">
+              <RunPendingReason pending={run.pending} />
+            </TableCell>
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+}

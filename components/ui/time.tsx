@@ -1,0 +1,24 @@
+import { cn } from '@/lib/utils';
+
+const utc = new Intl.DateTimeFormat('en-GB', {
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hour12: false,
+  timeZone: 'UTC',
+});
+
+/** A moment, shown in UTC (the server renders it; the reader's zone is not known there), exact in `dateTime` and the tooltip. */
+export function Time({ value, className, ...props }: Omit<React.ComponentProps<'time'>, 'dateTime' | 'children'> & { value: Date | string }) {
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return <span className={className}>{String(value)}</span>;
+  const iso = date.toISOString();
+  return (
+    <time dateTime={iso} title={iso} className={cn('tabular-nums whitespace-nowrap', className)} {...props}>
+      {utc.format(date)} UTC
+    </time>
+  );
+}

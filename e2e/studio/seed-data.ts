@@ -1,0 +1,16 @@
+/** The runs the Studio e2e seed records, shared by the seed script and the specs. */
+
+/** Shown as text, never run: the specs check that no such element appears and no dialog opens. */
+export const HTML_PAYLOAD = '<img src=x onerror=alert(1)>';
+
+export const SEEDED = {
+  /** Looks up an order (the note carries HTML), then answers. Its id has characters a URL must encode. */
+  completed: { runId: 'support:o_17/lookup?x#1 50% é', status: 'completed' },
+  /** Asks to refund; the refund tool needs approval. */
+  waiting: { runId: 'support:o_18', status: 'waiting-approval', tool: 'refund' },
+  /** A side-effecting refund whose process was SIGKILLed inside execute, then resumed: blocked on an unknown outcome. */
+  blocked: { runId: 'support:o_19', status: 'blocked', tool: 'refund' },
+} as const;
+
+/** The event types of the completed run, in journal order. */
+export const COMPLETED_EVENT_TYPES = ['run-start', 'model-step', 'tool-call-start', 'tool-call-end', 'model-step', 'run-complete'] as const;
