@@ -82,4 +82,38 @@ describeEachJournal('runDurable', (target) => {
     expect(again.steps[0]?.response.timestamp).toBeInstanceOf(Date);
     expect((await journal.events(runId)).length).toBe(9);
   });
+
+  it('fires step callbacks for replayed steps too', async () => {
+    const agent = refundAgent();
+    const runId = uniqueRunId();
+    const seen: number[] = [];
+    const onStepFinish = (step: { stepNumber: number }) => void seen.push(step.stepNumber);
+    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish });
+    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish });
+    expect(seen).toEqual([0, 1, 2, 0, 1, 2]);
+    expect(agent.scripted.calls()).toBe(3);
+  });
+
+  it('journals a model returned by prepareStep like the top-level one', async () => {
+    const agent = refundAgent();
+    const other = refundAgent();
+    const runId = uniqueRunId();
+    const prepareStep = ({ stepNumber }: { stepNumber: number }) => (stepNumber === 2 ? { model: other.scripted.model } : undefined);
+    const first = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', prepareStep });
+    expect(first.status).toBe('completed');
+    expect([agent.scripted.calls(), other.scripted.calls()]).toEqual([2, 1]);
+    const steps = (await journal.events(runId)).filter((e) => e.type === 'model-step');
+    expect(steps.map((e) => e.type === 'model-step' && e.step)).toEqual([0, 1, 2]);
+    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', prepareStep });
+    expect([agent.scripted.calls(), other.scripted.calls()]).toEqual([2, 1]);
+  });
+
+  it('rejects an invalid runId before touching the journal', async () => {
+    const agent = refundAgent();
+    await expect(runDurable({ runId: '', journal, model: agent.scripted.model, tools: agent.tools, prompt: 'x' })).rejects.toMatchObject({
+      name: 'InvalidRunIdError',
+    });
+    await expect(runDurable({ runId: 'x'.repeat(513), journal, model: agent.scripted.model, tools: agent.tools, prompt: 'x' })).rejects.toThrow(/limit is 512/);
+    expect(agent.scripted.calls()).toBe(0);
+  });
 });
