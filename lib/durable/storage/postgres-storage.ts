@@ -74,7 +74,9 @@ class AdvisoryLockHolds implements HoldProvider {
     this.held.add(runId);
     try {
       const key = advisoryKey(runId);
-      this.lockSession ??= postgres(this.connectionString, { max: 1, idle_timeout: 0, onnotice: () => {} });
+      // Never recycled (postgres.js recycles connections after 30-60 minutes by default): closing this
+      // session would drop every hold of this process.
+      this.lockSession ??= postgres(this.connectionString, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {} });
       const [row] = await this.lockSession<{ locked: boolean; pid: number }[]>`select pg_try_advisory_lock(${key}::bigint) as locked, pg_backend_pid() as pid`;
       if (!row?.locked) throw new RunBusyError({ runId, holder: await describeHolder(db, key) });
       const { classid, objid } = lockIds(key);
