@@ -144,7 +144,8 @@ describe.skipIf(!DATABASE_URL)(`Postgres holds and schema${DATABASE_URL ? '' : '
         sql`select pid from pg_locks where locktype = 'advisory' and granted and ((classid::bigint << 32) | objid::bigint) = (${advisoryKey(runId)}::bigint)`,
       );
       expect(holder?.pid).toBeGreaterThan(0);
-      await db.execute(sql`select pg_terminate_backend(${holder?.pid})`);
+      // With a timeout, pg_terminate_backend waits until the backend is gone (and its locks with it).
+      await db.execute(sql`select pg_terminate_backend(${holder?.pid}, 5000)`);
       const taken = await b.runs.hold(runId);
       await expect(hold.append([note(1)])).rejects.toMatchObject({ name: 'HoldLostError', runId });
       await taken.append([note(2)]);
