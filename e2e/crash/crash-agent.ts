@@ -1,0 +1,173 @@
+/**
+ * The crash suite's child process: one refund agent run, configured by environment variables (protocol.ts),
+ * that SIGKILLs ITSELF at its crash point (a real kill: no finally, no flush, no release).
+ *
+ *   node --import tsx e2e/crash/crash-agent.ts
+ *
+ * The agent: lookupOrder (read-only, GET /orders/:id) -> refund (side effect, POST /refunds with
+ * options.idempotencyKey as the Idempotency-Key header) -> final text, driven by the scripted model.
+ * Every REAL model call appends a line to the model log before the model answers (recorded steps are
+ * replayed by runDurable and never reach it). Ends with one JSON line on stdout and exit code 0.
+ */
+import { appendFileSync } from 'node:fs';
+import { generateText, stepCountIs, tool } from 'ai';
+import { z } from 'zod';
+import { type GnlToolOptions, gnlTool, type Journal, RunBusyError, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
+import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
+import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
+import { crashingJournal } from './crashing-journal';
+import { type AgentOutcome, type CrashPoint, ENV, FINAL_TEXT, type JournalKind, type ModelCallLine, ORDER_ID, PROMPT, type Scenario } from './protocol';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`crash-agent: ${name} is not set`);
+  return value;
+}
+
+const journalKind = required(ENV.journal) as JournalKind;
+const scenario = required(ENV.scenario) as Scenario;
+const crashPoint = (process.env[ENV.crashPoint] || 'none') as CrashPoint;
+const serviceUrl = required(ENV.serviceUrl);
+const modelLog = required(ENV.modelLog);
+
+function die(why: string): never {
+  process.stderr.write(`[crash-agent ${process.pid}] SIGKILL ${why}\n`);
+  process.kill(process.pid, 'SIGKILL');
+  // SIGKILL to oneself is delivered before kill() returns; this line is never reached.
+  throw new Error('unreachable: SIGKILL did not kill the process');
+}
+
+function script(step: number): ScriptedStep {
+  if (step === 0) return { toolCalls: [{ toolCallId: 'call-lookup', toolName: 'lookupOrder', input: { orderId: ORDER_ID } }] };
+  if (step === 1) return { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: ORDER_ID, amount: 40 } }] };
+  return { text: FINAL_TEXT };
+}
+
+const scripted = scriptedModel((step) => {
+  const line: ModelCallLine = { pid: process.pid, step };
+  appendFileSync(modelLog, `${JSON.stringify(line)}\n`);
+  return script(step);
+});
+
+const lookupOrder = tool({
+  description: 'Look up an order (read-only).',
+  inputSchema: z.object({ orderId: z.string() }),
+  execute: async ({ orderId }) => {
+    const res = await fetch(`${serviceUrl}/orders/${encodeURIComponent(orderId)}`);
+    if (!res.ok) throw new Error(`order lookup failed: HTTP ${res.status}`);
+    return (await res.json()) as { orderId: string; total: number; currency: string; placedAt: string };
+  },
+});
+
+type RefundInput = { orderId: string; amount: number };
+type RefundOutput = { refundId: string; orderId: string; amount: number; execution: number };
+
+const refundTool = tool({
+  description: 'Refund an order (changes the outside world).',
+  inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
+  execute: async ({ orderId, amount }, { idempotencyKey }) => {
+    const res = await fetch(`${serviceUrl}/refunds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) },
+      body: JSON.stringify({ orderId, amount }),
+    });
+    if (!res.ok) throw new Error(`refund failed: HTTP ${res.status}`);
+    const result = (await res.json()) as RefundOutput;
+    // The worst moment: the service has refunded and answered; the journal does not know yet.
+    if (crashPoint === 'in-refund-after-response') die('inside refund, after the service answered, before the result was recorded');
+    return result;
+  },
+});
+
+function refundOptions(): GnlToolOptions<RefundInput, RefundOutput> {
+  switch (scenario) {
+    case 'plain':
+      return { sideEffect: true };
+    case 'retrySafe':
+      return { sideEffect: true, retrySafe: true };
+    case 'approval':
+      return { sideEffect: true, needsApproval: true };
+    case 'check':
+      return {
+        sideEffect: true,
+        // Asks the refund service whether the work under this key happened.
+        check: async ({ idempotencyKey }) => {
+          const res = await fetch(`${serviceUrl}/refunds/${encodeURIComponent(idempotencyKey)}`);
+          if (res.status === 404) return { done: false };
+          if (res.ok) return { done: true, output: ((await res.json()) as { result: RefundOutput }).result };
+          return { done: 'unknown', reason: `refund service answered HTTP ${res.status}` };
+        },
+      };
+    case 'control':
+      throw new Error('the control group uses no gnlTool');
+  }
+}
+
+function errorFields(error: unknown): { name: string; message: string } {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+}
+
+async function openJournal(): Promise<{ journal: Journal; close(): Promise<void> }> {
+  if (journalKind === 'pglite') {
+    const storage = new PGliteStorage({ dataDir: required(ENV.dataDir) });
+    return { journal: storage.runs, close: () => storage.close() };
+  }
+  if (journalKind === 'postgres') {
+    const storage = new PostgresStorage({ connectionString: required(ENV.databaseUrl), max: 2 });
+    return { journal: storage.runs, close: () => storage.close() };
+  }
+  throw new Error(`no journal for ${journalKind}`);
+}
+
+async function runWithGnl(): Promise<AgentOutcome> {
+  const runId = required(ENV.runId);
+  const opened = await openJournal();
+  try {
+    const journal = crashPoint.startsWith('after:') ? crashingJournal(opened.journal, crashPoint.slice('after:'.length), die) : opened.journal;
+    const refund = gnlTool(refundTool, refundOptions());
+    const result = await runDurable({
+      runId,
+      journal,
+      model: scripted.model,
+      tools: { lookupOrder, refund },
+      stopWhen: stepCountIs(10),
+      prompt: PROMPT,
+    });
+    if (result.status === 'completed') return { outcome: 'completed', pid: process.pid, text: result.text, replayedSteps: result.replayedSteps };
+    return {
+      outcome: 'waiting-approval',
+      pid: process.pid,
+      pending: result.pending.map((p) => ({ toolCallId: p.toolCallId, toolName: p.toolName, input: p.input, requestedAt: p.requestedAt.toISOString() })),
+    };
+  } catch (error) {
+    if (SideEffectRetryBlockedError.isInstance(error)) {
+      const { runId: blockedRunId, toolCallId, toolName, input, idempotencyKey } = error;
+      return { outcome: 'blocked', pid: process.pid, error: { ...errorFields(error), runId: blockedRunId, toolCallId, toolName, input, idempotencyKey } };
+    }
+    if (RunBusyError.isInstance(error)) return { outcome: 'busy', pid: process.pid, error: errorFields(error) };
+    if (error instanceof Error && error.name === 'DataDirLockedError') {
+      const holder = (error as Error & { holder: { pid: number; host: string } }).holder;
+      return { outcome: 'busy', pid: process.pid, error: { ...errorFields(error), holder: { pid: holder.pid, host: holder.host } } };
+    }
+    throw error;
+  } finally {
+    await Promise.race([opened.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+  }
+}
+
+/** The seed's control group: the same agent with plain generateText, rerun from the top after a crash. */
+async function runWithoutGnl(): Promise<AgentOutcome> {
+  const result = await generateText({ model: scripted.model, tools: { lookupOrder, refund: refundTool }, stopWhen: stepCountIs(10), prompt: PROMPT });
+  return { outcome: 'completed', pid: process.pid, text: result.text };
+}
+
+async function main(): Promise<AgentOutcome> {
+  try {
+    return journalKind === 'none' ? await runWithoutGnl() : await runWithGnl();
+  } catch (error) {
+    return { outcome: 'error', pid: process.pid, error: { ...errorFields(error), stack: error instanceof Error ? error.stack : undefined } };
+  }
+}
+
+const outcome = await main();
+process.stdout.write(`${JSON.stringify(outcome)}\n`, () => process.exit(0));

@@ -1,0 +1,389 @@
+/**
+ * Proof by real crashes (issue 2): a real child process running the refund agent is killed with SIGKILL
+ * at each dangerous point, a fresh child is started at once with the same runId, and the outcome is
+ * judged by the refund service's OWN counters (refund-service.ts), never by the agent's logs.
+ * Runs on embedded PGlite (a data folder shared by the successive children) and on the Postgres at
+ * DATABASE_URL (skipped, visibly, without it).
+ *
+ * For every case it also checks: the run's final status (journal.getRun), that no recorded model step
+ * reached the model twice (the children's model log counts real calls per step), that the service saw
+ * only the journal's idempotency key for the refund, and that the run's sequence numbers are 1..n.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Journal, RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
+import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
+import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
+import { type AgentConfig, type ChildEnd, describeEnd, modelCallsByStep, newModelLog, runAgent, startAgent, totals } from './harness';
+import { type AgentOutcome, type CrashPoint, FINAL_TEXT, ORDER_ID, type Scenario } from './protocol';
+import { type RefundService, type RefundServiceOptions, startRefundService } from './refund-service';
+
+const CASE_TIMEOUT_MS = 240_000;
+const suiteStarted = performance.now();
+
+interface Row {
+  journal: string;
+  case: string;
+  children: number;
+  kills: number;
+  requests: number;
+  executions: number;
+  distinctKeys: number;
+  status: string;
+  seconds: number;
+}
+const rows: Row[] = [];
+
+afterAll(() => {
+  const lines = rows.map(
+    (r) =>
+      `${r.journal.padEnd(8)} | ${r.case.padEnd(58)} | children ${String(r.children).padStart(2)} | kills ${String(r.kills).padStart(2)} | ` +
+      `requests ${r.requests} | executions ${r.executions} | keys ${r.distinctKeys} | ${r.status.padEnd(10)} | ${r.seconds.toFixed(1)} s`,
+  );
+  const journals = [...new Set(rows.map((r) => r.journal))].join(' + ');
+  console.log(
+    [
+      '[crash-suite] outcome table (counts are the refund service\u2019s own):',
+      ...lines,
+      `[crash-suite] SUMMARY: ${rows.length} cases on ${journals || 'no journal'}; ${totals.children} child processes, ${totals.kills} SIGKILLs; ` +
+        `service executions total ${rows.reduce((a, r) => a + r.executions, 0)}; suite ${((performance.now() - suiteStarted) / 1000).toFixed(1)} s.`,
+    ].join('\n'),
+  );
+});
+
+/** How the test process reaches a journal between children. */
+interface JournalAccess {
+  childConfig: Pick<AgentConfig, 'journal' | 'dataDir' | 'databaseUrl'>;
+  /** For PGlite: opens the folder (only while no child runs: the folder lock allows one process) and closes it after. */
+  use<T>(fn: (journal: Journal) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+function pgliteAccess(): JournalAccess {
+  const dataDir = tempDataDir();
+  return {
+    childConfig: { journal: 'pglite', dataDir },
+    async use(fn) {
+      const storage = new PGliteStorage({ dataDir });
+      try {
+        return await fn(storage.runs);
+      } finally {
+        await storage.close();
+      }
+    },
+    close: async () => {},
+  };
+}
+
+function postgresAccess(): JournalAccess {
+  const storage = new PostgresStorage({ connectionString: DATABASE_URL as string, max: 2 });
+  return {
+    childConfig: { journal: 'postgres', databaseUrl: DATABASE_URL as string },
+    use: (fn) => fn(storage.runs),
+    close: () => storage.close(),
+  };
+}
+
+interface Case {
+  runId: string;
+  service: RefundService;
+  modelLog: string;
+  access: JournalAccess;
+  children: ChildEnd[];
+  /** Runs a child to its end (its own SIGKILL or its outcome line). */
+  run(scenario: Scenario, crashPoint: CrashPoint): Promise<ChildEnd>;
+  start(scenario: Scenario, crashPoint: CrashPoint): ReturnType<typeof startAgent>;
+}
+
+function expectKilled(end: ChildEnd): void {
+  expect(end.killed, describeEnd(end)).toBe(true);
+  expect(end.outcome, describeEnd(end)).toBeUndefined();
+}
+
+function expectOutcome<K extends AgentOutcome['outcome']>(end: ChildEnd, kind: K): Extract<AgentOutcome, { outcome: K }> {
+  expect(end.killed, describeEnd(end)).toBe(false);
+  expect(end.code, describeEnd(end)).toBe(0);
+  expect(end.outcome?.outcome, describeEnd(end)).toBe(kind);
+  return end.outcome as Extract<AgentOutcome, { outcome: K }>;
+}
+
+async function readRun(access: JournalAccess, runId: string): Promise<{ run: RunSummary | undefined; events: RecordedEvent[] }> {
+  return access.use(async (journal) => ({ run: await journal.getRun(runId), events: await journal.events(runId) }));
+}
+
+interface Expected {
+  status: RunStatus;
+  /** Refunds the service executed (all for o_17). */
+  executions: number;
+  /** POST /refunds the service received. */
+  requests: number;
+  /** Order lookups the service served (default 1: the read-only tool never ran twice). */
+  lookups?: number;
+}
+
+/** The checks every case ends with; returns the row of the outcome table. */
+async function verify(c: Case, title: string, journalName: string, started: number, expected: Expected): Promise<void> {
+  const stats = c.service.stats();
+  expect(stats.executions, 'refunds the service executed').toBe(expected.executions);
+  expect(stats.executionsByOrder[ORDER_ID] ?? 0, 'refunds of o_17').toBe(expected.executions);
+  expect(stats.requests, 'refund requests the service received').toBe(expected.requests);
+  expect(stats.lookups, 'order lookups the service served').toBe(expected.lookups ?? 1);
+
+  const { run, events } = await readRun(c.access, c.runId);
+  expect(run?.status).toBe(expected.status);
+  // Sequence numbers are contiguous 1..n, and the summary agrees.
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+  expect(run?.lastSeq).toBe(events.length);
+
+  // No real model call for a step that was recorded: exactly one real call per recorded step, none else.
+  const recordedSteps = events.flatMap((e) => (e.type === 'model-step' ? [e.step] : []));
+  expect(new Set(recordedSteps).size, 'a model step recorded twice').toBe(recordedSteps.length);
+  expect(modelCallsByStep(c.modelLog), 'real model calls per step').toEqual(Object.fromEntries(recordedSteps.map((s) => [s, 1])));
+
+  // The service saw only the journal's idempotency key for the refund.
+  const refundKeys = new Set(events.flatMap((e) => (e.type === 'tool-call-start' && e.toolName === 'refund' ? [e.idempotencyKey] : [])));
+  expect(refundKeys.size).toBeLessThanOrEqual(1);
+  for (const request of stats.log) expect(request.idempotencyKey).toBe([...refundKeys][0]);
+  expect(stats.distinctKeys).toBe(stats.requests > 0 ? 1 : 0);
+
+  rows.push({
+    journal: journalName,
+    case: title,
+    children: c.children.length,
+    kills: c.children.filter((e) => e.killed).length,
+    requests: stats.requests,
+    executions: stats.executions,
+    distinctKeys: stats.distinctKeys,
+    status: run?.status ?? 'none',
+    seconds: (performance.now() - started) / 1000,
+  });
+}
+
+describeEachJournal('crash suite: SIGKILL at each point, restart at once with the same runId', (target) => {
+  let access: JournalAccess;
+  beforeAll(() => {
+    access = target.name === 'pglite' ? pgliteAccess() : postgresAccess();
+  });
+  afterAll(() => access?.close());
+
+  /** Declares one case: a fresh refund service, a fresh runId and model log. */
+  function crashCase(title: string, serviceOptions: RefundServiceOptions, body: (c: Case) => Promise<Expected>): void {
+    it(
+      title,
+      async () => {
+        const started = performance.now();
+        const service = await startRefundService(serviceOptions);
+        const children: ChildEnd[] = [];
+        const c: Case = {
+          runId: uniqueRunId(`crash:${target.name}`),
+          service,
+          modelLog: newModelLog(),
+          access,
+          children,
+          start(scenario, crashPoint) {
+            const child = startAgent({ ...access.childConfig, runId: c.runId, scenario, crashPoint, serviceUrl: service.url, modelLog: c.modelLog });
+            child.ended.then((end) => children.push(end)).catch(() => {});
+            return child;
+          },
+          async run(scenario, crashPoint) {
+            return c.start(scenario, crashPoint).ended;
+          },
+        };
+        try {
+          const expected = await body(c);
+          await verify(c, title, target.name, started, expected);
+        } finally {
+          await service.close();
+        }
+      },
+      CASE_TIMEOUT_MS,
+    );
+  }
+
+  crashCase('kill after a model step is recorded (step 0, then step 1)', {}, async (c) => {
+    expectKilled(await c.run('plain', 'after:model-step:0'));
+    expect(c.service.stats().lookups).toBe(0);
+    expectKilled(await c.run('plain', 'after:model-step:1'));
+    expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
+    const done = expectOutcome(await c.run('plain', 'none'), 'completed');
+    expect(done.text).toBe(FINAL_TEXT);
+    expect(done.replayedSteps).toBe(2);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('kill after the read-only tool finished', {}, async (c) => {
+    expectKilled(await c.run('plain', 'after:tool-call-end:lookupOrder'));
+    expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
+    expect(expectOutcome(await c.run('plain', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('(a) kill inside refund after the service answered: blocked, resolved done', {}, async (c) => {
+    expectKilled(await c.run('plain', 'in-refund-after-response'));
+    expect(c.service.stats().executions).toBe(1);
+
+    const blocked = expectOutcome(await c.run('plain', 'none'), 'blocked');
+    const key = c.service.stats().log[0]?.idempotencyKey;
+    expect(blocked.error).toMatchObject({
+      name: 'SideEffectRetryBlockedError',
+      runId: c.runId,
+      toolCallId: 'call-refund',
+      toolName: 'refund',
+      idempotencyKey: key,
+    });
+    expect(blocked.error.input).toEqual({ orderId: ORDER_ID, amount: 40 });
+    expect(c.service.stats()).toMatchObject({ requests: 1, executions: 1 });
+    // It stays blocked until someone decides.
+    expectOutcome(await c.run('plain', 'none'), 'blocked');
+    expect(c.service.stats()).toMatchObject({ requests: 1, executions: 1 });
+
+    // The operator asks the service, which says the refund happened, and records that as the result.
+    const asked = (await (await fetch(`${c.service.url}/refunds/${key}`)).json()) as { status: string; result: unknown };
+    expect(asked.status).toBe('done');
+    await c.access.use(async (journal) => {
+      expect((await journal.getRun(c.runId))?.status).toBe('blocked');
+      expect((await journal.getRun(c.runId))?.pending).toMatchObject([{ kind: 'side-effect', toolCallId: 'call-refund', idempotencyKey: key }]);
+      await journal.resolveSideEffect({ runId: c.runId, toolCallId: 'call-refund', outcome: 'done', output: asked.result, by: 'crash-suite' });
+    });
+    expect(expectOutcome(await c.run('plain', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('(b) kill inside refund after the service answered: retrySafe', {}, async (c) => {
+    expectKilled(await c.run('retrySafe', 'in-refund-after-response'));
+    expect(expectOutcome(await c.run('retrySafe', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    // Sent twice under one key; the service executed once.
+    return { status: 'completed', executions: 1, requests: 2 };
+  });
+
+  crashCase('(c) kill inside refund after the service answered: check', {}, async (c) => {
+    expectKilled(await c.run('check', 'in-refund-after-response'));
+    expect(expectOutcome(await c.run('check', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    expect(c.service.stats().checks).toBe(1);
+    const { events } = await readRun(c.access, c.runId);
+    expect(events.find((e) => e.type === 'side-effect-check')).toMatchObject({ result: { done: true } });
+    expect(events.find((e) => e.type === 'tool-call-end' && e.toolName === 'refund')).toMatchObject({ source: 'check', output: { execution: 1 } });
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  for (const dedupe of [true, false]) {
+    const title = dedupe
+      ? '(d) kill inside refund after the answer: resolved not-done, reruns under the same key'
+      : "(d') same, service does NOT dedupe: the rerun executes again";
+    crashCase(title, { dedupe }, async (c) => {
+      expectKilled(await c.run('plain', 'in-refund-after-response'));
+      expectOutcome(await c.run('plain', 'none'), 'blocked');
+      await c.access.use((journal) => journal.resolveSideEffect({ runId: c.runId, toolCallId: 'call-refund', outcome: 'not-done', by: 'crash-suite' }));
+      expect(expectOutcome(await c.run('plain', 'none'), 'completed').text).toBe(FINAL_TEXT);
+      const { events } = await readRun(c.access, c.runId);
+      expect(events.flatMap((e) => (e.type === 'tool-call-start' && e.toolName === 'refund' ? [e.attempt] : []))).toEqual([1, 2]);
+      // Same key both times: a deduplicating service executed once; one that does not, twice.
+      return { status: 'completed', executions: dedupe ? 1 : 2, requests: 2 };
+    });
+  }
+
+  crashCase('(e) kill after the refund start was recorded, before the call: blocked, not-done', {}, async (c) => {
+    expectKilled(await c.run('plain', 'after:tool-call-start:refund'));
+    expect(c.service.stats().requests).toBe(0);
+    const blocked = expectOutcome(await c.run('plain', 'none'), 'blocked');
+    // GNL cannot tell this from (a); the service can: nothing under that key.
+    expect((await fetch(`${c.service.url}/refunds/${blocked.error.idempotencyKey}`)).status).toBe(404);
+    await c.access.use((journal) => journal.resolveSideEffect({ runId: c.runId, toolCallId: 'call-refund', outcome: 'not-done', by: 'crash-suite' }));
+    expect(expectOutcome(await c.run('plain', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('kill after the side effect was recorded', {}, async (c) => {
+    expectKilled(await c.run('plain', 'after:tool-call-end:refund'));
+    expect(c.service.stats().executions).toBe(1);
+    expect(expectOutcome(await c.run('plain', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('approval: wait, approve, kill after resume, kill after the approved call', {}, async (c) => {
+    const waiting = expectOutcome(await c.run('approval', 'none'), 'waiting-approval');
+    expect(waiting.pending).toMatchObject([{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: ORDER_ID, amount: 40 } }]);
+    // Undecided: a resume keeps waiting and refunds nothing.
+    expectOutcome(await c.run('approval', 'none'), 'waiting-approval');
+    expect(c.service.stats().requests).toBe(0);
+    await c.access.use(async (journal) => {
+      expect((await journal.getRun(c.runId))?.status).toBe('waiting-approval');
+      await journal.approve({ runId: c.runId, toolCallId: 'call-refund', by: 'crash-suite' });
+    });
+    expectKilled(await c.run('approval', 'after:run-resume'));
+    expect(c.service.stats().requests).toBe(0);
+    expectKilled(await c.run('approval', 'after:tool-call-end:refund'));
+    expect(c.service.stats().executions).toBe(1);
+    expect(expectOutcome(await c.run('approval', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('two processes at once on one run', {}, async (c) => {
+    const pause = c.service.pauseNext();
+    const first = c.start('plain', 'none');
+    await pause.arrived; // the first child is inside its refund call, holding the run
+    const second = expectOutcome(await c.run('plain', 'none'), 'busy');
+    if (target.name === 'pglite') {
+      expect(second.error.name).toBe('DataDirLockedError');
+      expect(second.error.holder?.pid).toBe(first.pid);
+      expect(second.error.message).toContain(`process ${first.pid}`);
+    } else {
+      expect(second.error.name).toBe('RunBusyError');
+      expect(second.error.message).toContain(c.runId);
+    }
+    expect(c.service.stats()).toMatchObject({ requests: 1, executions: 0 });
+    pause.release();
+    expect(expectOutcome(await first.ended, 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('holder SIGKILLed from outside mid-call, immediate restart is not refused (retrySafe)', {}, async (c) => {
+    const pause = c.service.pauseNext();
+    const first = c.start('retrySafe', 'none');
+    await pause.arrived;
+    process.kill(first.pid, 'SIGKILL');
+    expectKilled(await first.ended);
+    pause.release(); // the service executes the refund the dead child asked for
+    await pause.settled;
+    expect(c.service.stats()).toMatchObject({ requests: 1, executions: 1 });
+    expect(expectOutcome(await c.run('retrySafe', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 2 };
+  });
+});
+
+it(
+  'control group (no GNL): plain generateText rerun from the top after a kill after the refund refunds twice',
+  async () => {
+    const started = performance.now();
+    const service = await startRefundService();
+    const modelLog = newModelLog();
+    const config = { journal: 'none', runId: 'control', scenario: 'control', serviceUrl: service.url, modelLog } as const;
+    try {
+      const killed = await runAgent({ ...config, crashPoint: 'in-refund-after-response' });
+      expectKilled(killed);
+      expect(service.stats().executions).toBe(1);
+      const rerun = await runAgent({ ...config, crashPoint: 'none' });
+      expect(expectOutcome(rerun, 'completed').text).toBe(FINAL_TEXT);
+      const stats = service.stats();
+      // The seed's expectation for group A, by the service's own count.
+      expect(stats.executions).toBe(2);
+      expect(stats.executionsByOrder[ORDER_ID]).toBe(2);
+      expect(stats.lookups).toBe(2);
+      // And every model step before the kill was paid for twice.
+      expect(modelCallsByStep(modelLog)).toEqual({ 0: 2, 1: 2, 2: 1 });
+      rows.push({
+        journal: 'none',
+        case: 'CONTROL: plain generateText rerun from the top',
+        children: 2,
+        kills: 1,
+        requests: stats.requests,
+        executions: stats.executions,
+        distinctKeys: stats.distinctKeys,
+        status: 'n/a',
+        seconds: (performance.now() - started) / 1000,
+      });
+    } finally {
+      await service.close();
+    }
+  },
+  CASE_TIMEOUT_MS,
+);

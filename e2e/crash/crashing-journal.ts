@@ -1,0 +1,50 @@
+/**
+ * A decorator around a REAL journal that SIGKILLs the process right after an append containing a chosen
+ * event has committed. It does not fake storage: every call goes to the real journal, and the process
+ * dies only once the real append resolved (the event is durable, the next thing has not happened).
+ */
+import type { Journal, JournalEvent, RunHold } from '@/lib/durable';
+
+/** 'model-step:1' matches a model-step event of step 1; 'tool-call-end:refund' a tool-call-end of refund; 'run-resume' any run-resume. */
+export function eventMatcher(spec: string): (event: JournalEvent) => boolean {
+  const [type, selector] = spec.split(':') as [string, string | undefined];
+  return (event) => {
+    if (event.type !== type) return false;
+    if (selector === undefined) return true;
+    if (event.type === 'model-step') return String(event.step) === selector;
+    return 'toolName' in event && event.toolName === selector;
+  };
+}
+
+export function crashingJournal(journal: Journal, spec: string, die: (why: string) => never): Journal {
+  const matches = eventMatcher(spec);
+  const crashIfMatched = (events: readonly JournalEvent[]) => {
+    if (events.some(matches)) die(`after:${spec} committed`);
+  };
+  const wrapHold = (hold: RunHold): RunHold => ({
+    get runId() {
+      return hold.runId;
+    },
+    load: () => hold.load(),
+    create: async (input) => {
+      const recorded = await hold.create(input);
+      crashIfMatched([{ type: 'run-start', input }]);
+      return recorded;
+    },
+    append: async (events) => {
+      const recorded = await hold.append(events);
+      crashIfMatched(events);
+      return recorded;
+    },
+    release: () => hold.release(),
+  });
+  return {
+    hold: async (runId) => wrapHold(await journal.hold(runId)),
+    approve: (request) => journal.approve(request),
+    reject: (request) => journal.reject(request),
+    resolveSideEffect: (request) => journal.resolveSideEffect(request),
+    getRun: (runId) => journal.getRun(runId),
+    listRuns: (options) => journal.listRuns(options),
+    events: (runId, options) => journal.events(runId, options),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * What the crash suite and its child process (crash-agent.ts) agree on: the environment variables that
+ * configure a child, the crash points, and the one JSON line a child prints when it is not killed.
+ */
+
+/** Which journal the child runs on; 'none' is the seed's control group (plain generateText, no GNL). */
+export type JournalKind = 'pglite' | 'postgres' | 'none';
+
+/** How the refund tool is wrapped: gnlTool options, or no GNL at all for the control group. */
+export type Scenario = 'plain' | 'retrySafe' | 'check' | 'approval' | 'control';
+
+/**
+ * Where the child SIGKILLs itself:
+ * - 'none': it does not;
+ * - `after:<event type>[:<selector>]`: right after an append containing that event committed (the
+ *   selector is the step number for model-step, the tool name for tool events);
+ * - 'in-refund-after-response': inside the refund tool's execute, after the refund service answered and
+ *   before the result could be recorded.
+ */
+export type CrashPoint = 'none' | 'in-refund-after-response' | `after:${string}`;
+
+export const ENV = {
+  journal: 'GNL_CRASH_JOURNAL',
+  dataDir: 'GNL_CRASH_DATA_DIR',
+  databaseUrl: 'DATABASE_URL',
+  runId: 'GNL_CRASH_RUN_ID',
+  scenario: 'GNL_CRASH_SCENARIO',
+  crashPoint: 'GNL_CRASH_POINT',
+  serviceUrl: 'GNL_CRASH_SERVICE_URL',
+  modelLog: 'GNL_CRASH_MODEL_LOG',
+} as const;
+
+/** One line per REAL model call, appended by the child before the model answers. */
+export interface ModelCallLine {
+  pid: number;
+  step: number;
+}
+
+export interface ErrorFields {
+  name: string;
+  message: string;
+  [field: string]: unknown;
+}
+
+/** The one JSON line a child prints on stdout when it ends on its own (it then exits 0). */
+export type AgentOutcome =
+  | { outcome: 'completed'; pid: number; text: string; replayedSteps?: number }
+  | { outcome: 'waiting-approval'; pid: number; pending: { toolCallId: string; toolName: string; input: unknown; requestedAt: string }[] }
+  | { outcome: 'blocked'; pid: number; error: ErrorFields & { runId: string; toolCallId: string; toolName: string; input: unknown; idempotencyKey: string } }
+  | { outcome: 'busy'; pid: number; error: ErrorFields & { holder?: { pid: number; host: string } } }
+  | { outcome: 'error'; pid: number; error: ErrorFields };
+
+export const PROMPT = 'Order o_17 arrived broken. Refund it.';
+export const ORDER_ID = 'o_17';
+export const FINAL_TEXT = 'Refunded 40 EUR for order o_17.';
