@@ -5,7 +5,7 @@ import { cn } from '@/lib/utils';
 export function RunModel({ input, className, ...props }: React.ComponentProps<'div'> & { input: Partial<RunInput> | undefined }) {
   return (
     <div data-slot="run-model" className={cn('min-w-0', className)} {...props}>
-      <div className="font-mono text-xs break-all">{input?.modelId ?? 'unknown model'}</div>
+      <div className="font-mono text-xs wrap-break-word">{input?.modelId ?? 'unknown model'}</div>
       <div className="text-xs text-muted-foreground">{input?.provider ?? 'unknown provider'}</div>
     </div>
   );

@@ -34,7 +34,7 @@ function SideEffectReason({ item }: { item: Extract<PendingItem, { kind: 'side-e
       <span className="text-muted-foreground">Side effect of unknown outcome: </span>
       <code className="font-mono font-medium">{item.toolName}</code>
       <span className="text-muted-foreground">, key </span>
-      <code className="font-mono break-all">{item.idempotencyKey}</code>
+      <code className="font-mono wrap-anywhere">{item.idempotencyKey}</code>
       <span className="text-muted-foreground">
         {' '}
         (attempt {item.attempt}, started <Time value={item.startedAt} />)

@@ -42,7 +42,7 @@ export function RunSummaryCard({ run, className, ...props }: React.ComponentProp
         {messages !== undefined ? <Labelled label="Messages">{<JsonPayload value={messages} />}</Labelled> : null}
         {toolNames?.length ? (
           <Labelled label="Tools">
-            <p className="font-mono text-xs break-all">{toolNames.join(', ')}</p>
+            <p className="font-mono text-xs wrap-break-word">{toolNames.join(', ')}</p>
           </Labelled>
         ) : null}
       </div>

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
 import { Time } from '@/components/ui/time';
 import type { RunSummary } from '@/lib/durable';
-import { runHref } from './run-link';
+import { runHref } from '@/lib/studio/run-path';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
 import { RunStatusBadge } from './run-status-badge';
@@ -24,15 +24,15 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
       <TableBody>
         {runs.map((run) => (
           <TableRow key={run.runId} data-testid="run-row" data-run-id={run.runId} data-status={run.status}>
-            <TableCell className="max-w-72">
-              <Link href={runHref(run.runId)} className="font-mono text-xs break-all text-link hover:underline">
+            <TableCell className="max-w-80 min-w-48">
+              <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
                 {run.runId}
               </Link>
             </TableCell>
             <TableCell>
               <RunStatusBadge status={run.status} />
             </TableCell>
-            <TableCell>
+            <TableCell className="min-w-36">
               <RunModel input={run.input} />
             </TableCell>
             <TableCell className="text-right tabular-nums">{run.stepCount}</TableCell>

@@ -2,25 +2,25 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
-import { runHref } from '@/components/runs/run-link';
 import { RunEventsList } from '@/components/runs/run-events-list';
 import { RunSummaryCard } from '@/components/runs/run-summary-card';
 import { buttonVariants } from '@/components/ui/button';
+import { decodeRunSegment, runHref } from '@/lib/studio/run-path';
 import { getRunWithEvents } from '@/lib/studio/runs';
 
 type Params = Promise<{ runId: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return { title: (await params).runId };
+  return { title: decodeRunSegment((await params).runId) ?? 'Not found' };
 }
 
 export default async function RunPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   await connection(); // the journal is read per request, never prerendered
-  const runId = (await params).runId; // Next decodes the segment: runHref encoded it once
+  const runId = decodeRunSegment((await params).runId);
   const after = (await searchParams).after;
   const afterSeq = typeof after === 'string' && /^\d{1,9}$/.test(after) ? Number(after) : 0;
-  const found = await getRunWithEvents(runId, afterSeq);
+  const found = runId === undefined ? undefined : await getRunWithEvents(runId, afterSeq);
   if (!found) notFound();
   const { run, events, nextAfterSeq } = found;
 
@@ -30,7 +30,7 @@ export default async function RunPage({ params, searchParams }: { params: Params
         <Link href="/" className="text-sm text-muted-foreground hover:text-foreground">
           ← Runs
         </Link>
-        <h1 className="font-mono text-lg font-semibold break-all" data-testid="run-id">
+        <h1 className="font-mono text-lg font-semibold wrap-anywhere" data-testid="run-id">
           {run.runId}
         </h1>
       </div>

@@ -1,0 +1,130 @@
+import { test as base, expect } from '@playwright/test';
+import { COMPLETED_EVENT_TYPES, HTML_PAYLOAD, SEEDED } from './seed-data';
+import { RunPage, RunsPage } from './studio-pages';
+
+const { completed, waiting, blocked } = SEEDED;
+
+// Nothing on these pages may run script from the journal: any dialog or page error fails the test.
+const test = base.extend<{ noScriptRuns: undefined }>({
+  noScriptRuns: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on('dialog', (dialog) => {
+        problems.push(`dialog: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await use(undefined);
+      expect(problems).toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+test('lists the seeded runs newest first, with their statuses and why the stopped ones wait', async ({ page }) => {
+  const runs = new RunsPage(page);
+  await runs.goto();
+  expect(await runs.runIds()).toEqual([waiting.runId, completed.runId, blocked.runId]);
+
+  for (const run of [waiting, completed, blocked]) {
+    await expect(runs.row(run.runId).locator('[data-slot="run-status-badge"]')).toHaveText(run.status);
+  }
+  await expect(runs.row(waiting.runId)).toContainText(`Awaiting approval of ${waiting.tool} since`);
+  await expect(runs.row(blocked.runId)).toContainText(`Side effect of unknown outcome: ${blocked.tool}, key`);
+  await expect(runs.row(completed.runId).locator('[data-slot="run-pending-reason"]')).toHaveCount(0);
+  await expect(runs.row(completed.runId)).toContainText('scripted-v1');
+
+  await expect(runs.journalNotice).toContainText('survives a killed process, not a power cut');
+});
+
+test('filters runs by status through ?status= links', async ({ page }) => {
+  const runs = new RunsPage(page);
+  await runs.goto();
+
+  await runs.filterBy('waiting-approval');
+  await expect(page).toHaveURL(/\?status=waiting-approval$/);
+  await expect(runs.rows).toHaveCount(1);
+  await expect(runs.rows.first()).toHaveAttribute('data-run-id', waiting.runId);
+
+  await runs.filterBy('blocked');
+  await expect(page).toHaveURL(/\?status=blocked$/);
+  await expect(runs.rows).toHaveCount(1);
+  await expect(runs.rows.first()).toHaveAttribute('data-run-id', blocked.runId);
+
+  await runs.filterBy('canceled');
+  await expect(runs.rows).toHaveCount(0);
+  await expect(runs.empty).toHaveText('No run is canceled.');
+
+  await runs.filterBy('all');
+  await expect(runs.rows).toHaveCount(3);
+});
+
+test('pages through the runs with the next-page cursor', async ({ page }) => {
+  const runs = new RunsPage(page);
+  await runs.goto('?limit=1');
+  const newestFirst = [waiting.runId, completed.runId, blocked.runId];
+  expect(await runs.runIds()).toEqual(newestFirst.slice(0, 1));
+  for (const runId of newestFirst.slice(1)) {
+    await runs.nextPage.click();
+    await expect(page).toHaveURL(/[?&]cursor=/);
+    await expect(runs.rows).toHaveCount(1);
+    await expect(runs.rows.first()).toHaveAttribute('data-run-id', runId);
+  }
+  await expect(runs.nextPage).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'First page' })).toBeVisible();
+});
+
+test('the run page shows the summary and the journal in order', async ({ page }) => {
+  const runs = new RunsPage(page);
+  await runs.goto();
+  await runs.openRun(completed.runId);
+
+  const run = new RunPage(page);
+  await expect(run.runId).toHaveText(completed.runId);
+  await expect(run.summary.locator('[data-slot="run-status-badge"]')).toHaveText('completed');
+  expect(await run.eventList()).toEqual(COMPLETED_EVENT_TYPES.map((type, i) => ({ seq: i + 1, type })));
+
+  // A full load of the same URL (Next decodes the segment then, unlike on client navigation) shows the same run.
+  await page.reload();
+  await expect(run.runId).toHaveText(completed.runId);
+  expect(await run.eventList()).toHaveLength(COMPLETED_EVENT_TYPES.length);
+});
+
+test('HTML inside a tool input is shown as literal text, never rendered', async ({ page }) => {
+  const runs = new RunsPage(page);
+  await runs.goto();
+  await runs.openRun(completed.runId);
+
+  const run = new RunPage(page);
+  const start = run.event('tool-call-start');
+  await expect(start.locator('pre')).toBeVisible();
+  await expect(start.locator('pre')).toContainText(`"note": "${HTML_PAYLOAD}"`);
+  await expect(page.locator('img')).toHaveCount(0);
+
+  // The model step's payload is long, so it starts collapsed; opened, its (escaped) tool call is text too.
+  const step = run.event('model-step').first();
+  await expect(step.locator('details')).not.toHaveAttribute('open');
+  await expect(step.locator('pre')).toBeHidden();
+  await step.locator('summary').click();
+  await expect(step.locator('pre')).toContainText('onerror=alert(1)');
+  await expect(page.locator('img')).toHaveCount(0);
+});
+
+test('a waiting run shows which tool awaits approval, and its question in the journal', async ({ page }) => {
+  const runs = new RunsPage(page);
+  await runs.goto('?status=waiting-approval');
+  await runs.openRun(waiting.runId);
+
+  const run = new RunPage(page);
+  await expect(run.runId).toHaveText(waiting.runId);
+  await expect(run.summary).toContainText(`Awaiting approval of ${waiting.tool} since`);
+  const types = (await run.eventList()).map((e) => e.type);
+  expect(types).toEqual(['run-start', 'model-step', 'tool-approval-request', 'run-suspend']);
+  await expect(run.event('tool-approval-request').locator('pre')).toContainText(`"toolName": "${waiting.tool}"`);
+});
+
+test('an unknown run id is a 404 page', async ({ page }) => {
+  const response = await page.goto('/runs/no~20such~20run');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible();
+});
