@@ -94,6 +94,12 @@ interface Case {
   start(scenario: Scenario, crashPoint: CrashPoint): ReturnType<typeof startAgent>;
 }
 
+/** Waits until the paused refund request is in; fails (instead of hanging) if the child ended first. */
+async function inside(pause: { arrived: Promise<void> }, child: { ended: Promise<ChildEnd> }): Promise<void> {
+  const first = await Promise.race([pause.arrived.then(() => undefined), child.ended]);
+  if (first) throw new Error(`the child ended before its refund call reached the service: ${describeEnd(first)}`);
+}
+
 function expectKilled(end: ChildEnd): void {
   expect(end.killed, describeEnd(end)).toBe(true);
   expect(end.outcome, describeEnd(end)).toBeUndefined();
@@ -199,14 +205,18 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     );
   }
 
-  crashCase('kill after a model step is recorded (step 0, then step 1)', {}, async (c) => {
+  crashCase('kill after a model step is recorded (steps 0, 1, then the final 2)', {}, async (c) => {
     expectKilled(await c.run('plain', 'after:model-step:0'));
     expect(c.service.stats().lookups).toBe(0);
     expectKilled(await c.run('plain', 'after:model-step:1'));
     expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
+    // The final answer is recorded, the run is not marked complete yet.
+    expectKilled(await c.run('plain', 'after:model-step:2'));
+    expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 1, executions: 1 });
+    expect((await readRun(c.access, c.runId)).run?.status).toBe('running');
     const done = expectOutcome(await c.run('plain', 'none'), 'completed');
     expect(done.text).toBe(FINAL_TEXT);
-    expect(done.replayedSteps).toBe(2);
+    expect(done.replayedSteps).toBe(3);
     return { status: 'completed', executions: 1, requests: 1 };
   });
 
@@ -255,13 +265,29 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     return { status: 'completed', executions: 1, requests: 2 };
   });
 
-  crashCase('(c) kill inside refund after the service answered: check', {}, async (c) => {
+  crashCase('(c) kill inside refund after the answer: check (and kill after its answer was recorded)', {}, async (c) => {
     expectKilled(await c.run('check', 'in-refund-after-response'));
+    expectKilled(await c.run('check', 'after:side-effect-check'));
+    expect(c.service.stats()).toMatchObject({ checks: 1, requests: 1, executions: 1 });
+    expect(expectOutcome(await c.run('check', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    expect(c.service.stats().checks).toBe(2);
+    const { events } = await readRun(c.access, c.runId);
+    expect(events.filter((e) => e.type === 'side-effect-check').map((e) => e.type === 'side-effect-check' && e.result)).toEqual([
+      { done: true },
+      { done: true },
+    ]);
+    expect(events.find((e) => e.type === 'tool-call-end' && e.toolName === 'refund')).toMatchObject({ source: 'check', output: { execution: 1 } });
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase("(c') check, killed after the start was recorded, before the call: runs again", {}, async (c) => {
+    expectKilled(await c.run('check', 'after:tool-call-start:refund'));
+    expect(c.service.stats().requests).toBe(0);
     expect(expectOutcome(await c.run('check', 'none'), 'completed').text).toBe(FINAL_TEXT);
     expect(c.service.stats().checks).toBe(1);
     const { events } = await readRun(c.access, c.runId);
-    expect(events.find((e) => e.type === 'side-effect-check')).toMatchObject({ result: { done: true } });
-    expect(events.find((e) => e.type === 'tool-call-end' && e.toolName === 'refund')).toMatchObject({ source: 'check', output: { execution: 1 } });
+    expect(events.find((e) => e.type === 'side-effect-check')).toMatchObject({ result: { done: false } });
+    expect(events.flatMap((e) => (e.type === 'tool-call-start' && e.toolName === 'refund' ? [e.attempt] : []))).toEqual([1, 2]);
     return { status: 'completed', executions: 1, requests: 1 };
   });
 
@@ -317,10 +343,23 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     return { status: 'completed', executions: 1, requests: 1 };
   });
 
+  crashCase('approval: kill after the question was recorded, before the run suspended', {}, async (c) => {
+    expectKilled(await c.run('approval', 'after:tool-approval-request:refund'));
+    // Asked once: the resume keeps waiting on the recorded question instead of asking again.
+    expectOutcome(await c.run('approval', 'none'), 'waiting-approval');
+    await c.access.use(async (journal) => {
+      const events = await journal.events(c.runId);
+      expect(events.filter((e) => e.type === 'tool-approval-request')).toHaveLength(1);
+      await journal.approve({ runId: c.runId, toolCallId: 'call-refund', by: 'crash-suite' });
+    });
+    expect(expectOutcome(await c.run('approval', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
   crashCase('two processes at once on one run', {}, async (c) => {
     const pause = c.service.pauseNext();
     const first = c.start('plain', 'none');
-    await pause.arrived; // the first child is inside its refund call, holding the run
+    await inside(pause, first); // the first child is inside its refund call, holding the run
     const second = expectOutcome(await c.run('plain', 'none'), 'busy');
     if (target.name === 'pglite') {
       expect(second.error.name).toBe('DataDirLockedError');
@@ -339,7 +378,7 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
   crashCase('holder SIGKILLed from outside mid-call, immediate restart is not refused (retrySafe)', {}, async (c) => {
     const pause = c.service.pauseNext();
     const first = c.start('retrySafe', 'none');
-    await pause.arrived;
+    await inside(pause, first);
     process.kill(first.pid, 'SIGKILL');
     expectKilled(await first.ended);
     pause.release(); // the service executes the refund the dead child asked for
