@@ -25,6 +25,18 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
     return text ? `/?${text}` : '/';
   };
 
+  if ('badCursor' in page) {
+    return (
+      <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground" data-testid="runs-bad-cursor">
+        This page link is not one the journal gave out.{' '}
+        <Link href={query({})} className="text-link hover:underline">
+          Go to the first page
+        </Link>
+        .
+      </p>
+    );
+  }
+
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-end justify-between gap-3">

@@ -72,6 +72,12 @@ test('pages through the runs with the next-page cursor', async ({ page }) => {
   }
   await expect(runs.nextPage).toHaveCount(0);
   await expect(page.getByRole('link', { name: 'First page' })).toBeVisible();
+
+  // An edited cursor is explained, not a server error.
+  await page.goto('/?cursor=not-a-cursor');
+  await expect(page.getByTestId('runs-bad-cursor')).toContainText('not one the journal gave out');
+  await page.getByRole('link', { name: 'Go to the first page' }).click();
+  await expect(runs.rows).toHaveCount(3);
 });
 
 test('the run page shows the summary and the journal in order', async ({ page }) => {

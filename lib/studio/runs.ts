@@ -42,9 +42,15 @@ export function journalInfo(): JournalInfo {
   return storage.kind === 'pglite' ? { kind: 'pglite', dataDir: storage.dataDir, durabilityNote: EMBEDDED_DURABILITY_NOTE } : { kind: 'postgres' };
 }
 
-/** One page of runs, newest first. */
-export function listRuns(options: { status?: RunStatus; cursor?: string; limit?: number }): Promise<RunPage> {
-  return storageFromEnv().runs.listRuns(options);
+/** One page of runs, newest first; a cursor the journal did not give out (an edited link) is a result, not an error. */
+export async function listRuns(options: { status?: RunStatus; cursor?: string; limit?: number }): Promise<RunPage | { badCursor: true }> {
+  try {
+    return await storageFromEnv().runs.listRuns(options);
+  } catch (error) {
+    // Matched by name: the core's classes are not imported here.
+    if (options.cursor !== undefined && error instanceof Error && error.name === 'JournalDataError') return { badCursor: true };
+    throw error;
+  }
 }
 
 export const EVENTS_PAGE_SIZE = 500;
@@ -64,7 +70,7 @@ export async function getRunWithEvents(runId: string, afterSeq = 0): Promise<Run
   try {
     run = await journal.getRun(runId);
   } catch (error) {
-    // An empty or over-long id names no run. Matched by name: the core's classes are not imported here.
+    // An empty or over-long id names no run. Matched by name, as above.
     if (error instanceof Error && error.name === 'InvalidRunIdError') return undefined;
     throw error;
   }
