@@ -1,15 +1,16 @@
 /**
  * GNL's errors. Few, each carrying what the caller needs to act, `cause` always kept.
  * `isInstance` works across bundles and duplicated installs (a marker symbol, not `instanceof`),
- * and `name` equals the class name exactly so logs and `error.name === '…'` checks work.
+ * and `name` equals the class name exactly so logs and `error.name === '…'` checks work. Names are
+ * string literals, not `new.target.name`: minifiers rename classes.
  */
 const MARKER = Symbol.for('gnl.error');
 
 export class GnlError extends Error {
   readonly [MARKER] = true;
+  override name = 'GnlError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
   }
   static isInstance(error: unknown): error is GnlError {
     return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
@@ -22,6 +23,7 @@ function hasName<T>(name: string) {
 
 /** A side effect started and has no recorded outcome: GNL cannot know whether it happened, so it does not guess. */
 export class SideEffectRetryBlockedError extends GnlError {
+  override name = 'SideEffectRetryBlockedError';
   readonly runId: string;
   readonly toolCallId: string;
   readonly toolName: string;
@@ -44,6 +46,7 @@ export class SideEffectRetryBlockedError extends GnlError {
 
 /** The run is executing somewhere else right now. */
 export class RunBusyError extends GnlError {
+  override name = 'RunBusyError';
   readonly runId: string;
   constructor(args: { runId: string; holder?: string }) {
     super(`Run "${args.runId}" is executing elsewhere${args.holder ? ` (${args.holder})` : ''}; it cannot run in two places at once.`);
@@ -54,6 +57,7 @@ export class RunBusyError extends GnlError {
 
 /** This writer no longer holds the run (its database session was lost): nothing was appended. */
 export class HoldLostError extends GnlError {
+  override name = 'HoldLostError';
   readonly runId: string;
   constructor(args: { runId: string }) {
     super(`Lost the hold on run "${args.runId}": nothing was appended. Another process may resume it; this one must stop.`);
@@ -64,6 +68,7 @@ export class HoldLostError extends GnlError {
 
 /** A runId that GNL cannot store safely. */
 export class InvalidRunIdError extends GnlError {
+  override name = 'InvalidRunIdError';
   static override isInstance = hasName<InvalidRunIdError>('InvalidRunIdError');
 }
 
@@ -71,6 +76,7 @@ export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-d
 
 /** An operator decision that cannot be recorded: unknown run or call, or decided already (by whom, when). */
 export class DecisionConflictError extends GnlError {
+  override name = 'DecisionConflictError';
   readonly runId: string;
   readonly toolCallId: string;
   readonly reason: DecisionConflictReason;
@@ -97,5 +103,6 @@ export class DecisionConflictError extends GnlError {
 
 /** Something the journal holds, or is asked to hold, cannot be encoded or understood. */
 export class JournalDataError extends GnlError {
+  override name = 'JournalDataError';
   static override isInstance = hasName<JournalDataError>('JournalDataError');
 }

@@ -25,6 +25,7 @@ export interface LockOwner {
 }
 
 export class DataDirLockedError extends GnlError {
+  override name = 'DataDirLockedError';
   readonly dataDir: string;
   readonly holder: LockOwner;
   constructor(dataDir: string, holder: LockOwner) {
