@@ -9,6 +9,8 @@
  * reached the model twice (the children's model log counts real calls per step), that the service saw
  * only the journal's idempotency key for the refund, and that the run's sequence numbers are 1..n.
  */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Journal, RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
@@ -34,6 +36,7 @@ interface Row {
 const rows: Row[] = [];
 
 afterAll(() => {
+  const failed = rows.filter((r) => r.status === 'FAILED').length;
   const lines = rows.map(
     (r) =>
       `${r.journal.padEnd(8)} | ${r.case.padEnd(58)} | children ${String(r.children).padStart(2)} | kills ${String(r.kills).padStart(2)} | ` +
@@ -44,7 +47,7 @@ afterAll(() => {
     [
       '[crash-suite] outcome table (counts are the refund service\u2019s own):',
       ...lines,
-      `[crash-suite] SUMMARY: ${rows.length} cases on ${journals || 'no journal'}; ${totals.children} child processes, ${totals.kills} SIGKILLs; ` +
+      `[crash-suite] SUMMARY: ${rows.length} cases (${failed} failed) on ${journals || 'no journal'}; ${totals.children} child processes, ${totals.kills} SIGKILLs; ` +
         `service executions total ${rows.reduce((a, r) => a + r.executions, 0)}; suite ${((performance.now() - suiteStarted) / 1000).toFixed(1)} s.`,
     ].join('\n'),
   );
@@ -60,6 +63,7 @@ interface JournalAccess {
 
 function pgliteAccess(): JournalAccess {
   const dataDir = tempDataDir();
+  tempDirs.push(path.dirname(dataDir));
   return {
     childConfig: { journal: 'pglite', dataDir },
     async use(fn) {
@@ -72,6 +76,18 @@ function pgliteAccess(): JournalAccess {
     },
     close: async () => {},
   };
+}
+
+/** Temp folders (PGlite data, model logs) removed when the suite ends. */
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function modelLogFile(): string {
+  const file = newModelLog();
+  tempDirs.push(path.dirname(file));
+  return file;
 }
 
 function postgresAccess(): JournalAccess {
@@ -182,7 +198,7 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
         const c: Case = {
           runId: uniqueRunId(`crash:${target.name}`),
           service,
-          modelLog: newModelLog(),
+          modelLog: modelLogFile(),
           access,
           children,
           start(scenario, crashPoint) {
@@ -197,6 +213,20 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
         try {
           const expected = await body(c);
           await verify(c, title, target.name, started, expected);
+        } catch (error) {
+          const stats = service.stats();
+          rows.push({
+            journal: target.name,
+            case: title,
+            children: children.length,
+            kills: children.filter((e) => e.killed).length,
+            requests: stats.requests,
+            executions: stats.executions,
+            distinctKeys: stats.distinctKeys,
+            status: 'FAILED',
+            seconds: (performance.now() - started) / 1000,
+          });
+          throw error;
         } finally {
           await service.close();
         }
@@ -356,6 +386,28 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     return { status: 'completed', executions: 1, requests: 1 };
   });
 
+  // Every journal boundary of the run, in order: a fresh run killed right after each, then resumed.
+  // With retrySafe, no boundary may cost a second lookup, refund request or execution.
+  const boundaries = [
+    'run-start',
+    'model-step:0',
+    'tool-call-start:lookupOrder',
+    'tool-call-end:lookupOrder',
+    'model-step:1',
+    'tool-call-start:refund',
+    'tool-call-end:refund',
+    'model-step:2',
+    'run-complete',
+  ];
+  for (const boundary of boundaries) {
+    crashCase(`sweep: kill after ${boundary} (retrySafe)`, {}, async (c) => {
+      expectKilled(await c.run('retrySafe', `after:${boundary}`));
+      const done = expectOutcome(await c.run('retrySafe', 'none'), 'completed');
+      expect(done.text).toBe(FINAL_TEXT);
+      return { status: 'completed', executions: 1, requests: 1 };
+    });
+  }
+
   crashCase('two processes at once on one run', {}, async (c) => {
     const pause = c.service.pauseNext();
     const first = c.start('plain', 'none');
@@ -394,7 +446,7 @@ it(
   async () => {
     const started = performance.now();
     const service = await startRefundService();
-    const modelLog = newModelLog();
+    const modelLog = modelLogFile();
     const config = { journal: 'none', runId: 'control', scenario: 'control', serviceUrl: service.url, modelLog } as const;
     try {
       const killed = await runAgent({ ...config, crashPoint: 'in-refund-after-response' });
