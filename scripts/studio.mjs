@@ -51,9 +51,8 @@ const sources = Math.max(...BUILD_INPUTS.map((input) => newestMtime(path.join(ro
 if (built === undefined || built < sources) run(process.execPath, [next, 'build']);
 else console.log('studio: the build is up to date');
 
-console.log(
-  `studio: starting on http://${host.includes(':') ? `[${host}]` : host}:${port} (journal: ${process.env.DATABASE_URL ? 'DATABASE_URL' : (process.env.GNL_DATA_DIR ?? '.gnl/data')})`,
-);
+// Which journal it reads is the Studio's own business (storageFromEnv); its pages say which.
+console.log(`studio: starting on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
 const server = spawn(process.execPath, [next, 'start', '--hostname', host, '--port', port], { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
