@@ -44,7 +44,7 @@ export interface FolderLock {
 }
 
 export function lockFolder(dataDir: string): FolderLock {
-  const lockPath = `${path.resolve(dataDir)}.lock`;
+  const lockPath = `${path.resolve(/*turbopackIgnore: true*/ dataDir)}.lock`;
   mkdirSync(path.dirname(lockPath), { recursive: true });
   const me: LockOwner = { pid: process.pid, host: hostname(), processStart: processStart(process.pid), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 10; attempt++) {

@@ -46,7 +46,7 @@ export class PGliteStorage {
   private closed = false;
 
   constructor(options: PGliteStorageOptions = {}) {
-    this.dataDir = options.dataDir ? path.resolve(options.dataDir) : undefined;
+    this.dataDir = options.dataDir ? path.resolve(/*turbopackIgnore: true*/ options.dataDir) : undefined;
     this.runs = new SqlJournal(() => this.open().db, {
       acquire: async (runId) => {
         const instance = this.open();
