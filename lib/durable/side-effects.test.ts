@@ -156,7 +156,13 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     });
     const agent = refundAgent({ sideEffect: true });
     const slowTools = {
-      refund: { ...agent.tools.refund, execute: async (input: never, options: never) => (await gate, agent.tools.refund.execute?.(input, options)) },
+      refund: {
+        ...agent.tools.refund,
+        execute: async (input: never, options: never) => {
+          await gate;
+          return agent.tools.refund.execute?.(input, options);
+        },
+      },
     };
     const first = runDurable({ runId, journal, model: agent.scripted.model, tools: slowTools as unknown as typeof agent.tools, prompt: 'Refund o_17' });
     while ((await journal.events(runId)).every((e) => e.type !== 'tool-call-start')) await new Promise((r) => setTimeout(r, 5));
