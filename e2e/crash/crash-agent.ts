@@ -12,11 +12,22 @@
 import { appendFileSync } from 'node:fs';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { type GnlToolOptions, gnlTool, type Journal, RunBusyError, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
+import { type GnlToolOptions, gnlTool, type Journal, type JournalEvent, RunBusyError, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
 import { crashingJournal } from './crashing-journal';
-import { type AgentOutcome, type CrashPoint, ENV, FINAL_TEXT, type JournalKind, type ModelCallLine, ORDER_ID, PROMPT, type Scenario } from './protocol';
+import {
+  type AgentOutcome,
+  APPEND_BEGIN,
+  type CrashPoint,
+  ENV,
+  FINAL_TEXT,
+  type JournalKind,
+  type ModelLogLine,
+  ORDER_ID,
+  PROMPT,
+  type Scenario,
+} from './protocol';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -37,6 +48,20 @@ function die(why: string): never {
   throw new Error('unreachable: SIGKILL did not kill the process');
 }
 
+/** For kills from outside aimed inside an append: one stderr line as each real append begins. */
+function announce(events: readonly JournalEvent[]): void {
+  if (crashPoint === 'announce-appends') process.stderr.write(`${APPEND_BEGIN} ${events.map((e) => e.type).join(',')}\n`);
+}
+
+function logModel(line: ModelLogLine): void {
+  appendFileSync(modelLog, `${JSON.stringify(line)}\n`);
+}
+
+/** After a model step committed: say so in the model log, so a later real call of that step shows as a repeat. */
+function logRecordedSteps(events: readonly JournalEvent[]): void {
+  for (const event of events) if (event.type === 'model-step') logModel({ pid: process.pid, recorded: event.step });
+}
+
 function script(step: number): ScriptedStep {
   if (step === 0) return { toolCalls: [{ toolCallId: 'call-lookup', toolName: 'lookupOrder', input: { orderId: ORDER_ID } }] };
   if (step === 1) return { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: ORDER_ID, amount: 40 } }] };
@@ -44,8 +69,7 @@ function script(step: number): ScriptedStep {
 }
 
 const scripted = scriptedModel((step) => {
-  const line: ModelCallLine = { pid: process.pid, step };
-  appendFileSync(modelLog, `${JSON.stringify(line)}\n`);
+  logModel({ pid: process.pid, step });
   return script(step);
 });
 
@@ -123,7 +147,12 @@ async function runWithGnl(): Promise<AgentOutcome> {
   const runId = required(ENV.runId);
   const opened = await openJournal();
   try {
-    const journal = crashPoint.startsWith('after:') ? crashingJournal(opened.journal, crashPoint.slice('after:'.length), die) : opened.journal;
+    const journal = crashingJournal(opened.journal, {
+      dieAfter: crashPoint.startsWith('after:') ? crashPoint.slice('after:'.length) : undefined,
+      die,
+      beforeAppend: announce,
+      afterAppend: logRecordedSteps,
+    });
     const refund = gnlTool(refundTool, refundOptions());
     const result = await runDurable({
       runId,

@@ -16,10 +16,22 @@ export function eventMatcher(spec: string): (event: JournalEvent) => boolean {
   };
 }
 
-export function crashingJournal(journal: Journal, spec: string, die: (why: string) => never): Journal {
-  const matches = eventMatcher(spec);
-  const crashIfMatched = (events: readonly JournalEvent[]) => {
-    if (events.some(matches)) die(`after:${spec} committed`);
+export interface CrashingJournalOptions {
+  /** The event to die right after (see eventMatcher); undefined: never die. */
+  dieAfter?: string;
+  die: (why: string) => never;
+  /** Called right before each real append begins (so a killer outside can aim inside it). */
+  beforeAppend?: (events: readonly JournalEvent[]) => void;
+  /** Called right after each real append committed, before the crash check. */
+  afterAppend?: (events: readonly JournalEvent[]) => void;
+}
+
+export function crashingJournal(journal: Journal, options: CrashingJournalOptions): Journal {
+  const { dieAfter, die, beforeAppend, afterAppend } = options;
+  const matches = dieAfter === undefined ? () => false : eventMatcher(dieAfter);
+  const committed = (events: readonly JournalEvent[]) => {
+    afterAppend?.(events);
+    if (events.some(matches)) die(`after:${dieAfter} committed`);
   };
   const wrapHold = (hold: RunHold): RunHold => ({
     get runId() {
@@ -27,13 +39,16 @@ export function crashingJournal(journal: Journal, spec: string, die: (why: strin
     },
     load: () => hold.load(),
     create: async (input) => {
+      const events: JournalEvent[] = [{ type: 'run-start', input }];
+      beforeAppend?.(events);
       const recorded = await hold.create(input);
-      crashIfMatched([{ type: 'run-start', input }]);
+      committed(events);
       return recorded;
     },
     append: async (events) => {
+      beforeAppend?.(events);
       const recorded = await hold.append(events);
-      crashIfMatched(events);
+      committed(events);
       return recorded;
     },
     release: () => hold.release(),

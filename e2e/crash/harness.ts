@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type AgentOutcome, type CrashPoint, ENV, type JournalKind, type ModelCallLine, type Scenario } from './protocol';
+import { type AgentOutcome, APPEND_BEGIN, type CrashPoint, ENV, type JournalKind, type ModelLogLine, type Scenario } from './protocol';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const AGENT = path.join(ROOT, 'e2e/crash/crash-agent.ts');
@@ -22,6 +22,8 @@ export interface AgentConfig {
   crashPoint: CrashPoint;
   serviceUrl: string;
   modelLog: string;
+  /** With crashPoint 'announce-appends': the test SIGKILLs the child `delayMs` after its `nth` append began (aiming inside it). */
+  killInsideAppend?: { nth: number; delayMs: number };
 }
 
 export interface ChildEnd {
@@ -63,11 +65,17 @@ export function startAgent(config: AgentConfig): RunningChild {
   totals.children += 1;
   let stdout = '';
   let stderr = '';
+  let appendsBegun = 0;
+  const aim = config.killInsideAppend;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
+    if (!aim) return;
+    const before = appendsBegun;
+    appendsBegun += chunk.split(APPEND_BEGIN).length - 1;
+    if (before < aim.nth && appendsBegun >= aim.nth) setTimeout(() => child.kill('SIGKILL'), aim.delayMs);
   });
   const pid = child.pid;
   const ended = new Promise<ChildEnd>((resolve, reject) => {
@@ -109,14 +117,36 @@ export function newModelLog(): string {
   return file;
 }
 
+function readModelLog(modelLog: string): ModelLogLine[] {
+  return readFileSync(modelLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ModelLogLine);
+}
+
 /** Real model calls per step number, from the model log. */
 export function modelCallsByStep(modelLog: string): Record<number, number> {
   const counts: Record<number, number> = {};
-  for (const line of readFileSync(modelLog, 'utf8').split('\n').filter(Boolean)) {
-    const { step } = JSON.parse(line) as ModelCallLine;
-    counts[step] = (counts[step] ?? 0) + 1;
-  }
+  for (const line of readModelLog(modelLog)) if ('step' in line) counts[line.step] = (counts[line.step] ?? 0) + 1;
   return counts;
+}
+
+/** Real model calls made for a step after some process had recorded that step (each one a bug), and calls a process made twice. */
+export function repeatedModelCalls(modelLog: string): string[] {
+  const problems: string[] = [];
+  const recorded = new Map<number, number>();
+  const called = new Set<string>();
+  for (const line of readModelLog(modelLog)) {
+    if ('recorded' in line) {
+      recorded.set(line.recorded, line.pid);
+      continue;
+    }
+    const by = recorded.get(line.step);
+    if (by !== undefined) problems.push(`process ${line.pid} called the model for step ${line.step}, already recorded by process ${by}`);
+    if (called.has(`${line.pid}:${line.step}`)) problems.push(`process ${line.pid} called the model twice for step ${line.step}`);
+    called.add(`${line.pid}:${line.step}`);
+  }
+  return problems;
 }
 
 /** A readable account of a child that did not end as expected. */

@@ -14,10 +14,14 @@ export type Scenario = 'plain' | 'retrySafe' | 'check' | 'approval' | 'control';
  * - 'none': it does not;
  * - `after:<event type>[:<selector>]`: right after an append containing that event committed (the
  *   selector is the step number for model-step, the tool name for tool events);
+ * - 'announce-appends': it does not; it announces each append on stderr, for a killer outside;
  * - 'in-refund-after-response': inside the refund tool's execute, after the refund service answered and
  *   before the result could be recorded.
  */
-export type CrashPoint = 'none' | 'in-refund-after-response' | `after:${string}`;
+export type CrashPoint = 'none' | 'in-refund-after-response' | 'announce-appends' | `after:${string}`;
+
+/** With 'announce-appends' the child does not kill itself: it writes this line (and the event types) to stderr as each append begins. */
+export const APPEND_BEGIN = '[append-begin]';
 
 export const ENV = {
   journal: 'GNL_CRASH_JOURNAL',
@@ -30,11 +34,12 @@ export const ENV = {
   modelLog: 'GNL_CRASH_MODEL_LOG',
 } as const;
 
-/** One line per REAL model call, appended by the child before the model answers. */
-export interface ModelCallLine {
-  pid: number;
-  step: number;
-}
+/**
+ * The model log: one `{ pid, step }` line per REAL model call, appended by the child before the model
+ * answers, and one `{ pid, recorded: step }` line right after a model-step append committed (missing
+ * when the kill came first: it can hide a repeat, never invent one).
+ */
+export type ModelLogLine = { pid: number; step: number } | { pid: number; recorded: number };
 
 export interface ErrorFields {
   name: string;
