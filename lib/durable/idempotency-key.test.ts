@@ -36,7 +36,7 @@ describe('idempotencyKey', () => {
   });
 
   it('is safe for an HTTP header whatever the runId contains', () => {
-    const nasty = 'support:42\r\nX-Injected: 1 "quoted" 🙂 ünïcödé ' + 'x'.repeat(400);
+    const nasty = `support:42\r\nX-Injected: 1 "quoted" 🙂 ünïcödé ${'x'.repeat(400)}`;
     for (const key of [
       idempotencyKey({ kind: 'call', runId: nasty, toolCallId: 'call\n1' }),
       idempotencyKey({ kind: 'args', runId: nasty, toolName: 'refund', input: { note: '\u0000' } }),

@@ -1,9 +1,9 @@
 import { stepCountIs, tool } from 'ai';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, runDurable, SideEffectRetryBlockedError } from './index';
+import { gnlTool, runDurable } from './index';
 
 /** A three-step refund agent: look up the order, refund it, reply. */
 function refundAgent() {
