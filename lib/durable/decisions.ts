@@ -72,6 +72,9 @@ export function planDecision(args: {
       detail: wantedKind === 'approval' ? 'no approval is requested for it' : 'it is not a blocked side effect',
     });
   }
+  if (request.kind === 'approve' && item.kind === 'approval' && item.expiresAt && Date.parse(item.expiresAt) <= now.getTime()) {
+    throw new DecisionConflictError({ runId, toolCallId, reason: 'expired', detail: item.expiresAt });
+  }
   if (item.decision) {
     throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: item.decision.by, decidedAt: new Date(item.decision.at) });
   }

@@ -66,13 +66,56 @@ export class HoldLostError extends GnlError {
   static override isInstance = hasName<HoldLostError>('HoldLostError');
 }
 
+export interface Divergence {
+  /** What differs: 'prompt', 'messages', 'system', 'modelId', 'provider', 'toolNames', 'tool schema: <name>', 'model call <n> input', 'arguments of <toolCallId>'. */
+  field: string;
+  recorded: unknown;
+  given: unknown;
+}
+
+/** The runId exists with a different start input, or (with strictReplay) a replayed call differs from its record. */
+export class RunDivergedError extends GnlError {
+  override name = 'RunDivergedError';
+  readonly runId: string;
+  readonly differences: Divergence[];
+  constructor(args: { runId: string; differences: Divergence[]; replay?: boolean }) {
+    const fields = args.differences.map((d) => d.field).join(', ');
+    super(
+      args.replay
+        ? `Run "${args.runId}" diverged on replay (${fields}) and strictReplay is on.`
+        : `Run "${args.runId}" exists with a different start input (${fields}). A runId names one job: use a new runId for new work.`,
+    );
+    this.runId = args.runId;
+    this.differences = args.differences;
+  }
+  static override isInstance = hasName<RunDivergedError>('RunDivergedError');
+}
+
+/** A tool threw: the run is failed (resumable). On resume a read-only tool runs again; a side effect follows the unknown-outcome rule. */
+export class ToolCallFailedError extends GnlError {
+  override name = 'ToolCallFailedError';
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly attempt: number;
+  constructor(args: { runId: string; toolCallId: string; toolName: string; attempt: number; cause: unknown }) {
+    const reason = args.cause instanceof Error ? args.cause.message : String(args.cause);
+    super(`Run "${args.runId}" failed: tool ${args.toolName} (call ${args.toolCallId}, attempt ${args.attempt}) threw: ${reason}`, { cause: args.cause });
+    this.runId = args.runId;
+    this.toolCallId = args.toolCallId;
+    this.toolName = args.toolName;
+    this.attempt = args.attempt;
+  }
+  static override isInstance = hasName<ToolCallFailedError>('ToolCallFailedError');
+}
+
 /** A runId that GNL cannot store safely. */
 export class InvalidRunIdError extends GnlError {
   override name = 'InvalidRunIdError';
   static override isInstance = hasName<InvalidRunIdError>('InvalidRunIdError');
 }
 
-export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-decided';
+export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-decided' | 'expired';
 
 /** An operator decision that cannot be recorded: unknown run or call, or decided already (by whom, when). */
 export class DecisionConflictError extends GnlError {
@@ -88,9 +131,11 @@ export class DecisionConflictError extends GnlError {
         ? `run "${args.runId}" does not exist`
         : args.reason === 'unknown-call'
           ? `call ${args.toolCallId} of run "${args.runId}" is not waiting for this decision${args.detail ? ` (${args.detail})` : ''}`
-          : `call ${args.toolCallId} of run "${args.runId}" was already decided by ${args.decidedBy}${
-              args.decidedAt ? ` at ${args.decidedAt.toISOString()}` : ''
-            }`;
+          : args.reason === 'expired'
+            ? `the approval question for call ${args.toolCallId} of run "${args.runId}" expired${args.detail ? ` at ${args.detail}` : ''}; the run treats it as rejected`
+            : `call ${args.toolCallId} of run "${args.runId}" was already decided by ${args.decidedBy}${
+                args.decidedAt ? ` at ${args.decidedAt.toISOString()}` : ''
+              }`;
     super(`Decision refused: ${what}.`);
     this.runId = args.runId;
     this.toolCallId = args.toolCallId;

@@ -15,6 +15,10 @@ export interface RunInput {
   modelId: string;
   provider: string;
   toolNames: string[];
+  /** SHA-256 of each tool's input JSON Schema (canonical JSON). Absent in runs started before it was recorded. */
+  toolSchemas?: Record<string, string>;
+  /** The step limit runDurable applied because the call gave no stopWhen. */
+  defaultStepLimit?: number;
 }
 
 export interface ErrorInfo {
@@ -29,6 +33,8 @@ export type PendingItem =
       toolName: string;
       input: unknown;
       requestedAt: string;
+      /** Past this instant the next resume treats the call as rejected ("expired"). */
+      expiresAt?: string;
       decision?: Decision;
     }
   | {
@@ -59,6 +65,8 @@ export type JournalEvent =
       provider: string;
       modelId: string;
       latencyMs: number;
+      /** SHA-256 of the model call's input (prompt, tools, settings), to notice a replay that asks differently. */
+      requestHash?: string;
       /** The model's raw result (LanguageModelV4GenerateResult without request/response bodies). */
       result: unknown;
     }
@@ -90,9 +98,14 @@ export type JournalEvent =
       attempt: number;
       error: ErrorInfo;
       durationMs: number;
+      /**
+       * true: execute threw; the run failed and the call is tried again on resume (a side effect under the
+       * unknown-outcome rule). false or absent: final; replayed to the model as the call's error.
+       */
+      retryable?: boolean;
     }
-  | { type: 'tool-approval-request'; toolCallId: string; toolName: string; input: unknown; requestedAt: string }
-  | { type: 'tool-approval-response'; toolCallId: string; approved: boolean; by: string; reason?: string }
+  | { type: 'tool-approval-request'; toolCallId: string; toolName: string; input: unknown; requestedAt: string; expiresAt?: string }
+  | { type: 'tool-approval-response'; toolCallId: string; approved: boolean; by: string; reason?: string; expired?: boolean }
   | {
       type: 'side-effect-check';
       toolCallId: string;
@@ -108,6 +121,15 @@ export type JournalEvent =
       output?: unknown;
       by: string;
       reason?: string;
+    }
+  | {
+      type: 'replay-mismatch';
+      /** 'model-call' (the step's input differs from the recorded one) or 'tool-arguments'. */
+      kind: 'model-call' | 'tool-arguments';
+      step?: number;
+      toolCallId?: string;
+      recorded: string;
+      given: string;
     }
   | { type: 'run-suspend'; status: 'waiting-approval' | 'blocked'; pending: PendingItem[] }
   | { type: 'run-complete'; text: string; finishReason: string; steps: number }

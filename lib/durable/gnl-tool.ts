@@ -36,6 +36,12 @@ export interface GnlToolOptions<INPUT = unknown, OUTPUT = unknown> {
   check?: (ctx: CheckContext<INPUT>) => Promise<CheckResult<OUTPUT>>;
   /** Wait for a person before the call runs. A function decides per input. Default: the tool's own needsApproval, else false. */
   needsApproval?: boolean | ((input: INPUT) => boolean | PromiseLike<boolean>);
+  /**
+   * How long an approval question stays open, in milliseconds. Past it, the next resume treats the call
+   * as rejected with the reason "expired" (recorded like any decision), and approve() is refused.
+   * Default: no expiry.
+   */
+  approvalExpiresInMs?: number;
 }
 
 const OPTIONS = Symbol.for('gnl.tool.options');
@@ -47,6 +53,9 @@ type OutputOf<T> = T extends Tool<any, infer O> ? O : unknown;
 export function gnlTool<T extends AnyTool>(tool: T, options: GnlToolOptions<InputOf<T>, OutputOf<T>>): T {
   if (options.retrySafe && !options.sideEffect) throw new TypeError('gnlTool: retrySafe applies to side-effecting tools; set sideEffect: true.');
   if (options.check && !options.sideEffect) throw new TypeError('gnlTool: check applies to side-effecting tools; set sideEffect: true.');
+  if (options.approvalExpiresInMs !== undefined && !(Number.isFinite(options.approvalExpiresInMs) && options.approvalExpiresInMs > 0)) {
+    throw new TypeError(`gnlTool: approvalExpiresInMs must be a positive number of milliseconds, got ${String(options.approvalExpiresInMs)}.`);
+  }
   if (options.idempotency !== undefined && options.idempotency !== 'call' && options.idempotency !== 'args') {
     throw new TypeError(`gnlTool: idempotency must be 'call' or 'args', got ${String(options.idempotency)}.`);
   }

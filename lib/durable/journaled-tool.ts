@@ -6,7 +6,7 @@
  * Whether a call may run at all (approvals, unknown outcomes) was decided by the tool gate.
  */
 import type { Tool, ToolExecutionOptions } from 'ai';
-import { JournalDataError } from './errors';
+import { JournalDataError, ToolCallFailedError } from './errors';
 import { errorInfo } from './events';
 import { gnlToolOptions } from './gnl-tool';
 import { operationKey } from './operation-key';
@@ -31,6 +31,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       const running = session.inFlight.get(key);
       if (running) await running.catch(() => undefined);
       const op = session.state.operations.get(key);
+      if (op) await session.compareArguments({ toolCallId, toolName, recorded: op.input, given: input });
       if (op?.result) return replay({ session, op, toolCallId, toolName });
 
       const attempt = (op?.attempts ?? 0) + 1;
@@ -42,7 +43,19 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
         try {
           output = await execute(input, { ...callOptions, idempotencyKey: key });
         } catch (error) {
-          await session.append({ type: 'tool-call-error', toolCallId, toolName, idempotencyKey: key, attempt, error: errorInfo(error), durationMs: elapsed() });
+          // A tool that throws fails the run (resumable): the loop stops before the next model call, a
+          // read-only tool is run again on resume, a side effect follows the unknown-outcome rule.
+          await session.append({
+            type: 'tool-call-error',
+            toolCallId,
+            toolName,
+            idempotencyKey: key,
+            attempt,
+            error: errorInfo(error),
+            durationMs: elapsed(),
+            retryable: true,
+          });
+          session.failure ??= new ToolCallFailedError({ runId: session.runId, toolCallId, toolName, attempt, cause: error });
           throw error;
         }
         const end = { toolCallId, toolName, idempotencyKey: key, attempt, output, durationMs: elapsed(), source: 'executed' as const };
@@ -60,6 +73,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
             attempt,
             error: errorInfo(cause),
             durationMs: end.durationMs,
+            retryable: false,
           });
           throw cause;
         }

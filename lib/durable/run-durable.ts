@@ -9,16 +9,18 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { type GenerateTextResult, generateText, type LanguageModel, type StopCondition, stepCountIs, type ToolSet } from 'ai';
-import { SideEffectRetryBlockedError } from './errors';
-import { errorInfo, type PendingItem, type RecordedEvent, type RunInput } from './events';
+import { RunDivergedError, SideEffectRetryBlockedError } from './errors';
+import { errorInfo, type PendingItem, type RecordedEvent } from './events';
 import type { Journal } from './journal';
 import { journaledTool } from './journaled-tool';
 import { recordingModel } from './recording-model';
 import { assertValidRunId } from './run-id';
 import { RunSession } from './run-session';
 import { RunState } from './run-state';
-import { toolGate } from './tool-gate';
+import { type ReplayCallbacks, withReplayedFlag } from './replay-callbacks';
 import { resolveModel } from './resolve-model';
+import { buildRunInput, type RunInputSource, runInputDifferences } from './run-input';
+import { toolGate } from './tool-gate';
 
 type GenerateTextOptions<TOOLS extends ToolSet> = Parameters<typeof generateText<TOOLS>>[0];
 
@@ -30,6 +32,12 @@ export type RunDurableOptions<TOOLS extends ToolSet> = GenerateTextOptions<TOOLS
   runId: string;
   /** Where the run is recorded: `new PostgresStorage(…).runs`, `new PGliteStorage(…).runs` or `storageFromEnv().runs`. */
   journal: Journal;
+  /**
+   * A replayed model call whose input differs from the recorded one (a system prompt with today's date,
+   * a prepareStep that is not deterministic), or a replayed tool call with other arguments, is journaled
+   * as `replay-mismatch` and replay goes on. With strictReplay it is fatal: RunDivergedError. Default false.
+   */
+  strictReplay?: boolean;
 };
 
 export interface PendingApproval {
@@ -37,6 +45,8 @@ export interface PendingApproval {
   toolName: string;
   input: unknown;
   requestedAt: Date;
+  /** When set: past it, the next resume treats the call as rejected ("expired"). */
+  expiresAt?: Date;
 }
 
 export type DurableResult<TOOLS extends ToolSet> =
@@ -59,6 +69,9 @@ export type DurableResult<TOOLS extends ToolSet> =
     }
   | { status: 'waiting-approval'; runId: string; pending: PendingApproval[] };
 
+/** Step and finish events carry `replayed`: true when the model's answer came from the journal. */
+export type Replayed<EVENT> = EVENT & { replayed: boolean };
+
 export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>): Promise<DurableResult<TOOLS>> {
   const {
     runId,
@@ -68,27 +81,39 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     stopWhen,
     toolApproval,
     prepareStep,
+    strictReplay,
+    onStepFinish,
+    onStepEnd,
+    onFinish,
+    onEnd,
     ...rest
-  } = options as RunDurableOptions<TOOLS> & {
-    prepareStep?: (...a: any[]) => any;
-  };
+  } = options as RunDurableOptions<TOOLS> & { prepareStep?: (...a: any[]) => any } & ReplayCallbacks;
   assertValidRunId(runId);
   const baseModel = resolveModel(model as LanguageModel);
+  const input = await buildRunInput({
+    source: options as unknown as RunInputSource,
+    model: baseModel,
+    defaultStepLimit: stopWhen === undefined ? DEFAULT_MAX_STEPS : undefined,
+  });
   const hold = await journal.hold(runId);
   try {
     const events = await hold.load();
     const state = new RunState(events);
     if (state.lastSeq === 0) {
-      state.apply(await hold.create(runInput(options as unknown as RunInputSource, baseModel)));
+      state.apply(await hold.create(input));
     } else {
+      const started = events[0];
+      const differences = started?.type === 'run-start' ? runInputDifferences(started.input, input) : [];
+      if (differences.length > 0) throw new RunDivergedError({ runId, differences });
       const stillWaiting = undecidedApprovals(state, lastSuspend(events));
       if (stillWaiting) return { status: 'waiting-approval', runId, pending: stillWaiting };
       if (state.status !== 'completed') {
         for (const event of await hold.append([{ type: 'run-resume', fromStatus: state.status ?? 'running' }])) state.apply(event);
       }
     }
-    const session = new RunSession(runId, hold, state);
-    return await execute({ session, rest, baseModel, tools, stopWhen, toolApproval, prepareStep });
+    const session = new RunSession(runId, hold, state, strictReplay === true);
+    const callbacks = withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
+    return await execute({ session, rest: { ...rest, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep });
   } finally {
     await hold.release();
   }
@@ -120,9 +145,10 @@ async function execute<TOOLS extends ToolSet>(args: {
     await recordFailure(session, error);
     throw error;
   }
-  if (session.fatal !== undefined) {
-    await recordFailure(session, session.fatal);
-    throw session.fatal;
+  const failure = session.fatal ?? session.failure;
+  if (failure !== undefined) {
+    await recordFailure(session, failure);
+    throw failure;
   }
   return finish(session, result);
 }
@@ -154,7 +180,7 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
     usage: result.usage,
     totalUsage: result.totalUsage,
     response: result.response,
-    replayedSteps: session.replayedSteps,
+    replayedSteps: session.replayedSteps.size,
     result,
   };
 }
@@ -177,13 +203,6 @@ function recordingPrepareStep(prepareStep: (...a: any[]) => any, session: RunSes
   };
 }
 
-type RunInputSource = { prompt?: unknown; messages?: unknown; system?: unknown; tools?: ToolSet };
-
-function runInput(options: RunInputSource, model: LanguageModelV4): RunInput {
-  const { prompt, messages, system } = options;
-  return { prompt, messages, system, modelId: model.modelId, provider: model.provider, toolNames: Object.keys(options.tools ?? {}).sort() };
-}
-
 function lastSuspend(events: readonly RecordedEvent[]) {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i] as RecordedEvent;
@@ -193,15 +212,25 @@ function lastSuspend(events: readonly RecordedEvent[]) {
   return undefined;
 }
 
-/** A run waiting for approvals with none decided yet has nothing to do: answer without replaying or appending. */
+/**
+ * A run waiting for approvals with none decided (and none expired) has nothing to do: answer without
+ * replaying or appending.
+ */
 function undecidedApprovals(state: RunState, suspend: ReturnType<typeof lastSuspend>): PendingApproval[] | undefined {
   if (state.status !== 'waiting-approval' || !suspend) return undefined;
   const items = suspend.pending.filter((item) => item.kind === 'approval');
   if (items.length !== suspend.pending.length) return undefined;
-  if (items.some((item) => state.approvals.get(item.toolCallId)?.decision)) return undefined;
+  const now = Date.now();
+  if (items.some((item) => state.approvals.get(item.toolCallId)?.decision || (item.expiresAt && Date.parse(item.expiresAt) <= now))) return undefined;
   return items.map(toPendingApproval);
 }
 
 function toPendingApproval(item: Extract<PendingItem, { kind: 'approval' }>): PendingApproval {
-  return { toolCallId: item.toolCallId, toolName: item.toolName, input: item.input, requestedAt: new Date(item.requestedAt) };
+  return {
+    toolCallId: item.toolCallId,
+    toolName: item.toolName,
+    input: item.input,
+    requestedAt: new Date(item.requestedAt),
+    ...(item.expiresAt ? { expiresAt: new Date(item.expiresAt) } : {}),
+  };
 }

@@ -5,7 +5,9 @@
  * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
  * as a tool error).
  */
-import { JournalDataError } from './errors';
+import { canonicalJson } from './canonical-json';
+import { JournalDataError, RunDivergedError, type ToolCallFailedError } from './errors';
+import { encodeJson } from './json-codec';
 import type { JournalEvent, PendingItem, RecordedEvent } from './events';
 import type { RunHold } from './journal';
 import type { RunState } from './run-state';
@@ -13,7 +15,6 @@ import type { RunState } from './run-state';
 export class RunSession {
   /** Index of the next model call in this run. */
   nextStep = 0;
-  replayedSteps = 0;
   /** Approval questions this invocation leaves open. */
   readonly waiting: Extract<PendingItem, { kind: 'approval' }>[] = [];
   /** Side effects of unknown outcome this invocation cannot settle. */
@@ -21,12 +22,43 @@ export class RunSession {
   /** Executions in progress per idempotency key: parallel calls with equal 'args' share one. */
   readonly inFlight = new Map<string, Promise<unknown>>();
   fatal: unknown;
+  /** A tool threw: the run fails after the step's other calls settle. */
+  failure: ToolCallFailedError | undefined;
+  /** Model steps answered from the journal in this invocation (by step number). */
+  readonly replayedSteps = new Set<number>();
+  private readonly mismatched = new Set<string>();
 
   constructor(
     readonly runId: string,
     readonly hold: RunHold,
     readonly state: RunState,
+    /** A replayed call that differs from its record is fatal (RunDivergedError) instead of journaled. */
+    readonly strictReplay = false,
   ) {}
+
+  /** Journals a replay that asks differently from what was recorded (once per subject); fatal with strictReplay. */
+  async replayMismatch(event: Extract<JournalEvent, { type: 'replay-mismatch' }>, field: string): Promise<void> {
+    if (this.strictReplay) {
+      const error = new RunDivergedError({ runId: this.runId, differences: [{ field, recorded: event.recorded, given: event.given }], replay: true });
+      this.fatal ??= error;
+      throw error;
+    }
+    const subject = `${event.kind}:${event.step ?? event.toolCallId}`;
+    if (this.mismatched.has(subject)) return;
+    this.mismatched.add(subject);
+    await this.append(event);
+  }
+
+  /** A replayed tool call must carry the arguments recorded for it. */
+  async compareArguments(args: { toolCallId: string; toolName: string; recorded: unknown; given: unknown }): Promise<void> {
+    const recorded = canonicalJson(encodeJson(args.recorded));
+    const given = canonicalJson(encodeJson(args.given));
+    if (recorded === given) return;
+    await this.replayMismatch(
+      { type: 'replay-mismatch', kind: 'tool-arguments', toolCallId: args.toolCallId, recorded, given },
+      `arguments of ${args.toolCallId}`,
+    );
+  }
 
   async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
     this.throwIfFatal();
@@ -47,5 +79,5 @@ export class RunSession {
   }
 
   /** Stop condition: halt after the current step's tools settle, before another model call. */
-  readonly mustStop = (): boolean => this.fatal !== undefined || this.blocked.length > 0;
+  readonly mustStop = (): boolean => this.fatal !== undefined || this.failure !== undefined || this.blocked.length > 0;
 }

@@ -29,6 +29,7 @@ export interface ApprovalState {
   toolName: string;
   input: unknown;
   requestedAt: string;
+  expiresAt?: string;
   decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean };
 }
 
@@ -36,6 +37,7 @@ export class RunState {
   status: RunStatus | undefined;
   lastSeq = 0;
   readonly modelSteps: unknown[] = [];
+  readonly modelRequestHashes: (string | undefined)[] = [];
   readonly operations = new Map<string, ToolOperation>();
   readonly keyOfCall = new Map<string, string>();
   readonly approvals = new Map<string, ApprovalState>();
@@ -67,6 +69,7 @@ export class RunState {
         return;
       case 'model-step':
         this.modelSteps[event.step] = event.result;
+        this.modelRequestHashes[event.step] = event.requestHash;
         return;
       case 'tool-call-start': {
         const op = this.operations.get(event.idempotencyKey) ?? {
@@ -95,6 +98,13 @@ export class RunState {
         if (!op) return;
         op.toolCallIds.add(event.toolCallId);
         this.keyOfCall.set(event.toolCallId, event.idempotencyKey);
+        if (event.type === 'tool-call-error' && event.retryable) {
+          // execute threw: a read-only call is simply tried again; a side effect may have acted, so its
+          // outcome stays unknown (in flight) for the unknown-outcome rule.
+          op.inFlight = op.sideEffect;
+          op.result = undefined;
+          return;
+        }
         op.inFlight = false;
         op.result = event.type === 'tool-call-end' ? { kind: 'output', output: event.output } : { kind: 'error', error: event.error };
         return;
@@ -110,7 +120,7 @@ export class RunState {
         return;
       }
       case 'tool-approval-request':
-        this.approvals.set(event.toolCallId, { toolName: event.toolName, input: event.input, requestedAt: event.requestedAt });
+        this.approvals.set(event.toolCallId, { toolName: event.toolName, input: event.input, requestedAt: event.requestedAt, expiresAt: event.expiresAt });
         return;
       case 'tool-approval-response': {
         const approval = this.approvals.get(event.toolCallId);
@@ -118,6 +128,7 @@ export class RunState {
         return;
       }
       case 'side-effect-check':
+      case 'replay-mismatch':
         return;
     }
   }

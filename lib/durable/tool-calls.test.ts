@@ -2,9 +2,9 @@ import { APICallError, tool } from 'ai';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { REFUND_INPUT, refundAgent } from '@/tests/support/refund-agent';
+import { leaveRefundInFlight, REFUND_INPUT, refundAgent } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { idempotencyKey, runDurable } from './index';
+import { gnlTool, idempotencyKey, runDurable, ToolCallFailedError } from './index';
 
 describeEachJournal('tool calls', (target) => {
   const { journal } = target.open();
@@ -64,26 +64,99 @@ describeEachJournal('tool calls', (target) => {
     expect(events.filter((e) => e.type === 'tool-call-end')).toHaveLength(3);
   });
 
-  it('a recorded tool error replays as the same error, without executing again', async () => {
+  it('a read-only tool that throws leaves the run failed with the error journaled; resume retries that call, nothing before it', async () => {
     let executions = 0;
-    const flaky = tool({
+    let failing = true;
+    const search = tool({
       inputSchema: z.object({ q: z.string() }),
-      execute: async (): Promise<string> => {
+      execute: async ({ q }): Promise<string> => {
         executions += 1;
-        throw new Error('search backend 503');
+        if (failing) throw new Error('search backend 503');
+        return `results for ${q}`;
       },
     });
     const script = (step: number): ScriptedStep =>
-      step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] } : { text: 'gave up' };
+      step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] } : { text: 'found it' };
     const runId = uniqueRunId();
     const first = scriptedModel(script);
-    await runDurable({ runId, journal, model: first.model, tools: { search: flaky }, prompt: 'x' });
-    expect(JSON.stringify(first.prompts.at(-1))).toContain('search backend 503');
-    const error = (await journal.events(runId)).find((e) => e.type === 'tool-call-error');
-    expect(error).toMatchObject({ error: { name: 'Error', message: 'search backend 503' }, attempt: 1 });
-    const again = await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { search: flaky }, prompt: 'x' });
-    expect(again.status).toBe('completed');
-    expect(executions).toBe(1);
+    const error = await runDurable({ runId, journal, model: first.model, tools: { search }, prompt: 'x' }).catch((e: unknown) => e);
+    expect(ToolCallFailedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ name: 'ToolCallFailedError', runId, toolCallId: 'c1', toolName: 'search', attempt: 1 });
+    expect(((error as Error).cause as Error).message).toBe('search backend 503');
+    expect(first.calls()).toBe(1); // the model never saw the error
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+    const events = await journal.events(runId);
+    expect(events.find((e) => e.type === 'tool-call-error')).toMatchObject({ error: { message: 'search backend 503' }, attempt: 1, retryable: true });
+    expect(events.at(-1)).toMatchObject({ type: 'run-fail', error: { name: 'ToolCallFailedError' } });
+
+    failing = false;
+    const second = scriptedModel(script);
+    const result = await runDurable({ runId, journal, model: second.model, tools: { search }, prompt: 'x' });
+    expect(result.status).toBe('completed');
+    expect(executions).toBe(2);
+    expect(second.calls()).toBe(1); // step 0 replayed, only the step after the tool
+    expect(JSON.stringify(second.prompts.at(-1))).toContain('results for x');
+    const starts = (await journal.events(runId)).filter((e) => e.type === 'tool-call-start');
+    expect(starts.map((e) => e.type === 'tool-call-start' && e.attempt)).toEqual([1, 2]);
+  });
+
+  it('a side-effecting tool that throws after it may have acted follows the unknown-outcome rule', async () => {
+    let attempts = 0;
+    const refund = gnlTool(
+      tool({
+        inputSchema: z.object({ orderId: z.string() }),
+        execute: async (): Promise<{ ok: boolean }> => {
+          attempts += 1;
+          throw new Error('socket hang up after the request was sent');
+        },
+      }),
+      { sideEffect: true },
+    );
+    const script = (step: number): ScriptedStep =>
+      step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'refund', input: { orderId: 'o_1' } }] } : { text: 'ok' };
+    const runId = uniqueRunId();
+    await expect(runDurable({ runId, journal, model: scriptedModel(script).model, tools: { refund }, prompt: 'x' })).rejects.toMatchObject({
+      name: 'ToolCallFailedError',
+    });
+    const resumed = await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { refund }, prompt: 'x' }).catch((e: unknown) => e);
+    expect(resumed).toMatchObject({ name: 'SideEffectRetryBlockedError', toolCallId: 'c1' });
+    expect(attempts).toBe(1);
+    expect((await journal.getRun(runId))?.status).toBe('blocked');
+  });
+
+  it('a crash between two parallel calls blocks only the one whose outcome is unknown; the finished sibling keeps its result', async () => {
+    const runId = uniqueRunId();
+    const calls = [
+      { toolCallId: 'call-a', input: { orderId: 'o_1', amount: 1 } },
+      { toolCallId: 'call-b', input: { orderId: 'o_2', amount: 2 } },
+    ];
+    await leaveRefundInFlight(journal, runId, calls);
+    // call-a finished before the crash: its result is recorded.
+    const hold = await journal.hold(runId);
+    await hold.append([
+      {
+        type: 'tool-call-end',
+        toolCallId: 'call-a',
+        toolName: 'refund',
+        idempotencyKey: idempotencyKey({ kind: 'call', runId, toolCallId: 'call-a' }),
+        attempt: 1,
+        output: { refundId: 'r_o_1', amount: 1 },
+        durationMs: 3,
+        source: 'executed',
+      },
+    ]);
+    await hold.release();
+    const agent = refundAgent({ sideEffect: true });
+    const error = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'SideEffectRetryBlockedError', toolCallId: 'call-b' });
+    expect((await journal.getRun(runId))?.pending.map((p) => p.toolCallId)).toEqual(['call-b']);
+    await journal.resolveSideEffect({ runId, toolCallId: 'call-b', outcome: 'done', output: { refundId: 'r_o_2', amount: 2 }, by: 'ops' });
+    const result = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
+    expect(result.status).toBe('completed');
+    expect(agent.ledger.total).toBe(0);
+    const prompt = JSON.stringify(agent.scripted.prompts.at(-1));
+    expect(prompt).toContain('r_o_1');
+    expect(prompt).toContain('r_o_2');
   });
 
   it('an output that cannot be journaled is recorded as a tool error with its cause; the side effect is not retried', async () => {

@@ -34,17 +34,24 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
     if (op?.result) return { type: 'not-applicable' }; // recorded: the journaled tool replays it
 
     if (approval && !approval.decision) {
+      if (approval.expiresAt && Date.parse(approval.expiresAt) <= Date.now()) {
+        await session.append({ type: 'tool-approval-response', toolCallId, approved: false, by: 'gnl', reason: 'expired', expired: true });
+        return { type: 'denied', reason: 'expired' };
+      }
       // Asked before and still undecided: keep waiting (the policy is not asked twice).
-      session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt: approval.requestedAt });
+      const { requestedAt, expiresAt } = approval;
+      session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt, ...(expiresAt ? { expiresAt } : {}) });
       return { type: 'user-approval' };
     }
     if (!approval) {
       const policy = await approvalPolicy({ gateArgs, tool, options, userToolApproval });
       if (policy.type === 'denied' || policy.type === 'approved') return policy;
       if (policy.type === 'user-approval') {
-        const requestedAt = new Date().toISOString();
-        await session.append({ type: 'tool-approval-request', toolCallId, toolName, input, requestedAt });
-        session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt });
+        const now = Date.now();
+        const requestedAt = new Date(now).toISOString();
+        const expiry = options.approvalExpiresInMs ? { expiresAt: new Date(now + options.approvalExpiresInMs).toISOString() } : {};
+        await session.append({ type: 'tool-approval-request', toolCallId, toolName, input, requestedAt, ...expiry });
+        session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt, ...expiry });
         return { type: 'user-approval' };
       }
     }

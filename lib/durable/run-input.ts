@@ -1,0 +1,67 @@
+/**
+ * Run identity: what a run was started with, and how a later call compares. A runId names one job;
+ * the same runId with a different prompt, system, model or tools is a different job, refused with
+ * RunDivergedError instead of mixing the two.
+ */
+import { createHash } from 'node:crypto';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { asSchema, type ToolSet } from 'ai';
+import { canonicalJson } from './canonical-json';
+import type { Divergence } from './errors';
+import type { RunInput } from './events';
+import { encodeJson } from './json-codec';
+
+export interface RunInputSource {
+  prompt?: unknown;
+  messages?: unknown;
+  system?: unknown;
+  tools?: ToolSet;
+}
+
+export async function buildRunInput(args: { source: RunInputSource; model: LanguageModelV4; defaultStepLimit?: number }): Promise<RunInput> {
+  const { source, model, defaultStepLimit } = args;
+  const tools = source.tools ?? {};
+  const toolSchemas: Record<string, string> = {};
+  for (const name of Object.keys(tools).sort()) toolSchemas[name] = await schemaHash(tools[name]?.inputSchema);
+  return {
+    prompt: source.prompt,
+    messages: source.messages,
+    system: source.system,
+    modelId: model.modelId,
+    provider: model.provider,
+    toolNames: Object.keys(tools).sort(),
+    toolSchemas,
+    ...(defaultStepLimit !== undefined ? { defaultStepLimit } : {}),
+  };
+}
+
+/** What differs between the recorded start input and this call's. Fields an old record lacks are not compared. */
+export function runInputDifferences(recorded: RunInput, given: RunInput): Divergence[] {
+  const differences: Divergence[] = [];
+  const compare = (field: string, a: unknown, b: unknown) => {
+    if (same(a, b)) return;
+    differences.push({ field, recorded: a, given: b });
+  };
+  compare('prompt', recorded.prompt, given.prompt);
+  compare('messages', recorded.messages, given.messages);
+  compare('system', recorded.system, given.system);
+  compare('modelId', recorded.modelId, given.modelId);
+  compare('provider', recorded.provider, given.provider);
+  compare('toolNames', recorded.toolNames, given.toolNames);
+  if (recorded.toolSchemas && given.toolSchemas) {
+    for (const name of given.toolNames) {
+      const before = recorded.toolSchemas[name];
+      if (before !== undefined) compare(`tool schema: ${name}`, before, given.toolSchemas[name]);
+    }
+  }
+  return differences;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return canonicalJson(encodeJson(a)) === canonicalJson(encodeJson(b));
+}
+
+async function schemaHash(schema: unknown): Promise<string> {
+  const jsonSchema = await asSchema(schema as Parameters<typeof asSchema>[0]).jsonSchema;
+  return createHash('sha256').update(canonicalJson(jsonSchema)).digest('base64url');
+}
