@@ -153,4 +153,35 @@ describeEachJournal('approvals', (target) => {
     expect(generic.ledger.total).toBe(0);
     expect(JSON.stringify(generic.scripted.prompts.at(-1))).toContain('policy: no refunds on Sundays');
   });
+
+  it('an approval question may expire: past it, the next resume treats the call as rejected with the reason "expired"', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true, approvalExpiresInMs: 50 });
+    const waiting = await call(agent, runId);
+    expect(waiting).toMatchObject({ status: 'waiting-approval', pending: [{ toolCallId: 'call-refund', expiresAt: expect.any(Date) }] });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await expect(journal.approve({ runId, toolCallId: 'call-refund', by: 'late@acme' })).rejects.toMatchObject({
+      name: 'DecisionConflictError',
+      reason: 'expired',
+    });
+    const result = await call(agent, runId);
+    expect(result.status).toBe('completed');
+    expect(agent.ledger.total).toBe(0);
+    expect(JSON.stringify(agent.scripted.prompts.at(-1))).toContain('"reason":"expired"');
+    const decision = (await journal.events(runId)).find((e) => e.type === 'tool-approval-response');
+    expect(decision).toMatchObject({ approved: false, by: 'gnl', reason: 'expired', expired: true });
+    await expect(journal.approve({ runId, toolCallId: 'call-refund', by: 'later@acme' })).rejects.toMatchObject({
+      reason: 'already-decided',
+      decidedBy: 'gnl',
+    });
+  });
+
+  it('an approval decided before its expiry stands', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true, approvalExpiresInMs: 60_000 });
+    await call(agent, runId);
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme' });
+    expect((await call(agent, runId)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+  });
 });

@@ -83,14 +83,24 @@ describeEachJournal('runDurable', (target) => {
     expect((await journal.events(runId)).length).toBe(9);
   });
 
-  it('fires step callbacks for replayed steps too', async () => {
+  it('fires step and finish callbacks for replayed steps too, with a replayed flag', async () => {
     const agent = refundAgent();
     const runId = uniqueRunId();
-    const seen: number[] = [];
-    const onStepFinish = (step: { stepNumber: number }) => void seen.push(step.stepNumber);
-    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish });
-    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish });
-    expect(seen).toEqual([0, 1, 2, 0, 1, 2]);
+    const seen: [number, boolean][] = [];
+    const finished: boolean[] = [];
+    const onStepFinish = (step: { stepNumber: number; replayed?: boolean }) => void seen.push([step.stepNumber, step.replayed as boolean]);
+    const onFinish = (event: { replayed?: boolean }) => void finished.push(event.replayed as boolean);
+    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish, onFinish });
+    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish, onFinish });
+    expect(seen).toEqual([
+      [0, false],
+      [1, false],
+      [2, false],
+      [0, true],
+      [1, true],
+      [2, true],
+    ]);
+    expect(finished).toEqual([false, true]);
     expect(agent.scripted.calls()).toBe(3);
   });
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { leaveRefundInFlight, REFUND_INPUT, refundAgent } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, idempotencyKey, runDurable, ToolCallFailedError } from './index';
+import { gnlTool, idempotencyKey, runDurable, ToolCallFailedError, tokenBudgetIs } from './index';
 
 describeEachJournal('tool calls', (target) => {
   const { journal } = target.open();
@@ -213,5 +213,17 @@ describeEachJournal('tool calls', (target) => {
     expect(result.status).toBe('completed');
     if (result.status === 'completed') expect(result.steps).toHaveLength(20);
     expect(loop.calls()).toBe(20);
+  });
+
+  it("stops at a token budget summed over the run's steps", async () => {
+    const loop = scriptedModel((step) => ({ toolCalls: [{ toolCallId: `c${step}`, toolName: 'ping', input: {} }] }));
+    const ping = tool({ inputSchema: z.object({}), execute: async () => 'pong' });
+    const runId = uniqueRunId();
+    // Each scripted step uses 10 input + 5 output tokens.
+    const first = await runDurable({ runId, journal, model: loop.model, tools: { ping }, prompt: 'x', stopWhen: tokenBudgetIs({ totalTokens: 45 }) });
+    expect(first.status).toBe('completed');
+    if (first.status === 'completed') expect(first.steps).toHaveLength(3);
+    expect(loop.calls()).toBe(3);
+    expect(() => tokenBudgetIs({ totalTokens: -1 })).toThrow(/positive/);
   });
 });
