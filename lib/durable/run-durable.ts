@@ -27,7 +27,18 @@ type GenerateTextOptions<TOOLS extends ToolSet> = Parameters<typeof generateText
 /** Default step limit when stopWhen is not given (generateText's own default is one step). */
 export const DEFAULT_MAX_STEPS = 20;
 
-export type RunDurableOptions<TOOLS extends ToolSet> = GenerateTextOptions<TOOLS> & {
+type Callback<K extends keyof GenerateTextOptions<any>, TOOLS extends ToolSet> =
+  NonNullable<GenerateTextOptions<TOOLS>[K]> extends (event: infer E) => infer R ? (event: Replayed<E>) => R : never;
+type ReplayCallbackName = 'onStepFinish' | 'onStepEnd' | 'onFinish' | 'onEnd';
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<GenerateTextOptions<TOOLS>, ReplayCallbackName> & {
+  /** Called after each step, replayed ones included (`replayed: true` when the model's answer came from the journal). */
+  onStepFinish?: Callback<'onStepFinish', TOOLS>;
+  onStepEnd?: Callback<'onStepEnd', TOOLS>;
+  /** Called when the loop ends; `replayed: true` when every step came from the journal. */
+  onFinish?: Callback<'onFinish', TOOLS>;
+  onEnd?: Callback<'onEnd', TOOLS>;
   /** Names the job, not the conversation: the first attempt and every retry pass the same runId. */
   runId: string;
   /** Where the run is recorded: `new PostgresStorage(…).runs`, `new PGliteStorage(…).runs` or `storageFromEnv().runs`. */
