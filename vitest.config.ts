@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
-    include: ['lib/**/*.test.ts', 'db/**/*.test.ts', 'e2e/crash/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'db/**/*.test.ts', 'e2e/crash/**/*.test.ts', 'tests/**/*.test.ts', 'packages/**/*.test.ts', 'docs/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.
