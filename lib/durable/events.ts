@@ -9,6 +9,8 @@ import type { RunStatus } from './run-status';
 
 /** What a run was started with; compared on resume (production semantics come in a later issue). */
 export interface RunInput {
+  /** The registered agent the run belongs to (runs started by name); absent for direct runDurable calls. */
+  agent?: string;
   prompt?: unknown;
   messages?: unknown;
   system?: unknown;

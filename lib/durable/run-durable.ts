@@ -49,6 +49,8 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * as `replay-mismatch` and replay goes on. With strictReplay it is fatal: RunDivergedError. Default false.
    */
   strictReplay?: boolean;
+  /** The registered agent this run belongs to, recorded in its start input (set by the executor layer). */
+  agent?: string;
 };
 
 export interface PendingApproval {
@@ -93,6 +95,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     toolApproval,
     prepareStep,
     strictReplay,
+    agent: _agent,
     onStepFinish,
     onStepEnd,
     onFinish,

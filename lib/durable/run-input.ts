@@ -12,6 +12,7 @@ import type { RunInput } from './events';
 import { encodeJson } from './json-codec';
 
 export interface RunInputSource {
+  agent?: string;
   prompt?: unknown;
   messages?: unknown;
   system?: unknown;
@@ -24,6 +25,7 @@ export async function buildRunInput(args: { source: RunInputSource; model: Langu
   const toolSchemas: Record<string, string> = {};
   for (const name of Object.keys(tools).sort()) toolSchemas[name] = await schemaHash(tools[name]?.inputSchema);
   return {
+    ...(source.agent !== undefined ? { agent: source.agent } : {}),
     prompt: source.prompt,
     messages: source.messages,
     system: source.system,
@@ -42,6 +44,7 @@ export function runInputDifferences(recorded: RunInput, given: RunInput): Diverg
     if (same(a, b)) return;
     differences.push({ field, recorded: a, given: b });
   };
+  compare('agent', recorded.agent, given.agent);
   compare('prompt', recorded.prompt, given.prompt);
   compare('messages', recorded.messages, given.messages);
   compare('system', recorded.system, given.system);
