@@ -21,6 +21,12 @@ export const runs = gnl.table(
     input: jsonb('input').notNull(),
     /** What the run waits for when it is not moving: approvals or side effects of unknown outcome. */
     pending: jsonb('pending').notNull().default([]),
+    /**
+     * The token of the writer that holds the run (Postgres): set when a process takes the run, checked
+     * inside every append. A writer whose run was taken over (even by a session that reuses its pid)
+     * matches no row and writes nothing. Null for runs held by the embedded journal's in-process holds.
+     */
+    holder: text('holder'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

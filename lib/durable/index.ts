@@ -21,7 +21,8 @@ export {
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
 export { idempotencyKey, type IdempotencyScope } from './idempotency-key';
-export type { Journal, RunHold, ListRunsOptions, RunPage } from './journal';
+export type { Journal, LiveJournal, RunHold, ListRunsOptions, RunPage, SubscribeOptions, Subscription, WatchRunsOptions, RunChange } from './journal';
+export { MAX_EVENT_BYTES } from './event-limit';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
 export type { RunSummary } from './run-summary';
 export type { ApprovalDecisionRequest, SideEffectResolutionRequest } from './decisions';

@@ -42,6 +42,52 @@ export interface Journal {
   events(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<RecordedEvent[]>;
 }
 
+/**
+ * A journal that can also be followed live (both storages' `runs`). Notifications only wake the
+ * subscriber; the events themselves are read from the journal after the sequence number it has, so a
+ * lost notification or a listener reconnect delays an event, never loses it.
+ */
+export interface LiveJournal extends Journal {
+  /**
+   * Follows one run live: `onEvents` receives every event after `afterSeq`, in order, each exactly once,
+   * first what is already recorded, then each append as it commits. Resolves once listening.
+   */
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Hears every run's appends: `onChange({ runId, lastSeq })`, at least once per append (several appends
+   * may arrive as one change). After a listener reconnect `onResync()` says changes may have been missed.
+   */
+  watchRuns(options: WatchRunsOptions): Promise<Subscription>;
+}
+
+export interface SubscribeOptions {
+  runId: string;
+  /** The last sequence number the subscriber already has. Default 0: the whole run, then live. */
+  afterSeq?: number;
+  /** New events in order; the next batch waits until this returns (or its promise resolves). If it throws, the subscription closes and onError gets the error. */
+  onEvents(events: RecordedEvent[]): void | Promise<void>;
+  /** A failed read (retried after a pause, and on the next notification), a lost listener (reconnected), or a throwing onEvents (closed). Default: ignored. */
+  onError?(error: unknown): void;
+}
+
+export interface RunChange {
+  runId: string;
+  /** The run's last sequence number when the notification was sent; later changes carry larger ones. */
+  lastSeq: number;
+}
+
+export interface WatchRunsOptions {
+  onChange(change: RunChange): void;
+  /** The listener reconnected: changes in between may be lost, re-read what you show. */
+  onResync?(): void;
+  onError?(error: unknown): void;
+}
+
+export interface Subscription {
+  /** Stops delivery: no onEvents call starts after this (one already running finishes; close may be called from inside it). */
+  close(): Promise<void>;
+}
+
 /** A run held by this process: the only way to append to it. */
 export interface RunHold {
   readonly runId: string;
@@ -49,7 +95,10 @@ export interface RunHold {
   load(): Promise<RecordedEvent[]>;
   /** Creates the run with its `run-start` event. */
   create(input: RunInput): Promise<RecordedEvent>;
-  /** Appends events after the last one, atomically with the run summary; durable when it resolves. */
+  /**
+   * Appends events after the last one, atomically with the run summary; durable when it resolves.
+   * An event whose encoded payload is over MAX_EVENT_BYTES is refused (JournalDataError) and nothing is written.
+   */
   append(events: readonly JournalEvent[]): Promise<RecordedEvent[]>;
   release(): Promise<void>;
 }

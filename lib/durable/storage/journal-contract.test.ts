@@ -168,7 +168,7 @@ describe.skipIf(!DATABASE_URL)(`Postgres holds and schema${DATABASE_URL ? '' : '
       await Promise.all([first.database(), second.database()]);
       const db = await first.database();
       const tags = await query<{ tag: string }>(db, sql`select tag from gnl_meta.migrations order by tag`);
-      expect(tags.map((t) => t.tag)).toEqual(['0000_init', '0001_append_only_events']);
+      expect(tags.map((t) => t.tag)).toEqual(['0000_init', '0001_append_only_events', '0002_holder_token']);
       expect((await second.runs.listRuns()).runs).toEqual([]);
     } finally {
       await Promise.allSettled([first.close(), second.close()]);

@@ -7,13 +7,18 @@
  *
  * Durability: PGlite does not flush commits to disk. The embedded journal survives a killed process,
  * not a power cut or an OS crash. Use Postgres for that.
+ *
+ * Live notifications ride inside the append statement: PGlite has one connection, so there are no
+ * concurrent commits for a NOTIFY to serialise, and a separate statement would cost a second turn.
  */
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
-import { RunBusyError, type Journal } from '../internal';
+import { RunBusyError, type LiveJournal } from '../internal';
 import { type FolderLock, lockFolder } from './folder-lock';
 import { migrate } from './migrate';
+import { NOTIFY_CHANNEL, type NotificationSource } from './notifications';
+import { pgliteDriver, type SqlDriver } from './sql-driver';
 import { SqlJournal } from './sql-journal';
 import type { TransactionalDb } from './sql-rows';
 
@@ -23,7 +28,7 @@ export interface PGliteStorageOptions {
 }
 
 interface Instance {
-  db: Promise<TransactionalDb>;
+  db: Promise<{ orm: TransactionalDb; sql: SqlDriver }>;
   pglite: Promise<PGlite>;
   lock: FolderLock | undefined;
   held: Set<string>;
@@ -41,26 +46,33 @@ export const EMBEDDED_DURABILITY_NOTE =
 export class PGliteStorage {
   readonly kind = 'pglite' as const;
   readonly dataDir: string | undefined;
-  readonly runs: Journal;
+  readonly runs: LiveJournal;
+  private readonly journal: SqlJournal;
   private instance: Instance | undefined;
   private closed = false;
 
   constructor(options: PGliteStorageOptions = {}) {
     this.dataDir = options.dataDir ? path.resolve(/*turbopackIgnore: true*/ options.dataDir) : undefined;
-    this.runs = new SqlJournal(() => this.open().db, {
-      acquire: async (runId) => {
-        const instance = this.open();
-        const db = await instance.db;
-        if (instance.held.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}` });
-        instance.held.add(runId);
-        return { db, release: async () => void instance.held.delete(runId) };
+    this.journal = new SqlJournal({
+      database: () => this.open().db,
+      holds: {
+        acquire: async (runId) => {
+          const instance = this.open();
+          await instance.db;
+          if (instance.held.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}` });
+          instance.held.add(runId);
+          return { release: async () => void instance.held.delete(runId) };
+        },
       },
+      announcer: { mode: 'in-statement' },
+      notifications: pgliteListener(() => this.pglite()),
     });
+    this.runs = this.journal;
   }
 
   /** The migrated database (opening the folder, under its lock, on first use). */
-  database(): Promise<TransactionalDb> {
-    return this.open().db;
+  async database(): Promise<TransactionalDb> {
+    return (await this.open().db).orm;
   }
 
   /** The PGlite instance, for tools and tests that need the driver itself. */
@@ -80,9 +92,9 @@ export class PGliteStorage {
     const lock = this.dataDir ? lockFolder(this.dataDir) : undefined;
     const pglite = PGlite.create(this.dataDir ? { dataDir: this.dataDir } : {});
     const db = pglite.then(async (client) => {
-      const database = drizzle({ client });
-      await migrate(database);
-      return database as unknown as TransactionalDb;
+      const orm = drizzle({ client }) as unknown as TransactionalDb;
+      await migrate(orm);
+      return { orm, sql: pgliteDriver(client) };
     });
     const instance: Instance = { db, pglite, lock, held: new Set(), users: 1 };
     db.catch(() => this.forget(instance));
@@ -100,6 +112,7 @@ export class PGliteStorage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.journal.stopLive();
     const instance = this.instance;
     if (!instance) return;
     instance.users -= 1;
@@ -111,4 +124,18 @@ export class PGliteStorage {
       instance.lock?.release();
     }
   }
+}
+
+/** LISTEN on the PGlite instance: one connection that cannot be lost, so it never reconnects. */
+function pgliteListener(pglite: () => Promise<PGlite>): NotificationSource {
+  let unlisten: (() => Promise<void>) | undefined;
+  return {
+    async start(handlers) {
+      unlisten = await (await pglite()).listen(NOTIFY_CHANNEL, handlers.onNotify);
+      handlers.onListening(false);
+    },
+    async stop() {
+      await unlisten?.().catch(() => undefined); // the instance may be closing already
+    },
+  };
 }

@@ -1,21 +1,30 @@
 /**
  * The journal on a PostgreSQL server, through postgres.js.
  *
- * A run's hold is a session advisory lock, taken on this process's lock session: one dedicated
- * connection that holds the locks of every run executing here. When the process dies, that
- * connection closes and the locks go with it, so an immediate resume elsewhere is not refused.
- * Appends go through the pool, and each append checks INSIDE its statement that the lock is still
- * held by this process's lock session (by backend pid): a writer whose lock session was lost
- * (connection cut, server restarted) cannot add a single event.
+ * Connections, by role (their application_name says which):
+ * - `gnl`: the pool; appends, loads, decisions and reads. The hot path is prepared statements
+ *   (sql-driver.ts), one round trip each.
+ * - `gnl-holds`: this process's side session. It holds a session advisory lock per run executing here;
+ *   when the process dies the connection closes and the locks go with it, so an immediate resume
+ *   elsewhere is not refused. Taking a run also writes a fresh holder token into its row. Every append
+ *   checks inside its statement that the token is still the run's and that this session still holds
+ *   the lock (event-rows.ts): a writer whose session died, or whose run was taken over (even by a
+ *   session that reuses its pid), cannot add a single event. The live notifications are
+ *   sent from this session too, after each append committed (notifications.ts), so they never wait
+ *   for, or hold up, the pool.
+ * - `gnl-listen`: LISTEN for subscribers, opened on the first subscription (postgres-listener.ts).
  * (Appends do not go through the locking connection itself: postgres.js 3.4.9 crashes the process
  * with a TypeError when a reserved connection is used after the server closed it.)
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { type Journal, RunBusyError } from '../internal';
+import { type LiveJournal, RunBusyError } from '../internal';
 import { migrate } from './migrate';
+import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
+import { PostgresListener } from './postgres-listener';
+import { type SqlDriver, postgresDriver } from './sql-driver';
 import { type HoldProvider, SqlJournal } from './sql-journal';
 import { query, type TransactionalDb } from './sql-rows';
 
@@ -24,28 +33,48 @@ export interface PostgresStorageOptions {
   connectionString: string;
   /** Pool size for appends, reads and decisions. Default 10. Holds use one more connection per process, whatever the number of runs. */
   max?: number;
+  /** More postgres.js options (ssl, connect_timeout, socket, debug, …) for every connection this storage opens. Pool size and lifetimes stay GNL's. */
+  clientOptions?: postgres.Options<Record<string, postgres.PostgresType>>;
 }
+
+type Role = 'gnl' | 'gnl-holds' | 'gnl-listen';
 
 export class PostgresStorage {
   readonly kind = 'postgres' as const;
-  readonly runs: Journal;
+  readonly runs: LiveJournal;
   private readonly client: postgres.Sql;
   private readonly holds: AdvisoryLockHolds;
-  private ready: Promise<TransactionalDb> | undefined;
+  private readonly journal: SqlJournal;
+  private ready: Promise<{ orm: TransactionalDb; sql: SqlDriver }> | undefined;
 
-  constructor(options: PostgresStorageOptions) {
+  constructor(private readonly options: PostgresStorageOptions) {
     if (!options?.connectionString) throw new TypeError('PostgresStorage: connectionString is required.');
-    this.client = postgres(options.connectionString, { max: options.max ?? 10, onnotice: () => {} });
-    this.holds = new AdvisoryLockHolds(options.connectionString, () => this.database());
-    this.runs = new SqlJournal(() => this.database(), this.holds);
+    this.client = this.connect('gnl', { max: options.max ?? 10 });
+    // Never recycled (postgres.js recycles connections after 30-60 minutes by default): closing the side
+    // session would drop every hold of this process.
+    const sideSession = () => this.connect('gnl-holds', { max: 1, idle_timeout: 0, max_lifetime: null });
+    this.holds = new AdvisoryLockHolds(sideSession, () => this.migrated());
+    this.journal = new SqlJournal({
+      database: () => this.migrated(),
+      holds: this.holds,
+      announcer: { mode: 'after-commit', announce: (runId, lastSeq) => this.holds.notifier.announce(runId, lastSeq) },
+      notifications: new PostgresListener((hooks) =>
+        this.connect('gnl-listen', { max: 1, idle_timeout: 0, max_lifetime: null, fetch_types: false, ...hooks } as postgres.Options<never>),
+      ),
+    });
+    this.runs = this.journal;
   }
 
-  /** The migrated database; migration runs once per storage object, under a lock across processes. */
-  database(): Promise<TransactionalDb> {
+  /** The migrated database (drizzle); migration runs once per storage object, under a lock across processes. */
+  async database(): Promise<TransactionalDb> {
+    return (await this.migrated()).orm;
+  }
+
+  private migrated(): Promise<{ orm: TransactionalDb; sql: SqlDriver }> {
     this.ready ??= (async () => {
-      const db = drizzle({ client: this.client });
-      await migrate(db);
-      return db;
+      const orm = drizzle({ client: this.client });
+      await migrate(orm);
+      return { orm, sql: postgresDriver(this.client) };
     })().catch((error) => {
       this.ready = undefined;
       throw error;
@@ -53,36 +82,68 @@ export class PostgresStorage {
     return this.ready;
   }
 
+  /** Resolves when every live notification announced so far was sent (tests, benchmarks, shutdown). */
+  notificationsSent(): Promise<void> {
+    return this.holds.notifier.idle();
+  }
+
   async close(): Promise<void> {
+    await this.journal.stopLive();
+    await this.holds.notifier.idle();
     await Promise.all([this.client.end({ timeout: 5 }), this.holds.close()]);
+  }
+
+  /** A client for one role; its application_name is the role unless the connection string or clientOptions name one. */
+  private connect(role: Role, options: postgres.Options<Record<string, postgres.PostgresType>>): postgres.Sql {
+    const extra = this.options.clientOptions ?? {};
+    const named = /[?&]application_name=/.test(this.options.connectionString) || extra.connection?.application_name !== undefined;
+    return postgres(this.options.connectionString, {
+      onnotice: () => {},
+      ...extra,
+      ...options,
+      connection: { ...(named ? {} : { application_name: role }), ...extra.connection },
+    });
   }
 }
 
 class AdvisoryLockHolds implements HoldProvider {
   private readonly held = new Set<string>();
-  private lockSession: postgres.Sql | undefined;
+  private session: postgres.Sql | undefined;
+  readonly notifier = new CoalescingNotifier(async (payloads) => {
+    await this.side().unsafe(`select pg_notify('${NOTIFY_CHANNEL}', p) from jsonb_array_elements_text($1::jsonb) as p`, [JSON.stringify(payloads)], {
+      prepare: true,
+    });
+  });
 
   constructor(
-    private readonly connectionString: string,
-    private readonly pool: () => Promise<TransactionalDb>,
+    private readonly openSession: () => postgres.Sql,
+    private readonly pool: () => Promise<{ orm: TransactionalDb }>,
   ) {}
 
+  private side(): postgres.Sql {
+    this.session ??= this.openSession();
+    return this.session;
+  }
+
   async acquire(runId: string) {
-    const db = await this.pool();
+    const { orm } = await this.pool();
     // Advisory locks are re-entrant within a session, so a second caller in this process is refused here.
     if (this.held.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}` });
     this.held.add(runId);
     try {
       const key = advisoryKey(runId);
-      // Never recycled (postgres.js recycles connections after 30-60 minutes by default): closing this
-      // session would drop every hold of this process.
-      this.lockSession ??= postgres(this.connectionString, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {} });
-      const [row] = await this.lockSession<{ locked: boolean; pid: number }[]>`select pg_try_advisory_lock(${key}::bigint) as locked, pg_backend_pid() as pid`;
-      if (!row?.locked) throw new RunBusyError({ runId, holder: await describeHolder(db, key) });
-      const { classid, objid } = lockIds(key);
-      const guard = sql`exists (select 1 from pg_locks where locktype = 'advisory' and granted and pid = ${row.pid}
-        and classid = ${classid}::bigint::oid and objid = ${objid}::bigint::oid and objsubid = 1)`;
-      return { db, guard, release: () => this.release(runId, key) };
+      const holder = randomUUID();
+      // One statement: the lock, and (only if it was granted) the run's new holder token. Data-modifying
+      // CTEs always run; the update matches no row for a run that does not exist yet (create sets it).
+      const [row] = await this.side().unsafe<{ locked: boolean; pid: number }[]>(
+        `with l as (select pg_try_advisory_lock($1::bigint) as locked),
+              u as (update gnl.runs set holder = $3::text from l where l.locked and run_id = $2::text)
+         select locked, pg_backend_pid() as pid from l`,
+        [key, runId, holder],
+        { prepare: true },
+      );
+      if (!row?.locked) throw new RunBusyError({ runId, holder: await describeHolder(orm, key) });
+      return { fence: { holder, lock: { pid: row.pid, ...lockIds(key) } }, release: () => this.release(runId, key) };
     } catch (error) {
       this.held.delete(runId);
       throw error;
@@ -91,15 +152,15 @@ class AdvisoryLockHolds implements HoldProvider {
 
   private async release(runId: string, key: string): Promise<void> {
     try {
-      // On a lock session that was lost and reconnected this unlocks nothing, which is right.
-      if (this.lockSession) await this.lockSession`select pg_advisory_unlock(${key}::bigint)`;
+      // On a side session that was lost and reconnected this unlocks nothing, which is right.
+      if (this.session) await this.session`select pg_advisory_unlock(${key}::bigint)`;
     } finally {
       this.held.delete(runId);
     }
   }
 
   async close(): Promise<void> {
-    await this.lockSession?.end({ timeout: 5 });
+    await this.session?.end({ timeout: 5 });
   }
 }
 

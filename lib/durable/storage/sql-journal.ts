@@ -1,23 +1,21 @@
 /**
  * The one SQL implementation of the Journal port, shared by PostgresStorage and PGliteStorage.
  *
- * An append is ONE statement: it bumps the run's last_seq (taking the row lock, which orders all
- * writers of a run), inserts the events numbered from the old last_seq, and updates the summary the
- * listings read. One round trip, one commit, and sequence numbers are contiguous by construction.
- * Decisions read the run under that row lock, plan with the core's pure planDecision, and append in
- * the same transaction.
+ * The hot path (create, append, load) is one prepared statement each, through the raw driver
+ * (event-rows.ts, sql-driver.ts). Decisions read the run under its row lock, plan with the core's pure
+ * planDecision, and append in the same transaction. Listings go through drizzle. Every write is
+ * announced to live subscribers (notifications.ts): inside the statement, or after it committed.
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import {
   type ApprovalDecisionRequest,
   approvalDecisionSchema,
   type Decision,
   type DecisionRequest,
   JournalDataError,
-  HoldLostError,
-  type Journal,
   type JournalEvent,
   type ListRunsOptions,
+  type LiveJournal,
   planDecision,
   type RecordedEvent,
   type RunHold,
@@ -26,26 +24,39 @@ import {
   type RunSummary,
   type SideEffectResolutionRequest,
   sideEffectResolutionSchema,
-  summaryChange,
   decodeJson,
-  encodeJson,
   assertValidRunId,
   type PendingItem,
   isRunStatus,
+  type SubscribeOptions,
+  type Subscription,
+  type WatchRunsOptions,
 } from '../internal';
-import { type Db, query, type TransactionalDb } from './sql-rows';
+import { appendEvents, createRun, type Fence, lastSeqOf, readEvents } from './event-rows';
+import { LiveEvents } from './live-events';
+import type { Announcer, NotificationSource } from './notifications';
+import type { SqlDriver } from './sql-driver';
+import { query, type TransactionalDb } from './sql-rows';
 import { z } from 'zod';
 
-/** Takes and gives back the right to append to a run; returns the db to append through. */
+/** Takes and gives back the right to append to a run. */
 export interface HoldProvider {
   /**
-   * `guard`, when given, is a condition every append checks inside its own statement: true while the
-   * hold is still this writer's. An append whose guard fails writes nothing and rejects with HoldLostError.
+   * `fence`, when given, is checked by every append inside its own statement (event-rows.ts): an append
+   * whose writer no longer holds the run writes nothing and rejects with HoldLostError.
    */
-  acquire(runId: string): Promise<{ db: Db; guard?: SQL; release(): Promise<void> }>;
+  acquire(runId: string): Promise<{ fence?: Fence; release(): Promise<void> }>;
 }
 
-type EventRow = { seq: number; type: string; payload: unknown; created_at: Date };
+/** What a storage gives the journal: its database, its holds, and how its writes are announced and heard. */
+export interface JournalBackend {
+  /** The migrated database: drizzle (listings) and the raw driver (hot path) over the same connections. */
+  database(): Promise<{ orm: TransactionalDb; sql: SqlDriver }>;
+  holds: HoldProvider;
+  announcer: Announcer;
+  notifications: NotificationSource;
+}
+
 type RunRow = {
   run_id: string;
   status: string;
@@ -65,17 +76,22 @@ const listOptionsSchema = z.object({
 });
 const eventsOptionsSchema = z.object({ afterSeq: z.number().int().min(0).default(0), limit: z.number().int().min(1).optional() });
 
-export class SqlJournal implements Journal {
-  constructor(
-    private readonly db: () => Promise<TransactionalDb>,
-    private readonly holds: HoldProvider,
-  ) {}
+export class SqlJournal implements LiveJournal {
+  private readonly live: LiveEvents;
+
+  constructor(private readonly backend: JournalBackend) {
+    this.live = new LiveEvents(backend.notifications, async (runId, afterSeq, limit) => readEvents((await this.db()).sql, runId, afterSeq, limit));
+  }
+
+  private db() {
+    return this.backend.database();
+  }
 
   async hold(runId: string): Promise<RunHold> {
     assertValidRunId(runId);
-    await this.db(); // schema ready before the first append
-    const held = await this.holds.acquire(runId);
-    return new SqlRunHold(runId, held.db, held.guard, held.release);
+    const { sql: driver } = await this.db(); // schema ready before the first append
+    const held = await this.backend.holds.acquire(runId);
+    return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release);
   }
 
   async approve(request: ApprovalDecisionRequest): Promise<Decision> {
@@ -91,15 +107,16 @@ export class SqlJournal implements Journal {
   }
 
   private async decide(request: DecisionRequest): Promise<Decision> {
-    const db = await this.db();
+    const { sql: driver } = await this.db();
     const decisionType = request.kind === 'resolve' ? 'side-effect-resolution' : 'tool-approval-response';
-    return db.transaction(async (tx) => {
-      const [run] = await query<{ pending: unknown }>(tx, sql`select pending from gnl.runs where run_id = ${request.runId} for update`);
-      const [prior] = await query<{ by: string; created_at: Date }>(
-        tx,
-        sql`select payload->>'by' as by, created_at from gnl.run_events
-            where run_id = ${request.runId} and type = ${decisionType} and payload->>'toolCallId' = ${request.toolCallId}
-            order by seq desc limit 1`,
+    const { announcer } = this.backend;
+    const { decision, recorded } = await driver.transaction(async (tx) => {
+      const [run] = await tx.query<{ pending: unknown }>('select pending from gnl.runs where run_id = $1::text for update', [request.runId]);
+      const [prior] = await tx.query<{ by: string; created_at: Date | string }>(
+        `select payload->>'by' as by, created_at from gnl.run_events
+         where run_id = $1::text and type = $2::text and payload->>'toolCallId' = $3::text
+         order by seq desc limit 1`,
+        [request.runId, decisionType, request.toolCallId],
       );
       const plan = planDecision({
         request,
@@ -107,14 +124,16 @@ export class SqlJournal implements Journal {
         prior: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined,
         now: new Date(),
       });
-      await appendEvents(tx, request.runId, [plan.event], plan.pending);
-      return plan.decision;
+      const events = await appendEvents(tx, request.runId, [plan.event], { pending: plan.pending, notifyInStatement: announcer.mode === 'in-statement' });
+      return { decision: plan.decision, recorded: events };
     });
+    announce(announcer, request.runId, recorded);
+    return decision;
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {
     assertValidRunId(runId);
-    const [row] = await query<RunRow>(await this.db(), sql`select * from gnl.runs where run_id = ${runId}`);
+    const [row] = await query<RunRow>((await this.db()).orm, sql`select * from gnl.runs where run_id = ${runId}`);
     return row ? toSummary(row) : undefined;
   }
 
@@ -122,7 +141,7 @@ export class SqlJournal implements Journal {
     const { status, limit, cursor } = parse(listOptionsSchema, options, 'listRuns');
     const after = cursor ? decodeCursor(cursor) : undefined;
     const rows = await query<RunRow>(
-      await this.db(),
+      (await this.db()).orm,
       sql`select *, created_at::text as created_at_text from gnl.runs
           where (${status ?? null}::text is null or status = ${status ?? null})
             and (${after?.createdAt ?? null}::timestamptz is null or (created_at, run_id) < (${after?.createdAt ?? null}::timestamptz, ${after?.runId ?? null}))
@@ -140,7 +159,21 @@ export class SqlJournal implements Journal {
   async events(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RecordedEvent[]> {
     assertValidRunId(runId);
     const { afterSeq, limit } = parse(eventsOptionsSchema, options, 'events');
-    return readEvents(await this.db(), runId, afterSeq, limit);
+    return readEvents((await this.db()).sql, runId, afterSeq, limit);
+  }
+
+  subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (options.afterSeq !== undefined) parse(eventsOptionsSchema, { afterSeq: options.afterSeq }, 'subscribe');
+    return this.live.subscribe(options);
+  }
+
+  watchRuns(options: WatchRunsOptions): Promise<Subscription> {
+    return this.live.watchRuns(options);
+  }
+
+  /** Ends every subscription and the listener (the storage's close). */
+  stopLive(): Promise<void> {
+    return this.live.stop();
   }
 }
 
@@ -148,8 +181,9 @@ class SqlRunHold implements RunHold {
   private released = false;
   constructor(
     readonly runId: string,
-    private readonly db: Db,
-    private readonly guard: SQL | undefined,
+    private readonly db: SqlDriver,
+    private readonly announcer: Announcer,
+    private readonly fence: Fence | undefined,
     private readonly releaseHold: () => Promise<void>,
   ) {}
 
@@ -158,24 +192,16 @@ class SqlRunHold implements RunHold {
   }
 
   async create(input: RunInput): Promise<RecordedEvent> {
-    const payload = encodePayload({ input });
-    const [row] = await query<{ seq: number; created_at: Date }>(
-      this.db,
-      sql`with r as (
-            insert into gnl.runs (run_id, status, last_seq, step_count, input, pending)
-            values (${this.runId}, 'running', 1, 0, ${JSON.stringify(encodeJson(input))}::jsonb, '[]'::jsonb)
-            returning run_id)
-          insert into gnl.run_events (run_id, seq, type, payload)
-          select run_id, 1, 'run-start', ${payload}::jsonb from r
-          returning seq, created_at`,
-    );
-    if (!row) throw new JournalDataError(`Run "${this.runId}" could not be created.`);
-    return { type: 'run-start', input, seq: row.seq, at: new Date(row.created_at) };
+    const recorded = await createRun(this.db, this.runId, input, { fence: this.fence, notifyInStatement: this.announcer.mode === 'in-statement' });
+    announce(this.announcer, this.runId, [recorded]);
+    return recorded;
   }
 
   async append(events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
     if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot append.`);
-    return appendEvents(this.db, this.runId, events, undefined, this.guard);
+    const recorded = await appendEvents(this.db, this.runId, events, { fence: this.fence, notifyInStatement: this.announcer.mode === 'in-statement' });
+    announce(this.announcer, this.runId, recorded);
+    return recorded;
   }
 
   async release(): Promise<void> {
@@ -185,54 +211,9 @@ class SqlRunHold implements RunHold {
   }
 }
 
-async function appendEvents(
-  db: Db,
-  runId: string,
-  events: readonly JournalEvent[],
-  pendingOverride: PendingItem[] | undefined,
-  guard?: SQL,
-): Promise<RecordedEvent[]> {
-  if (events.length === 0) return [];
-  // Encode first: data the journal cannot hold is refused before anything is written.
-  const encoded = JSON.stringify(events.map(({ type, ...payload }) => ({ type, payload: encodeJson(payload) })));
-  const change = summaryChange(events);
-  const pending = pendingOverride ?? change.pending;
-  const rows = await query<{ seq: number; created_at: Date }>(
-    db,
-    sql`with r as (
-          update gnl.runs set
-            last_seq = last_seq + ${events.length},
-            step_count = step_count + ${change.stepDelta},
-            status = coalesce(${change.status ?? null}::text, status),
-            pending = coalesce(${pending ? JSON.stringify(encodeJson(pending)) : null}::jsonb, pending),
-            updated_at = now()
-          where run_id = ${runId} and ${guard ?? sql`true`}
-          returning last_seq - ${events.length} as base)
-        insert into gnl.run_events (run_id, seq, type, payload)
-        select ${runId}, r.base + e.ord, e.value->>'type', e.value->'payload'
-        from r, jsonb_array_elements(${encoded}::jsonb) with ordinality as e(value, ord)
-        returning seq, created_at`,
-  );
-  if (rows.length !== events.length) {
-    if (guard) throw new HoldLostError({ runId });
-    throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
-  }
-  rows.sort((a, b) => a.seq - b.seq);
-  return events.map((event, i) => ({ ...event, seq: (rows[i] as { seq: number }).seq, at: new Date((rows[i] as { created_at: Date }).created_at) }));
-}
-
-async function readEvents(db: Db, runId: string, afterSeq: number, limit: number | undefined): Promise<RecordedEvent[]> {
-  const rows = await query<EventRow>(
-    db,
-    limit === undefined
-      ? sql`select seq, type, payload, created_at from gnl.run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`
-      : sql`select seq, type, payload, created_at from gnl.run_events where run_id = ${runId} and seq > ${afterSeq} order by seq limit ${limit}`,
-  );
-  return rows.map((row) => ({ ...decodeJson<object>(row.payload), type: row.type, seq: row.seq, at: new Date(row.created_at) }) as RecordedEvent);
-}
-
-function encodePayload(payload: object): string {
-  return JSON.stringify(encodeJson(payload));
+/** After commit, not awaited: the append's caller never waits for its notification. */
+function announce(announcer: Announcer, runId: string, recorded: readonly RecordedEvent[]): void {
+  if (announcer.mode === 'after-commit' && recorded.length > 0) announcer.announce(runId, lastSeqOf(recorded));
 }
 
 function toSummary(row: RunRow): RunSummary {

@@ -1,0 +1,1 @@
+ALTER TABLE "gnl"."runs" ADD COLUMN "holder" text;

@@ -1,0 +1,141 @@
+/**
+ * The journal's hot path in SQL: create a run, append events, read them back. Each is ONE prepared
+ * statement: one round trip and, outside a decision's transaction, one commit.
+ *
+ * An append bumps the run's last_seq (taking the row lock that orders a run's writers), inserts the
+ * events numbered from the old value, and updates the summary the listings read. A writer with a
+ * fence (Postgres) also requires, in the same WHERE, that the run's `holder` is still its token (no one
+ * took the run over, even from a session that reuses its pid) and that its side session still holds
+ * the run's advisory lock (the session did not die): otherwise no row matches and nothing is written.
+ */
+import {
+  encodeEvent,
+  encodeJson,
+  decodeJson,
+  type JournalEvent,
+  type PendingItem,
+  type RecordedEvent,
+  type RunInput,
+  summaryChange,
+  HoldLostError,
+  JournalDataError,
+} from '../internal';
+import { NOTIFY_CHANNEL } from './notifications';
+import type { SqlQuery } from './sql-driver';
+
+type Written = { seq: number; created_at: Date | string; last_seq: number };
+
+/** The append statement. `notify`: NOTIFY inside the statement (delivered at its commit). */
+export function appendStatement(notify: boolean): string {
+  return `with r as (
+      update gnl.runs set
+        last_seq = last_seq + $2::int,
+        step_count = step_count + $3::int,
+        status = coalesce($4::text, status),
+        pending = coalesce($5::jsonb, pending),
+        updated_at = now()
+      where run_id = $1::text and ($6::text is null or holder = $6::text)
+        and ($8::int is null or exists (select 1 from pg_locks where locktype = 'advisory' and granted
+              and pid = $8::int and classid = $9::bigint::oid and objid = $10::bigint::oid and objsubid = 1))
+      returning last_seq - $2::int as base, last_seq),
+    e as (
+      insert into gnl.run_events (run_id, seq, type, payload)
+      select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload'
+      from r, jsonb_array_elements($7::jsonb) with ordinality as x(value, ord)
+      returning seq, created_at)${notifyClause(notify)}
+    select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
+}
+
+const CREATE_STATEMENT = (notify: boolean) => `with r as (
+      insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
+      values ($1::text, 'running', 1, 0, $2::jsonb, '[]'::jsonb, $4::text)
+      returning run_id, last_seq),
+    e as (
+      insert into gnl.run_events (run_id, seq, type, payload)
+      select run_id, 1, 'run-start', $3::jsonb->'payload' from r
+      returning seq, created_at)${notifyClause(notify)}
+    select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
+
+// A CTE with a volatile function is evaluated once, and only because the final select reads it.
+function notifyClause(notify: boolean): string {
+  return notify ? `,\n    n as (select pg_notify('${NOTIFY_CHANNEL}', r.last_seq || ':' || $1::text) from r)` : '';
+}
+
+const APPEND = { plain: appendStatement(false), notifying: appendStatement(true) };
+const CREATE = { plain: CREATE_STATEMENT(false), notifying: CREATE_STATEMENT(true) };
+
+/** What an append checks inside its statement to be sure its writer still holds the run. */
+export interface Fence {
+  /** The token written into the run's `holder` when this writer took it. */
+  holder: string;
+  /** The advisory lock that must still be granted to the writer's side session (backend pid, lock ids). */
+  lock: { pid: number; classid: string; objid: string };
+}
+
+export interface WriteOptions {
+  fence?: Fence;
+  /** NOTIFY inside the statement (PGlite); otherwise the caller announces after commit. */
+  notifyInStatement: boolean;
+}
+
+export async function createRun(db: SqlQuery, runId: string, input: RunInput, options: WriteOptions): Promise<RecordedEvent> {
+  const event = { type: 'run-start' as const, input };
+  const encoded = encodeEvent(event); // refused over the size limit; the run row keeps the input too (for listings)
+  const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : CREATE.plain, [
+    runId,
+    JSON.stringify(encodeJson(input)),
+    encoded,
+    options.fence?.holder ?? null,
+  ]);
+  if (!row) throw new JournalDataError(`Run "${runId}" could not be created.`);
+  return { ...event, seq: row.seq, at: new Date(row.created_at) };
+}
+
+export async function appendEvents(
+  db: SqlQuery,
+  runId: string,
+  events: readonly JournalEvent[],
+  options: WriteOptions & { pending?: PendingItem[] },
+): Promise<RecordedEvent[]> {
+  if (events.length === 0) return [];
+  // Encode first: data the journal cannot hold (a cycle, over MAX_EVENT_BYTES) is refused before anything is written.
+  const encoded = `[${events.map(encodeEvent).join(',')}]`;
+  const change = summaryChange(events);
+  const pending = options.pending ?? change.pending;
+  const rows = await db.query<Written>(options.notifyInStatement ? APPEND.notifying : APPEND.plain, [
+    runId,
+    events.length,
+    change.stepDelta,
+    change.status ?? null,
+    pending ? JSON.stringify(encodeJson(pending)) : null,
+    options.fence?.holder ?? null,
+    encoded,
+    options.fence?.lock.pid ?? null,
+    options.fence?.lock.classid ?? null,
+    options.fence?.lock.objid ?? null,
+  ]);
+  if (rows.length !== events.length) {
+    if (options.fence) throw new HoldLostError({ runId });
+    throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
+  }
+  rows.sort((a, b) => a.seq - b.seq);
+  return events.map((event, i) => {
+    const row = rows[i] as Written;
+    return { ...event, seq: row.seq, at: new Date(row.created_at) };
+  });
+}
+
+/** The last sequence number an append or create wrote (for the after-commit notification). */
+export function lastSeqOf(recorded: readonly RecordedEvent[]): number {
+  return recorded.reduce((max, event) => Math.max(max, event.seq), 0);
+}
+
+export async function readEvents(db: SqlQuery, runId: string, afterSeq: number, limit: number | undefined): Promise<RecordedEvent[]> {
+  const rows = await db.query<{ seq: number; type: string; payload: unknown; created_at: Date | string }>(
+    limit === undefined
+      ? 'select seq, type, payload, created_at from gnl.run_events where run_id = $1::text and seq > $2::int order by seq'
+      : 'select seq, type, payload, created_at from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int',
+    limit === undefined ? [runId, afterSeq] : [runId, afterSeq, limit],
+  );
+  return rows.map((row) => ({ ...decodeJson<object>(row.payload), type: row.type, seq: row.seq, at: new Date(row.created_at) }) as RecordedEvent);
+}

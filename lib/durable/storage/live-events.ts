@@ -1,0 +1,94 @@
+/**
+ * The storage's side of Journal.subscribe and Journal.watchRuns: one notification source (one LISTEN)
+ * shared by every subscription of the storage, started on the first one. A notification wakes the
+ * followers of its run; a (re)connect wakes every follower, since notifications sent while the
+ * listener was away are gone, and tells run watchers to resync.
+ */
+import { assertValidRunId, type RunChange, type SubscribeOptions, type Subscription, type WatchRunsOptions } from '../internal';
+import { type NotificationSource, parseNotification } from './notifications';
+import { type ReadEvents, RunFollower } from './run-follower';
+
+export class LiveEvents {
+  private readonly followers = new Map<string, Set<RunFollower>>();
+  private readonly watchers = new Set<WatchRunsOptions>();
+  private started: Promise<void> | undefined;
+
+  constructor(
+    private readonly source: NotificationSource,
+    private readonly read: ReadEvents,
+  ) {}
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    assertValidRunId(options.runId);
+    const follower = new RunFollower(options, this.read, (f) => this.forget(f));
+    const set = this.followers.get(follower.runId) ?? new Set();
+    set.add(follower);
+    this.followers.set(follower.runId, set);
+    try {
+      await this.start();
+    } catch (error) {
+      follower.close();
+      throw error;
+    }
+    follower.wake(); // what was recorded before LISTEN was active
+    return { close: async () => follower.close() };
+  }
+
+  async watchRuns(options: WatchRunsOptions): Promise<Subscription> {
+    this.watchers.add(options);
+    try {
+      await this.start();
+    } catch (error) {
+      this.watchers.delete(options);
+      throw error;
+    }
+    return { close: async () => void this.watchers.delete(options) };
+  }
+
+  async stop(): Promise<void> {
+    for (const set of this.followers.values()) for (const follower of set) follower.close();
+    this.watchers.clear();
+    if (this.started) await this.source.stop();
+  }
+
+  private start(): Promise<void> {
+    this.started ??= this.source
+      .start({
+        onNotify: (payload) => this.notified(parseNotification(payload)),
+        onListening: (reconnected) => {
+          if (!reconnected) return;
+          for (const set of this.followers.values()) for (const follower of set) follower.wake();
+          for (const watcher of this.watchers) watcher.onResync?.();
+        },
+        onError: (error) => this.reportError(error),
+      })
+      .catch((error) => {
+        this.started = undefined;
+        throw error;
+      });
+    return this.started;
+  }
+
+  private notified(change: RunChange | undefined): void {
+    if (!change) return;
+    for (const follower of this.followers.get(change.runId) ?? []) follower.wake(change.lastSeq);
+    for (const watcher of this.watchers) {
+      try {
+        watcher.onChange(change);
+      } catch (error) {
+        watcher.onError?.(error);
+      }
+    }
+  }
+
+  private reportError(error: unknown): void {
+    for (const set of this.followers.values()) for (const follower of set) follower.reportError(error);
+    for (const watcher of this.watchers) watcher.onError?.(error);
+  }
+
+  private forget(follower: RunFollower): void {
+    const set = this.followers.get(follower.runId);
+    set?.delete(follower);
+    if (set?.size === 0) this.followers.delete(follower.runId);
+  }
+}

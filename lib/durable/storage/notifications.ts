@@ -1,0 +1,82 @@
+/**
+ * Live notifications: each append announces its run and new last sequence number on ONE channel,
+ * `gnl_events`, with the payload `<lastSeq>:<runId>` (at most ~2 KB: runIds are 512 characters; the
+ * NOTIFY limit is 8000 bytes). A notification is only a wake-up: subscribers read the events from the
+ * journal after the sequence number they have, so a lost notification delays an event, never loses it.
+ *
+ * Where the NOTIFY is sent matters on Postgres: a NOTIFY inside an append's transaction takes the
+ * server's global notify lock until that commit is flushed, so commits of ALL runs queue behind each
+ * other. PostgresStorage therefore sends it after the append committed, from a CoalescingNotifier on
+ * its side session, never awaited by the append. PGlite has one connection and no concurrent commits:
+ * there the NOTIFY rides inside the append statement. bench/notify.ts measures both ways.
+ */
+import type { RunChange } from '../internal';
+
+export const NOTIFY_CHANNEL = 'gnl_events';
+
+/** How a storage's appends announce themselves. */
+export type Announcer = { mode: 'in-statement' } | { mode: 'after-commit'; announce(runId: string, lastSeq: number): void };
+
+export function notificationPayload(runId: string, lastSeq: number): string {
+  return `${lastSeq}:${runId}`;
+}
+
+export function parseNotification(payload: string): RunChange | undefined {
+  const colon = payload.indexOf(':');
+  const lastSeq = Number(payload.slice(0, colon));
+  if (colon < 1 || !Number.isSafeInteger(lastSeq)) return undefined;
+  return { runId: payload.slice(colon + 1), lastSeq };
+}
+
+/**
+ * Sends after-commit notifications without making anyone wait: at most one NOTIFY statement is in
+ * flight; appends that commit meanwhile are coalesced into the next one (one payload per run, its
+ * highest sequence number). A failed send is reported and dropped: subscribers catch up by reading.
+ */
+export class CoalescingNotifier {
+  private readonly waiting = new Map<string, number>();
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    /** Sends one NOTIFY per payload, in one statement. */
+    private readonly send: (payloads: string[]) => Promise<void>,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  announce(runId: string, lastSeq: number): void {
+    if ((this.waiting.get(runId) ?? 0) < lastSeq) this.waiting.set(runId, lastSeq);
+    this.flushing ??= this.flush();
+  }
+
+  /** Resolves when every announcement so far was sent (or dropped). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.waiting.size > 0) {
+        const payloads = [...this.waiting].map(([runId, lastSeq]) => notificationPayload(runId, lastSeq));
+        this.waiting.clear();
+        await this.send(payloads).catch(this.onError);
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+}
+
+/** Where notifications are heard: one LISTEN per storage, shared by all its subscriptions. */
+export interface NotificationSource {
+  /** Starts listening; resolves once the first LISTEN is active. */
+  start(handlers: NotificationHandlers): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface NotificationHandlers {
+  onNotify(payload: string): void;
+  /** LISTEN is active: first at start, then after every reconnect (`reconnected: true`; notifications in between are lost). */
+  onListening(reconnected: boolean): void;
+  /** The connection was lost (a reconnect follows) or a reconnect failed (another follows). */
+  onError(error: unknown): void;
+}
