@@ -1,8 +1,10 @@
 /**
  * Wraps a tool's execute so that every call is journaled and nothing recorded runs twice:
  * - a recorded result (or error) is returned (or thrown) as recorded, and execute is not called;
- * - otherwise `tool-call-start` is made durable BEFORE execute begins (so a crash at any later
- *   point leaves evidence that the work may have happened), then the output or error is recorded.
+ * - otherwise, for a side effect, `tool-call-start` is made durable BEFORE execute begins (so a crash
+ *   at any later point leaves evidence that the work may have happened), then the output or error is
+ *   recorded. A read-only call is safe to run again, so it records only its end (or error), carrying
+ *   its input and start time: one append per read-only call.
  * Whether a call may run at all (approvals, unknown outcomes) was decided by the tool gate.
  */
 import type { Tool, ToolExecutionOptions } from 'ai';
@@ -35,8 +37,10 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       if (op?.result) return replay({ session, op, toolCallId, toolName });
 
       const attempt = (op?.attempts ?? 0) + 1;
+      const sideEffect = options.sideEffect === true;
       const work = (async () => {
-        await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect: options.sideEffect === true });
+        if (sideEffect) await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect });
+        const unstarted = sideEffect ? {} : { input, startedAt: new Date().toISOString() };
         const startedAt = performance.now();
         const elapsed = () => Math.round((performance.now() - startedAt) * 10) / 10;
         let output: unknown;
@@ -47,6 +51,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
           // read-only tool is run again on resume, a side effect follows the unknown-outcome rule.
           await session.append({
             type: 'tool-call-error',
+            ...unstarted,
             toolCallId,
             toolName,
             idempotencyKey: key,
@@ -58,7 +63,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
           session.failure ??= new ToolCallFailedError({ runId: session.runId, toolCallId, toolName, attempt, cause: error });
           throw error;
         }
-        const end = { toolCallId, toolName, idempotencyKey: key, attempt, output, durationMs: elapsed(), source: 'executed' as const };
+        const end = { ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, output, durationMs: elapsed(), source: 'executed' as const };
         try {
           await session.append({ type: 'tool-call-end', ...end });
         } catch (error) {
@@ -67,6 +72,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
           const cause = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
           await session.append({
             type: 'tool-call-error',
+            ...unstarted,
             toolCallId,
             toolName,
             idempotencyKey: key,

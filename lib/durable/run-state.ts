@@ -94,8 +94,10 @@ export class RunState {
       }
       case 'tool-call-end':
       case 'tool-call-error': {
-        const op = this.operations.get(event.idempotencyKey);
-        if (!op) return;
+        // A read-only call records no start (running it again is safe): its end or error carries the input.
+        const op = this.operations.get(event.idempotencyKey) ?? unstartedOperation(event);
+        this.operations.set(event.idempotencyKey, op);
+        op.attempts = Math.max(op.attempts, event.attempt);
         op.toolCallIds.add(event.toolCallId);
         this.keyOfCall.set(event.toolCallId, event.idempotencyKey);
         if (event.type === 'tool-call-error' && event.retryable) {
@@ -132,4 +134,18 @@ export class RunState {
         return;
     }
   }
+}
+
+function unstartedOperation(event: Extract<RecordedEvent, { type: 'tool-call-end' | 'tool-call-error' }>): ToolOperation {
+  const { input } = event as { input?: unknown };
+  return {
+    idempotencyKey: event.idempotencyKey,
+    toolName: event.toolName,
+    toolCallIds: new Set(),
+    firstToolCallId: event.toolCallId,
+    input,
+    sideEffect: false,
+    attempts: event.attempt,
+    inFlight: false,
+  };
 }

@@ -96,8 +96,12 @@ describeEachJournal('tool calls', (target) => {
     expect(executions).toBe(2);
     expect(second.calls()).toBe(1); // step 0 replayed, only the step after the tool
     expect(JSON.stringify(second.prompts.at(-1))).toContain('results for x');
-    const starts = (await journal.events(runId)).filter((e) => e.type === 'tool-call-start');
-    expect(starts.map((e) => e.type === 'tool-call-start' && e.attempt)).toEqual([1, 2]);
+    // A read-only call records no start: its error and then its end carry the attempts.
+    const outcomes = (await journal.events(runId)).filter((e) => e.type === 'tool-call-error' || e.type === 'tool-call-end');
+    expect(outcomes.map((e) => [e.type, 'attempt' in e && e.attempt])).toEqual([
+      ['tool-call-error', 1],
+      ['tool-call-end', 2],
+    ]);
   });
 
   it('a side-effecting tool that throws after it may have acted follows the unknown-outcome rule', async () => {
