@@ -2,7 +2,14 @@ import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: [
+      // The docs' examples import the core by its package name (packages/durable); here that name is the source.
+      { find: /^@gnldev\/durable$/, replacement: path.resolve(import.meta.dirname, 'lib/durable/index.ts') },
+      { find: /^@gnldev\/durable\/(storage|postgres)$/, replacement: path.resolve(import.meta.dirname, 'lib/durable/storage/index.ts') },
+      { find: '@', replacement: path.resolve(import.meta.dirname) },
+    ],
+  },
   test: {
     include: ['lib/**/*.test.ts', 'db/**/*.test.ts', 'e2e/crash/**/*.test.ts', 'tests/**/*.test.ts', 'packages/**/*.test.ts', 'docs/**/*.test.ts'],
     testTimeout: 60_000,
