@@ -1,0 +1,14 @@
+/**
+ * The agents this deployment runs, by name. A run records its agent's name; whoever resumes it (the
+ * Studio's server, a worker, the CLI) finds the agent here. One file per agent in this folder; list
+ * each one below.
+ */
+import { createAgentRegistry } from '@/lib/agents';
+import { support } from './support';
+
+export const registry = createAgentRegistry([support]);
+
+/** The agent registered under `name`; UnknownAgentError naming the known ones otherwise. */
+export const getAgent = registry.getAgent;
+/** Every registered agent, sorted by name. */
+export const listAgents = registry.listAgents;

@@ -1,0 +1,121 @@
+/**
+ * defineAgent: an agent is a name plus what runDurable needs to run it (model, tools, system prompt,
+ * stop condition and any other generateText setting). The name is what a run records, so that any
+ * process can find the same agent to resume it (`agents/index.ts` lists them); the version says
+ * whether the definition still matches what a run was started with.
+ */
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { gateway, type LanguageModel, type ToolSet } from 'ai';
+import { z } from 'zod';
+import type { RunDurableOptions } from '@/lib/durable';
+import { type AgentFingerprint, agentFingerprint, versionOf } from './agent-version';
+import { AgentDefinitionError } from './errors';
+import { problemsOf } from './problems';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * What an agent fixes itself (model, tools, system), what each run supplies (runId, journal, prompt or
+ * messages), and `instructions`, which the journal does not record (use `system`): none are settings.
+ */
+export type NotAgentSettings = 'runId' | 'journal' | 'agent' | 'prompt' | 'messages' | 'model' | 'tools' | 'system' | 'instructions';
+
+/** The other runDurable / generateText settings an agent may fix: stopWhen, temperature, maxOutputTokens, toolChoice, prepareStep, providerOptions, callbacks… */
+export type AgentSettings<TOOLS extends ToolSet> = DistributiveOmit<RunDurableOptions<TOOLS>, NotAgentSettings>;
+
+export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
+  /** Lower-case letters, digits and dashes, starting with a letter, at most 64 characters: it goes in runs, URLs and command lines. */
+  name: string;
+  /** One line for people (the Studio, `gnl` listings). */
+  description?: string;
+  /**
+   * The model, or a function that returns it. A function is called once, on first use: choose a
+   * provider from the environment there, so that importing the agent reads nothing and throws nothing.
+   */
+  model: LanguageModel | (() => LanguageModel);
+  tools: TOOLS;
+  /** The system prompt. Part of the version: a run started with one prompt does not resume with another. */
+  system?: string;
+};
+
+export interface Agent<TOOLS extends ToolSet = ToolSet> {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly tools: TOOLS;
+  readonly system: string | undefined;
+  /** The model (a function given to defineAgent is called on first read). */
+  readonly model: LanguageModelV4;
+  /** The other runDurable settings, passed on every run. */
+  readonly settings: AgentSettings<TOOLS>;
+  /** What the version is computed from: tool names and input-schema hashes, model provider and id, system prompt. */
+  readonly fingerprint: AgentFingerprint;
+  /** 16 hex characters; equal definitions have equal versions in every process. */
+  readonly version: string;
+}
+
+const AGENT = Symbol.for('gnl.agent');
+
+export const AGENT_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+/** Tool names every provider accepts. */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+const definitionSchema = z.object({
+  name: z.string().regex(AGENT_NAME, 'must be lower-case letters, digits and dashes, starting with a letter, at most 64 characters'),
+  description: z.string().optional(),
+  model: z.custom<LanguageModel | (() => LanguageModel)>(
+    (m) => typeof m === 'string' || typeof m === 'function' || (typeof m === 'object' && m !== null && 'doGenerate' in m),
+    'must be a language model, a model id, or a function returning one',
+  ),
+  tools: z.record(
+    z.string().regex(TOOL_NAME, 'tool names are 1 to 64 letters, digits, _ or -'),
+    z.custom<object>((t) => typeof t === 'object' && t !== null && 'inputSchema' in t, 'must be a tool (from ai tool() or gnlTool())'),
+  ),
+  system: z.string().optional(),
+  instructions: z.undefined({ error: 'the journal records `system`, not `instructions`: use system' }).optional(),
+});
+
+export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
+  const parsed = definitionSchema.safeParse(definition);
+  if (!parsed.success) {
+    const name = typeof (definition as { name?: unknown }).name === 'string' ? ` "${(definition as { name: string }).name}"` : '';
+    throw new AgentDefinitionError({ what: `defineAgent${name}`, problems: problemsOf(parsed.error) });
+  }
+  const { name, description, model, tools, system, ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
+  let resolved: LanguageModelV4 | undefined;
+  let fingerprint: AgentFingerprint | undefined;
+  const agent = {
+    [AGENT]: true,
+    name,
+    description,
+    tools,
+    system,
+    settings: Object.freeze(settings) as unknown as AgentSettings<TOOLS>,
+    get model() {
+      resolved ??= resolveModel(typeof model === 'function' ? model() : model);
+      return resolved;
+    },
+    get fingerprint() {
+      fingerprint ??= agentFingerprint({ model: agent.model, system, tools });
+      return fingerprint;
+    },
+    get version() {
+      return versionOf(agent.fingerprint);
+    },
+  };
+  return Object.freeze(agent) as Agent<TOOLS>;
+}
+
+export function isAgent(value: unknown): value is Agent {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGENT] === true;
+}
+
+/**
+ * A model id resolves as runDurable resolves it (the global default provider, else the gateway), so
+ * the fingerprint names the provider and model id the journal records. Mirrors the core's
+ * resolve-model.ts, which is not public.
+ */
+function resolveModel(model: LanguageModel): LanguageModelV4 {
+  if (typeof model !== 'string') return model as LanguageModelV4;
+  const provider = (globalThis as { AI_SDK_DEFAULT_PROVIDER?: { languageModel(id: string): LanguageModelV4 } }).AI_SDK_DEFAULT_PROVIDER ?? gateway;
+  return provider.languageModel(model) as LanguageModelV4;
+}

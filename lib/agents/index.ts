@@ -1,0 +1,9 @@
+/**
+ * The agent layer's public surface: define agents, list them in a registry, run one durably.
+ * Sits on the runtime core (`@/lib/durable`) and nothing else of GNL.
+ */
+export { defineAgent, isAgent, AGENT_NAME, type Agent, type AgentDefinition, type AgentSettings } from './define-agent';
+export type { AgentFingerprint } from './agent-version';
+export { createAgentRegistry, type AgentRegistry } from './registry';
+export { runAgent, agentInputSchema, type AgentInput, type RunAgentOptions } from './run-agent';
+export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';

@@ -1,0 +1,77 @@
+/**
+ * runAgent: runDurable with an agent's definition. The run records the agent's name in its start
+ * input (beside the prompt or messages, system, model and tool schemas), so a later call with a
+ * changed agent is refused by runDurable with RunDivergedError naming each changed field, instead of
+ * replaying a history the new definition would not have written.
+ *
+ * Input is checked here, at the edge, before anything touches the journal: a bad request is an
+ * AgentInputError listing every problem.
+ */
+import { type ModelMessage, modelMessageSchema, type ToolSet } from 'ai';
+import { z } from 'zod';
+import { assertValidRunId, type DurableResult, type Journal, type RunDurableOptions, runDurable } from '@/lib/durable';
+import { type Agent, type AgentSettings, isAgent, type NotAgentSettings } from './define-agent';
+import { AgentInputError } from './errors';
+import { problemsOf } from './problems';
+
+/** What a run is asked: one prompt, or a conversation so far. Recorded in the run's start input. */
+export type AgentInput = { prompt: string } | { messages: ModelMessage[] };
+
+export type RunAgentOptions<TOOLS extends ToolSet> = Partial<AgentSettings<TOOLS>> & {
+  agent: Agent<TOOLS>;
+  /** Names the job: the first attempt and every resume pass the same runId (1 to 512 printable characters). */
+  runId: string;
+  input: AgentInput;
+  journal: Journal;
+};
+
+const notBlank = (what: string) => z.string().refine((s) => s.trim().length > 0, `${what} must not be empty`);
+
+export const agentInputSchema = z.union(
+  [z.strictObject({ prompt: notBlank('the prompt') }), z.strictObject({ messages: z.array(modelMessageSchema).min(1, 'messages must not be empty') })],
+  { error: 'input must be { prompt: string } or { messages: ModelMessage[] }' },
+);
+
+const runIdSchema = z.string({ error: 'runId must be a string' }).superRefine((runId, ctx) => {
+  try {
+    assertValidRunId(runId);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+});
+
+const requestSchema = z.object({
+  agent: z.custom<Agent>(isAgent, 'agent must be an Agent made by defineAgent'),
+  runId: runIdSchema,
+  input: agentInputSchema,
+  journal: z.custom<Journal>((j) => typeof j === 'object' && j !== null && typeof (j as Journal).hold === 'function', 'journal must be a Journal'),
+});
+
+const AGENT_OWNED: readonly NotAgentSettings[] = ['agent', 'prompt', 'messages', 'model', 'tools', 'system', 'instructions'];
+
+/** Validates a runAgent request; AgentInputError lists every problem. */
+export function parseRunAgentRequest(options: Record<string, unknown>): void {
+  const problems: string[] = [];
+  const parsed = requestSchema.safeParse(options);
+  if (!parsed.success) problems.push(...problemsOf(parsed.error));
+  for (const key of AGENT_OWNED) {
+    if (key !== 'agent' && options[key] !== undefined) problems.push(`${key}: belongs to the agent definition or the input; runAgent does not take it`);
+  }
+  if (problems.length > 0) throw new AgentInputError({ what: 'runAgent refused the request', problems });
+}
+
+export async function runAgent<TOOLS extends ToolSet>(options: RunAgentOptions<TOOLS>): Promise<DurableResult<TOOLS>> {
+  parseRunAgentRequest(options as Record<string, unknown>);
+  const { agent, runId, input, journal, ...overrides } = options;
+  return runDurable({
+    ...agent.settings,
+    ...overrides,
+    runId,
+    journal,
+    ...input,
+    agent: agent.name,
+    model: agent.model,
+    tools: agent.tools,
+    ...(agent.system !== undefined ? { system: agent.system } : {}),
+  } as unknown as RunDurableOptions<TOOLS>);
+}

@@ -1,0 +1,31 @@
+/**
+ * The demo's settings from the environment, read when needed (never at import, never throwing for a
+ * missing variable):
+ *   GNL_DEMO_SERVICE_URL   where the tools find the outside service (default http://127.0.0.1:4010)
+ *   GNL_DEMO_SERVICE_PORT  the port `npm run demo:service` listens on (default 4010)
+ *   GNL_DEMO_CHECKS        "0" / "off" / "false": issueRefund and sendEmail get no `check`, so a crash
+ *                          after their call blocks the run until an operator resolves it (default on)
+ *   GNL_DEMO_CRASH_AT      a crash point for the whole process (crash-points.ts)
+ *   GNL_MODEL, OPENAI_API_KEY, ANTHROPIC_API_KEY   the model (demo-model.ts)
+ */
+import { DEFAULT_SERVICE_PORT } from './outside-service';
+
+export const SERVICE_URL_ENV = 'GNL_DEMO_SERVICE_URL';
+export const SERVICE_PORT_ENV = 'GNL_DEMO_SERVICE_PORT';
+export const CHECKS_ENV = 'GNL_DEMO_CHECKS';
+
+export function demoServiceUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env[SERVICE_URL_ENV] || `http://127.0.0.1:${DEFAULT_SERVICE_PORT}`;
+}
+
+export function demoServicePort(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[SERVICE_PORT_ENV];
+  if (raw === undefined || raw === '') return DEFAULT_SERVICE_PORT;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new TypeError(`${SERVICE_PORT_ENV}="${raw}" is not a port number (0 to 65535).`);
+  return port;
+}
+
+export function demoChecks(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !['0', 'off', 'false', 'no'].includes((env[CHECKS_ENV] ?? '').trim().toLowerCase());
+}

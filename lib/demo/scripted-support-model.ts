@@ -1,0 +1,73 @@
+/**
+ * A deterministic language model for the demo: a real LanguageModelV4 whose every answer comes from
+ * nextSupportAction (support-script.ts), i.e. from the conversation it is given. No API key, no
+ * network; equal prompts get equal answers, in any process.
+ */
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
+import { nextSupportAction } from './support-script';
+
+export const SCRIPTED_PROVIDER = 'gnl-demo';
+export const SCRIPTED_MODEL_ID = 'scripted-support-v1';
+
+export class ScriptedSupportModel implements LanguageModelV4 {
+  readonly specificationVersion = 'v4';
+  readonly provider = SCRIPTED_PROVIDER;
+  readonly modelId = SCRIPTED_MODEL_ID;
+  readonly supportedUrls: Record<string, RegExp[]> = {};
+
+  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
+    const action = nextSupportAction(options.prompt);
+    const turn = options.prompt.filter((m) => m.role === 'assistant').length;
+    const content: LanguageModelV4Content[] =
+      'text' in action
+        ? [{ type: 'text', text: action.text }]
+        : [{ type: 'tool-call', toolCallId: `call-${turn}-${action.toolName}`, toolName: action.toolName, input: JSON.stringify(action.input) }];
+    return {
+      content,
+      finishReason: { unified: 'text' in action ? 'stop' : 'tool-calls', raw: undefined },
+      usage: usageOf(JSON.stringify(options.prompt), JSON.stringify(content)),
+      warnings: [],
+      response: { id: `scripted-${turn}`, timestamp: new Date(), modelId: this.modelId },
+    };
+  }
+
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+    const result = await this.doGenerate(options);
+    const parts: LanguageModelV4StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', ...result.response },
+    ];
+    for (const part of result.content) {
+      if (part.type === 'text')
+        parts.push({ type: 'text-start', id: 'text' }, { type: 'text-delta', id: 'text', delta: part.text }, { type: 'text-end', id: 'text' });
+      else parts.push(part as LanguageModelV4StreamPart);
+    }
+    parts.push({ type: 'finish', usage: result.usage, finishReason: result.finishReason });
+    return {
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  }
+}
+
+/** About four characters a token, like the real ones. */
+function usageOf(input: string, output: string): LanguageModelV4Usage {
+  const inputTokens = Math.ceil(input.length / 4);
+  const outputTokens = Math.ceil(output.length / 4);
+  return {
+    inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The support agent's tools. Each calls the outside service over HTTP; the three that change
+ * something send runDurable's `options.idempotencyKey` as the Idempotency-Key header, so the service
+ * can tell a repeat from new work. How each side effect is settled after a crash differs on purpose,
+ * to show the three ways:
+ *   lookupCustomer  read-only: journaled, run again freely on resume;
+ *   createTicket    idempotency 'args' (the same ticket asked twice is one ticket) and retrySafe: the
+ *                   service deduplicates by key, so an unknown outcome is simply sent again;
+ *   issueRefund     needs a person's approval; `check` asks the service by key after an unknown outcome;
+ *   sendEmail       `check` too.
+ * With `checks: false` issueRefund and sendEmail have no check: an unknown outcome blocks the run.
+ */
+import { tool } from 'ai';
+import { z } from 'zod';
+import { type CheckResult, gnlTool } from '@/lib/durable';
+import { armedCrashPoint, type CrashPoint, crashIfArmed } from './crash-points';
+import { demoServiceUrl } from './demo-config';
+import { type OperationResult, type ResultOf, serviceClient } from './service-client';
+import type { Customer, Email, OperationKind, Refund, Ticket } from './service-store';
+
+export interface SupportToolsOptions {
+  /** The outside service's base URL. Default: GNL_DEMO_SERVICE_URL, else http://127.0.0.1:4010, read each time a tool runs. */
+  serviceUrl?: string;
+  /** Give issueRefund and sendEmail a `check` that asks the service by key. Default true. */
+  checks?: boolean;
+}
+
+export type LookupOutput = { found: true; customer: Customer } | { found: false; customerId: string };
+export type Performed<K extends string, T> = ({ ok: true } & Record<K, T>) | { ok: false; refused: string };
+export type TicketOutput = Performed<'ticket', Ticket>;
+export type RefundOutput = Performed<'refund', Refund>;
+export type EmailOutput = Performed<'email', Email>;
+
+export const lookupCustomerInput = z.object({ customerId: z.string().describe('The customer id, e.g. c_42') });
+export const createTicketInput = z.object({
+  customerId: z.string(),
+  subject: z.string().describe('One line'),
+  message: z.string().describe("The customer's request, as they wrote it"),
+});
+export const issueRefundInput = z.object({
+  customerId: z.string(),
+  orderId: z.string(),
+  amount: z.number().positive().describe('In the order currency, at most the order total'),
+  ticketId: z.string().optional(),
+});
+export const sendEmailInput = z.object({ to: z.string().describe('Email address'), subject: z.string(), body: z.string(), ticketId: z.string().optional() });
+
+export function supportTools(options: SupportToolsOptions = {}) {
+  const client = () => serviceClient(options.serviceUrl ?? demoServiceUrl());
+  const checks = options.checks ?? true;
+
+  /** POSTs under the call's key; SIGKILLs this process right after a fresh performance if `point` is armed. */
+  async function perform<K extends OperationKind>(kind: K, body: object, key: string | undefined, point: CrashPoint) {
+    const armed = armedCrashPoint(); // a bad GNL_DEMO_CRASH_AT throws here, before anything is sent
+    const answer = await client().perform(kind, body, key);
+    if (answer.status === 'performed' && !answer.replayed) crashIfArmed(point, armed);
+    return answer;
+  }
+  /** A gnlTool check: has the service performed anything under this key? */
+  function checkByKey<K extends OperationKind, OUT>(kind: K, wrap: (result: ResultOf<K>) => OUT) {
+    return async ({ idempotencyKey }: { idempotencyKey: string }): Promise<CheckResult<OUT>> => {
+      const found = await client().findByKey(kind, idempotencyKey);
+      return found ? { done: true, output: wrap(found) } : { done: false };
+    };
+  }
+
+  const lookupCustomer = tool({
+    description: 'Look up a customer and their orders by customer id. Read-only.',
+    inputSchema: lookupCustomerInput,
+    execute: async ({ customerId }): Promise<LookupOutput> => {
+      const customer = await client().lookupCustomer(customerId);
+      return customer ? { found: true, customer } : { found: false, customerId };
+    },
+  });
+
+  const createTicket = gnlTool(
+    tool({
+      description: "Open a support ticket for the customer's request. Do this once per request, before acting on it.",
+      inputSchema: createTicketInput,
+      execute: async (input, { idempotencyKey }): Promise<TicketOutput> => {
+        const answer = await perform('tickets', input, idempotencyKey, 'after-ticket-created');
+        return outcome(answer, (ticket) => ({ ok: true, ticket }));
+      },
+    }),
+    { sideEffect: true, idempotency: 'args', retrySafe: true },
+  );
+
+  const issueRefund = gnlTool(
+    tool({
+      description: 'Refund an amount of one of the customer’s orders. A person approves every refund before it is issued.',
+      inputSchema: issueRefundInput,
+      execute: async (input, { idempotencyKey }): Promise<RefundOutput> => {
+        const answer = await perform('refunds', input, idempotencyKey, 'after-refund-answered');
+        return outcome(answer, (refund) => ({ ok: true, refund }));
+      },
+    }),
+    {
+      sideEffect: true,
+      needsApproval: true,
+      ...(checks ? { check: checkByKey('refunds', (refund): RefundOutput => ({ ok: true, refund })) } : {}),
+    },
+  );
+
+  const sendEmail = gnlTool(
+    tool({
+      description: 'Send an email to the customer.',
+      inputSchema: sendEmailInput,
+      execute: async (input, { idempotencyKey }): Promise<EmailOutput> => {
+        const answer = await perform('emails', input, idempotencyKey, 'after-email-sent');
+        return outcome(answer, (email) => ({ ok: true, email }));
+      },
+    }),
+    { sideEffect: true, ...(checks ? { check: checkByKey('emails', (email): EmailOutput => ({ ok: true, email })) } : {}) },
+  );
+
+  return { lookupCustomer, createTicket, issueRefund, sendEmail };
+}
+
+export type SupportTools = ReturnType<typeof supportTools>;
+
+function outcome<T, OUT>(answer: OperationResult<T>, wrap: (result: T) => OUT): OUT | { ok: false; refused: string } {
+  return answer.status === 'performed' ? wrap(answer.result) : { ok: false, refused: answer.reason };
+}
