@@ -66,10 +66,16 @@ const definitionSchema = z.object({
     (m) => typeof m === 'string' || typeof m === 'function' || (typeof m === 'object' && m !== null && 'doGenerate' in m),
     'must be a language model, a model id, or a function returning one',
   ),
-  tools: z.record(
-    z.string().regex(TOOL_NAME, 'tool names are 1 to 64 letters, digits, _ or -'),
-    z.custom<object>((t) => typeof t === 'object' && t !== null && 'inputSchema' in t, 'must be a tool (from ai tool() or gnlTool())'),
-  ),
+  tools: z
+    .record(
+      z.string(),
+      z.custom<object>((t) => typeof t === 'object' && t !== null && 'inputSchema' in t, 'must be a tool (from ai tool() or gnlTool())'),
+    )
+    .superRefine((tools, ctx) => {
+      for (const name of Object.keys(tools)) {
+        if (!TOOL_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'tool names are 1 to 64 letters, digits, _ or -' });
+      }
+    }),
   system: z.string().optional(),
   instructions: z.undefined({ error: 'the journal records `system`, not `instructions`: use system' }).optional(),
 });
