@@ -1,4 +1,4 @@
-import { stepCountIs, tool } from 'ai';
+import { stepCountIs, type ToolSet, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '@/tests/support/scripted-model';
@@ -7,7 +7,7 @@ import { AgentDefinitionError, defineAgent } from './index';
 const lookup = tool({ inputSchema: z.object({ orderId: z.string() }), execute: async () => ({}) });
 const refund = tool({ inputSchema: z.object({ orderId: z.string(), amount: z.number() }), execute: async () => ({}) });
 
-function agentWith(change: { model?: ReturnType<typeof scriptedModel>['model']; tools?: Record<string, typeof lookup>; system?: string } = {}) {
+function agentWith(change: { model?: ReturnType<typeof scriptedModel>['model']; tools?: ToolSet; system?: string } = {}) {
   return defineAgent({
     name: 'refunds',
     model: change.model ?? scriptedModel(() => ({ text: 'x' })).model,
