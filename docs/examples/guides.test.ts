@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Journal,
+  RunDivergedError,
   runDurable,
   SideEffectRetryBlockedError,
   ToolCallFailedError,
@@ -140,6 +141,29 @@ describe('guide: resume a generateText agent after a crash (control group: plain
 });
 
 describeEachJournal('guide: resume a generateText agent after a crash', (target) => {
+  const opened = target.open();
+
+  it('a runId names one job: the same runId with another prompt is refused with RunDivergedError, naming what differs', async () => {
+    const { journal } = opened;
+    const ticketId = uniqueRunId('t');
+    const request = (amount: number) =>
+      handleRefundRequest({
+        journal,
+        model: worldModel({
+          worldUrl: world.url,
+          agent: 'identity',
+          script: refundScript({ orderId: ticketId, amount }),
+        }),
+        psp: `${world.url}/psp`,
+        ticketId,
+        message: `Refund ${amount} for order ${ticketId}`,
+      });
+    expect(await request(40)).toMatchObject({ status: 'done' });
+    const other = await request(41).catch((e: unknown) => e);
+    expect(RunDivergedError.isInstance(other)).toBe(true);
+    expect((other as RunDivergedError).differences.map((d) => d.field)).toEqual(['prompt']);
+  });
+
   it('runDurable: the retry continues at the step the crash interrupted; one ticket, one email, no recorded step asked again', async () => {
     const shared = journalFor(target);
     try {

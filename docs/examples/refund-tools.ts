@@ -35,7 +35,7 @@ export function refundTool(pspUrl: string, { timeoutMs = 10_000 } = {}) {
 type Options = { timeoutMs?: number };
 
 // #region side-effect
-// A finished refund is never executed again; a started one with no recorded outcome is never re-run on a guess.
+// Finished: never executed again. Started with no recorded outcome: never re-run on a guess.
 export const refundOnce = (psp: string, o?: Options) =>
   gnlTool(refundTool(psp, o), { sideEffect: true });
 // #endregion
@@ -68,28 +68,27 @@ export const refundChecked = (psp: string, o?: Options) =>
 // #endregion
 
 // #region resolve
-// An operator found the refund in the PSP's dashboard (or found none) and tells the journal.
+// A person looked the key up in the PSP's dashboard and found the refund, or found none.
 export async function settleRefund(
   journal: Journal,
   blocked: { runId: string; toolCallId: string },
   found: Refund | undefined,
   by: string,
 ) {
+  const { runId, toolCallId } = blocked;
   if (found) {
+    const reason = `PSP shows ${found.refundId}`;
     await journal.resolveSideEffect({
-      ...blocked,
+      runId,
+      toolCallId,
       outcome: 'done',
       output: found,
       by,
-      reason: `PSP shows ${found.refundId}`,
+      reason,
     });
   } else {
-    await journal.resolveSideEffect({
-      ...blocked,
-      outcome: 'not-done',
-      by,
-      reason: 'no refund at the PSP under this key',
-    });
+    const reason = 'no refund at the PSP under this key';
+    await journal.resolveSideEffect({ runId, toolCallId, outcome: 'not-done', by, reason });
   }
 }
 // #endregion
