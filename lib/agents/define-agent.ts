@@ -38,7 +38,8 @@ export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
   system?: string;
 };
 
-export interface Agent<TOOLS extends ToolSet = ToolSet> {
+/** `Agent` without a type argument is any agent: a registry holds agents of different tool sets. */
+export interface Agent<TOOLS extends ToolSet = any> {
   readonly name: string;
   readonly description: string | undefined;
   readonly tools: TOOLS;

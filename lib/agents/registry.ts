@@ -17,7 +17,7 @@ export interface AgentRegistry {
 
 const nameSchema = z.string({ error: 'an agent name must be a string' }).min(1, 'an agent name must not be empty');
 
-export function createAgentRegistry(agents: readonly Agent<any>[]): AgentRegistry {
+export function createAgentRegistry(agents: readonly Agent[]): AgentRegistry {
   const byName = new Map<string, Agent>();
   const problems: string[] = [];
   agents.forEach((agent, index) => {
