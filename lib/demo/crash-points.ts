@@ -15,6 +15,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
+import type { Env } from './demo-config';
 
 export const CRASH_POINTS = ['after-ticket-created', 'after-refund-answered', 'after-email-sent'] as const;
 
@@ -39,7 +40,7 @@ export function withCrashPoint<T>(crashAt: CrashPoint | undefined, fn: () => T):
 }
 
 /** The crash point armed here: the invocation's (withCrashPoint), else GNL_DEMO_CRASH_AT, else none. A bad value throws, naming the valid ones. */
-export function armedCrashPoint(env: NodeJS.ProcessEnv = process.env): CrashPoint | undefined {
+export function armedCrashPoint(env: Env = process.env): CrashPoint | undefined {
   const scoped = current.getStore();
   if (scoped) return scoped.crashAt;
   const raw = env[CRASH_AT_ENV];

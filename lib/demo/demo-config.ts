@@ -10,15 +10,18 @@
  */
 import { DEFAULT_SERVICE_PORT } from './outside-service';
 
+/** An environment: process.env, or a plain object in tests. */
+export type Env = Record<string, string | undefined>;
+
 export const SERVICE_URL_ENV = 'GNL_DEMO_SERVICE_URL';
 export const SERVICE_PORT_ENV = 'GNL_DEMO_SERVICE_PORT';
 export const CHECKS_ENV = 'GNL_DEMO_CHECKS';
 
-export function demoServiceUrl(env: NodeJS.ProcessEnv = process.env): string {
+export function demoServiceUrl(env: Env = process.env): string {
   return env[SERVICE_URL_ENV] || `http://127.0.0.1:${DEFAULT_SERVICE_PORT}`;
 }
 
-export function demoServicePort(env: NodeJS.ProcessEnv = process.env): number {
+export function demoServicePort(env: Env = process.env): number {
   const raw = env[SERVICE_PORT_ENV];
   if (raw === undefined || raw === '') return DEFAULT_SERVICE_PORT;
   const port = Number(raw);
@@ -26,6 +29,6 @@ export function demoServicePort(env: NodeJS.ProcessEnv = process.env): number {
   return port;
 }
 
-export function demoChecks(env: NodeJS.ProcessEnv = process.env): boolean {
+export function demoChecks(env: Env = process.env): boolean {
   return !['0', 'off', 'false', 'no'].includes((env[CHECKS_ENV] ?? '').trim().toLowerCase());
 }

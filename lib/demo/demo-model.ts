@@ -9,6 +9,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { Env } from './demo-config';
 import { SCRIPTED_MODEL_ID, SCRIPTED_PROVIDER, ScriptedSupportModel } from './scripted-support-model';
 
 export const MODEL_ENV = 'GNL_MODEL';
@@ -22,7 +23,7 @@ export type DemoModelInfo =
   /** A real provider, through the AI SDK's provider package. */
   | { kind: 'provider'; provider: RealProvider; modelId: string };
 
-export function demoModelInfo(env: NodeJS.ProcessEnv = process.env): DemoModelInfo {
+export function demoModelInfo(env: Env = process.env): DemoModelInfo {
   const scripted = (reason: string): DemoModelInfo => ({ kind: 'scripted', provider: SCRIPTED_PROVIDER, modelId: SCRIPTED_MODEL_ID, reason });
   const hasKey = (p: RealProvider) => Boolean(env[KEY_ENV[p]]?.trim());
   const name = env[MODEL_ENV]?.trim();
@@ -44,7 +45,7 @@ export function demoModelInfo(env: NodeJS.ProcessEnv = process.env): DemoModelIn
 }
 
 /** The model demoModelInfo describes. Provider packages read their key from the same environment. */
-export function demoModel(env: NodeJS.ProcessEnv = process.env): LanguageModelV4 {
+export function demoModel(env: Env = process.env): LanguageModelV4 {
   const info = demoModelInfo(env);
   if (info.kind === 'scripted') return new ScriptedSupportModel();
   if (info.provider === 'openai') return createOpenAI({ apiKey: env.OPENAI_API_KEY }).languageModel(info.modelId);

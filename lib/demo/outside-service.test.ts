@@ -1,0 +1,70 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type OutsideService, serviceClient, startOutsideService } from './index';
+
+describe('outside service', () => {
+  let service: OutsideService;
+  beforeEach(async () => {
+    service = await startOutsideService();
+  });
+  afterEach(() => service.close());
+
+  const post = (path: string, body: unknown, key?: string) =>
+    fetch(`${service.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
+      body: JSON.stringify(body),
+    });
+  const refund = { customerId: 'c_42', orderId: 'o_17', amount: 40 };
+
+  it('performs the first request under a key (201) and answers a repeat with the first result (200, Idempotent-Replayed), counting both', async () => {
+    const first = await post('/refunds', refund, 'k1');
+    const repeat = await post('/refunds', refund, 'k1');
+    expect(first.status).toBe(201);
+    expect(repeat.status).toBe(200);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(await repeat.json()).toEqual(await first.json());
+    expect(service.stats().refunds).toEqual({
+      requests: 2,
+      performed: 1,
+      deduplicated: 1,
+      refused: 0,
+      withoutKey: 0,
+      byKey: { k1: { requests: 2, performed: 1 } },
+    });
+    expect(service.records('refunds')).toHaveLength(1);
+  });
+
+  it('a key reused with another body is refused; a request without a key always performs', async () => {
+    await post('/emails', { to: 'a@example.com', subject: 's', body: 'b' }, 'k2');
+    expect((await post('/emails', { to: 'a@example.com', subject: 'other', body: 'b' }, 'k2')).status).toBe(422);
+    await post('/emails', { to: 'a@example.com', subject: 's', body: 'b' });
+    await post('/emails', { to: 'a@example.com', subject: 's', body: 'b' });
+    expect(service.stats().emails).toMatchObject({ requests: 4, performed: 3, refused: 1, withoutKey: 2, byKey: { k2: { requests: 2, performed: 1 } } });
+  });
+
+  it('refuses a refund of an order that is not the customer’s or above its total, performing nothing', async () => {
+    expect(await (await post('/refunds', { ...refund, amount: 41 }, 'k3')).json()).toEqual({ refused: '41 is more than the order total of 40 EUR' });
+    expect((await post('/refunds', { ...refund, orderId: 'o_21' }, 'k4')).status).toBe(422);
+    expect((await post('/refunds', { customerId: 'c_42' }, 'k5')).status).toBe(422);
+    expect(service.stats().refunds).toMatchObject({ requests: 3, performed: 0, refused: 3 });
+  });
+
+  it('answers by key what a check asks, and looks customers up', async () => {
+    const client = serviceClient(service.url);
+    expect(await client.findByKey('tickets', 'nope')).toBeUndefined();
+    const made = await client.perform('tickets', { customerId: 'c_42', subject: 'Hi', message: 'Hello' }, 'k6');
+    expect(made).toMatchObject({ status: 'performed', replayed: false, result: { ticketId: 'tk_1' } });
+    expect(await client.findByKey('tickets', 'k6')).toEqual((made as { result: unknown }).result);
+    expect(await client.perform('tickets', { customerId: 'c_42', subject: 'Hi', message: 'Hello' }, 'k6')).toMatchObject({ replayed: true });
+    expect(await client.lookupCustomer('c_42')).toMatchObject({ name: 'Ada Lovelace', orders: [{ orderId: 'o_17' }, { orderId: 'o_18' }] });
+    expect(await client.lookupCustomer('c_0')).toBeUndefined();
+    expect(await client.stats()).toMatchObject({ customerLookups: 2, keyLookups: 2, tickets: { requests: 2, performed: 1 } });
+  });
+
+  it('a service that is not there is an error, not an answer', async () => {
+    const url = service.url;
+    await service.close();
+    await expect(serviceClient(url).perform('emails', { to: 'a@b.c', subject: 's', body: 'b' }, 'k')).rejects.toThrow();
+    service = await startOutsideService();
+  });
+});

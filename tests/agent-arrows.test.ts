@@ -1,0 +1,66 @@
+/**
+ * The arrows of the layers above the core (ARCHITECTURE.md), by reading the source:
+ * lib/agents → lib/durable; lib/demo → lib/agents, lib/durable; agents/ → lib/agents, lib/demo;
+ * the app reaches them only through their index files; nothing below points up.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return name === 'node_modules' || name.startsWith('.') ? [] : sourceFiles(full);
+    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) ? [full] : [];
+  });
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map(
+    (m) => (m[1] ?? m[2] ?? m[3]) as string,
+  );
+}
+
+const external = (spec: string) => spec === 'ai' || spec.startsWith('@ai-sdk/') || spec === 'zod' || spec.startsWith('node:');
+
+function offenders(dirs: string[], allowed: (spec: string) => boolean): string[] {
+  return dirs
+    .flatMap((dir) => sourceFiles(path.join(root, dir)))
+    .flatMap((file) =>
+      imports(file)
+        .filter((spec) => !allowed(spec))
+        .map((spec) => `${path.relative(root, file)} imports ${spec}`),
+    );
+}
+
+describe('import arrows above the core', () => {
+  it('lib/agents imports the core through its index, and nothing else of GNL', () => {
+    expect(sourceFiles(path.join(root, 'lib/agents')).length).toBeGreaterThan(3);
+    expect(offenders(['lib/agents'], (spec) => external(spec) || spec.startsWith('./') || spec === '@/lib/durable')).toEqual([]);
+  });
+
+  it('lib/demo imports the core and lib/agents through their index files, and nothing else of GNL', () => {
+    expect(offenders(['lib/demo'], (spec) => external(spec) || spec.startsWith('./') || spec === '@/lib/durable' || spec === '@/lib/agents')).toEqual([]);
+  });
+
+  it('agents/ (one file per agent) uses lib/agents, lib/demo and the core, never the app or storage', () => {
+    expect(
+      offenders(
+        ['agents'],
+        (spec) => external(spec) || spec.startsWith('./') || (/^@\/lib\/(agents|demo|durable)(\/|$)/.test(spec) && !spec.startsWith('@/lib/durable/')),
+      ),
+    ).toEqual([]);
+  });
+
+  it('the app reaches lib/agents and lib/demo through their index files only', () => {
+    expect(offenders(['app', 'components', 'lib/studio'], (spec) => !/^@\/lib\/(agents|demo)\//.test(spec))).toEqual([]);
+  });
+
+  it('the core and storage never import the layers above them', () => {
+    expect(offenders(['lib/durable', 'db'], (spec) => !/^@\/(lib\/(agents|demo|executor|studio)|agents)(\/|$)/.test(spec))).toEqual([]);
+  });
+});
