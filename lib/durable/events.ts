@@ -89,6 +89,9 @@ export type JournalEvent =
       attempt: number;
       output: unknown;
       durationMs: number;
+      /** Read-only calls record no start: their end carries the input and when execute began. */
+      input?: unknown;
+      startedAt?: string;
       /** executed: execute returned it; check: the outside system said done; deduplicated: another call with the same key did the work. */
       source: 'executed' | 'check' | 'deduplicated';
     }
@@ -100,6 +103,9 @@ export type JournalEvent =
       attempt: number;
       error: ErrorInfo;
       durationMs: number;
+      /** Read-only calls record no start: their error carries the input and when execute began. */
+      input?: unknown;
+      startedAt?: string;
       /**
        * true: execute threw; the run failed and the call is tried again on resume (a side effect under the
        * unknown-outcome rule). false or absent: final; replayed to the model as the call's error.
