@@ -25,14 +25,17 @@ import type { SqlQuery } from './sql-driver';
 
 type Written = { seq: number; created_at: Date | string; last_seq: number };
 
-/** The append statement. `notify`: NOTIFY inside the statement (delivered at its commit). */
+/**
+ * The append statement. `notify`: NOTIFY inside the statement (delivered at its commit).
+ * JSON goes in as text (`$n::text::jsonb`): a parameter typed jsonb would be JSON-encoded again by postgres.js.
+ */
 export function appendStatement(notify: boolean): string {
   return `with r as (
       update gnl.runs set
         last_seq = last_seq + $2::int,
         step_count = step_count + $3::int,
         status = coalesce($4::text, status),
-        pending = coalesce($5::jsonb, pending),
+        pending = coalesce($5::text::jsonb, pending),
         updated_at = now()
       where run_id = $1::text and ($6::text is null or holder = $6::text)
         and ($8::int is null or exists (select 1 from pg_locks where locktype = 'advisory' and granted
@@ -41,18 +44,18 @@ export function appendStatement(notify: boolean): string {
     e as (
       insert into gnl.run_events (run_id, seq, type, payload)
       select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload'
-      from r, jsonb_array_elements($7::jsonb) with ordinality as x(value, ord)
+      from r, jsonb_array_elements($7::text::jsonb) with ordinality as x(value, ord)
       returning seq, created_at)${notifyClause(notify)}
     select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
 }
 
 const CREATE_STATEMENT = (notify: boolean) => `with r as (
       insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
-      values ($1::text, 'running', 1, 0, $2::jsonb, '[]'::jsonb, $4::text)
+      values ($1::text, 'running', 1, 0, $2::text::jsonb, '[]'::jsonb, $4::text)
       returning run_id, last_seq),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload)
-      select run_id, 1, 'run-start', $3::jsonb->'payload' from r
+      select run_id, 1, 'run-start', $3::text::jsonb->'payload' from r
       returning seq, created_at)${notifyClause(notify)}
     select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
 

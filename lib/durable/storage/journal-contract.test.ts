@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { type JournalEvent, RunBusyError } from '../index';
+import { type JournalEvent, MAX_EVENT_BYTES, RunBusyError } from '../index';
 import { PostgresStorage } from './index';
 import { advisoryKey } from './postgres-storage';
 import { query } from './sql-rows';
@@ -95,6 +95,37 @@ describeEachJournal('journal contract', (target) => {
     await expect(journal.events(runId, { afterSeq: -1 })).rejects.toThrow(/afterSeq/);
   });
 
+  it('pages past a run whose id is 512 four-byte characters (its cursor is within the accepted size)', async () => {
+    const runId = `${'𝔤'.repeat(480)}${uniqueRunId().slice(-32)}`;
+    const hold = await journal.hold(runId);
+    await hold.create(input);
+    await hold.release();
+    const first = await journal.listRuns({ limit: 1 });
+    expect(first.runs[0]?.runId).toBe(runId);
+    const next = await journal.listRuns({ limit: 1, cursor: first.nextCursor });
+    expect(next.runs[0]?.runId).not.toBe(runId);
+  });
+
+  it('refuses an event over MAX_EVENT_BYTES before writing anything, naming the limit; one just under it is kept', async () => {
+    const runId = uniqueRunId();
+    const hold = await journal.hold(runId);
+    await hold.create(input);
+    const sized = (bytes: number): JournalEvent => ({ type: 'run-fail', error: { name: 'Big', message: 'x'.repeat(bytes) } });
+    const refused = await hold.append([note(1), sized(MAX_EVENT_BYTES)]).catch((e: unknown) => e as Error);
+    expect(refused).toMatchObject({ name: 'JournalDataError', message: expect.stringMatching(/limit is 1 MiB per event \(MAX_EVENT_BYTES\)/) });
+    expect((await journal.events(runId)).map((e) => e.seq)).toEqual([1]);
+    expect((await journal.getRun(runId))?.lastSeq).toBe(1);
+    const [kept] = await hold.append([sized(MAX_EVENT_BYTES - 1000)]);
+    expect(kept?.seq).toBe(2);
+    await hold.release();
+
+    const tooBig = uniqueRunId();
+    const other = await journal.hold(tooBig);
+    await expect(other.create({ ...input, prompt: 'y'.repeat(MAX_EVENT_BYTES) })).rejects.toMatchObject({ name: 'JournalDataError' });
+    await other.release();
+    expect(await journal.getRun(tooBig)).toBeUndefined();
+  });
+
   it('lists runs newest first with a status filter and a cursor that pages without gaps or repeats', async () => {
     const tag = randomUUID();
     const ids: string[] = [];
@@ -153,6 +184,33 @@ describe.skipIf(!DATABASE_URL)(`Postgres holds and schema${DATABASE_URL ? '' : '
       expect((await b.runs.events(runId)).map((e) => e.seq)).toEqual([1, 2]);
     } finally {
       await Promise.allSettled([a.close(), b.close()]);
+    }
+  });
+
+  it('an append is fenced by the holder token too: once the run has another holder, the old writer adds nothing, though its lock session lives', async () => {
+    const storage = new PostgresStorage({ connectionString: DATABASE_URL as string });
+    try {
+      const runId = uniqueRunId();
+      const hold = await storage.runs.hold(runId);
+      await hold.create(input);
+      await hold.append([note(1)]);
+      const db = await storage.database();
+      // What a new holder's take writes (a session that reused this one's pid would pass the lock check).
+      await db.execute(sql`update gnl.runs set holder = ${randomUUID()} where run_id = ${runId}`);
+      await expect(hold.append([note(2)])).rejects.toMatchObject({ name: 'HoldLostError', runId });
+      const [lock] = await query<{ granted: boolean }>(
+        db,
+        sql`select granted from pg_locks where locktype = 'advisory' and ((classid::bigint << 32) | objid::bigint) = (${advisoryKey(runId)}::bigint)`,
+      );
+      expect(lock?.granted).toBe(true);
+      expect((await storage.runs.events(runId)).map((e) => e.seq)).toEqual([1, 2]);
+      await hold.release();
+      const again = await storage.runs.hold(runId); // taking it writes a fresh token
+      await again.append([note(3)]);
+      await again.release();
+      expect((await storage.runs.events(runId)).map((e) => e.seq)).toEqual([1, 2, 3]);
+    } finally {
+      await storage.close();
     }
   });
 

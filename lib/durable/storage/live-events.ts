@@ -81,7 +81,7 @@ export class LiveEvents {
     }
   }
 
-  private reportError(error: unknown): void {
+  reportError(error: unknown): void {
     for (const set of this.followers.values()) for (const follower of set) follower.reportError(error);
     for (const watcher of this.watchers) watcher.onError?.(error);
   }

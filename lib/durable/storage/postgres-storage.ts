@@ -53,7 +53,11 @@ export class PostgresStorage {
     // Never recycled (postgres.js recycles connections after 30-60 minutes by default): closing the side
     // session would drop every hold of this process.
     const sideSession = () => this.connect('gnl-holds', { max: 1, idle_timeout: 0, max_lifetime: null });
-    this.holds = new AdvisoryLockHolds(sideSession, () => this.migrated());
+    this.holds = new AdvisoryLockHolds(
+      sideSession,
+      () => this.migrated(),
+      (error) => this.journal.reportLiveError(error),
+    );
     this.journal = new SqlJournal({
       database: () => this.migrated(),
       holds: this.holds,
@@ -109,16 +113,20 @@ export class PostgresStorage {
 class AdvisoryLockHolds implements HoldProvider {
   private readonly held = new Set<string>();
   private session: postgres.Sql | undefined;
-  readonly notifier = new CoalescingNotifier(async (payloads) => {
-    await this.side().unsafe(`select pg_notify('${NOTIFY_CHANNEL}', p) from jsonb_array_elements_text($1::jsonb) as p`, [JSON.stringify(payloads)], {
-      prepare: true,
-    });
-  });
+  readonly notifier: CoalescingNotifier;
 
   constructor(
     private readonly openSession: () => postgres.Sql,
     private readonly pool: () => Promise<{ orm: TransactionalDb }>,
-  ) {}
+    /** A notification could not be sent (subscribers catch up with the next one). */
+    onNotifyError: (error: unknown) => void,
+  ) {
+    this.notifier = new CoalescingNotifier(async (payloads) => {
+      await this.side().unsafe(`select pg_notify('${NOTIFY_CHANNEL}', p) from jsonb_array_elements_text($1::text::jsonb) as p`, [JSON.stringify(payloads)], {
+        prepare: true,
+      });
+    }, onNotifyError);
+  }
 
   private side(): postgres.Sql {
     this.session ??= this.openSession();

@@ -72,7 +72,8 @@ type RunRow = {
 const listOptionsSchema = z.object({
   status: z.string().refine(isRunStatus, 'unknown run status').optional(),
   limit: z.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(2000).optional(),
+  // A cursor carries a runId: 512 characters of up to 4 bytes, base64url-encoded.
+  cursor: z.string().max(4000).optional(),
 });
 const eventsOptionsSchema = z.object({ afterSeq: z.number().int().min(0).default(0), limit: z.number().int().min(1).optional() });
 
@@ -169,6 +170,11 @@ export class SqlJournal implements LiveJournal {
 
   watchRuns(options: WatchRunsOptions): Promise<Subscription> {
     return this.live.watchRuns(options);
+  }
+
+  /** Tells this journal's subscribers that something went wrong with live notifications. */
+  reportLiveError(error: unknown): void {
+    this.live.reportError(error);
   }
 
   /** Ends every subscription and the listener (the storage's close). */
