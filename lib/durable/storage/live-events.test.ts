@@ -144,7 +144,12 @@ describe.skipIf(!DATABASE_URL)(`live events across a listener reconnect [postgre
       const sub = collector();
       const subscription = await storage.runs.subscribe({ runId, ...sub });
       let resyncs = 0;
-      const watch = await storage.runs.watchRuns({ onChange: () => {}, onResync: () => void (resyncs += 1) });
+      const watch = await storage.runs.watchRuns({
+        onChange: () => {},
+        onResync: () => {
+          resyncs += 1;
+        },
+      });
       await until(() => sub.last() === 1);
 
       // Every GNL listener on the server (others reconnect and catch up too, by the same design).
