@@ -39,7 +39,11 @@ describeEachJournal('runAgent', (target) => {
     const { agent, executions } = refundsAgent();
     const runId = uniqueRunId('agent');
     await expect(runAgent({ agent, runId, input, journal })).resolves.toMatchObject({ status: 'completed', text: 'Refunded.' });
-    expect((await journal.getRun(runId))?.input).toMatchObject({ agent: 'refunds', prompt: 'Refund o_17', system: 'You refund.', toolNames: ['refund'] });
+    const recorded = (await journal.getRun(runId))?.input;
+    expect(recorded).toMatchObject({ agent: 'refunds', prompt: 'Refund o_17', system: 'You refund.', toolNames: ['refund'] });
+    // The fingerprint hashes tool schemas exactly as the journal does, so a recorded run can be compared with an agent.
+    expect(recorded?.toolSchemas).toEqual(agent.fingerprint.tools);
+    expect({ provider: recorded?.provider, modelId: recorded?.modelId }).toEqual({ provider: agent.fingerprint.provider, modelId: agent.fingerprint.modelId });
     expect(executions()).toBe(1);
   });
 
