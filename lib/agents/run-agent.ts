@@ -47,7 +47,8 @@ const requestSchema = z.object({
   journal: z.custom<Journal>((j) => typeof j === 'object' && j !== null && typeof (j as Journal).hold === 'function', 'journal must be a Journal'),
 });
 
-const AGENT_OWNED: readonly NotAgentSettings[] = ['agent', 'prompt', 'messages', 'model', 'tools', 'system', 'instructions'];
+/** What the agent or the input fixes: given beside them, runAgent refuses instead of letting one silently win. */
+const AGENT_OWNED: readonly NotAgentSettings[] = ['prompt', 'messages', 'model', 'tools', 'system', 'instructions'];
 
 /** Validates a runAgent request; AgentInputError lists every problem. */
 export function parseRunAgentRequest(options: Record<string, unknown>): void {
@@ -55,7 +56,7 @@ export function parseRunAgentRequest(options: Record<string, unknown>): void {
   const parsed = requestSchema.safeParse(options);
   if (!parsed.success) problems.push(...problemsOf(parsed.error));
   for (const key of AGENT_OWNED) {
-    if (key !== 'agent' && options[key] !== undefined) problems.push(`${key}: belongs to the agent definition or the input; runAgent does not take it`);
+    if (options[key] !== undefined) problems.push(`${key}: belongs to the agent definition or the input; runAgent does not take it`);
   }
   if (problems.length > 0) throw new AgentInputError({ what: 'runAgent refused the request', problems });
 }
