@@ -172,7 +172,8 @@ class AdvisoryLockHolds implements HoldProvider {
   }
 }
 
-function lockIds(key: string): { classid: string; objid: string } {
+/** The two halves of the advisory key, as pg_locks shows them. */
+export function lockIds(key: string): { classid: string; objid: string } {
   const big = BigInt(key);
   const unsigned = big < 0n ? big + (1n << 64n) : big;
   return { classid: (unsigned >> 32n).toString(), objid: (unsigned & 0xffffffffn).toString() };
