@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { asSchema, type ToolSet } from 'ai';
+import { canonicalJson } from '@/lib/durable';
 
 export interface AgentFingerprint {
   provider: string;
@@ -44,18 +45,4 @@ function toolSchemaHash(name: string, schema: unknown): string {
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
-}
-
-/** JSON with keys sorted at every depth, the same encoding the core hashes schemas with. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'undefined';
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return sortKeys((value as { toJSON(): unknown }).toJSON());
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-  return out;
 }

@@ -5,9 +5,9 @@
  * whether the definition still matches what a run was started with.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { gateway, type LanguageModel, type ToolSet } from 'ai';
+import type { LanguageModel, ToolSet } from 'ai';
 import { z } from 'zod';
-import type { RunDurableOptions } from '@/lib/durable';
+import { type RunDurableOptions, resolveModel } from '@/lib/durable';
 import { type AgentFingerprint, agentFingerprint, versionOf } from './agent-version';
 import { AgentDefinitionError } from './errors';
 import { problemsOf } from './problems';
@@ -114,15 +114,4 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
 
 export function isAgent(value: unknown): value is Agent {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGENT] === true;
-}
-
-/**
- * A model id resolves as runDurable resolves it (the global default provider, else the gateway), so
- * the fingerprint names the provider and model id the journal records. Mirrors the core's
- * resolve-model.ts, which is not public.
- */
-function resolveModel(model: LanguageModel): LanguageModelV4 {
-  if (typeof model !== 'string') return model as LanguageModelV4;
-  const provider = (globalThis as { AI_SDK_DEFAULT_PROVIDER?: { languageModel(id: string): LanguageModelV4 } }).AI_SDK_DEFAULT_PROVIDER ?? gateway;
-  return provider.languageModel(model) as LanguageModelV4;
 }

@@ -40,7 +40,7 @@ describeEachJournal('runAgent', (target) => {
     const runId = uniqueRunId('agent');
     await expect(runAgent({ agent, runId, input, journal })).resolves.toMatchObject({ status: 'completed', text: 'Refunded.' });
     const recorded = (await journal.getRun(runId))?.input;
-    expect(recorded).toMatchObject({ agent: 'refunds', prompt: 'Refund o_17', system: 'You refund.', toolNames: ['refund'] });
+    expect(recorded).toMatchObject({ agent: 'refunds', agentVersion: agent.version, prompt: 'Refund o_17', system: 'You refund.', toolNames: ['refund'] });
     // The fingerprint hashes tool schemas exactly as the journal does, so a recorded run can be compared with an agent.
     expect(recorded?.toolSchemas).toEqual(agent.fingerprint.tools);
     expect({ provider: recorded?.provider, modelId: recorded?.modelId }).toEqual({ provider: agent.fingerprint.provider, modelId: agent.fingerprint.modelId });

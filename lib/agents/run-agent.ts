@@ -71,6 +71,7 @@ export async function runAgent<TOOLS extends ToolSet>(options: RunAgentOptions<T
     journal,
     ...input,
     agent: agent.name,
+    agentVersion: agent.version,
     model: agent.model,
     tools: agent.tools,
     ...(agent.system !== undefined ? { system: agent.system } : {}),

@@ -11,9 +11,13 @@ import type { RunStatus } from './run-status';
 export interface RunInput {
   /** The registered agent the run belongs to (runs started by name); absent for direct runDurable calls. */
   agent?: string;
+  /** The agent's version fingerprint when the run was started (informational: changes are caught field by field). */
+  agentVersion?: string;
   prompt?: unknown;
   messages?: unknown;
   system?: unknown;
+  /** v7's `instructions`, when given instead of (or beside) system. */
+  instructions?: unknown;
   modelId: string;
   provider: string;
   toolNames: string[];

@@ -21,6 +21,8 @@ export {
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
 export { idempotencyKey, type IdempotencyScope } from './idempotency-key';
+export { canonicalJson } from './canonical-json';
+export { resolveModel } from './resolve-model';
 export type { Journal, LiveJournal, RunHold, ListRunsOptions, RunPage, SubscribeOptions, Subscription, WatchRunsOptions, RunChange } from './journal';
 export { MAX_EVENT_BYTES } from './event-limit';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';

@@ -51,6 +51,8 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
   strictReplay?: boolean;
   /** The registered agent this run belongs to, recorded in its start input (set by the executor layer). */
   agent?: string;
+  /** The agent's version fingerprint, recorded in the start input (informational). */
+  agentVersion?: string;
 };
 
 export interface PendingApproval {
@@ -96,6 +98,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     prepareStep,
     strictReplay,
     agent: _agent,
+    agentVersion: _agentVersion,
     onStepFinish,
     onStepEnd,
     onFinish,

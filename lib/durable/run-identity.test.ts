@@ -20,6 +20,7 @@ describeEachJournal('run identity and replay', (target) => {
     const attempts: [string, object][] = [
       ['prompt', { prompt: 'Refund o_18' }],
       ['system', { system: 'You refund generously.' }],
+      ['instructions', { instructions: 'Be brief.' }],
       ['toolNames', { tools: { ...other.tools, sendEmail: other.tools.refund } }],
       ['tool schema: refund', { tools: { refund: changedTool } }],
     ];

@@ -13,6 +13,8 @@ import { encodeJson } from './json-codec';
 
 export interface RunInputSource {
   agent?: string;
+  agentVersion?: string;
+  instructions?: unknown;
   prompt?: unknown;
   messages?: unknown;
   system?: unknown;
@@ -26,9 +28,11 @@ export async function buildRunInput(args: { source: RunInputSource; model: Langu
   for (const name of Object.keys(tools).sort()) toolSchemas[name] = await schemaHash(tools[name]?.inputSchema);
   return {
     ...(source.agent !== undefined ? { agent: source.agent } : {}),
+    ...(source.agentVersion !== undefined ? { agentVersion: source.agentVersion } : {}),
     prompt: source.prompt,
     messages: source.messages,
     system: source.system,
+    ...(source.instructions !== undefined ? { instructions: source.instructions } : {}),
     modelId: model.modelId,
     provider: model.provider,
     toolNames: Object.keys(tools).sort(),
@@ -48,6 +52,7 @@ export function runInputDifferences(recorded: RunInput, given: RunInput): Diverg
   compare('prompt', recorded.prompt, given.prompt);
   compare('messages', recorded.messages, given.messages);
   compare('system', recorded.system, given.system);
+  compare('instructions', recorded.instructions, given.instructions);
   compare('modelId', recorded.modelId, given.modelId);
   compare('provider', recorded.provider, given.provider);
   compare('toolNames', recorded.toolNames, given.toolNames);
