@@ -410,10 +410,10 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
 
   // Every journal boundary of the run, in order: a fresh run killed right after each, then resumed.
   // With retrySafe, no boundary may cost a second lookup, refund request or execution.
+  // (A read-only call records no start: its only boundary is its end.)
   const boundaries = [
     'run-start',
     'model-step:0',
-    'tool-call-start:lookupOrder',
     'tool-call-end:lookupOrder',
     'model-step:1',
     'tool-call-start:refund',
