@@ -102,9 +102,11 @@ test('HTML inside a tool input is shown as literal text, never rendered', async 
   await runs.openRun(completed.runId);
 
   const run = new RunPage(page);
-  const start = run.event('tool-call-start');
-  await expect(start.locator('pre')).toBeVisible();
-  await expect(start.locator('pre')).toContainText(`"note": "${HTML_PAYLOAD}"`);
+  // The end of a read-only call carries its input; the payload is long enough to start collapsed.
+  const end = run.event('tool-call-end');
+  await end.locator('summary').click();
+  await expect(end.locator('pre')).toBeVisible();
+  await expect(end.locator('pre')).toContainText(`"note": "${HTML_PAYLOAD}"`);
   await expect(page.locator('img')).toHaveCount(0);
 
   // The model step's payload is long, so it starts collapsed; opened, its (escaped) tool call is text too.

@@ -13,4 +13,5 @@ export const SEEDED = {
 } as const;
 
 /** The event types of the completed run, in journal order. */
-export const COMPLETED_EVENT_TYPES = ['run-start', 'model-step', 'tool-call-start', 'tool-call-end', 'model-step', 'run-complete'] as const;
+/** (A read-only call records only its end, which carries its input.) */
+export const COMPLETED_EVENT_TYPES = ['run-start', 'model-step', 'tool-call-end', 'model-step', 'run-complete'] as const;
