@@ -137,13 +137,12 @@ export class RunState {
 }
 
 function unstartedOperation(event: Extract<RecordedEvent, { type: 'tool-call-end' | 'tool-call-error' }>): ToolOperation {
-  const { input } = event as { input?: unknown };
   return {
     idempotencyKey: event.idempotencyKey,
     toolName: event.toolName,
     toolCallIds: new Set(),
     firstToolCallId: event.toolCallId,
-    input,
+    input: event.input,
     sideEffect: false,
     attempts: event.attempt,
     inFlight: false,

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
+import { migrations } from '@/db/migrations.generated';
 import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { type JournalEvent, MAX_EVENT_BYTES, RunBusyError } from '../index';
 import { PostgresStorage } from './index';
@@ -226,7 +227,7 @@ describe.skipIf(!DATABASE_URL)(`Postgres holds and schema${DATABASE_URL ? '' : '
       await Promise.all([first.database(), second.database()]);
       const db = await first.database();
       const tags = await query<{ tag: string }>(db, sql`select tag from gnl_meta.migrations order by tag`);
-      expect(tags.map((t) => t.tag)).toEqual(['0000_init', '0001_append_only_events', '0002_holder_token']);
+      expect(tags.map((t) => t.tag)).toEqual(migrations.map((m) => m.tag));
       expect((await second.runs.listRuns()).runs).toEqual([]);
     } finally {
       await Promise.allSettled([first.close(), second.close()]);

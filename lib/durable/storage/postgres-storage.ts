@@ -93,7 +93,8 @@ export class PostgresStorage {
 
   async close(): Promise<void> {
     await this.journal.stopLive();
-    await this.holds.notifier.idle();
+    // Announcements still on their way are sent if the server answers soon; a lost one costs nothing.
+    await Promise.race([this.holds.notifier.idle(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     await Promise.all([this.client.end({ timeout: 5 }), this.holds.close()]);
   }
 
