@@ -68,6 +68,7 @@ export async function countPGlite(storage: PGliteStorage, log: StatementLog): Pr
 
 // The side session's and the listener's statements are recognisable by their text; the rest is the pool's.
 function roleOf(text: string): string {
+  if (/pg_catalog\.pg_type/.test(text)) return 'connection setup'; // postgres.js reads array types once per new connection
   if (/^\s*(select pg_notify|select pg_advisory_unlock|with l as \(select pg_try_advisory_lock)/.test(text)) return 'gnl-holds';
   if (/^listen /.test(text)) return 'gnl-listen';
   return 'gnl';
