@@ -1,0 +1,62 @@
+/**
+ * The executor layer's errors: GnlErrors (recognised across bundles with `isInstance`), each carrying
+ * what the caller needs to act.
+ */
+import { GnlError } from '@/lib/durable';
+
+function hasName<T>(name: string) {
+  return (error: unknown): error is T => GnlError.isInstance(error) && error.name === name;
+}
+
+export type NotResumableReason = 'unknown-run' | 'no-agent' | 'completed' | 'canceled' | 'abandoned';
+
+/** resumeRun, cancelRun, abandonRun or restartRun was asked about a run it cannot act on. */
+export class RunNotResumableError extends GnlError {
+  override name = 'RunNotResumableError';
+  readonly runId: string;
+  readonly reason: NotResumableReason;
+  constructor(args: { runId: string; reason: NotResumableReason; detail?: string }) {
+    const what: Record<NotResumableReason, string> = {
+      'unknown-run': 'does not exist',
+      'no-agent': 'was not started by a registered agent (runDurable called directly), so no executor can resume it',
+      completed: 'is completed',
+      canceled: 'was canceled',
+      abandoned: 'was abandoned',
+    };
+    super(`Run "${args.runId}" ${what[args.reason]}${args.detail ? ` (${args.detail})` : ''}.`);
+    this.runId = args.runId;
+    this.reason = args.reason;
+  }
+  static override isInstance = hasName<RunNotResumableError>('RunNotResumableError');
+}
+
+/** Workers share runs through Postgres; the embedded journal serves one process. */
+export class WorkersNeedPostgresError extends GnlError {
+  override name = 'WorkersNeedPostgresError';
+  constructor() {
+    super(
+      'Workers need Postgres: set DATABASE_URL (postgres://…). The embedded journal (PGlite, no DATABASE_URL) serves one process per data folder, ' +
+        'so there the Studio server executes runs itself.',
+    );
+  }
+  static override isInstance = hasName<WorkersNeedPostgresError>('WorkersNeedPostgresError');
+}
+
+/**
+ * Thrown at a step boundary (before the next model call) when this executor stops (SIGTERM) or lost
+ * the run's lease: the invocation ends there, the run stays runnable, and another executor resumes it.
+ * The journal records it as the invocation's `run-fail`, followed by the next executor's `run-resume`.
+ */
+export class InvocationStoppedError extends GnlError {
+  override name = 'InvocationStoppedError';
+  readonly runId: string;
+  readonly why: 'stopping' | 'lease-lost';
+  constructor(args: { runId: string; owner: string; why: 'stopping' | 'lease-lost' }) {
+    super(
+      `Executor ${args.owner} ${args.why === 'stopping' ? 'is stopping' : 'lost the lease'}: run "${args.runId}" stopped at a step boundary; another executor resumes it.`,
+    );
+    this.runId = args.runId;
+    this.why = args.why;
+  }
+  static override isInstance = hasName<InvocationStoppedError>('InvocationStoppedError');
+}

@@ -1,0 +1,280 @@
+/**
+ * An executor: claims runnable runs from the run queue, invokes each (invoke-run.ts) and keeps their
+ * leases alive with heartbeats, up to `concurrency` at a time. `npm run worker` is one (worker-main.ts);
+ * the Studio's server has one in-process (in-process.ts). Any number share one Postgres.
+ *
+ * The lease protocol (every time is the database's clock):
+ *   1. claim: a runnable run whose lease is free or expired, FOR UPDATE SKIP LOCKED, leased until
+ *      now() + leaseMs;
+ *   2. invoke: runAgent takes the journal's hold (a session advisory lock, and a fresh holder token that
+ *      every append checks). If the hold is taken and the lease this executor claimed had expired, the
+ *      old holder hangs without dying: its lock session is terminated (takeover.ts) and the hold taken
+ *      again; the old holder's next append is refused (HoldLostError) and it gives the run up;
+ *   3. heartbeat every heartbeatMs renews the leases of the runs being invoked; a run whose lease is
+ *      gone was taken over, and its invocation stops at the next step boundary;
+ *   4. finish: the lease is released; the run stays runnable if it was given back unfinished or resumed
+ *      meanwhile.
+ * stop() (SIGTERM) claims nothing more, stops every invocation at its next step boundary, waits up to
+ * graceMs, then releases the leases it still has: another executor resumes those runs at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type ExecutorContext, type Resolved, resolveContext } from './context';
+import { type Invocation, invokeRun, type StopReason } from './invoke-run';
+import { type ControlledRun, resumeRun } from './run-control';
+import type { Claim } from './run-queue';
+import { type StartedRun, type StartRunOptions, startAndEnqueue } from './start-run';
+import { terminateStaleHolder } from './takeover';
+
+export interface ExecutorOptions extends ExecutorContext {
+  /** Runs invoked at once. Default 4. */
+  concurrency?: number;
+  /** How long a claim holds a run without a heartbeat. Default 30 000 ms. */
+  leaseMs?: number;
+  /** Default leaseMs / 3. */
+  heartbeatMs?: number;
+  /** How often to look for runnable runs when nothing wakes the executor. Default 1 000 ms. */
+  pollMs?: number;
+  /** How this executor appears in leases and logs. Default `<host>:<pid>:<random>`. */
+  owner?: string;
+  /**
+   * The only executor on its journal: leases of any other owner are left over from an earlier process
+   * and are taken at once. Default: true on the embedded journal (one process per data folder).
+   */
+  sole?: boolean;
+  /** What the executor does, as it happens (the worker prints these as JSON lines). */
+  onEvent?: (event: ExecutorEvent) => void;
+}
+
+export type ExecutorEvent =
+  | { type: 'started'; owner: string; concurrency: number; leaseMs: number }
+  | { type: 'claimed'; runId: string; claims: number; claimedAt: Date; leaseExpiresAt: Date; previousOwner: string | null }
+  | { type: 'took-over'; runId: string; terminatedPids: number[] }
+  | { type: 'lease-lost'; runId: string }
+  | { type: 'finished'; runId: string; kind: Invocation['kind']; outcome: string; error?: string; released: boolean }
+  | { type: 'error'; where: string; error: string }
+  | { type: 'stopping' }
+  | { type: 'stopped'; givenBack: string[] };
+
+interface Active {
+  claim: Claim;
+  stop: StopReason | undefined;
+  done: Promise<void>;
+}
+
+const TAKEOVER_ATTEMPTS = 20;
+
+export class Executor {
+  readonly owner: string;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  private readonly pollMs: number;
+  private readonly sole: boolean;
+  private readonly resolved: Resolved;
+  private readonly active = new Map<string, Active>();
+  private running = false;
+  private stopping: Promise<string[]> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private loopDone: Promise<void> | undefined;
+
+  constructor(private readonly options: ExecutorOptions = {}) {
+    this.resolved = resolveContext(options);
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
+    this.pollMs = options.pollMs ?? 1_000;
+    this.sole = options.sole ?? this.resolved.storage.kind === 'pglite';
+  }
+
+  /** Starts claiming runs. */
+  start(): this {
+    if (this.running || this.stopping) return this;
+    this.running = true;
+    this.emit({ type: 'started', owner: this.owner, concurrency: this.concurrency, leaseMs: this.leaseMs });
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
+    this.loopDone = this.loop();
+    return this;
+  }
+
+  /** Runs being invoked here now. */
+  get activeRuns(): string[] {
+    return [...this.active.keys()];
+  }
+
+  /** startRun, then invoke the new run here at once when a slot is free (else it waits in the queue like any run). */
+  async startRun(options: Omit<StartRunOptions, 'storage' | 'registry'>): Promise<StartedRun> {
+    const { storage, registry } = this.resolved;
+    const free = this.running && !this.stopping && this.active.size < this.concurrency;
+    const started = await startAndEnqueue({ ...options, storage, registry }, free ? { leaseTo: { owner: this.owner, leaseMs: this.leaseMs } } : {});
+    if (started.leased) {
+      const now = new Date();
+      this.launch({
+        runId: started.runId,
+        agent: started.agent,
+        crashAt: options.crashAt ?? null,
+        wakeups: 1,
+        claims: 1,
+        claimedAt: now,
+        leaseExpiresAt: now,
+        previousOwner: null,
+      });
+    } else this.kick();
+    return started;
+  }
+
+  /** resumeRun, then claim the run here at once when a slot is free. */
+  async resumeRun(runId: string): Promise<ControlledRun> {
+    const { storage, registry } = this.resolved;
+    const resumed = await resumeRun(runId, { storage, registry });
+    if (this.running && !this.stopping && this.active.size < this.concurrency && !this.active.has(runId)) {
+      const [claim] = await this.resolved.queue.claim({ owner: this.owner, limit: 1, leaseMs: this.leaseMs, runId, sole: this.sole, exclude: this.activeRuns });
+      if (claim) this.launch(claim);
+    }
+    this.kick();
+    return resumed;
+  }
+
+  /** Look for runnable runs now instead of at the next poll. */
+  kick(): void {
+    this.wakeUp?.();
+  }
+
+  /** Resolves when every invocation running now has ended (tests). */
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.all([...this.active.values()].map((a) => a.done));
+  }
+
+  /**
+   * Stops claiming, stops each invocation at its next step boundary, waits for them up to `graceMs`
+   * (default the lease), then releases the leases still held. Resolves to the runs given back that way.
+   */
+  stop(options: { graceMs?: number } = {}): Promise<string[]> {
+    this.stopping ??= (async () => {
+      this.emit({ type: 'stopping' });
+      this.running = false;
+      this.kick();
+      for (const active of this.active.values()) active.stop ??= 'stopping';
+      const ended = Promise.all([...this.active.values()].map((a) => a.done));
+      await Promise.race([ended, sleep(options.graceMs ?? this.leaseMs)]);
+      await this.loopDone;
+      clearInterval(this.heartbeatTimer);
+      let givenBack: string[] = [];
+      try {
+        givenBack = await this.resolved.queue.releaseAll(this.owner);
+      } catch (error) {
+        this.emit({ type: 'error', where: 'release', error: String(error) }); // the leases expire by themselves
+      }
+      this.emit({ type: 'stopped', givenBack });
+      return givenBack;
+    })();
+    return this.stopping;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const free = this.concurrency - this.active.size;
+      if (free > 0) {
+        try {
+          const claims = await this.resolved.queue.claim({ owner: this.owner, limit: free, leaseMs: this.leaseMs, sole: this.sole, exclude: this.activeRuns });
+          for (const claim of claims) this.launch(claim);
+          if (claims.length === free) continue;
+        } catch (error) {
+          this.emit({ type: 'error', where: 'claim', error: String(error) });
+        }
+      }
+      if (!this.running) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.pollMs);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+
+  private launch(claim: Claim): void {
+    if (this.active.has(claim.runId)) return;
+    const active: Active = { claim, stop: this.stopping ? 'stopping' : undefined, done: Promise.resolve() };
+    this.active.set(claim.runId, active);
+    this.emit({ type: 'claimed', ...claim });
+    active.done = this.invoke(active)
+      .catch((error) => this.emit({ type: 'error', where: `invoke ${claim.runId}`, error: String(error) }))
+      .finally(() => {
+        this.active.delete(claim.runId);
+        this.kick();
+      });
+  }
+
+  private async invoke(active: Active): Promise<void> {
+    const { claim } = active;
+    const { journal, registry, storage, queue } = this.resolved;
+    let invocation: Invocation;
+    for (let attempt = 0; ; attempt++) {
+      invocation = await invokeRun({ claim, journal, registry, owner: this.owner, stopRequested: () => active.stop });
+      const takeOver =
+        invocation.kind === 'given-back' &&
+        invocation.outcome === 'busy' &&
+        !invocation.localBusy &&
+        storage.kind === 'postgres' &&
+        attempt < TAKEOVER_ATTEMPTS &&
+        !active.stop;
+      if (!takeOver) break;
+      // The lease is ours, so whoever still holds the run's lock hangs without a lease: end its session.
+      const terminatedPids = await terminateStaleHolder({ storage, runId: claim.runId, owner: this.owner });
+      if (terminatedPids.length > 0) this.emit({ type: 'took-over', runId: claim.runId, terminatedPids });
+      await sleep(100 * Math.min(attempt + 1, 5)); // the terminated backend lets go of its locks as it exits
+    }
+    const settled = invocation.kind === 'settled';
+    const released = await queue.finish({
+      runId: claim.runId,
+      owner: this.owner,
+      wakeups: claim.wakeups,
+      runnable: settled ? 'done' : 'keep',
+      outcome: invocation.outcome,
+      ...(invocation.error !== undefined ? { error: invocation.error } : {}),
+      // A run that failed for a reason outside it is tried again, not at once.
+      ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' ? { retryAfterMs: Math.min(this.leaseMs, 5_000) } : {}),
+    });
+    this.emit({
+      type: 'finished',
+      runId: claim.runId,
+      kind: invocation.kind,
+      outcome: invocation.outcome,
+      ...(invocation.error !== undefined ? { error: invocation.error } : {}),
+      released,
+    });
+  }
+
+  private async heartbeat(): Promise<void> {
+    const ids = this.activeRuns;
+    if (ids.length === 0) return;
+    try {
+      const held = await this.resolved.queue.heartbeat(this.owner, ids, this.leaseMs);
+      for (const runId of ids) {
+        const active = this.active.get(runId);
+        if (!active || held.has(runId) || active.stop === 'lease-lost') continue;
+        active.stop = 'lease-lost';
+        this.emit({ type: 'lease-lost', runId });
+      }
+    } catch (error) {
+      this.emit({ type: 'error', where: 'heartbeat', error: String(error) });
+    }
+  }
+
+  private emit(event: ExecutorEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // a listener's failure is not the executor's
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}

@@ -1,0 +1,110 @@
+/**
+ * One invocation of a claimed run: its agent found by name, its recorded input given again, the demo
+ * crash point it was started with armed, and runAgent (→ runDurable) doing the rest. The result says
+ * whether the run is settled for now (completed, waiting for people, failed, diverged…: not runnable
+ * until someone resumes it) or given back unfinished (this executor stopped, lost its lease or hold, or
+ * the journal failed: another invocation continues it).
+ *
+ * A stop is honoured at a step boundary only: `prepareStep` runs before every model call, when every
+ * tool of the previous step has settled, and throws InvocationStoppedError there.
+ */
+import { type AgentInput, runAgent } from '@/lib/agents';
+import { type CrashPoint, withCrashPoint } from '@/lib/demo';
+import {
+  type DurableResult,
+  HoldLostError,
+  type LiveJournal,
+  RunBusyError,
+  RunDivergedError,
+  SideEffectRetryBlockedError,
+  ToolCallFailedError,
+} from '@/lib/durable';
+import type { AgentRegistry } from '@/lib/agents';
+import { InvocationStoppedError } from './errors';
+import type { Claim } from './run-queue';
+import { agentInputOf } from './start-input';
+
+export type Invocation =
+  /** Not runnable until someone resumes it. */
+  | { kind: 'settled'; outcome: string; error?: string }
+  /** Still runnable: this executor gives it back. `busy`: the run's hold is taken elsewhere. */
+  | { kind: 'given-back'; outcome: 'stopping' | 'lease-lost' | 'hold-lost' | 'busy' | 'journal-error'; error?: string; localBusy?: boolean };
+
+export type StopReason = 'stopping' | 'lease-lost';
+
+export async function invokeRun(args: {
+  claim: Claim;
+  journal: LiveJournal;
+  registry: AgentRegistry;
+  owner: string;
+  /** Asked at every step boundary: a reason stops the invocation there. */
+  stopRequested: () => StopReason | undefined;
+}): Promise<Invocation> {
+  const { claim, journal, registry, owner, stopRequested } = args;
+  const { runId } = claim;
+  let invoke: () => Promise<DurableResult<any>>;
+  try {
+    const run = await journal.getRun(runId);
+    if (!run) return { kind: 'settled', outcome: 'failed', error: `run "${runId}" is not in the journal` };
+    if (run.status === 'canceled') return { kind: 'settled', outcome: 'canceled' };
+    const agent = registry.getAgent(claim.agent);
+    const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
+    const prepareStep = async (options: unknown) => {
+      const why = stopRequested();
+      if (why) throw new InvocationStoppedError({ runId, owner, why });
+      return own ? own(options) : undefined;
+    };
+    const input: AgentInput = agentInputOf(run.input);
+    invoke = () => runAgent({ agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0]);
+  } catch (error) {
+    return classify(error, await statusOf(journal, runId));
+  }
+  try {
+    const result = await (claim.crashAt ? withCrashPoint(claim.crashAt as CrashPoint, invoke) : invoke());
+    return { kind: 'settled', outcome: result.status };
+  } catch (error) {
+    return classify(error, await statusOf(journal, runId));
+  }
+}
+
+function classify(error: unknown, status: string | undefined): Invocation {
+  const message = describe(error);
+  const stopped = find(error, InvocationStoppedError.isInstance);
+  if (stopped) return { kind: 'given-back', outcome: stopped.why, error: message };
+  if (find(error, HoldLostError.isInstance)) return { kind: 'given-back', outcome: 'hold-lost', error: message };
+  const busy = find(error, RunBusyError.isInstance);
+  if (busy) return { kind: 'given-back', outcome: 'busy', error: message, localBusy: busy.message.includes(`in process ${process.pid})`) };
+  if (SideEffectRetryBlockedError.isInstance(error)) return { kind: 'settled', outcome: 'blocked', error: message };
+  if (RunDivergedError.isInstance(error)) return { kind: 'settled', outcome: 'diverged', error: message };
+  if (ToolCallFailedError.isInstance(error) || status === 'failed') return { kind: 'settled', outcome: 'failed', error: message };
+  if ((error as { name?: string })?.name === 'UnknownAgentError') return { kind: 'settled', outcome: 'unknown-agent', error: message };
+  // The journal failed (the run's state there is unchanged): another invocation tries again.
+  return { kind: 'given-back', outcome: 'journal-error', error: message };
+}
+
+async function statusOf(journal: LiveJournal, runId: string): Promise<string | undefined> {
+  try {
+    return (await journal.getRun(runId))?.status;
+  } catch {
+    return undefined; // the journal is unreachable: classify() treats the error as the journal's
+  }
+}
+
+/** The error itself, or one inside an AggregateError or a cause chain (a failure that could not be journaled). */
+function find<T>(error: unknown, is: (e: unknown) => e is T): T | undefined {
+  const seen = new Set<unknown>();
+  const queue = [error];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (e === undefined || e === null || seen.has(e)) continue;
+    seen.add(e);
+    if (is(e)) return e;
+    if (e instanceof AggregateError) queue.push(...e.errors);
+    if (e instanceof Error) queue.push(e.cause);
+  }
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

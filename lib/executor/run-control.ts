@@ -1,0 +1,125 @@
+/**
+ * What operators (the CLI, the Studio's server actions) do to runs after they started: make one
+ * runnable again, cancel it, or, for a run whose agent changed since it started (RunDivergedError),
+ * abandon it (recorded: who and why) and restart its input as a new run.
+ */
+import type { RunSummary } from '@/lib/durable';
+import { type ExecutorContext, type Resolved, resolveContext } from './context';
+import { RunNotResumableError } from './errors';
+import type { QueueEntry } from './run-queue';
+import { agentInputOf } from './start-input';
+import { type StartedRun, startAndEnqueue } from './start-run';
+
+export interface ControlledRun {
+  runId: string;
+  run: RunSummary;
+  /** The run's executor bookkeeping: runnable, lease, last outcome, abandon record. */
+  queue: QueueEntry | undefined;
+}
+
+/** Makes a run runnable again (after approvals or side-effect resolutions); an executor claims it next. */
+export async function resumeRun(runId: string, context: ExecutorContext = {}): Promise<ControlledRun> {
+  const resolved = resolveContext(context);
+  const { queue } = resolved;
+  const run = await existingRun(resolved, runId);
+  if (run.status === 'completed' || run.status === 'canceled') throw new RunNotResumableError({ runId, reason: run.status });
+  const before = await queue.entry(runId);
+  if (before?.abandonedAt) throw new RunNotResumableError({ runId, reason: 'abandoned', detail: `by ${before.abandonedBy}: ${before.abandonReason}` });
+  if (!before) {
+    if (!run.input.agent) throw new RunNotResumableError({ runId, reason: 'no-agent' });
+    await queue.enqueue({ runId, agent: run.input.agent });
+    return { runId, run, queue: await queue.entry(runId) };
+  }
+  return { runId, run, queue: await queue.wake(runId) };
+}
+
+export interface OperatorRequest extends ExecutorContext {
+  /** Who decides (recorded). */
+  by: string;
+  reason?: string;
+}
+
+type CancellingJournal = { cancel?(request: { runId: string; by: string; reason?: string }): Promise<unknown> };
+
+/**
+ * Cancels a run through the journal (`journal.cancel`): a run executing now stops at its next step
+ * boundary and never executes another tool; a queued one is never invoked again.
+ */
+export async function cancelRun(runId: string, request: OperatorRequest): Promise<ControlledRun> {
+  const resolved = resolveContext(request);
+  await existingRun(resolved, runId);
+  const journal = resolved.journal as typeof resolved.journal & CancellingJournal;
+  if (typeof journal.cancel !== 'function') throw new Error('cancelRun needs journal.cancel, which this version of the core does not have yet.');
+  await journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
+  await resolved.queue.settle(runId, 'canceled');
+  return { runId, run: await existingRun(resolved, runId), queue: await resolved.queue.entry(runId) };
+}
+
+/**
+ * Gives a run up for good, recording who and why (a run whose agent changed cannot resume). It is never
+ * invoked again; with the core's journal.cancel it is also canceled in the journal.
+ */
+export async function abandonRun(runId: string, request: OperatorRequest & { reason: string }): Promise<ControlledRun> {
+  const resolved = resolveContext(request);
+  const run = await existingRun(resolved, runId);
+  if (run.status === 'completed') throw new RunNotResumableError({ runId, reason: 'completed', detail: 'nothing to abandon' });
+  return abandon(resolved, run, { by: request.by, reason: request.reason });
+}
+
+export interface RestartRequest extends ExecutorContext {
+  by: string;
+  /** The new run's id. Default `<agent>:<uuid>`; give one to make a repeated restart idempotent. */
+  runId?: string;
+}
+
+/**
+ * Starts the run's input again as a new run of its agent as it is now, and abandons the old run
+ * (reason "restarted as <new runId>"). The new run is enqueued like any startRun.
+ */
+export async function restartRun(runId: string, request: RestartRequest): Promise<StartedRun & { restartOf: string }> {
+  const resolved = resolveContext(request);
+  const old = await existingRun(resolved, runId);
+  const agentName = old.input.agent;
+  if (!agentName) throw new RunNotResumableError({ runId, reason: 'no-agent' });
+  const started = await startAndEnqueue(
+    {
+      storage: resolved.storage,
+      registry: resolved.registry,
+      agent: agentName,
+      input: agentInputOf(old.input),
+      ...(request.runId ? { runId: request.runId } : {}),
+    },
+    { restartOf: runId },
+  );
+  const finished = old.status === 'completed' || old.status === 'canceled';
+  await resolved.queue.abandon({
+    runId,
+    agent: agentName,
+    by: request.by,
+    reason: `restarted as ${started.runId}`,
+    restartedAs: started.runId,
+    abandon: !finished,
+  });
+  if (!finished) await cancelInJournal(resolved, runId, request.by, `restarted as ${started.runId}`);
+  return { ...started, restartOf: runId };
+}
+
+async function abandon(resolved: Resolved, run: RunSummary, args: { by: string; reason: string }): Promise<ControlledRun> {
+  const entry = await resolved.queue.abandon({ runId: run.runId, agent: run.input.agent ?? '', by: args.by, reason: args.reason, abandon: true });
+  await cancelInJournal(resolved, run.runId, args.by, `abandoned: ${args.reason}`);
+  return { runId: run.runId, run: (await resolved.journal.getRun(run.runId)) ?? run, queue: entry };
+}
+
+/** Stops the run in the journal too, once the core has journal.cancel (until then the queue's record stops executors). */
+async function cancelInJournal(resolved: Resolved, runId: string, by: string, reason: string): Promise<void> {
+  const journal = resolved.journal as typeof resolved.journal & CancellingJournal;
+  if (typeof journal.cancel !== 'function') return;
+  const run = await resolved.journal.getRun(runId);
+  if (run && run.status !== 'completed' && run.status !== 'canceled') await journal.cancel({ runId, by, reason });
+}
+
+async function existingRun(resolved: Resolved, runId: string): Promise<RunSummary> {
+  const run = await resolved.journal.getRun(runId);
+  if (!run) throw new RunNotResumableError({ runId, reason: 'unknown-run' });
+  return run;
+}

@@ -1,0 +1,36 @@
+/**
+ * A run's start input as runAgent → runDurable records it (`run-start`), built without running
+ * anything, so that startRun can enqueue a run that any executor later resumes with the same agent, and
+ * compare a repeated start with the recorded one field by field. The building and the comparison are
+ * the core's own (run-input.ts), so an enqueued run and a run started by runAgent are one and the same.
+ */
+import type { ToolSet } from 'ai';
+import type { Agent, AgentInput } from '@/lib/agents';
+import { DEFAULT_MAX_STEPS, type Divergence, type RunInput } from '@/lib/durable';
+// The core does not export these yet (asked for: buildRunInput and runInputDifferences on its public
+// surface); this file is the only place above the core that reaches in.
+import { buildRunInput, runInputDifferences } from '@/lib/durable/run-input';
+
+export function startInputOf(agent: Agent, input: AgentInput): Promise<RunInput> {
+  return buildRunInput({
+    source: {
+      agent: agent.name,
+      agentVersion: agent.version,
+      ...input,
+      tools: agent.tools as ToolSet,
+      ...(agent.system !== undefined ? { system: agent.system } : {}),
+    },
+    model: agent.model,
+    defaultStepLimit: (agent.settings as { stopWhen?: unknown }).stopWhen === undefined ? DEFAULT_MAX_STEPS : undefined,
+  });
+}
+
+export function startInputDifferences(recorded: RunInput, given: RunInput): Divergence[] {
+  return runInputDifferences(recorded, given);
+}
+
+/** The input a recorded run was started with, as runAgent takes it again. */
+export function agentInputOf(recorded: RunInput): AgentInput {
+  if (recorded.messages !== undefined) return { messages: recorded.messages as Extract<AgentInput, { messages: unknown }>['messages'] };
+  return { prompt: recorded.prompt as string };
+}

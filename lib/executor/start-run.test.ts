@@ -1,0 +1,93 @@
+/**
+ * startRun and the operator functions on real journals: the run is recorded as runAgent would start it
+ * and enqueued without executing; starts are idempotent by runId; resume, abandon and restart.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { supportAgent } from '@/agents/support';
+import { AgentInputError, createAgentRegistry, runAgent, UnknownAgentError } from '@/lib/agents';
+import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { RunDivergedError } from '@/lib/durable';
+import { describeEachStorage } from '@/tests/support/executor-storages';
+import { uniqueRunId } from '@/tests/support/journals';
+import { abandonRun, queueEntry, RunNotResumableError, restartRun, resumeRun, startRun } from './index';
+
+const PROMPT = { prompt: 'Customer c_42 asks about order o_17' };
+
+describeEachStorage('startRun and run control', (holder) => {
+  let service: OutsideService;
+  let registry: ReturnType<typeof createAgentRegistry>;
+  beforeAll(async () => {
+    service = await startOutsideService();
+    registry = createAgentRegistry([supportAgent({ serviceUrl: service.url })]);
+  });
+  afterAll(() => service.close());
+  const ctx = () => ({ storage: holder.storage, registry });
+
+  it("records the run's start input exactly as runAgent does, enqueues it runnable, and executes nothing", async () => {
+    const started = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    expect(started).toMatchObject({ agent: 'support', created: true, run: { status: 'running' } });
+    expect(started.runId).toMatch(/^support:[0-9a-f-]{36}$/);
+    const direct = uniqueRunId('direct');
+    await runAgent({ agent: registry.getAgent('support'), runId: direct, input: PROMPT, journal: holder.storage.runs });
+    expect(started.run.input).toEqual((await holder.storage.runs.getRun(direct))?.input);
+    expect(started.run.input).toMatchObject({ agent: 'support', agentVersion: registry.getAgent('support').version, prompt: PROMPT.prompt });
+    expect((await holder.storage.runs.events(started.runId)).map((e) => e.type)).toEqual(['run-start']);
+    expect(await queueEntry(started.runId, ctx())).toMatchObject({ agent: 'support', runnable: true, wakeups: 1, claims: 0, leaseOwner: null });
+    const before = service.stats().customerLookups;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(service.stats().customerLookups).toBe(before); // only the direct runAgent call reached the service
+  });
+
+  it('the same runId with the same input returns the existing run; with another input or agent it is refused naming the field, writing nothing', async () => {
+    const runId = uniqueRunId('start');
+    const first = await startRun({ ...ctx(), agent: 'support', runId, input: PROMPT });
+    const again = await startRun({ ...ctx(), agent: 'support', runId, input: PROMPT });
+    expect(again).toMatchObject({ runId, created: false, run: { lastSeq: first.run.lastSeq } });
+
+    const other = await startRun({ ...ctx(), agent: 'support', runId, input: { prompt: 'Customer c_7 asks' } }).catch((e: unknown) => e);
+    expect(RunDivergedError.isInstance(other)).toBe(true);
+    expect((other as RunDivergedError).differences.map((d) => d.field)).toEqual(['prompt']);
+    const renamed = createAgentRegistry([supportAgent({ serviceUrl: service.url, checks: true }), renamedSupport()]);
+    const otherAgent = await startRun({ storage: holder.storage, registry: renamed, agent: 'support-v2', runId, input: PROMPT }).catch((e: unknown) => e);
+    expect((otherAgent as RunDivergedError).differences.map((d) => d.field)).toEqual(['agent']);
+    expect((await holder.storage.runs.events(runId)).length).toBe(1);
+  });
+
+  it('refuses bad requests before touching the journal: empty prompt, bad runId, unknown crash point, unknown agent', async () => {
+    await expect(startRun({ ...ctx(), agent: 'support', input: { prompt: ' ' } })).rejects.toThrow(AgentInputError);
+    await expect(startRun({ ...ctx(), agent: 'support', input: PROMPT, crashAt: 'sometime' as never })).rejects.toThrow(
+      'crashAt: "sometime" is not a crash point',
+    );
+    await expect(startRun({ ...ctx(), agent: 'support', runId: 'a\nb', input: PROMPT })).rejects.toThrow('runId');
+    const unknown = await startRun({ ...ctx(), agent: 'billing', input: PROMPT }).catch((e: unknown) => e);
+    expect(UnknownAgentError.isInstance(unknown)).toBe(true);
+  });
+
+  it('resumeRun makes a run runnable again; unknown, abandoned runs are refused with the reason', async () => {
+    const unknown = await resumeRun(uniqueRunId('none'), ctx()).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ name: 'RunNotResumableError', reason: 'unknown-run' });
+    const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    const resumed = await resumeRun(runId, ctx());
+    expect(resumed.queue).toMatchObject({ runnable: true, wakeups: 2 });
+
+    const abandoned = await abandonRun(runId, { ...ctx(), by: 'ops@example.com', reason: 'agent changed' });
+    expect(abandoned.queue).toMatchObject({ runnable: false, abandonedBy: 'ops@example.com', abandonReason: 'agent changed', outcome: 'abandoned' });
+    const refused = await resumeRun(runId, ctx()).catch((e: unknown) => e);
+    expect(RunNotResumableError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).toContain('was abandoned (by ops@example.com: agent changed)');
+  });
+
+  it('restartRun starts the same input as a new run of the agent as it is now and abandons the old one, both linked', async () => {
+    const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    const restarted = await restartRun(runId, { ...ctx(), by: 'ops@example.com' });
+    expect(restarted).toMatchObject({ created: true, restartOf: runId, run: { input: { prompt: PROMPT.prompt, agent: 'support' } } });
+    expect(restarted.runId).not.toBe(runId);
+    expect(await queueEntry(runId, ctx())).toMatchObject({ runnable: false, abandonedBy: 'ops@example.com', restartedAs: restarted.runId });
+    expect(await queueEntry(restarted.runId, ctx())).toMatchObject({ runnable: true, restartOf: runId });
+  });
+});
+
+function renamedSupport() {
+  const base = supportAgent();
+  return { ...base, name: 'support-v2' } as typeof base;
+}

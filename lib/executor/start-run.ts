@@ -1,0 +1,103 @@
+/**
+ * startRun: records a run in the journal, exactly as runAgent would start it (its `run-start` carries
+ * the agent's name and version and the input), and enqueues it for an executor. Nothing executes here.
+ *
+ * Idempotent by runId: the same runId with the same input returns the existing run; with a different
+ * input (or agent) it is refused with RunDivergedError naming each field, and nothing is written.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Agent, type AgentInput, AgentInputError, agentInputSchema } from '@/lib/agents';
+import { type CrashPoint, crashPointSchema } from '@/lib/demo';
+import { assertValidRunId, type Journal, RunBusyError, RunDivergedError, type RunInput, type RunSummary } from '@/lib/durable';
+import { type ExecutorContext, resolveContext } from './context';
+import { startInputDifferences, startInputOf } from './start-input';
+
+export interface StartRunOptions extends ExecutorContext {
+  /** The agent, or the name it is registered under. */
+  agent: string | Agent;
+  /** Names the job (1 to 512 printable characters). Default `<agent>:<uuid>`. */
+  runId?: string;
+  input: AgentInput;
+  /** A demo crash point armed for every invocation of this run (the executing process SIGKILLs itself there). */
+  crashAt?: CrashPoint;
+}
+
+export interface StartedRun {
+  runId: string;
+  agent: string;
+  /** False when the run already existed with this input. */
+  created: boolean;
+  /** True when this call leased the new run to the executor that asked (Executor.start). */
+  leased: boolean;
+  run: RunSummary;
+}
+
+export function startRun(options: StartRunOptions): Promise<StartedRun> {
+  return startAndEnqueue(options);
+}
+
+/**
+ * startRun, optionally leasing the new run to an executor at once (so that no other claims it first),
+ * or recording which run it restarts.
+ */
+export async function startAndEnqueue(
+  options: StartRunOptions,
+  extra: { leaseTo?: { owner: string; leaseMs: number }; restartOf?: string } = {},
+): Promise<StartedRun> {
+  const { leaseTo, restartOf } = extra;
+  const { journal, registry, queue } = resolveContext(options);
+  const input = parseInput(options);
+  const agent = typeof options.agent === 'string' ? registry.getAgent(options.agent) : options.agent;
+  const runId = options.runId ?? `${agent.name}:${randomUUID()}`;
+  assertValidRunId(runId);
+  const startInput = await startInputOf(agent, input);
+
+  let existing = await journal.getRun(runId);
+  const created = existing ? false : await create(journal, runId, startInput);
+  if (!created) {
+    existing ??= await journal.getRun(runId);
+    const differences = existing ? startInputDifferences(existing.input, startInput) : [];
+    if (differences.length > 0) throw new RunDivergedError({ runId, differences });
+  }
+  // A run created by an earlier call that died before enqueueing it is enqueued now.
+  const enqueue = created || existing?.status === 'running';
+  const leased = enqueue && (await queue.enqueue({ runId, agent: agent.name, crashAt: options.crashAt, restartOf, leaseTo: created ? leaseTo : undefined }));
+  const run = await journal.getRun(runId);
+  if (!run) throw new Error(`Run "${runId}" was created but cannot be read back.`);
+  return { runId, agent: agent.name, created, leased: leased && created && leaseTo !== undefined, run };
+}
+
+function parseInput(options: StartRunOptions): AgentInput {
+  const problems: string[] = [];
+  const input = agentInputSchema.safeParse(options.input);
+  if (!input.success) problems.push(...input.error.issues.map((i) => `input${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`));
+  if (options.crashAt !== undefined && !crashPointSchema.safeParse(options.crashAt).success)
+    problems.push(`crashAt: "${options.crashAt}" is not a crash point`);
+  if (typeof options.agent !== 'string' && (typeof options.agent !== 'object' || options.agent === null)) problems.push('agent: an agent or its name');
+  if (problems.length > 0) throw new AgentInputError({ what: 'startRun refused the request', problems });
+  return input.data as AgentInput;
+}
+
+/** Writes the run's `run-start` under the run's hold. False if another caller created it first. */
+async function create(journal: Journal, runId: string, input: RunInput): Promise<boolean> {
+  const hold = await holdSoon(journal, runId);
+  try {
+    if ((await hold.load()).length > 0) return false;
+    await hold.create(input);
+    return true;
+  } finally {
+    await hold.release();
+  }
+}
+
+/** Two starts of one new runId at once: the second waits for the first's hold (a moment) instead of failing. */
+async function holdSoon(journal: Journal, runId: string): Promise<Awaited<ReturnType<Journal['hold']>>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await journal.hold(runId);
+    } catch (error) {
+      if (!RunBusyError.isInstance(error) || attempt >= 40) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

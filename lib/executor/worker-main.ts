@@ -1,0 +1,96 @@
+/**
+ * `npm run worker`: one worker process. Claims runnable runs from Postgres and executes them (executor.ts)
+ * until SIGTERM or SIGINT, then stops cleanly: claims nothing more, stops its runs at their next step
+ * boundary, waits up to --grace-ms, gives back the leases it still holds, and exits. A second signal
+ * exits at once. Prints one JSON line per event on stdout.
+ *
+ *   npm run worker -- [--concurrency 4] [--lease-ms 30000] [--heartbeat-ms lease/3] [--poll-ms 1000] [--grace-ms 20000]
+ *
+ * Needs Postgres (DATABASE_URL): on the embedded journal it exits with status 2 and says so.
+ */
+import { parseArgs } from 'node:util';
+import { registry } from '@/agents';
+import { storageFromEnv } from '@/lib/durable/storage';
+import { WorkersNeedPostgresError } from './errors';
+import { Executor, type ExecutorEvent } from './executor';
+
+const USAGE = 'usage: npm run worker -- [--concurrency N] [--lease-ms MS] [--heartbeat-ms MS] [--poll-ms MS] [--grace-ms MS]';
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      concurrency: { type: 'string', short: 'c', default: '4' },
+      'lease-ms': { type: 'string', default: '30000' },
+      'heartbeat-ms': { type: 'string' },
+      'poll-ms': { type: 'string', default: '1000' },
+      'grace-ms': { type: 'string', default: '20000' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const int = (name: string, raw: string | undefined, min: number) => {
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new TypeError(`--${name} must be a whole number of at least ${min} (got "${raw}")`);
+    return value;
+  };
+  return {
+    concurrency: int('concurrency', values.concurrency, 1) as number,
+    leaseMs: int('lease-ms', values['lease-ms'], 100) as number,
+    heartbeatMs: int('heartbeat-ms', values['heartbeat-ms'], 10),
+    pollMs: int('poll-ms', values['poll-ms'], 10) as number,
+    graceMs: int('grace-ms', values['grace-ms'], 0) as number,
+  };
+}
+
+function print(owner: string, event: ExecutorEvent | { type: string; [key: string]: unknown }) {
+  process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), worker: owner, pid: process.pid, ...event })}\n`);
+}
+
+async function main(): Promise<void> {
+  let settings: ReturnType<typeof options>;
+  try {
+    settings = options();
+  } catch (error) {
+    console.error(`gnl worker: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const storage = storageFromEnv();
+  if (storage.kind !== 'postgres') {
+    console.error(`gnl worker: ${new WorkersNeedPostgresError().message}`);
+    process.exit(2);
+  }
+  const { graceMs, heartbeatMs, ...rest } = settings;
+  const executor: Executor = new Executor({
+    storage,
+    registry,
+    ...rest,
+    ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
+    onEvent: (event) => print(executor.owner, event),
+  });
+  await storage.database(); // fail fast (and migrate) before claiming anything
+  executor.start();
+
+  let signals = 0;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    print(executor.owner, { type: 'signal', signal });
+    // Bounded whatever happens below: past the grace period and 10 s for the goodbyes, exit anyway.
+    setTimeout(() => process.exit(1), graceMs + 10_000).unref();
+    await executor.stop({ graceMs });
+    await storage.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGTERM', (s) => void shutdown(s));
+  process.on('SIGINT', (s) => void shutdown(s));
+}
+
+main().catch((error: unknown) => {
+  console.error(`gnl worker: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
