@@ -1,0 +1,86 @@
+/**
+ * The executor in this process (as the Studio's server runs it) on real journals, with the demo agent
+ * and its real outside service, judged by the service's own counters.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { supportAgent } from '@/agents/support';
+import { createAgentRegistry } from '@/lib/agents';
+import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { describeEachStorage } from '@/tests/support/executor-storages';
+import { Executor, type ExecutorEvent, queueEntry, startRun } from './index';
+import { RunQueue } from './run-queue';
+
+const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
+const QUESTION = (n: number) => ({ prompt: `Customer c_7 has question ${n} about order o_21` });
+
+describeEachStorage('in-process executor', (holder) => {
+  let service: OutsideService;
+  let registry: ReturnType<typeof createAgentRegistry>;
+  let executor: Executor;
+  const events: ExecutorEvent[] = [];
+  beforeAll(async () => {
+    service = await startOutsideService();
+    registry = createAgentRegistry([supportAgent({ serviceUrl: service.url })]);
+    executor = new Executor({ storage: holder.storage, registry, concurrency: 3, leaseMs: 5_000, pollMs: 100, onEvent: (e) => events.push(e) }).start();
+  });
+  afterAll(async () => {
+    await executor.stop({ graceMs: 5_000 });
+    await service.close();
+  });
+
+  const settled = async (runId: string, outcome: string) => {
+    for (let i = 0; i < 300; i++) {
+      const entry = await queueEntry(runId, { storage: holder.storage });
+      if (entry && !entry.runnable && entry.leaseOwner === null && entry.outcome === outcome) return entry;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`run ${runId} did not settle as ${outcome}: ${JSON.stringify(await queueEntry(runId, { storage: holder.storage }))}`);
+  };
+
+  it('runs a started run in the background to its approval, and after the approval and a resume to the end: one ticket, one refund, one email', async () => {
+    const before = service.stats();
+    const { runId, leased } = await executor.startRun({ agent: 'support', input: REFUND });
+    expect(leased).toBe(true);
+    await settled(runId, 'waiting-approval');
+    const run = await holder.storage.runs.getRun(runId);
+    expect(run).toMatchObject({ status: 'waiting-approval', pending: [{ toolName: 'issueRefund' }] });
+    await holder.storage.runs.approve({ runId, toolCallId: run?.pending[0]?.toolCallId as string, by: 'ops@example.com' });
+    await executor.resumeRun(runId);
+    await settled(runId, 'completed');
+    expect(await holder.storage.runs.getRun(runId)).toMatchObject({ status: 'completed' });
+    const after = service.stats();
+    expect(after.tickets.performed - before.tickets.performed).toBe(1);
+    expect(after.refunds.performed - before.refunds.performed).toBe(1);
+    expect(after.emails.performed - before.emails.performed).toBe(1);
+    expect(events.filter((e) => e.type === 'claimed' && e.runId === runId)).toHaveLength(2);
+  });
+
+  it('claims runs enqueued elsewhere (startRun) and runs each once, three at a time', async () => {
+    const before = service.stats();
+    const started = [];
+    for (let n = 0; n < 12; n++) started.push(await startRun({ storage: holder.storage, registry, agent: 'support', input: QUESTION(n) }));
+    executor.kick();
+    for (const { runId } of started) await settled(runId, 'completed');
+    const after = service.stats();
+    expect(after.tickets.performed - before.tickets.performed).toBe(12);
+    expect(after.emails.performed - before.emails.performed).toBe(12);
+    for (const { runId } of started) {
+      const types = (await holder.storage.runs.events(runId)).map((e) => e.type);
+      expect(types.filter((t) => t === 'run-complete')).toHaveLength(1);
+      expect(types.filter((t) => t === 'run-resume')).toHaveLength(1);
+    }
+    console.log(`[executor ${holder.kind}] 12 enqueued runs completed by one in-process executor (concurrency 3)`);
+  });
+
+  it.runIf(holder.kind === 'pglite')('on the embedded journal it is the only executor: a run leased by an earlier process is taken at once', async () => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'support', input: QUESTION(99) });
+    const queue = new RunQueue(() => holder.storage.database());
+    // Another executor owned it until its process died (one process per data folder: it cannot still run).
+    await executor.stop({ graceMs: 5_000 });
+    const [claim] = await queue.claim({ owner: 'earlier-process', limit: 1, leaseMs: 600_000, runId });
+    expect(claim?.runId).toBe(runId);
+    executor = new Executor({ storage: holder.storage, registry, concurrency: 3, leaseMs: 5_000, pollMs: 100 }).start();
+    const entry = await settled(runId, 'completed');
+    expect(entry.claims).toBe(2);
+  });
+});
