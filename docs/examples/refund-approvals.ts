@@ -34,6 +34,7 @@ export async function handleRefundRequest(args: {
     // Nothing waits in memory: the question is in the journal. Call again after the decision.
     return { status: 'waiting' as const, questions: result.pending };
   }
+  if (result.status === 'canceled') return { status: 'canceled' as const, by: result.by };
   return { status: 'done' as const, text: result.text };
 }
 // #endregion

@@ -71,6 +71,7 @@ export async function handle(job: SupportJob, model: LanguageModel) {
     prompt: job.message,
   });
   if (result.status === 'waiting-approval') return { waiting: result.pending };
+  if (result.status === 'canceled') return { canceledBy: result.by };
   return { text: result.text };
 }
 // #endregion

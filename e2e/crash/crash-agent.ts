@@ -163,6 +163,7 @@ async function runWithGnl(): Promise<AgentOutcome> {
       prompt: PROMPT,
     });
     if (result.status === 'completed') return { outcome: 'completed', pid: process.pid, text: result.text, replayedSteps: result.replayedSteps };
+    if (result.status === 'canceled') throw new Error(`unexpected: run canceled by ${result.by}`);
     return {
       outcome: 'waiting-approval',
       pid: process.pid,

@@ -52,12 +52,16 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
       return recorded;
     },
     release: () => hold.release(),
+    get canceled() {
+      return hold.canceled;
+    },
   });
   return {
     hold: async (runId) => wrapHold(await journal.hold(runId)),
     approve: (request) => journal.approve(request),
     reject: (request) => journal.reject(request),
     resolveSideEffect: (request) => journal.resolveSideEffect(request),
+    cancel: (request) => journal.cancel(request),
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),
     events: (runId, options) => journal.events(runId, options),

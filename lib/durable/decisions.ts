@@ -29,6 +29,8 @@ export const sideEffectResolutionSchema = z.object({
   output: z.unknown().optional(),
 });
 
+export const cancelRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });
+
 export type ApprovalDecisionRequest = z.input<typeof approvalDecisionSchema>;
 export type SideEffectResolutionRequest = z.input<typeof sideEffectResolutionSchema>;
 
@@ -99,4 +101,27 @@ function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEven
     by: request.by,
     ...reason,
   };
+}
+
+/** A cancel is refused for an unknown run, a finished one, or one canceled already (naming by whom). */
+export function planCancel(args: {
+  request: z.output<typeof cancelRequestSchema>;
+  status: string | undefined;
+  priorCancel: PriorDecision | undefined;
+}): JournalEvent {
+  const { request, status, priorCancel } = args;
+  const { runId } = request;
+  if (status === undefined) throw new DecisionConflictError({ runId, toolCallId: '', reason: 'unknown-run' });
+  if (status === 'canceled') {
+    throw new DecisionConflictError({
+      runId,
+      toolCallId: '',
+      reason: 'already-decided',
+      decidedBy: priorCancel?.by,
+      decidedAt: priorCancel?.at,
+      detail: 'canceled',
+    });
+  }
+  if (status === 'completed') throw new DecisionConflictError({ runId, toolCallId: '', reason: 'run-finished', detail: status });
+  return { type: 'run-cancel', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
 }

@@ -109,13 +109,24 @@ export class ToolCallFailedError extends GnlError {
   static override isInstance = hasName<ToolCallFailedError>('ToolCallFailedError');
 }
 
+/** The run was canceled; it executes nothing more. */
+export class RunCanceledError extends GnlError {
+  override name = 'RunCanceledError';
+  readonly runId: string;
+  constructor(args: { runId: string }) {
+    super(`Run "${args.runId}" was canceled; it executes no other tool.`);
+    this.runId = args.runId;
+  }
+  static override isInstance = hasName<RunCanceledError>('RunCanceledError');
+}
+
 /** A runId that GNL cannot store safely. */
 export class InvalidRunIdError extends GnlError {
   override name = 'InvalidRunIdError';
   static override isInstance = hasName<InvalidRunIdError>('InvalidRunIdError');
 }
 
-export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-decided' | 'expired';
+export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-decided' | 'expired' | 'run-finished';
 
 /** An operator decision that cannot be recorded: unknown run or call, or decided already (by whom, when). */
 export class DecisionConflictError extends GnlError {
@@ -126,16 +137,17 @@ export class DecisionConflictError extends GnlError {
   readonly decidedBy?: string;
   readonly decidedAt?: Date;
   constructor(args: { runId: string; toolCallId: string; reason: DecisionConflictReason; decidedBy?: string; decidedAt?: Date; detail?: string }) {
+    const subject = args.toolCallId ? `call ${args.toolCallId} of run "${args.runId}"` : `run "${args.runId}"`;
     const what =
       args.reason === 'unknown-run'
         ? `run "${args.runId}" does not exist`
         : args.reason === 'unknown-call'
-          ? `call ${args.toolCallId} of run "${args.runId}" is not waiting for this decision${args.detail ? ` (${args.detail})` : ''}`
+          ? `${subject} is not waiting for this decision${args.detail ? ` (${args.detail})` : ''}`
           : args.reason === 'expired'
-            ? `the approval question for call ${args.toolCallId} of run "${args.runId}" expired${args.detail ? ` at ${args.detail}` : ''}; the run treats it as rejected`
-            : `call ${args.toolCallId} of run "${args.runId}" was already decided by ${args.decidedBy}${
-                args.decidedAt ? ` at ${args.decidedAt.toISOString()}` : ''
-              }`;
+            ? `the approval question for ${subject} expired${args.detail ? ` at ${args.detail}` : ''}; the run treats it as rejected`
+            : args.reason === 'run-finished'
+              ? `${subject} has finished (${args.detail ?? 'completed'})`
+              : `${subject} was already ${args.detail ?? 'decided'} by ${args.decidedBy ?? 'someone'}${args.decidedAt ? ` at ${args.decidedAt.toISOString()}` : ''}`;
     super(`Decision refused: ${what}.`);
     this.runId = args.runId;
     this.toolCallId = args.toolCallId;

@@ -145,6 +145,8 @@ export type JournalEvent =
     }
   | { type: 'run-suspend'; status: 'waiting-approval' | 'blocked'; pending: PendingItem[] }
   | { type: 'run-complete'; text: string; finishReason: string; steps: number }
+  /** An operator canceled the run: it stops at its next step boundary and never executes another tool. Terminal. */
+  | { type: 'run-cancel'; by: string; reason?: string }
   | { type: 'run-fail'; error: ErrorInfo };
 
 export type JournalEventType = JournalEvent['type'];

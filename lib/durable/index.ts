@@ -11,6 +11,7 @@ export {
   RunBusyError,
   HoldLostError,
   RunDivergedError,
+  RunCanceledError,
   ToolCallFailedError,
   type Divergence,
   InvalidRunIdError,
@@ -23,7 +24,18 @@ export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
 export { idempotencyKey, type IdempotencyScope } from './idempotency-key';
 export { canonicalJson } from './canonical-json';
 export { resolveModel } from './resolve-model';
-export type { Journal, LiveJournal, RunHold, ListRunsOptions, RunPage, SubscribeOptions, Subscription, WatchRunsOptions, RunChange } from './journal';
+export type {
+  Journal,
+  LiveJournal,
+  RunHold,
+  CancelRequest,
+  ListRunsOptions,
+  RunPage,
+  SubscribeOptions,
+  Subscription,
+  WatchRunsOptions,
+  RunChange,
+} from './journal';
 export { MAX_EVENT_BYTES } from './event-limit';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
 export type { RunSummary } from './run-summary';

@@ -4,6 +4,6 @@
  */
 export * from './index';
 export { summaryChange, type SummaryChange } from './run-summary';
-export { planDecision, approvalDecisionSchema, sideEffectResolutionSchema, type DecisionRequest } from './decisions';
+export { planDecision, planCancel, approvalDecisionSchema, sideEffectResolutionSchema, cancelRequestSchema, type DecisionRequest } from './decisions';
 export { encodeJson, decodeJson } from './json-codec';
 export { encodeEvent } from './event-limit';

@@ -36,6 +36,11 @@ export interface Journal {
   reject(request: ApprovalDecisionRequest): Promise<Decision>;
   /** Settles a side effect of unknown outcome: 'done' records `output` as its result, 'not-done' lets the next resume run it again under the same key. */
   resolveSideEffect(request: SideEffectResolutionRequest): Promise<Decision>;
+  /**
+   * Cancels a run: it stops at its next step boundary (a run executing elsewhere notices on its next
+   * append) and never executes another tool. Terminal. A finished or already canceled run is a conflict.
+   */
+  cancel(request: CancelRequest): Promise<{ canceledAt: Date }>;
   getRun(runId: string): Promise<RunSummary | undefined>;
   listRuns(options?: ListRunsOptions): Promise<RunPage>;
   /** The run's events in order, after `afterSeq` (default 0), at most `limit` (default: all). */
@@ -88,6 +93,13 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+export interface CancelRequest {
+  runId: string;
+  /** Who cancels (an operator account, a service name). */
+  by: string;
+  reason?: string;
+}
+
 /** A run held by this process: the only way to append to it. */
 export interface RunHold {
   readonly runId: string;
@@ -100,5 +112,7 @@ export interface RunHold {
    * An event whose encoded payload is over MAX_EVENT_BYTES is refused (JournalDataError) and nothing is written.
    */
   append(events: readonly JournalEvent[]): Promise<RecordedEvent[]>;
+  /** True once an append saw that the run was canceled meanwhile (by journal.cancel, from anywhere). */
+  readonly canceled: boolean;
   release(): Promise<void>;
 }

@@ -8,7 +8,7 @@
  * Whether a call may run at all (approvals, unknown outcomes) was decided by the tool gate.
  */
 import type { Tool, ToolExecutionOptions } from 'ai';
-import { JournalDataError, ToolCallFailedError } from './errors';
+import { JournalDataError, RunCanceledError, ToolCallFailedError } from './errors';
 import { errorInfo } from './events';
 import { gnlToolOptions } from './gnl-tool';
 import { operationKey } from './operation-key';
@@ -36,10 +36,13 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       if (op) await session.compareArguments({ toolCallId, toolName, recorded: op.input, given: input });
       if (op?.result) return replay({ session, op, toolCallId, toolName });
 
+      if (session.canceled) throw new RunCanceledError({ runId: session.runId });
       const attempt = (op?.attempts ?? 0) + 1;
       const sideEffect = options.sideEffect === true;
       const work = (async () => {
         if (sideEffect) await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect });
+        // Canceled while this call was being recorded: its start is journaled, its work is not done.
+        if (sideEffect && session.canceled) throw new RunCanceledError({ runId: session.runId });
         const unstarted = sideEffect ? {} : { input, startedAt: new Date().toISOString() };
         const startedAt = performance.now();
         const elapsed = () => Math.round((performance.now() - startedAt) * 10) / 10;

@@ -82,7 +82,8 @@ export type DurableResult<TOOLS extends ToolSet> =
       /** The SDK's own result object. */
       result: GenerateTextResult<TOOLS, any, any>;
     }
-  | { status: 'waiting-approval'; runId: string; pending: PendingApproval[] };
+  | { status: 'waiting-approval'; runId: string; pending: PendingApproval[] }
+  | { status: 'canceled'; runId: string; by: string; reason?: string };
 
 /** Step and finish events carry `replayed`: true when the model's answer came from the journal. */
 export type Replayed<EVENT> = EVENT & { replayed: boolean };
@@ -122,6 +123,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
       const started = events[0];
       const differences = started?.type === 'run-start' ? runInputDifferences(started.input, input) : [];
       if (differences.length > 0) throw new RunDivergedError({ runId, differences });
+      if (state.canceled) return { status: 'canceled', runId, ...state.canceled };
       const stillWaiting = undecidedApprovals(state, lastSuspend(events));
       if (stillWaiting) return { status: 'waiting-approval', runId, pending: stillWaiting };
       if (state.status !== 'completed') {
@@ -159,9 +161,11 @@ async function execute<TOOLS extends ToolSet>(args: {
       ...(prepareStep ? { prepareStep: recordingPrepareStep(prepareStep, session) } : {}),
     } as unknown as GenerateTextOptions<TOOLS>);
   } catch (error) {
+    if (session.canceled && session.fatal === undefined) return canceled(session);
     await recordFailure(session, error);
     throw error;
   }
+  if (session.canceled && session.fatal === undefined) return canceled(session);
   const failure = session.fatal ?? session.failure;
   if (failure !== undefined) {
     await recordFailure(session, failure);
@@ -200,6 +204,13 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
     replayedSteps: session.replayedSteps.size,
     result,
   };
+}
+
+/** Canceled while executing: the cancel is the journal's last word (no complete or fail after it). */
+async function canceled<TOOLS extends ToolSet>(session: RunSession): Promise<DurableResult<TOOLS>> {
+  const cancel = session.state.canceled ?? (await session.hold.load()).findLast((e) => e.type === 'run-cancel');
+  const { by, reason } = cancel && 'by' in cancel ? cancel : { by: 'unknown', reason: undefined };
+  return { status: 'canceled', runId: session.runId, by, ...(reason ? { reason } : {}) };
 }
 
 /** A failed invocation is journaled (the run is resumable); if the journal itself failed, the original error wins. */

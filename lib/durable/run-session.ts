@@ -22,6 +22,8 @@ export class RunSession {
   /** Executions in progress per idempotency key: parallel calls with equal 'args' share one. */
   readonly inFlight = new Map<string, Promise<unknown>>();
   fatal: unknown;
+  /** The run was canceled (journal.cancel) while this invocation executed it. */
+  canceled = false;
   /** A tool threw: the run fails after the step's other calls settle. */
   failure: ToolCallFailedError | undefined;
   /** Model steps answered from the journal in this invocation (by step number). */
@@ -65,6 +67,8 @@ export class RunSession {
     try {
       const recorded = await this.hold.append(events);
       for (const event of recorded) this.state.apply(event);
+      // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
+      if (this.hold.canceled) this.canceled = true;
       return recorded;
     } catch (error) {
       // Data that cannot be encoded was refused before anything was written: the caller decides.
@@ -79,5 +83,5 @@ export class RunSession {
   }
 
   /** Stop condition: halt after the current step's tools settle, before another model call. */
-  readonly mustStop = (): boolean => this.fatal !== undefined || this.failure !== undefined || this.blocked.length > 0;
+  readonly mustStop = (): boolean => this.canceled || this.fatal !== undefined || this.failure !== undefined || this.blocked.length > 0;
 }

@@ -36,6 +36,8 @@ export interface ApprovalState {
 export class RunState {
   status: RunStatus | undefined;
   lastSeq = 0;
+  /** Who canceled the run, once it is canceled. */
+  canceled: { by: string; reason?: string } | undefined;
   readonly modelSteps: unknown[] = [];
   readonly modelRequestHashes: (string | undefined)[] = [];
   readonly operations = new Map<string, ToolOperation>();
@@ -66,6 +68,10 @@ export class RunState {
         return;
       case 'run-fail':
         this.status = 'failed';
+        return;
+      case 'run-cancel':
+        this.status = 'canceled';
+        this.canceled = { by: event.by, reason: event.reason };
         return;
       case 'model-step':
         this.modelSteps[event.step] = event.result;

@@ -33,6 +33,7 @@ const STATUS_OF: Partial<Record<JournalEvent['type'], RunStatus>> = {
   'run-resume': 'running',
   'run-complete': 'completed',
   'run-fail': 'failed',
+  'run-cancel': 'canceled',
 };
 
 export function summaryChange(events: readonly JournalEvent[]): SummaryChange {

@@ -20,6 +20,8 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
   const { session, tools, userToolApproval } = args;
   return async (gateArgs: GateArgs): Promise<ToolApprovalStatus> => {
     const { toolCallId, toolName, input } = gateArgs.toolCall;
+    // A canceled run executes no other tool: not executed, and the loop stops.
+    if (session.canceled) return { type: 'user-approval' };
     const tool = tools[toolName];
     if (!tool) return { type: 'not-applicable' };
     const options = gnlToolOptions(tool);

@@ -26,6 +26,7 @@ async function main(): Promise<DemoChildOutcome> {
   try {
     const result = await runAgent({ agent: getAgent('support'), runId, input: { prompt }, journal: storage.runs });
     if (result.status === 'completed') return { outcome: 'completed', pid: process.pid, text: result.text, replayedSteps: result.replayedSteps };
+    if (result.status === 'canceled') throw new Error(`unexpected: run canceled by ${result.by}`);
     return { outcome: 'waiting-approval', pid: process.pid, pending: result.pending.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })) };
   } catch (error) {
     if (SideEffectRetryBlockedError.isInstance(error)) {

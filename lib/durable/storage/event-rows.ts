@@ -7,6 +7,8 @@
  * fence (Postgres) also requires, in the same WHERE, that the run's `holder` is still its token (no one
  * took the run over, even from a session that reuses its pid) and that its side session still holds
  * the run's advisory lock (the session did not die): otherwise no row matches and nothing is written.
+ * A canceled run stays canceled whatever a writer appends, and the append returns the status, so a
+ * writer learns of a cancel from anywhere on its next append, at no extra round trip.
  */
 import {
   encodeEvent,
@@ -23,7 +25,7 @@ import {
 import { NOTIFY_CHANNEL } from './notifications';
 import type { SqlQuery } from './sql-driver';
 
-type Written = { seq: number; created_at: Date | string; last_seq: number };
+type Written = { seq: number; created_at: Date | string; last_seq: number; status?: string };
 
 /**
  * The append statement. `notify`: NOTIFY inside the statement (delivered at its commit).
@@ -34,19 +36,19 @@ export function appendStatement(notify: boolean): string {
       update gnl.runs set
         last_seq = last_seq + $2::int,
         step_count = step_count + $3::int,
-        status = coalesce($4::text, status),
+        status = case when status = 'canceled' then status else coalesce($4::text, status) end,
         pending = coalesce($5::text::jsonb, pending),
         updated_at = now()
       where run_id = $1::text and ($6::text is null or holder = $6::text)
         and ($8::int is null or exists (select 1 from pg_locks where locktype = 'advisory' and granted
               and pid = $8::int and classid = $9::bigint::oid and objid = $10::bigint::oid and objsubid = 1))
-      returning last_seq - $2::int as base, last_seq),
+      returning last_seq - $2::int as base, last_seq, status),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload)
       select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload'
       from r, jsonb_array_elements($7::text::jsonb) with ordinality as x(value, ord)
       returning seq, created_at)${notifyClause(notify)}
-    select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
+    select e.seq, e.created_at, r.last_seq, r.status from e, r${notify ? ', n' : ''}`;
 }
 
 const CREATE_STATEMENT = (notify: boolean) => `with r as (
@@ -98,7 +100,7 @@ export async function appendEvents(
   db: SqlQuery,
   runId: string,
   events: readonly JournalEvent[],
-  options: WriteOptions & { pending?: PendingItem[] },
+  options: WriteOptions & { pending?: PendingItem[]; onStatus?: (status: string | undefined) => void },
 ): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   // Encode first: data the journal cannot hold (a cycle, over MAX_EVENT_BYTES) is refused before anything is written.
@@ -122,6 +124,7 @@ export async function appendEvents(
     throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
   }
   rows.sort((a, b) => a.seq - b.seq);
+  options.onStatus?.(rows[0]?.status);
   return events.map((event, i) => {
     const row = rows[i] as Written;
     return { ...event, seq: row.seq, at: new Date(row.created_at) };

@@ -17,6 +17,9 @@ import {
   type ListRunsOptions,
   type LiveJournal,
   planDecision,
+  planCancel,
+  cancelRequestSchema,
+  type CancelRequest,
   type RecordedEvent,
   type RunHold,
   type RunInput,
@@ -132,6 +135,23 @@ export class SqlJournal implements LiveJournal {
     return decision;
   }
 
+  async cancel(request: CancelRequest): Promise<{ canceledAt: Date }> {
+    const parsed = parse(cancelRequestSchema, request, 'cancel');
+    const { sql: driver } = await this.db();
+    const { announcer } = this.backend;
+    const recorded = await driver.transaction(async (tx) => {
+      const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [parsed.runId]);
+      const [prior] = await tx.query<{ by: string; created_at: Date | string }>(
+        `select payload->>'by' as by, created_at from gnl.run_events where run_id = $1::text and type = 'run-cancel' order by seq desc limit 1`,
+        [parsed.runId],
+      );
+      const event = planCancel({ request: parsed, status: run?.status, priorCancel: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined });
+      return appendEvents(tx, parsed.runId, [event], { notifyInStatement: announcer.mode === 'in-statement' });
+    });
+    announce(announcer, parsed.runId, recorded);
+    return { canceledAt: (recorded[0] as RecordedEvent).at };
+  }
+
   async getRun(runId: string): Promise<RunSummary | undefined> {
     assertValidRunId(runId);
     const [row] = await query<RunRow>((await this.db()).orm, sql`select * from gnl.runs where run_id = ${runId}`);
@@ -185,6 +205,7 @@ export class SqlJournal implements LiveJournal {
 
 class SqlRunHold implements RunHold {
   private released = false;
+  canceled = false;
   constructor(
     readonly runId: string,
     private readonly db: SqlDriver,
@@ -205,7 +226,13 @@ class SqlRunHold implements RunHold {
 
   async append(events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
     if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot append.`);
-    const recorded = await appendEvents(this.db, this.runId, events, { fence: this.fence, notifyInStatement: this.announcer.mode === 'in-statement' });
+    const recorded = await appendEvents(this.db, this.runId, events, {
+      fence: this.fence,
+      notifyInStatement: this.announcer.mode === 'in-statement',
+      onStatus: (status) => {
+        if (status === 'canceled') this.canceled = true;
+      },
+    });
     announce(this.announcer, this.runId, recorded);
     return recorded;
   }
