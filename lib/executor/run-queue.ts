@@ -75,6 +75,18 @@ const COLUMNS = sql`run_id as "runId", agent, crash_at as "crashAt", runnable, w
 
 const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))}::int * interval '1 millisecond'`;
 
+const ENTRY_DATES = ['queuedAt', 'leaseExpiresAt', 'heartbeatAt', 'claimedAt', 'abandonedAt', 'createdAt'] as const;
+
+/** Timestamps arrive as Dates from postgres.js and as strings from PGlite's raw results: Dates either way. */
+function withDates<T extends object>(row: T, fields: readonly string[] = ENTRY_DATES): T {
+  const out = { ...row } as Record<string, unknown>;
+  for (const field of fields) {
+    const value = out[field];
+    if (value !== null && value !== undefined && !(value instanceof Date)) out[field] = new Date(value as string);
+  }
+  return out as T;
+}
+
 export class RunQueue {
   constructor(private readonly database: () => Promise<Database>) {}
 
@@ -100,7 +112,7 @@ export class RunQueue {
 
   async claim(options: ClaimOptions): Promise<Claim[]> {
     const { owner, limit, leaseMs, runId, sole = false, exclude = [] } = options;
-    return this.rows<Claim>(sql`
+    const claims = await this.rows<Claim>(sql`
       with c as (
         select run_id, lease_owner as previous_owner, lease_expires_at from gnl.run_queue
         where runnable and abandoned_at is null
@@ -115,6 +127,7 @@ export class RunQueue {
       from c where q.run_id = c.run_id
       returning q.run_id as "runId", q.agent, q.crash_at as "crashAt", q.wakeups, q.claims, q.claimed_at as "claimedAt",
         q.lease_expires_at as "leaseExpiresAt", case when c.lease_expires_at is not null then c.previous_owner end as "previousOwner"`);
+    return claims.map((claim) => withDates(claim, ['claimedAt', 'leaseExpiresAt']));
   }
 
   /** Renews the leases `owner` holds on these runs; returns the ones it still holds (a missing one was taken over). */
@@ -166,7 +179,7 @@ export class RunQueue {
       update gnl.run_queue set runnable = true, wakeups = wakeups + 1, queued_at = now(), outcome = null, error = null
       where run_id = ${runId} and abandoned_at is null
       returning ${COLUMNS}`);
-    return entry;
+    return entry && withDates(entry);
   }
 
   /**
@@ -188,7 +201,7 @@ export class RunQueue {
         outcome = coalesce(excluded.outcome, q.outcome)
       returning ${COLUMNS}`);
     if (!entry) throw new Error(`Run "${args.runId}" could not be recorded as abandoned.`);
-    return entry;
+    return withDates(entry);
   }
 
   /** Clears `runnable` (a canceled run). */
@@ -198,7 +211,7 @@ export class RunQueue {
 
   async entry(runId: string): Promise<QueueEntry | undefined> {
     const [entry] = await this.rows<QueueEntry>(sql`select ${COLUMNS} from gnl.run_queue where run_id = ${runId}`);
-    return entry;
+    return entry && withDates(entry);
   }
 
   /** Runnable runs not leased to anyone live (for listings and tests). */
