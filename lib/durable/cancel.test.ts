@@ -26,7 +26,7 @@ describeEachJournal('cancel', (target) => {
     // The cancel arrives from elsewhere while the model is answering step 0 (which asks for the refund).
     const base = agent.scripted.model;
     const model = Object.assign(Object.create(Object.getPrototypeOf(base)), base, {
-      doGenerate: async (options: Parameters<typeof base.doGenerate>[0]) => {
+      doGenerate: async () => {
         await journal.cancel({ runId, by: 'ops@acme' });
         return stepResult({ toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: 'o_17', amount: 40 } }] }, 0);
       },
