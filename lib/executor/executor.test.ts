@@ -7,7 +7,7 @@ import { supportAgent } from '@/agents/support';
 import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { Executor, type ExecutorEvent, queueEntry, startRun } from './index';
+import { cancelRun, Executor, type ExecutorEvent, queueEntry, resumeRun, startRun } from './index';
 import { RunQueue } from './run-queue';
 
 const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
@@ -70,6 +70,20 @@ describeEachStorage('in-process executor', (holder) => {
       expect(types.filter((t) => t === 'run-resume')).toHaveLength(1);
     }
     console.log(`[executor ${holder.kind}] 12 enqueued runs completed by one in-process executor (concurrency 3)`);
+  });
+
+  it('cancelRun on a run waiting for approval: canceled in the journal, never invoked again, nothing refunded', async () => {
+    const before = service.stats();
+    const { runId } = await executor.startRun({ agent: 'support', input: REFUND });
+    await settled(runId, 'waiting-approval');
+    const canceled = await cancelRun(runId, { storage: holder.storage, by: 'ops@example.com', reason: 'customer withdrew' });
+    expect(canceled).toMatchObject({ run: { status: 'canceled' }, queue: { runnable: false, outcome: 'canceled' } });
+    const refused = await resumeRun(runId, { storage: holder.storage }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'RunNotResumableError', reason: 'canceled' });
+    const again = await cancelRun(runId, { storage: holder.storage, by: 'ops@example.com' }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ name: 'DecisionConflictError' });
+    expect(service.stats().refunds.requests).toBe(before.refunds.requests);
+    expect(service.stats().emails.requests).toBe(before.emails.requests);
   });
 
   it.runIf(holder.kind === 'pglite')('on the embedded journal it is the only executor: a run leased by an earlier process is taken at once', async () => {

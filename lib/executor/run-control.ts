@@ -22,9 +22,9 @@ export async function resumeRun(runId: string, context: ExecutorContext = {}): P
   const resolved = resolveContext(context);
   const { queue } = resolved;
   const run = await existingRun(resolved, runId);
-  if (run.status === 'completed' || run.status === 'canceled') throw new RunNotResumableError({ runId, reason: run.status });
   const before = await queue.entry(runId);
   if (before?.abandonedAt) throw new RunNotResumableError({ runId, reason: 'abandoned', detail: `by ${before.abandonedBy}: ${before.abandonReason}` });
+  if (run.status === 'completed' || run.status === 'canceled') throw new RunNotResumableError({ runId, reason: run.status });
   if (!before) {
     if (!run.input.agent) throw new RunNotResumableError({ runId, reason: 'no-agent' });
     await queue.enqueue({ runId, agent: run.input.agent });
@@ -39,25 +39,22 @@ export interface OperatorRequest extends ExecutorContext {
   reason?: string;
 }
 
-type CancellingJournal = { cancel?(request: { runId: string; by: string; reason?: string }): Promise<unknown> };
-
 /**
  * Cancels a run through the journal (`journal.cancel`): a run executing now stops at its next step
- * boundary and never executes another tool; a queued one is never invoked again.
+ * boundary and never executes another tool; a queued one is never invoked again. A finished or already
+ * canceled run is the journal's DecisionConflictError.
  */
 export async function cancelRun(runId: string, request: OperatorRequest): Promise<ControlledRun> {
   const resolved = resolveContext(request);
   await existingRun(resolved, runId);
-  const journal = resolved.journal as typeof resolved.journal & CancellingJournal;
-  if (typeof journal.cancel !== 'function') throw new Error('cancelRun needs journal.cancel, which this version of the core does not have yet.');
-  await journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
+  await resolved.journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
   await resolved.queue.settle(runId, 'canceled');
   return { runId, run: await existingRun(resolved, runId), queue: await resolved.queue.entry(runId) };
 }
 
 /**
- * Gives a run up for good, recording who and why (a run whose agent changed cannot resume). It is never
- * invoked again; with the core's journal.cancel it is also canceled in the journal.
+ * Gives a run up for good, recording who and why (a run whose agent changed cannot resume): canceled in
+ * the journal (reason "abandoned: …") and never invoked again.
  */
 export async function abandonRun(runId: string, request: OperatorRequest & { reason: string }): Promise<ControlledRun> {
   const resolved = resolveContext(request);
@@ -110,12 +107,10 @@ async function abandon(resolved: Resolved, run: RunSummary, args: { by: string; 
   return { runId: run.runId, run: (await resolved.journal.getRun(run.runId)) ?? run, queue: entry };
 }
 
-/** Stops the run in the journal too, once the core has journal.cancel (until then the queue's record stops executors). */
+/** Stops the run in the journal too (a finished run has nothing to stop). */
 async function cancelInJournal(resolved: Resolved, runId: string, by: string, reason: string): Promise<void> {
-  const journal = resolved.journal as typeof resolved.journal & CancellingJournal;
-  if (typeof journal.cancel !== 'function') return;
   const run = await resolved.journal.getRun(runId);
-  if (run && run.status !== 'completed' && run.status !== 'canceled') await journal.cancel({ runId, by, reason });
+  if (run && run.status !== 'completed' && run.status !== 'canceled') await resolved.journal.cancel({ runId, by, reason });
 }
 
 async function existingRun(resolved: Resolved, runId: string): Promise<RunSummary> {

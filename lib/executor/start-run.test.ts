@@ -75,6 +75,9 @@ describeEachStorage('startRun and run control', (holder) => {
     const refused = await resumeRun(runId, ctx()).catch((e: unknown) => e);
     expect(RunNotResumableError.isInstance(refused)).toBe(true);
     expect((refused as Error).message).toContain('was abandoned (by ops@example.com: agent changed)');
+    // Recorded in the journal too: the run is canceled there, with the reason.
+    expect(abandoned.run.status).toBe('canceled');
+    expect((await holder.storage.runs.events(runId)).at(-1)).toMatchObject({ type: 'run-cancel', by: 'ops@example.com', reason: 'abandoned: agent changed' });
   });
 
   it('restartRun starts the same input as a new run of the agent as it is now and abandons the old one, both linked', async () => {
@@ -83,6 +86,7 @@ describeEachStorage('startRun and run control', (holder) => {
     expect(restarted).toMatchObject({ created: true, restartOf: runId, run: { input: { prompt: PROMPT.prompt, agent: 'support' } } });
     expect(restarted.runId).not.toBe(runId);
     expect(await queueEntry(runId, ctx())).toMatchObject({ runnable: false, abandonedBy: 'ops@example.com', restartedAs: restarted.runId });
+    expect(await holder.storage.runs.getRun(runId)).toMatchObject({ status: 'canceled' });
     expect(await queueEntry(restarted.runId, ctx())).toMatchObject({ runnable: true, restartOf: runId });
   });
 });

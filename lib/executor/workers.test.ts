@@ -15,7 +15,7 @@ import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { type GateProxy, startGateProxy } from '@/tests/support/gate-proxy';
 import { DATABASE_URL } from '@/tests/support/journals';
 import { startWorker, type WorkerOptions, type WorkerProcess, workerTotals } from '@/tests/support/worker-process';
-import { queueEntry, resumeRun, startRun } from './index';
+import { cancelRun, queueEntry, resumeRun, startRun } from './index';
 
 const QUESTION = (n: number) => ({ prompt: `Customer c_7 has question ${n} about order o_21` });
 const REFUND = (n: number) => ({ prompt: `Customer c_42 wants a refund of ${(n % 40) + 1} for order o_17` });
@@ -213,6 +213,24 @@ suite(`workers sharing one Postgres${DATABASE_URL ? '' : ' (skipped: DATABASE_UR
     // The paused worker lives on and still stops cleanly.
     a.signal('SIGTERM');
     expect((await a.exited).code).toBe(0);
+  }, 120_000);
+
+  it('cancelRun while a worker executes the run (inside createTicket): it stops at the next step boundary and never sends the email', async () => {
+    const proxy = await gate();
+    proxy.hold((method, path) => method === 'POST' && path === '/tickets');
+    const a = worker({ concurrency: 1, leaseMs: 5_000, serviceUrl: proxy.url });
+    const { runId } = await start(QUESTION(40));
+    await proxy.waitForHeld(1);
+    await cancelRun(runId, { storage, by: 'ops@example.com', reason: 'duplicate request' });
+    proxy.release();
+    const finished = await a.waitFor((l) => l.type === 'finished' && l.runId === runId);
+    expect(finished).toMatchObject({ kind: 'settled', outcome: 'canceled' });
+    expect(await storage.runs.getRun(runId)).toMatchObject({ status: 'canceled' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(service.stats().tickets.performed).toBe(1); // in flight when canceled: it completed
+    expect(service.stats().emails.requests).toBe(0);
+    const events = await storage.runs.events(runId);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   }, 120_000);
 
   it('SIGTERM: the worker stops its runs at the next step boundary, gives back those stuck in a tool after the grace period, exits; another resumes them all', async () => {
