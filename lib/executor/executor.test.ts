@@ -7,7 +7,7 @@ import { supportAgent } from '@/agents/support';
 import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { cancelRun, Executor, type ExecutorEvent, queueEntry, resumeRun, startRun } from './index';
+import { abandonRun, cancelRun, Executor, type ExecutorEvent, queueEntry, resumeRun, startRun } from './index';
 import { RunQueue } from './run-queue';
 
 const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
@@ -84,6 +84,15 @@ describeEachStorage('in-process executor', (holder) => {
     expect(again).toMatchObject({ name: 'DecisionConflictError' });
     expect(service.stats().refunds.requests).toBe(before.refunds.requests);
     expect(service.stats().emails.requests).toBe(before.emails.requests);
+  });
+
+  it('claims only runs of the agents its registry knows: another deployment’s run stays queued for its own executors', async () => {
+    const other = { ...supportAgent({ serviceUrl: service.url }), name: 'billing' } as ReturnType<typeof supportAgent>;
+    const { runId } = await startRun({ storage: holder.storage, registry: createAgentRegistry([other]), agent: 'billing', input: QUESTION(50) });
+    executor.kick();
+    await new Promise((resolve) => setTimeout(resolve, 500)); // several polls
+    expect(await queueEntry(runId, { storage: holder.storage })).toMatchObject({ runnable: true, claims: 0, leaseOwner: null });
+    await abandonRun(runId, { storage: holder.storage, by: 'test', reason: 'not this deployment' });
   });
 
   it.runIf(holder.kind === 'pglite')('on the embedded journal it is the only executor: a run leased by an earlier process is taken at once', async () => {

@@ -99,6 +99,11 @@ export class Executor {
     return this;
   }
 
+  /** The agents this executor can run: it claims only their runs (workers of different deployments may share a database). */
+  private get agents(): string[] {
+    return this.resolved.registry.listAgents().map((agent) => agent.name);
+  }
+
   /** Runs being invoked here now. */
   get activeRuns(): string[] {
     return [...this.active.keys()];
@@ -130,7 +135,15 @@ export class Executor {
     const { storage, registry } = this.resolved;
     const resumed = await resumeRun(runId, { storage, registry });
     if (this.running && !this.stopping && this.active.size < this.concurrency && !this.active.has(runId)) {
-      const [claim] = await this.resolved.queue.claim({ owner: this.owner, limit: 1, leaseMs: this.leaseMs, runId, sole: this.sole, exclude: this.activeRuns });
+      const [claim] = await this.resolved.queue.claim({
+        owner: this.owner,
+        limit: 1,
+        leaseMs: this.leaseMs,
+        runId,
+        sole: this.sole,
+        exclude: this.activeRuns,
+        agents: this.agents,
+      });
       if (claim) this.launch(claim);
     }
     this.kick();
@@ -178,7 +191,14 @@ export class Executor {
       const free = this.concurrency - this.active.size;
       if (free > 0) {
         try {
-          const claims = await this.resolved.queue.claim({ owner: this.owner, limit: free, leaseMs: this.leaseMs, sole: this.sole, exclude: this.activeRuns });
+          const claims = await this.resolved.queue.claim({
+            owner: this.owner,
+            limit: free,
+            leaseMs: this.leaseMs,
+            sole: this.sole,
+            exclude: this.activeRuns,
+            agents: this.agents,
+          });
           for (const claim of claims) this.launch(claim);
           if (claims.length === free) continue;
         } catch (error) {

@@ -61,6 +61,8 @@ export interface ClaimOptions {
   runId?: string;
   /** Runs this executor is invoking now: never claimed again by it (its own expired lease included). */
   exclude?: readonly string[];
+  /** Only runs of these agents (the ones this executor's registry knows). Default: any. */
+  agents?: readonly string[];
   /**
    * The only executor on this journal (the embedded one: one process per data folder): a lease held by
    * any other owner belongs to an earlier incarnation of this process and is taken at once.
@@ -111,13 +113,14 @@ export class RunQueue {
   }
 
   async claim(options: ClaimOptions): Promise<Claim[]> {
-    const { owner, limit, leaseMs, runId, sole = false, exclude = [] } = options;
+    const { owner, limit, leaseMs, runId, sole = false, exclude = [], agents } = options;
     const claims = await this.rows<Claim>(sql`
       with c as (
         select run_id, lease_owner as previous_owner, lease_expires_at from gnl.run_queue
         where runnable and abandoned_at is null
           and (${runId ?? null}::text is null or run_id = ${runId ?? null})
           and run_id not in (select jsonb_array_elements_text(${JSON.stringify(exclude)}::text::jsonb))
+          and (${agents ? JSON.stringify(agents) : null}::text is null or agent in (select jsonb_array_elements_text(${agents ? JSON.stringify(agents) : null}::text::jsonb)))
           and (lease_expires_at is null or lease_expires_at <= now() or (${sole}::boolean and lease_owner is not null))
         order by queued_at
         limit ${limit}::int
