@@ -6,9 +6,11 @@
  * as every append; it can always be rebuilt from `run_events`.
  * `run_queue` is the executor layer's bookkeeping (lib/executor): which runs are runnable and which
  * executor holds a time lease on each. It is not the journal: rows are updated in place.
+ * `operators` are the people who sign in to the Studio and decide (lib/accounts); every change to an
+ * account is a row of the append-only `operator_audit`.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const gnl = pgSchema('gnl');
 
@@ -90,4 +92,49 @@ export const runQueue = gnl.table(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [index('run_queue_runnable_idx').on(t.queuedAt).where(sql`runnable`)],
+);
+
+/**
+ * Operator accounts (lib/accounts): who may sign in to the Studio and make decisions. Never deleted
+ * (decisions in the journal keep naming them); a disabled account cannot sign in. The password is
+ * stored only as an scrypt hash with its own salt and parameters (`$scrypt$ln=…,r=…,p=…$salt$hash`).
+ */
+export const operators = gnl.table('operators', {
+  /** Stable id (a UUID): what a Studio session points at. */
+  id: text('id').primaryKey(),
+  /** The sign-in name or e-mail, lower-case; unique. */
+  login: text('login').notNull().unique('operators_login_key'),
+  /** How the account is shown beside its decisions. */
+  name: text('name').notNull(),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  createdBy: text('created_by').notNull(),
+  /** Set once: a disabled account cannot sign in, and its sessions end at their next check. */
+  disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+  disabledBy: text('disabled_by'),
+  disableReason: text('disable_reason'),
+});
+
+/**
+ * Every change to an operator account, who made it and when: append-only (a trigger, migration 0005,
+ * refuses UPDATE, DELETE and TRUNCATE). Never holds a password or its hash.
+ */
+export const operatorAudit = gnl.table(
+  'operator_audit',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    operatorId: text('operator_id')
+      .notNull()
+      .references(() => operators.id),
+    /** The account's login when the change was made. */
+    login: text('login').notNull(),
+    /** `added` or `disabled`. */
+    action: text('action').notNull(),
+    /** Who made the change (an operator's login, `os:<user>@<host>` for the command line). */
+    by: text('by').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** What changed, beside the action: `{ name }` for added, `{ reason }` for disabled. */
+    detail: jsonb('detail').notNull().default({}),
+  },
+  (t) => [index('operator_audit_operator_idx').on(t.operatorId, t.id)],
 );
