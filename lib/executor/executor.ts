@@ -73,6 +73,8 @@ export class Executor {
   private readonly sole: boolean;
   private readonly resolved: Resolved;
   private readonly active = new Map<string, Active>();
+  /** Slots promised to startRun/resumeRun calls still on their way to the database. */
+  private reserved = 0;
   private running = false;
   private stopping: Promise<string[]> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -112,8 +114,13 @@ export class Executor {
   /** startRun, then invoke the new run here at once when a slot is free (else it waits in the queue like any run). */
   async startRun(options: Omit<StartRunOptions, 'storage' | 'registry'>): Promise<StartedRun> {
     const { storage, registry } = this.resolved;
-    const free = this.running && !this.stopping && this.active.size < this.concurrency;
-    const started = await startAndEnqueue({ ...options, storage, registry }, free ? { leaseTo: { owner: this.owner, leaseMs: this.leaseMs } } : {});
+    const free = this.reserve();
+    let started: StartedRun;
+    try {
+      started = await startAndEnqueue({ ...options, storage, registry }, free ? { leaseTo: { owner: this.owner, leaseMs: this.leaseMs } } : {});
+    } finally {
+      if (free) this.reserved -= 1;
+    }
     if (started.leased) {
       const now = new Date();
       this.launch({
@@ -134,20 +141,31 @@ export class Executor {
   async resumeRun(runId: string): Promise<ControlledRun> {
     const { storage, registry } = this.resolved;
     const resumed = await resumeRun(runId, { storage, registry });
-    if (this.running && !this.stopping && this.active.size < this.concurrency && !this.active.has(runId)) {
-      const [claim] = await this.resolved.queue.claim({
-        owner: this.owner,
-        limit: 1,
-        leaseMs: this.leaseMs,
-        runId,
-        sole: this.sole,
-        exclude: this.activeRuns,
-        agents: this.agents,
-      });
-      if (claim) this.launch(claim);
+    if (!this.active.has(runId) && this.reserve()) {
+      try {
+        const [claim] = await this.resolved.queue.claim({
+          owner: this.owner,
+          limit: 1,
+          leaseMs: this.leaseMs,
+          runId,
+          sole: this.sole,
+          exclude: this.activeRuns,
+          agents: this.agents,
+        });
+        if (claim) this.launch(claim);
+      } finally {
+        this.reserved -= 1;
+      }
     }
     this.kick();
     return resumed;
+  }
+
+  /** Takes a slot for a run about to be launched here, if one is free. */
+  private reserve(): boolean {
+    if (!this.running || this.stopping || this.active.size + this.reserved >= this.concurrency) return false;
+    this.reserved += 1;
+    return true;
   }
 
   /** Look for runnable runs now instead of at the next poll. */
@@ -188,7 +206,7 @@ export class Executor {
 
   private async loop(): Promise<void> {
     while (this.running) {
-      const free = this.concurrency - this.active.size;
+      const free = this.concurrency - this.active.size - this.reserved;
       if (free > 0) {
         try {
           const claims = await this.resolved.queue.claim({

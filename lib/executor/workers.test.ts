@@ -96,7 +96,7 @@ suite(`workers sharing one Postgres${DATABASE_URL ? '' : ' (skipped: DATABASE_UR
   };
 
   async function poolOf(workerCount: number) {
-    const pool = Array.from({ length: workerCount }, () => worker({ concurrency: 4, leaseMs: 10_000 }));
+    const pool = Array.from({ length: workerCount }, () => worker({ concurrency: 4, leaseMs: 20_000 }));
     await Promise.all(pool.map((w) => w.waitFor((l) => l.type === 'started')));
     const started = performance.now();
     const runs = [];
