@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { connection } from 'next/server';
+import { LiveRunsTable } from '@/components/live/live-runs-table';
 import { RunStatusFilter } from '@/components/runs/run-status-filter';
-import { RunsTable } from '@/components/runs/runs-table';
 import { buttonVariants } from '@/components/ui/button';
 import { DEFAULT_PAGE_SIZE, listRuns, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/runs';
 
@@ -46,13 +46,11 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
         </div>
         <RunStatusFilter statuses={RUN_STATUS_FILTERS} current={status} />
       </div>
-      {page.runs.length > 0 ? (
-        <RunsTable runs={page.runs} />
-      ) : (
-        <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground" data-testid="runs-empty">
-          {cursor ? 'No more runs.' : status ? `No run is ${status}.` : 'No runs yet. Runs appear here as soon as runDurable records them in this journal.'}
-        </p>
-      )}
+      <LiveRunsTable
+        params={{ status, cursor, limit }}
+        initial={page}
+        empty={cursor ? 'No more runs.' : status ? `No run is ${status}.` : 'No runs yet. Runs appear here as soon as runDurable records them in this journal.'}
+      />
       <nav aria-label="Pages" className="flex justify-end gap-2">
         {cursor ? (
           <Link href={query({})} className={buttonVariants({ variant: 'outline', size: 'sm' })}>

@@ -1,12 +1,12 @@
 import { Time } from '@/components/ui/time';
-import type { RunSummary } from '@/lib/durable';
+import type { WireRun } from '@/lib/studio/wire';
 import { cn } from '@/lib/utils';
 import { JsonPayload } from './json-payload';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
 import { RunStatusBadge } from './run-status-badge';
 
-export function RunSummaryCard({ run, className, ...props }: React.ComponentProps<'section'> & { run: RunSummary }) {
+export function RunSummaryCard({ run, className, children, ...props }: React.ComponentProps<'section'> & { run: WireRun }) {
   const { prompt, messages, system, toolNames } = run.input ?? {};
   return (
     <section data-testid="run-summary" className={cn('space-y-4 rounded-lg border p-4', className)} {...props}>
@@ -46,6 +46,7 @@ export function RunSummaryCard({ run, className, ...props }: React.ComponentProp
           </Labelled>
         ) : null}
       </div>
+      {children}
     </section>
   );
 }

@@ -1,13 +1,13 @@
 import Link from 'next/link';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
 import { Time } from '@/components/ui/time';
-import type { RunSummary } from '@/lib/durable';
 import { runHref } from '@/lib/studio/run-path';
+import type { WireRun } from '@/lib/studio/wire';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
 import { RunStatusBadge } from './run-status-badge';
 
-export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly RunSummary[] }) {
+export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly WireRun[] }) {
   return (
     <Table data-testid="runs-table" {...props}>
       <TableHeader>

@@ -5,8 +5,11 @@
  * Types come from the core with `import type`; values only through the storage adapters.
  */
 import 'server-only';
-import type { RecordedEvent, RunPage, RunStatus, RunSummary } from '@/lib/durable';
+import type { RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
 import { EMBEDDED_DURABILITY_NOTE, storageFromEnv } from '@/lib/durable/storage';
+import { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
+import { toWireEvent, toWireRun, type WireEvent, type WireRun, type WireRunPage } from './wire';
 
 /** Every status, in the order the filter shows them. A Record so the compiler fails when RunStatus gains one. */
 const STATUS_ORDER: Record<RunStatus, number> = {
@@ -43,9 +46,10 @@ export function journalInfo(): JournalInfo {
 }
 
 /** One page of runs, newest first; a cursor the journal did not give out (an edited link) is a result, not an error. */
-export async function listRuns(options: { status?: RunStatus; cursor?: string; limit?: number }): Promise<RunPage | { badCursor: true }> {
+export async function listRuns(options: { status?: RunStatus; cursor?: string; limit?: number }): Promise<WireRunPage | { badCursor: true }> {
   try {
-    return await storageFromEnv().runs.listRuns(options);
+    const page = await storageFromEnv().runs.listRuns(options);
+    return { runs: page.runs.map(toWireRun), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   } catch (error) {
     // Matched by name: the core's classes are not imported here.
     if (options.cursor !== undefined && error instanceof Error && error.name === 'JournalDataError') return { badCursor: true };
@@ -53,30 +57,46 @@ export async function listRuns(options: { status?: RunStatus; cursor?: string; l
   }
 }
 
-export const EVENTS_PAGE_SIZE = 500;
-
-export interface RunWithEvents {
-  run: RunSummary;
-  /** Events after `afterSeq`, in order, at most EVENTS_PAGE_SIZE. */
-  events: RecordedEvent[];
-  /** The `afterSeq` of the next page, when the run has more events. */
-  nextAfterSeq?: number;
-}
-
-/** A run and a page of its journal; undefined when no run has this id (or the id could never be one). */
-export async function getRunWithEvents(runId: string, afterSeq = 0): Promise<RunWithEvents | undefined> {
-  const journal = storageFromEnv().runs;
-  let run: RunSummary | undefined;
+/** The run with this id; undefined when there is none (or the id could never be one). */
+export async function findRun(runId: string): Promise<RunSummary | undefined> {
   try {
-    run = await journal.getRun(runId);
+    return await storageFromEnv().runs.getRun(runId);
   } catch (error) {
     // An empty or over-long id names no run. Matched by name, as above.
     if (error instanceof Error && error.name === 'InvalidRunIdError') return undefined;
     throw error;
   }
+}
+
+export interface RunView {
+  run: WireRun;
+  /** The newest events, from a chunk boundary on (timeline-window.ts). */
+  tail: Tail;
+  /** Over every event up to the tail's head. */
+  totals: RunTotals;
+}
+
+/** What a run page starts with: the summary, the tail of the journal, and the totals over all of it. */
+export async function getRunView(runId: string): Promise<RunView | undefined> {
+  const run = await findRun(runId);
   if (!run) return undefined;
-  const events = await journal.events(runId, { afterSeq, limit: EVENTS_PAGE_SIZE });
-  const last = events[events.length - 1];
-  // A short page is the end (the events were read after the summary); a full one may have more.
-  return { run, events, ...(last && events.length === EVENTS_PAGE_SIZE ? { nextAfterSeq: last.seq } : {}) };
+  const journal = storageFromEnv().runs;
+  const startSeq = tailStartFor(run.lastSeq);
+  const tailEvents = await journal.events(run.runId, { afterSeq: startSeq - 1 });
+  let totals = EMPTY_TOTALS;
+  for (let after = 0; after < startSeq - 1; ) {
+    const page = await journal.events(run.runId, { afterSeq: after, limit: Math.min(500, startSeq - 1 - after) });
+    const last = page[page.length - 1];
+    if (!last) break;
+    totals = addToTotals(totals, page as unknown as WireEvent[]);
+    after = last.seq;
+  }
+  totals = addToTotals(totals, tailEvents as unknown as WireEvent[]);
+  return { run: toWireRun(run), tail: { startSeq, events: tailEvents.map(toWireEvent) }, totals };
+}
+
+/** One chunk of a run's journal (timeline-window.ts); empty for an unknown run. */
+export async function getEventsChunk(runId: string, chunk: number): Promise<WireEvent[]> {
+  const events: RecordedEvent[] = await storageFromEnv().runs.events(runId, { afterSeq: chunk * CHUNK_SIZE, limit: CHUNK_SIZE });
+  return events.map(toWireEvent);
 }

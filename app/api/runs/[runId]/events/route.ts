@@ -1,0 +1,11 @@
+import { decodeRunSegment } from '@/lib/studio/run-path';
+import { resumeAfter, runEventsResponse } from '@/lib/studio/live';
+import { findRun } from '@/lib/studio/runs';
+
+/** A run's journal as server-sent events, resuming after Last-Event-ID (or ?after=). */
+export async function GET(request: Request, { params }: { params: Promise<{ runId: string }> }) {
+  const runId = decodeRunSegment((await params).runId);
+  const run = runId === undefined ? undefined : await findRun(runId);
+  if (!run) return Response.json({ error: 'No run has this id in this journal.' }, { status: 404 });
+  return runEventsResponse({ runId: run.runId, afterSeq: resumeAfter(request), signal: request.signal });
+}

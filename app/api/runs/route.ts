@@ -1,0 +1,10 @@
+import { listRuns, parsePageSize, parseRunStatus } from '@/lib/studio/runs';
+
+/** One page of runs as JSON (the runs page re-reads it when its live stream says it may have missed changes). */
+export async function GET(request: Request) {
+  const params = new URL(request.url).searchParams;
+  const cursor = params.get('cursor') || undefined;
+  const page = await listRuns({ status: parseRunStatus(params.get('status')), cursor, limit: parsePageSize(params.get('limit')) });
+  if ('badCursor' in page) return Response.json({ error: 'This cursor is not one the journal gave out.' }, { status: 400 });
+  return Response.json(page, { headers: { 'Cache-Control': 'no-store' } });
+}

@@ -1,0 +1,57 @@
+'use client';
+
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
+import { runQuery, type runsQuery } from '@/lib/studio/queries';
+import type { WireRun, WireRunPage } from '@/lib/studio/wire';
+import { type StreamStatus, useEventStream } from './use-event-stream';
+
+type RunsKey = ReturnType<typeof runsQuery>['queryKey'];
+
+/** Lists that a run change may touch and that are re-read rather than patched. */
+const DERIVED_LISTS = [['inbox'], ['demo']] as const;
+
+/**
+ * Follows every run's summary: patches the cached run lists and summaries in place, and re-reads the
+ * derived lists (inbox, demo counters). On connect and after the journal's listener reconnected
+ * (`resync`), everything listed is re-read: changes in between may have been missed. One of the two
+ * pieces of code that write to the query cache (use-run-live.ts is the other).
+ */
+export function useRunsLive(): StreamStatus {
+  const queryClient = useQueryClient();
+  const resync = () => {
+    void queryClient.invalidateQueries({ queryKey: ['runs'] });
+    for (const queryKey of DERIVED_LISTS) void queryClient.invalidateQueries({ queryKey });
+    return undefined;
+  };
+  return useEventStream({
+    key: 'runs',
+    url: () => '/api/events',
+    handlers: {
+      hello: resync,
+      resync,
+      run: (data) => {
+        applyRunChange(queryClient, data as WireRun);
+        return undefined;
+      },
+    },
+  });
+}
+
+function applyRunChange(queryClient: QueryClient, run: WireRun): void {
+  if (queryClient.getQueryData(runQuery(run.runId).queryKey)) queryClient.setQueryData(runQuery(run.runId).queryKey, run);
+  for (const [key, page] of queryClient.getQueriesData<WireRunPage>({ queryKey: ['runs'] })) {
+    if (!page) continue;
+    const [, status, cursor] = key as RunsKey;
+    const matches = status === null || run.status === status;
+    const index = page.runs.findIndex((r) => r.runId === run.runId);
+    if (index >= 0) {
+      // A listed run is replaced, or dropped when it left the filtered status.
+      const runs = matches ? page.runs.map((r, i) => (i === index ? run : r)) : page.runs.filter((_, i) => i !== index);
+      queryClient.setQueryData(key, { ...page, runs });
+    } else if (matches && cursor === null) {
+      // A run new to a first page: re-read it, so the journal's order and page size hold.
+      void queryClient.invalidateQueries({ queryKey: key, exact: true });
+    }
+  }
+  for (const queryKey of DERIVED_LISTS) void queryClient.invalidateQueries({ queryKey });
+}

@@ -1,0 +1,125 @@
+'use client';
+
+import { useQueries, useQuery } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { StreamStatusBanner } from '@/components/live/stream-status-banner';
+import { useRunLive } from '@/components/live/use-run-live';
+import { RunSummaryCard } from '@/components/runs/run-summary-card';
+import { RunTotalsRow } from '@/components/runs/run-totals';
+import { Button } from '@/components/ui/button';
+import { runChunkQuery, runQuery, runTailQuery } from '@/lib/studio/queries';
+import { addToTotals, type RunTotals } from '@/lib/studio/run-totals';
+import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/timeline-window';
+import type { WireEvent, WireRun } from '@/lib/studio/wire';
+import { NewEventsMarker } from './new-events-marker';
+import { TimelineChunk } from './timeline-chunk';
+import { TimelineEvent } from './timeline-event';
+import { buildTimelineIndex } from './timeline-index';
+import { useInView } from './use-in-view';
+import { useSeqAnchor } from './use-seq-anchor';
+
+export interface RunViewData {
+  run: WireRun;
+  tail: Tail;
+  totals: RunTotals;
+}
+
+type ChunkState = { data: WireEvent[] | undefined; error: Error | null };
+const combineChunks = (results: { data: WireEvent[] | undefined; error: Error | null }[]): ChunkState[] => results.map(({ data, error }) => ({ data, error }));
+
+/**
+ * A run's page below its title: the summary and totals, and the journal as a timeline that follows the
+ * run live. The tail comes with the page; earlier chunks load as they scroll into view (or when a
+ * `#seq-N` link points into them).
+ */
+export function RunView({ initial, children }: { initial: RunViewData; children?: React.ReactNode }) {
+  const runId = initial.run.runId;
+  const stream = useRunLive(runId);
+  const { data: run } = useQuery({ ...runQuery(runId), initialData: initial.run });
+  const { data: tail } = useQuery({ ...runTailQuery(runId), initialData: initial.tail });
+  const totals = useMemo(() => addToTotals(initial.totals, tail.events), [initial.totals, tail.events]);
+
+  const firstTailChunk = chunkOf(tail.startSeq);
+  const [oldest, setOldest] = useState(firstTailChunk);
+  const [requested, setRequested] = useState<ReadonlySet<number>>(() => new Set());
+  const chunkIds = useMemo(() => Array.from({ length: Math.max(firstTailChunk - oldest, 0) }, (_, i) => oldest + i), [oldest, firstTailChunk]);
+  const chunks = useQueries({
+    queries: chunkIds.map((chunk) => ({ ...runChunkQuery(runId, chunk), enabled: requested.has(chunk) })),
+    combine: combineChunks,
+  });
+  const index = useMemo(() => buildTimelineIndex([...chunks.flatMap((c) => c.data ?? []), ...tail.events]), [chunks, tail.events]);
+  const request = useCallback((chunk: number) => setRequested((r) => (r.has(chunk) ? r : new Set(r).add(chunk))), []);
+
+  // A #seq-N link: show the chunks back to it, load its own, scroll there once it is rendered.
+  const [anchor, setAnchor] = useState<number>();
+  useSeqAnchor((seq) => {
+    if (seq < tail.startSeq) {
+      setOldest((o) => Math.min(o, chunkOf(seq)));
+      request(chunkOf(seq));
+    }
+    setAnchor(seq);
+  });
+  useEffect(() => {
+    if (anchor === undefined) return;
+    const element = document.getElementById(`seq-${anchor}`);
+    if (element) {
+      element.scrollIntoView({ block: 'start' });
+      setAnchor(undefined);
+    }
+  }, [anchor, chunks, tail]);
+
+  // Follow the tail while the person is at the bottom; otherwise count what arrived below them.
+  const [bottomRef, atBottom] = useInView<HTMLDivElement>('0px 0px 160px 0px');
+  const head = tailHead(tail);
+  const seenHead = useRef(head);
+  const [unseenFrom, setUnseenFrom] = useState<number>();
+  useEffect(() => {
+    if (head <= seenHead.current) return;
+    const from = seenHead.current + 1;
+    seenHead.current = head;
+    if (atBottom) bottomRef.current?.scrollIntoView({ block: 'end' });
+    else setUnseenFrom((f) => f ?? from);
+  }, [head, atBottom, bottomRef]);
+  useEffect(() => {
+    if (atBottom) setUnseenFrom(undefined);
+  }, [atBottom]);
+
+  return (
+    <div className="space-y-6" data-testid="run-view" data-stream={stream} data-head={head}>
+      <StreamStatusBanner status={stream} what="This run's journal" />
+      {children}
+      <RunSummaryCard run={run}>
+        <RunTotalsRow run={run} totals={totals} className="border-t pt-3" />
+      </RunSummaryCard>
+      <section className="space-y-3">
+        <h2 className="text-base font-semibold tracking-tight">
+          Journal <span className="font-normal text-muted-foreground">({run.lastSeq} events)</span>
+        </h2>
+        {oldest > 0 ? (
+          <div className="flex justify-center">
+            <Button type="button" variant="outline" size="sm" onClick={() => setOldest((o) => Math.max(o - 1, 0))} data-testid="load-earlier">
+              Earlier events (#{(oldest - 1) * CHUNK_SIZE + 1}–#{oldest * CHUNK_SIZE})
+            </Button>
+          </div>
+        ) : null}
+        <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
+          {chunkIds.map((chunk, i) => (
+            <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={request} />
+          ))}
+          {tail.events.map((event) => (
+            <TimelineEvent key={event.seq} event={event} index={index} />
+          ))}
+        </ol>
+        {tail.events.length === 0 && chunkIds.length === 0 ? <p className="text-sm text-muted-foreground">No events yet.</p> : null}
+        <div ref={bottomRef} data-testid="timeline-end" className="h-px" />
+      </section>
+      <NewEventsMarker
+        count={unseenFrom === undefined ? 0 : head - unseenFrom + 1}
+        onShow={() => {
+          if (unseenFrom !== undefined) document.getElementById(`seq-${unseenFrom}`)?.scrollIntoView({ block: 'start' });
+          setUnseenFrom(undefined);
+        }}
+      />
+    </div>
+  );
+}

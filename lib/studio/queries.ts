@@ -1,0 +1,73 @@
+/**
+ * The Studio's react-query resources, one queryOptions factory each (browser-safe). Server components
+ * render the first view and hand it over as initialData; after that the live-events hooks
+ * (components/live/) are the only code that writes to these entries. The queryFns here re-read a
+ * resource when a hook invalidates it (the stream said changes may have been missed).
+ */
+import { queryOptions } from '@tanstack/react-query';
+import type { RunStatus } from '@/lib/durable';
+import { encodeRunSegment } from './run-path';
+import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
+import type { WireEvent, WireRun, WireRunPage } from './wire';
+
+async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' });
+  if (!res.ok) throw new Error(`${url} answered HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
+export interface RunsListParams {
+  status?: RunStatus;
+  cursor?: string;
+  limit: number;
+}
+
+export function runsQuery(params: RunsListParams) {
+  const search = new URLSearchParams({ limit: String(params.limit) });
+  if (params.status) search.set('status', params.status);
+  if (params.cursor) search.set('cursor', params.cursor);
+  return queryOptions({
+    queryKey: ['runs', params.status ?? null, params.cursor ?? null, params.limit] as const,
+    queryFn: () => getJson<WireRunPage>(`/api/runs?${search}`),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+export function runQuery(runId: string) {
+  return queryOptions({
+    queryKey: ['run', runId] as const,
+    queryFn: () => getJson<WireRun>(`/api/runs/${encodeRunSegment(runId)}`),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** The live end of a run's journal (timeline-window.ts): written by useRunLive as events arrive. */
+export function runTailQuery(runId: string) {
+  return queryOptions({
+    queryKey: ['run', runId, 'tail'] as const,
+    queryFn: async (): Promise<Tail> => {
+      const run = await getJson<WireRun>(`/api/runs/${encodeRunSegment(runId)}`);
+      const startSeq = tailStartFor(run.lastSeq);
+      const first = (startSeq - 1) / CHUNK_SIZE;
+      const chunks = await Promise.all(
+        Array.from({ length: Math.floor((run.lastSeq - startSeq) / CHUNK_SIZE) + 1 }, (_, i) => getJson<WireEvent[]>(chunkUrl(runId, first + i))),
+      );
+      return { startSeq, events: chunks.flat() };
+    },
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+function chunkUrl(runId: string, chunk: number): string {
+  return `/api/runs/${encodeRunSegment(runId)}/chunks/${chunk}`;
+}
+
+/** A chunk of events before the tail: complete and never changing once the tail has moved past it. */
+export function runChunkQuery(runId: string, chunk: number) {
+  return queryOptions({
+    queryKey: ['run', runId, 'chunk', chunk] as const,
+    queryFn: () => getJson<WireEvent[]>(chunkUrl(runId, chunk)),
+    staleTime: Number.POSITIVE_INFINITY,
+    gcTime: 5 * 60_000,
+  });
+}

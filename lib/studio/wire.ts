@@ -1,0 +1,52 @@
+/**
+ * The journal as the browser receives it: plain JSON, the same whether it came with the page (server
+ * components) or over the event stream. Browser-safe (no server-only import): components use its types.
+ *
+ * The journal's payloads go through json-codec and may hold Dates, bytes or bigints; JSON cannot, so
+ * Dates become ISO strings (their toJSON), bigints `123n`, bytes a `[n bytes]` note. The Studio only
+ * shows payloads, so nothing needs to be revived.
+ */
+import type { JournalEvent, PendingItem, RecordedEvent, RunInput, RunStatus, RunSummary } from '@/lib/durable';
+
+/** A journal event as JSON: `at` is an ISO string, payload values are JSON values. */
+export type WireEvent = JournalEvent & { seq: number; at: string };
+
+export type WireEventOf<T extends WireEvent['type']> = Extract<WireEvent, { type: T }>;
+
+/** A run summary as JSON. */
+export interface WireRun {
+  runId: string;
+  status: RunStatus;
+  input: RunInput;
+  stepCount: number;
+  lastSeq: number;
+  pending: PendingItem[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WireRunPage {
+  runs: WireRun[];
+  nextCursor?: string;
+}
+
+/** JSON.stringify's replacer for journal payloads: what JSON cannot hold is described, never dropped silently. */
+export function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`;
+  return value;
+}
+
+/** A value as the JSON the browser will see. */
+export function jsonSafe<T>(value: T): T {
+  const text = JSON.stringify(value, jsonReplacer);
+  return (text === undefined ? undefined : JSON.parse(text)) as T;
+}
+
+export function toWireEvent(event: RecordedEvent): WireEvent {
+  return jsonSafe(event) as unknown as WireEvent;
+}
+
+export function toWireRun(run: RunSummary): WireRun {
+  return jsonSafe(run) as unknown as WireRun;
+}
