@@ -210,7 +210,11 @@ suite(`workers sharing one Postgres${DATABASE_URL ? '' : ' (skipped: DATABASE_UR
     expect(events.filter((e) => e.type === 'tool-call-end' && e.toolName === 'sendEmail')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'run-complete')).toHaveLength(1);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    // The paused worker lives on and still stops cleanly.
+    // The paused worker lives on: alone again, it executes a new run (its lock session reconnected), and stops cleanly.
+    b.signal('SIGTERM');
+    expect((await b.exited).code).toBe(0);
+    const next = await start(QUESTION(21));
+    await a.waitFor((l) => l.type === 'finished' && l.runId === next.runId && l.outcome === 'completed');
     a.signal('SIGTERM');
     expect((await a.exited).code).toBe(0);
   }, 120_000);
