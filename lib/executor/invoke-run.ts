@@ -15,6 +15,7 @@ import {
   HoldLostError,
   type LiveJournal,
   RunBusyError,
+  RunCanceledError,
   RunDivergedError,
   SideEffectRetryBlockedError,
   ToolCallFailedError,
@@ -74,6 +75,7 @@ function classify(error: unknown, status: string | undefined): Invocation {
   if (find(error, HoldLostError.isInstance)) return { kind: 'given-back', outcome: 'hold-lost', error: message };
   const busy = find(error, RunBusyError.isInstance);
   if (busy) return { kind: 'given-back', outcome: 'busy', error: message, localBusy: busy.message.includes(`in process ${process.pid})`) };
+  if (find(error, RunCanceledError.isInstance) || status === 'canceled') return { kind: 'settled', outcome: 'canceled', error: message };
   if (SideEffectRetryBlockedError.isInstance(error)) return { kind: 'settled', outcome: 'blocked', error: message };
   if (RunDivergedError.isInstance(error)) return { kind: 'settled', outcome: 'diverged', error: message };
   if (ToolCallFailedError.isInstance(error) || status === 'failed') return { kind: 'settled', outcome: 'failed', error: message };
