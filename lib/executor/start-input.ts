@@ -9,7 +9,7 @@ import type { Agent, AgentInput } from '@/lib/agents';
 import { DEFAULT_MAX_STEPS, type Divergence, type RunInput } from '@/lib/durable';
 // The core does not export these yet (asked for: buildRunInput and runInputDifferences on its public
 // surface); this file is the only place above the core that reaches in.
-import { buildRunInput, runInputDifferences } from '@/lib/durable/run-input';
+import { buildRunInput, runInputDifferences } from '@/lib/durable';
 
 export function startInputOf(agent: Agent, input: AgentInput): Promise<RunInput> {
   return buildRunInput({
