@@ -3,27 +3,11 @@
  * lib/agents → lib/durable; lib/demo → lib/agents, lib/durable; agents/ → lib/agents, lib/demo;
  * the app reaches them only through their index files; nothing below points up.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
-const root = path.resolve(import.meta.dirname, '..');
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return name === 'node_modules' || name.startsWith('.') ? [] : sourceFiles(full);
-    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) ? [full] : [];
-  });
-}
-
-function imports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map(
-    (m) => (m[1] ?? m[2] ?? m[3]) as string,
-  );
-}
+const root = repoRoot;
 
 const external = (spec: string) => spec === 'ai' || spec.startsWith('@ai-sdk/') || spec === 'zod' || spec.startsWith('node:');
 

@@ -3,26 +3,11 @@
  * registry), lib/agents, lib/demo (crash points), lib/durable/storage and lib/durable, each through its
  * index; nothing below imports it.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
-const root = path.resolve(import.meta.dirname, '../..');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return name === 'node_modules' || name.startsWith('.') ? [] : sourceFiles(full);
-    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) ? [full] : [];
-  });
-}
-
-function imports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map(
-    (m) => (m[1] ?? m[2] ?? m[3]) as string,
-  );
-}
+const root = repoRoot;
 
 const ALLOWED = new Set(['@/agents', '@/lib/agents', '@/lib/demo', '@/lib/durable', '@/lib/durable/storage', 'drizzle-orm']);
 
