@@ -1,0 +1,97 @@
+/**
+ * Operator decisions: approve, reject, resolve. Each is one call of the journal's operator API
+ * (journal.approve / reject / resolveSideEffect), the path the Studio takes too; a second decision on
+ * the same call is the journal's DecisionConflictError naming who decided first (exit 4).
+ */
+import { type Command, Option } from 'commander';
+import type { Decision } from '@/lib/durable';
+import { CliError, EXIT } from './failures';
+import { clean, json, shellQuote } from './format';
+import { byOption, jsonOption, parseJsonOption } from './options';
+import type { CliSession } from './session';
+
+interface DecisionFlags {
+  by: string;
+  reason?: string;
+  json?: boolean;
+}
+
+export function registerDecisionCommands(program: Command, session: CliSession): void {
+  for (const [name, verb, description] of [
+    ['approve', 'Approved', 'approve a tool call waiting for approval: the next resume executes it before any new model call'],
+    ['reject', 'Rejected', 'reject a tool call waiting for approval: the model sees the refusal (and the reason) as its result'],
+  ] as const) {
+    const command = byOption(
+      program
+        .command(name)
+        .description(description)
+        .argument('<runId>', 'the run')
+        .argument('<toolCallId>', 'the call (gnl show lists what the run waits for)'),
+      'decides',
+    ).option('--reason <text>', name === 'reject' ? 'why (recorded; the model sees it)' : 'why (recorded)');
+    jsonOption(command).action(async (runId: string, toolCallId: string, opts: DecisionFlags) => {
+      const journal = session.storage().runs;
+      const request = { runId, toolCallId, by: opts.by, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) };
+      const decision = name === 'approve' ? await journal.approve(request) : await journal.reject(request);
+      await report(session, { runId, toolCallId, decision, verb, asJson: opts.json });
+    });
+  }
+
+  const resolve = byOption(
+    program
+      .command('resolve')
+      .description(
+        'settle a side effect whose outcome is unknown (the process died between the call and its record): done, with its output, or not done (the next resume runs it again under the same idempotency key)',
+      )
+      .argument('<runId>', 'the run')
+      .argument('<toolCallId>', 'the call (gnl show lists what the run waits for)')
+      .addOption(new Option('--done', 'it happened (check the outside system first)').conflicts('notDone'))
+      .addOption(new Option('--not-done', 'it did not happen: the next resume runs it again under the same key'))
+      .addOption(new Option('--output <json>', 'with --done: the result the model gets, as JSON').conflicts('notDone')),
+    'decides',
+  ).option('--reason <text>', 'why (recorded), e.g. what the outside system shows');
+  jsonOption(resolve).action(async (runId: string, toolCallId: string, opts: DecisionFlags & { done?: boolean; notDone?: boolean; output?: string }) => {
+    if (!opts.done && !opts.notDone) throw new CliError('say --done (it happened; --output gives its result) or --not-done (run it again).', EXIT.usage);
+    const output = opts.output !== undefined ? parseJsonOption('--output', opts.output) : undefined;
+    const decision = await session.storage().runs.resolveSideEffect({
+      runId,
+      toolCallId,
+      outcome: opts.done ? 'done' : 'not-done',
+      ...(output !== undefined ? { output } : {}),
+      by: opts.by,
+      ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+    });
+    await report(session, {
+      runId,
+      toolCallId,
+      decision,
+      verb: opts.done ? 'Marked done' : 'Marked not done',
+      extra: opts.done
+        ? [output !== undefined ? `Output the model gets: ${json(output, session.maxWidth)}` : 'No output given: the model gets none.']
+        : ['The next resume runs it again under the same idempotency key.'],
+      asJson: opts.json,
+    });
+  });
+}
+
+async function report(
+  session: CliSession,
+  args: { runId: string; toolCallId: string; decision: Decision; verb: string; extra?: string[]; asJson: boolean | undefined },
+) {
+  const { runId, toolCallId, decision, verb, extra = [], asJson } = args;
+  const run = await session.storage().runs.getRun(runId);
+  const item = run?.pending.find((p) => p.toolCallId === toolCallId);
+  const open = run?.pending.filter((p) => !p.decision) ?? [];
+  const call = item ? `${clean(item.toolName)} (${clean(toolCallId)})` : clean(toolCallId);
+  const next =
+    open.length > 0
+      ? `Still waiting for ${open.map((p) => `${clean(p.toolName)} (${clean(p.toolCallId)})`).join(', ')}; when all are decided: gnl resume ${shellQuote(runId)}`
+      : `Continue the run: gnl resume ${shellQuote(runId)} (--wait to follow it)`;
+  session.print(
+    {
+      text: [`${verb} ${call} of run ${clean(runId)}, by ${clean(decision.by)}${decision.reason ? `: ${clean(decision.reason)}` : ''}.`, ...extra, next],
+      data: { runId, toolCallId, decision, run: run ?? null },
+    },
+    asJson,
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * How the command line fails: one readable line on stderr and an exit code a script can branch on.
+ * Expected failures (bad input, an unknown run, a conflict, a journal another process holds) never
+ * print a stack trace; an unexpected one says so and prints its stack only with GNL_DEBUG=1.
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { CommanderError } from 'commander';
+import { GnlError } from '@/lib/durable';
+import { shellQuote } from './format';
+
+export const EXIT = {
+  ok: 0,
+  /** Something GNL did not expect (a bug, or a failure it cannot name). */
+  unexpected: 1,
+  /** Bad usage or input: an unknown agent or option, invalid JSON, a malformed login, a short password. */
+  usage: 2,
+  /** The run, call or operator named does not exist. */
+  notFound: 3,
+  /** Refused by the state of things: decided already (by whom), finished, not resumable, diverged, exists already. */
+  conflict: 4,
+  /** The journal cannot be used now: the embedded journal's folder is held by another process, or Postgres cannot be reached. */
+  unavailable: 5,
+  /** --wait gave up before the run settled (the run goes on). */
+  timeout: 6,
+} as const;
+
+/** A failure the CLI itself names. */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.usage,
+  ) {
+    super(message);
+  }
+}
+
+export interface Failure {
+  /** One line for stderr; empty when it was printed already (commander prints its own usage errors). */
+  message: string;
+  exitCode: number;
+  expected: boolean;
+}
+
+const BY_NAME: Record<string, number> = {
+  UnknownAgentError: EXIT.usage,
+  AgentInputError: EXIT.usage,
+  InvalidRunIdError: EXIT.usage,
+  OperatorInputError: EXIT.usage,
+  JournalDataError: EXIT.usage,
+  UnknownOperatorError: EXIT.notFound,
+  OperatorExistsError: EXIT.conflict,
+  OperatorDisabledError: EXIT.conflict,
+  RunDivergedError: EXIT.conflict,
+  RunBusyError: EXIT.conflict,
+  RunNotResumableError: EXIT.conflict,
+  DecisionConflictError: EXIT.conflict,
+  WorkersNeedPostgresError: EXIT.unavailable,
+  DataDirLockedError: EXIT.unavailable,
+};
+
+// Driver errors that mean "the database is not there" (postgres.js keeps Node's codes; 28P01/3D000/57P03 are Postgres SQLSTATEs).
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'CONNECT_TIMEOUT',
+  '28P01',
+  '28000',
+  '3D000',
+  '57P03',
+]);
+
+export function describeFailure(error: unknown): Failure {
+  if (error instanceof CommanderError) return { message: '', exitCode: error.exitCode === 0 ? EXIT.ok : EXIT.usage, expected: true };
+  if (error instanceof CliError) return { message: oneLine(error.message), exitCode: error.exitCode, expected: true };
+  const gnl = findInChain(error, (e) => GnlError.isInstance(e) && Object.hasOwn(BY_NAME, (e as Error).name)) as GnlError | undefined;
+  if (gnl) {
+    // The journal and the executor layer say "unknown run" through their conflict errors' reason.
+    const unknownRun = (gnl as GnlError & { reason?: unknown }).reason === 'unknown-run';
+    return { message: oneLine(explain(gnl)), exitCode: unknownRun ? EXIT.notFound : (BY_NAME[gnl.name] as number), expected: true };
+  }
+  const unreachable = findInChain(error, (e) => UNREACHABLE.has(String((e as { code?: unknown }).code)));
+  if (unreachable) {
+    return {
+      message: oneLine(`cannot reach the journal's Postgres (DATABASE_URL): ${(unreachable as Error).message}. Is the server running, and is the URL right?`),
+      exitCode: EXIT.unavailable,
+      expected: true,
+    };
+  }
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return {
+    message: oneLine(`unexpected error: ${message}${process.env.GNL_DEBUG ? '' : ' (GNL_DEBUG=1 prints the stack)'}`),
+    exitCode: EXIT.unexpected,
+    expected: false,
+  };
+}
+
+function explain(error: GnlError): string {
+  if (error.name === 'DataDirLockedError') {
+    const { dataDir, holder } = error as GnlError & { dataDir: string; holder: { pid: number; host: string; since: string } };
+    const what = holder.host === hostname() ? commandLineOf(holder.pid) : undefined;
+    return (
+      `the embedded journal at ${dataDir} is in use by process ${holder.pid} on ${holder.host}${what ? ` (${what})` : ''} since ${holder.since}. ` +
+      'It serves one process at a time, and the Studio (npm run studio) holds it while it runs: stop that process first, or let both share Postgres (set DATABASE_URL).'
+    );
+  }
+  if (error.name === 'RunDivergedError') {
+    const runId = (error as GnlError & { runId?: string }).runId;
+    return `${error.message}${runId ? ` If its agent changed, give the old run up: gnl abandon ${shellQuote(runId)} --by … --reason …, or gnl restart ${shellQuote(runId)} --by ….` : ''}`;
+  }
+  return error.message;
+}
+
+/** What a local process runs, to name the holder of a data folder ("next-server", "node … gnl.mjs …"); best effort. */
+function commandLineOf(pid: number): string | undefined {
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+    return command ? (command.length > 120 ? `${command.slice(0, 120)}…` : command) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error, or one in its cause chain or inside an AggregateError. */
+function findInChain(error: unknown, is: (e: unknown) => boolean): unknown {
+  const seen = new Set<unknown>();
+  const queue = [error];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    if (is(e)) return e;
+    if (e instanceof AggregateError) queue.push(...e.errors);
+    queue.push((e as { cause?: unknown }).cause);
+  }
+  return undefined;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

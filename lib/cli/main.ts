@@ -1,0 +1,24 @@
+/**
+ * The `gnl` command line's entry (bin/gnl.mjs runs it through tsx). Parses, runs one command, prints
+ * its result or one line saying why it failed, gives the journal back, and exits with a code a script
+ * can branch on (failures.ts).
+ */
+import { describeFailure, EXIT } from './failures';
+import { buildProgram } from './program';
+import { CliSession } from './session';
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const session = new CliSession({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
+  let code: number = EXIT.ok;
+  try {
+    await buildProgram(session).parseAsync([...argv]);
+  } catch (error) {
+    const failure = describeFailure(error);
+    if (failure.message) session.note(`gnl: ${failure.message}`);
+    if (!failure.expected && process.env.GNL_DEBUG && error instanceof Error && error.stack) session.note(error.stack);
+    code = failure.exitCode;
+  } finally {
+    await session.close();
+  }
+  return code;
+}

@@ -1,0 +1,43 @@
+/** The `gnl` command tree (commander): every command, its options and help. Actions live beside their concern. */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { registerDecisionCommands } from './decision-commands';
+import { EXIT } from './failures';
+import { registerOperatorCommands } from './operator-commands';
+import { registerReadCommands } from './read-commands';
+import { registerRunCommands } from './run-commands';
+import type { CliSession } from './session';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const ABOUT = `
+The journal: Postgres when DATABASE_URL is set, else the embedded journal in GNL_DATA_DIR (default .gnl/data).
+The embedded journal serves one process at a time: while the Studio runs on it, use Postgres or stop the Studio.
+
+Examples:
+  gnl start support --prompt "Customer c_42 wants a refund for order o_17" --wait
+  gnl list --status waiting-approval
+  gnl show support:1b2c…
+  gnl approve support:1b2c… call-2-issueRefund --by alice@example.com
+  gnl resume support:1b2c… --wait
+
+Exit codes: ${EXIT.ok} done · ${EXIT.unexpected} unexpected error · ${EXIT.usage} bad usage or input · ${EXIT.notFound} not found · ${EXIT.conflict} refused (decided already, finished, diverged…) · ${EXIT.unavailable} journal unavailable (folder held by another process, Postgres unreachable) · ${EXIT.timeout} --wait timed out`;
+
+export function buildProgram(session: CliSession): Command {
+  const program = new Command('gnl')
+    .description("GNL: durable AI SDK agents. Start runs, follow them, decide what waits for a person; manage the Studio's operator accounts.")
+    .version(version, '-V, --version')
+    .configureOutput({
+      writeOut: (text) => session.io.stdout.write(text),
+      writeErr: (text) => session.io.stderr.write(text),
+      // One line, like every other failure: commander's message and where the usage is.
+      outputError: (text, write) => write(`gnl: ${text.replace(/^error: /, '').trim()} (--help for usage)\n`),
+    })
+    .addHelpText('after', ABOUT)
+    .exitOverride();
+  registerRunCommands(program, session);
+  registerReadCommands(program, session);
+  registerDecisionCommands(program, session);
+  registerOperatorCommands(program, session);
+  return program;
+}

@@ -1,0 +1,76 @@
+/** Reading the journal: list, show, agents. Nothing here writes. */
+import { type Command, Option } from 'commander';
+import { registry } from '@/agents';
+import { RUN_STATUSES, type RunStatus } from '@/lib/durable';
+import { queueEntry } from '@/lib/executor';
+import { CliError, EXIT } from './failures';
+import { clean, table } from './format';
+import { jsonOption, wholeNumber } from './options';
+import { nextStepLines, runHeaderLines, runListLines } from './run-view';
+import type { CliSession } from './session';
+import { timelineLines } from './timeline';
+
+/** Which journal this process reads, for "not found" messages (a run in another journal is the usual cause). */
+export function journalName(session: CliSession): string {
+  const storage = session.storage();
+  return storage.kind === 'pglite' ? `the embedded journal at ${storage.dataDir}` : 'the Postgres journal (DATABASE_URL)';
+}
+
+export function registerReadCommands(program: Command, session: CliSession): void {
+  const list = program
+    .command('list')
+    .description('list runs, newest first')
+    .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
+    .option('--limit <n>', 'runs per page (1 to 500, default 50)', wholeNumber(1, 500))
+    .option('--cursor <cursor>', 'the next page (printed under a full page)');
+  jsonOption(list).action(async (opts: { status?: RunStatus; limit?: number; cursor?: string; json?: boolean }) => {
+    const page = await session.storage().runs.listRuns({
+      ...(opts.status ? { status: opts.status } : {}),
+      ...(opts.limit ? { limit: opts.limit } : {}),
+      ...(opts.cursor ? { cursor: opts.cursor } : {}),
+    });
+    session.print({ text: runListLines(page, opts), data: page }, opts.json);
+  });
+
+  const show = program
+    .command('show')
+    .description('a run: its status, what it waits for (and the commands that decide it), and its journal as a timeline')
+    .argument('<runId>', 'the run')
+    .option('--full', 'print long values (model text, arguments, outputs) whole instead of cut');
+  jsonOption(show).action(async (runId: string, opts: { full?: boolean; json?: boolean }) => {
+    if (opts.full) session.maxWidth = undefined;
+    const { runs } = session.storage();
+    const run = await runs.getRun(runId);
+    if (!run) throw new CliError(`no run "${runId}" in ${journalName(session)}.`, EXIT.notFound);
+    const [events, queue] = await Promise.all([runs.events(runId), queueEntry(runId, { storage: session.storage() })]);
+    const next = nextStepLines(run, queue, session.maxWidth);
+    session.print(
+      {
+        text: [...runHeaderLines(run, queue, events), ...(next.length ? ['', ...next] : []), '', 'Timeline (UTC):', ...timelineLines(events, session.maxWidth)],
+        data: { run, queue: queue ?? null, events },
+      },
+      opts.json,
+    );
+  });
+
+  const agents = program.command('agents').description('the agents this deployment registers (agents/index.ts), by name');
+  jsonOption(agents).action((opts: { json?: boolean }) => {
+    const all = registry.listAgents().map((agent) => ({
+      name: agent.name,
+      version: agent.version,
+      model: `${agent.model.provider}/${agent.model.modelId}`,
+      tools: Object.keys(agent.tools).sort(),
+      description: agent.description ?? null,
+    }));
+    session.print(
+      {
+        text: table(
+          ['NAME', 'VERSION', 'MODEL', 'TOOLS', 'DESCRIPTION'],
+          all.map((a) => [a.name, a.version, clean(a.model), a.tools.join(', '), clean(a.description ?? '')]),
+        ),
+        data: all,
+      },
+      opts.json,
+    );
+  });
+}

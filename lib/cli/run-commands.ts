@@ -1,0 +1,159 @@
+/**
+ * Commands that start runs and move them: start, resume, cancel, abandon, restart. Each is one call of
+ * the executor layer (lib/executor), the same functions the Studio's server actions call.
+ */
+import { type Command, Option } from 'commander';
+import { CRASH_POINTS, type CrashPoint } from '@/lib/demo';
+import type { RunSummary } from '@/lib/durable';
+import { abandonRun, cancelRun, type QueueEntry, restartRun, resumeRun, startRun } from '@/lib/executor';
+import { clean, shellQuote } from './format';
+import { byOption, jsonOption, waitOptions } from './options';
+import { nextStepLines, queueText } from './run-view';
+import type { CliSession, CommandResult } from './session';
+import { waitUntilSettled } from './wait';
+
+interface WaitFlags {
+  wait?: boolean;
+  timeout?: number;
+  json?: boolean;
+}
+
+/** Where a queued run executes, for people who did not ask to --wait. */
+function whereItRuns(session: CliSession, runId: string): string {
+  const id = shellQuote(runId);
+  return session.storage().kind === 'pglite'
+    ? `Queued. On the embedded journal it executes when the Studio starts (npm run studio), or in this terminal: gnl resume ${id} --wait`
+    : `Queued: a worker (npm run worker) or the Studio executes it. Follow it: gnl show ${id}`;
+}
+
+function settledLines(run: RunSummary, queue: QueueEntry | undefined, session: CliSession): string[] {
+  const lines = [
+    `Run ${clean(run.runId)} is ${run.status}.${queue?.outcome && queue.outcome !== run.status ? ` Last invocation: ${clean(queue.outcome)}.` : ''}`,
+  ];
+  if (queue?.error && run.status !== 'waiting-approval') lines.push(`  ${clean(queue.error)}`);
+  return [...lines, ...nextStepLines(run, queue, session.maxWidth)];
+}
+
+/** After a start, resume or restart: follow the run until it settles (--wait) or say where it will run. */
+async function maybeWait(
+  session: CliSession,
+  args: { runId: string; afterSeq: number; flags: WaitFlags; intro: string[]; data: Record<string, unknown> },
+): Promise<CommandResult> {
+  const { runId, afterSeq, flags, intro, data } = args;
+  if (!flags.wait) return { text: [...intro, whereItRuns(session, runId)], data };
+  if (!flags.json) session.line(...intro, `Following ${clean(runId)} until it settles…`);
+  const settled = await waitUntilSettled(session, { runId, afterSeq, follow: !flags.json, ...(flags.timeout ? { timeoutMs: flags.timeout } : {}) });
+  return {
+    text: ['', ...settledLines(settled.run, settled.queue, session)],
+    data: { ...data, run: settled.run, queue: settled.queue ?? null, executedHere: settled.executedHere },
+  };
+}
+
+export function registerRunCommands(program: Command, session: CliSession): void {
+  const start = program
+    .command('start')
+    .description('start a run of an agent: recorded in the journal and queued for an executor')
+    .argument('<agent>', 'the agent, by its registered name (gnl agents lists them)')
+    .requiredOption('--prompt <text>', 'what the run is asked')
+    .option('--run-id <id>', 'names the job (default <agent>:<uuid>); starting the same id with the same prompt returns the existing run')
+    .addOption(new Option('--crash-at <point>', 'demo: the process executing the run SIGKILLs itself at this point, once').choices(CRASH_POINTS));
+  waitOptions(start);
+  jsonOption(start).action(async (agent: string, opts: WaitFlags & { prompt: string; runId?: string; crashAt?: CrashPoint }) => {
+    const started = await startRun({
+      storage: session.storage(),
+      agent,
+      input: { prompt: opts.prompt },
+      ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+      ...(opts.crashAt ? { crashAt: opts.crashAt } : {}),
+    });
+    const intro = started.created
+      ? [`Started run ${clean(started.runId)} (agent ${clean(started.agent)}).`]
+      : [`Run ${clean(started.runId)} exists already with this input (${started.run.status}); nothing new was started.`];
+    const result = await maybeWait(session, {
+      runId: started.runId,
+      afterSeq: started.created ? 0 : started.run.lastSeq,
+      flags: opts,
+      intro,
+      data: { runId: started.runId, agent: started.agent, created: started.created, run: started.run },
+    });
+    session.print(result, opts.json);
+  });
+
+  const resume = program
+    .command('resume')
+    .description('make a run runnable again (after approvals, rejections or resolutions, or a failure): an executor continues it')
+    .argument('<runId>', 'the run');
+  waitOptions(resume);
+  jsonOption(resume).action(async (runId: string, opts: WaitFlags) => {
+    const resumed = await resumeRun(runId, { storage: session.storage() });
+    const result = await maybeWait(session, {
+      runId,
+      afterSeq: resumed.run.lastSeq,
+      flags: opts,
+      intro: [`Run ${clean(runId)} is runnable again (it was ${resumed.run.status}).`],
+      data: { runId, run: resumed.run, queue: resumed.queue ?? null },
+    });
+    session.print(result, opts.json);
+  });
+
+  const cancel = byOption(
+    program.command('cancel').description('cancel a run: it stops at its next step boundary and never executes another tool').argument('<runId>', 'the run'),
+    'cancels',
+  );
+  jsonOption(cancel.option('--reason <text>', 'why (recorded)')).action(async (runId: string, opts: { by: string; reason?: string; json?: boolean }) => {
+    const canceled = await cancelRun(runId, { storage: session.storage(), by: opts.by, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) });
+    session.print(
+      {
+        text: [
+          `Canceled run ${clean(runId)} (by ${clean(opts.by)}${opts.reason ? `: ${clean(opts.reason)}` : ''}).`,
+          'If it is executing now, it stops at its next step boundary; it executes no other tool.',
+        ],
+        data: { runId, run: canceled.run, queue: canceled.queue ?? null },
+      },
+      opts.json,
+    );
+  });
+
+  const abandon = byOption(
+    program
+      .command('abandon')
+      .description('give a run up for good, e.g. one whose agent changed since it started (RunDivergedError): canceled in the journal, never invoked again')
+      .argument('<runId>', 'the run'),
+    'gives it up',
+  ).requiredOption('--reason <text>', 'why (recorded)');
+  jsonOption(abandon).action(async (runId: string, opts: { by: string; reason: string; json?: boolean }) => {
+    const abandoned = await abandonRun(runId, { storage: session.storage(), by: opts.by, reason: opts.reason });
+    session.print(
+      {
+        text: [
+          `Abandoned run ${clean(runId)} (by ${clean(opts.by)}: ${clean(opts.reason)}).`,
+          ...(abandoned.queue ? [`Executor  ${queueText(abandoned.queue)}`] : []),
+          `Its input can start again as a new run of the agent as it is now: gnl restart ${shellQuote(runId)} --by <you>`,
+        ],
+        data: { runId, run: abandoned.run, queue: abandoned.queue ?? null },
+      },
+      opts.json,
+    );
+  });
+
+  const restart = byOption(
+    program
+      .command('restart')
+      .description('start a run\'s input again as a new run of its agent as it is now; the old run is abandoned ("restarted as …")')
+      .argument('<runId>', 'the old run')
+      .option('--run-id <id>', "the new run's id (default <agent>:<uuid>); give one to make a repeated restart idempotent"),
+    'restarts it',
+  );
+  waitOptions(restart);
+  jsonOption(restart).action(async (runId: string, opts: WaitFlags & { by: string; runId?: string }) => {
+    const restarted = await restartRun(runId, { storage: session.storage(), by: opts.by, ...(opts.runId !== undefined ? { runId: opts.runId } : {}) });
+    const result = await maybeWait(session, {
+      runId: restarted.runId,
+      afterSeq: restarted.created ? 0 : restarted.run.lastSeq,
+      flags: opts,
+      intro: [`Restarted run ${clean(runId)} as ${clean(restarted.runId)} (agent ${clean(restarted.agent)}); the old run is abandoned.`],
+      data: { runId: restarted.runId, restartOf: runId, agent: restarted.agent, created: restarted.created, run: restarted.run },
+    });
+    session.print(result, opts.json);
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * A run as text: the header `gnl show` prints above the timeline, the list's table, what the run waits
+ * for, and the commands that act on it (run ids quoted for the shell).
+ */
+import type { PendingItem, RecordedEvent, RunPage, RunSummary } from '@/lib/durable';
+import type { QueueEntry } from '@/lib/executor';
+import { clean, cut, dateTime, json, shellQuote, table } from './format';
+import { tokensOf } from './timeline';
+
+const ACTIONABLE = new Set(['waiting-approval', 'blocked']);
+
+function waitingFor(run: RunSummary): string {
+  const open = run.pending.filter((item) => !item.decision);
+  if (!ACTIONABLE.has(run.status) || open.length === 0) return '';
+  return open.map((item) => `${item.kind === 'approval' ? 'approval' : 'unknown outcome'}: ${clean(item.toolName)}`).join(', ');
+}
+
+export function runListLines(page: RunPage, args: { status?: string; limit?: number }): string[] {
+  if (page.runs.length === 0) return [args.status ? `No ${args.status} runs.` : 'No runs yet. Start one: gnl start <agent> --prompt "…"'];
+  const lines = table(
+    ['RUN ID', 'STATUS', 'AGENT', 'STEPS', 'UPDATED', 'WAITING FOR'],
+    page.runs.map((run) => [
+      cut(clean(run.runId), 80),
+      run.status,
+      clean(run.input.agent ?? '-'),
+      String(run.stepCount),
+      dateTime(run.updatedAt),
+      waitingFor(run),
+    ]),
+  );
+  if (page.nextCursor) {
+    const filters = [args.status ? `--status ${args.status}` : '', args.limit ? `--limit ${args.limit}` : ''].filter(Boolean).join(' ');
+    lines.push('', `More: gnl list ${filters ? `${filters} ` : ''}--cursor ${page.nextCursor}`);
+  }
+  return lines;
+}
+
+function totals(events: readonly RecordedEvent[]): string {
+  let input = 0;
+  let output = 0;
+  for (const event of events) {
+    if (event.type !== 'model-step') continue;
+    const tokens = tokensOf(event.result);
+    input += tokens.input ?? 0;
+    output += tokens.output ?? 0;
+  }
+  return `${input} in, ${output} out`;
+}
+
+export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, events: readonly RecordedEvent[]): string[] {
+  const { input } = run;
+  const lines = [
+    `Run       ${clean(run.runId)}`,
+    `Status    ${run.status}`,
+    `Agent     ${input.agent ? `${clean(input.agent)}${input.agentVersion ? ` (version ${clean(input.agentVersion)})` : ''}` : '- (runDurable called directly)'}`,
+    `Model     ${clean(input.provider)}/${clean(input.modelId)}`,
+    `Created   ${dateTime(run.createdAt)} · updated ${dateTime(run.updatedAt)}`,
+    `Steps     ${run.stepCount} · tokens ${totals(events)} · ${run.lastSeq} events`,
+  ];
+  if (queue) lines.push(`Executor  ${queueText(queue)}`);
+  return lines;
+}
+
+export function queueText(entry: QueueEntry): string {
+  const parts: string[] = [];
+  if (entry.abandonedAt) parts.push(`abandoned by ${clean(entry.abandonedBy ?? '?')} at ${dateTime(entry.abandonedAt)}: ${clean(entry.abandonReason ?? '')}`);
+  else if (entry.leaseOwner) parts.push(`executing on ${clean(entry.leaseOwner)} (lease until ${dateTime(entry.leaseExpiresAt ?? undefined)})`);
+  else if (entry.runnable) parts.push('queued: an executor takes it up next');
+  else parts.push('idle');
+  parts.push(`${entry.claims} ${entry.claims === 1 ? 'claim' : 'claims'}`);
+  if (entry.outcome) parts.push(`last invocation: ${clean(entry.outcome)}${entry.error ? ` (${cut(clean(entry.error), 200)})` : ''}`);
+  if (entry.restartOf) parts.push(`restart of ${clean(entry.restartOf)}`);
+  if (entry.restartedAs) parts.push(`restarted as ${clean(entry.restartedAs)}`);
+  return parts.join(' · ');
+}
+
+function pendingLine(item: PendingItem, max: number | undefined): string {
+  const call = `${clean(item.toolName)} (${clean(item.toolCallId)})`;
+  const decided = item.decision ? ` · decided: ${item.decision.outcome} by ${clean(item.decision.by)}` : '';
+  if (item.kind === 'approval')
+    return `approval of ${call} since ${dateTime(item.requestedAt)}${item.expiresAt ? `, expires ${dateTime(item.expiresAt)}` : ''}${decided} · args ${json(item.input, max)}`;
+  return `unknown outcome of ${call}, attempt ${item.attempt} started ${dateTime(item.startedAt)}, key ${clean(item.idempotencyKey)} (${clean(item.reason)})${decided} · args ${json(item.input, max)}`;
+}
+
+/** What the run waits for, and the commands that decide it; what to do when nothing waits. */
+export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, max: number | undefined): string[] {
+  const id = shellQuote(run.runId);
+  const lines: string[] = [];
+  const open = run.pending.filter((item) => !item.decision);
+  if (ACTIONABLE.has(run.status) && run.pending.length > 0) {
+    lines.push('Waiting for:');
+    for (const item of run.pending) lines.push(`  ${pendingLine(item, max)}`);
+    for (const item of open) {
+      const call = shellQuote(item.toolCallId);
+      if (item.kind === 'approval') {
+        lines.push(`  gnl approve ${id} ${call} --by <you>    or    gnl reject ${id} ${call} --by <you> --reason "…"`);
+      } else {
+        lines.push(`  gnl resolve ${id} ${call} --done --output '<JSON>' --by <you>    or    gnl resolve ${id} ${call} --not-done --by <you>`);
+      }
+    }
+    lines.push(open.length === 0 ? `All decided: gnl resume ${id}` : `Then: gnl resume ${id}`);
+  } else if (queue?.outcome === 'diverged' && !queue.abandonedAt) {
+    lines.push(
+      'Its agent changed since it started, so it cannot resume as it is:',
+      `  gnl abandon ${id} --by <you> --reason "…"    or    gnl restart ${id} --by <you>`,
+    );
+  } else if (run.status === 'failed' && !queue?.runnable) {
+    lines.push(`Failed: gnl resume ${id} tries the failed step again.`);
+  }
+  return lines;
+}

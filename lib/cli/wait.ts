@@ -1,0 +1,103 @@
+/**
+ * `--wait`: stay until the run settles (waits for people, is blocked, completes, fails, is canceled,
+ * or is found diverged), printing its events as they are recorded.
+ *
+ * Who executes it depends on the journal. On Postgres, executors elsewhere do (`npm run worker`, the
+ * Studio's server); this process only follows the journal and the run queue, and says so if nobody
+ * claims the run for a while. On the embedded journal no other process can open the data folder while
+ * this one holds it, so this process is the executor: it runs the executor layer's Executor (sole on
+ * the folder) until the run settles. That executor also takes up any other run left runnable in the
+ * folder (by a Studio that stopped); when this run settles those are stopped at their next step
+ * boundary and given back, and the Studio continues them when it next starts.
+ */
+import { type ExecutorEvent, Executor, type QueueEntry, queueEntry } from '@/lib/executor';
+import type { RunSummary } from '@/lib/durable';
+import type { Storage } from '@/lib/durable/storage';
+import { clean } from './format';
+import { EXIT, CliError } from './failures';
+import type { CliSession } from './session';
+import { TimelineWriter } from './timeline';
+
+const POLL_MS = 100;
+const NOBODY_CLAIMS_AFTER_MS = 5_000;
+
+export interface WaitOptions {
+  runId: string;
+  /** Print events after this sequence number (the events already shown or known). */
+  afterSeq: number;
+  /** Give up after this long (the run goes on); default: no limit. */
+  timeoutMs?: number;
+  /** Print events as they come (human output). */
+  follow: boolean;
+}
+
+export interface Settled {
+  run: RunSummary;
+  queue: QueueEntry | undefined;
+  /** Who executed it here (embedded journal), if this process did. */
+  executedHere: boolean;
+}
+
+function settled(entry: QueueEntry | undefined): boolean {
+  return !entry || (!entry.runnable && entry.leaseOwner === null);
+}
+
+export async function waitUntilSettled(session: CliSession, options: WaitOptions): Promise<Settled> {
+  const storage = session.storage();
+  const executor = storage.kind === 'pglite' ? startLocalExecutor(session, storage) : undefined;
+  const stopOnSignal = () => {
+    session.note('Interrupted: stopping at the next step boundary (the run stays runnable)…');
+    void (executor?.stop() ?? Promise.resolve()).finally(() => session.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  const writer = new TimelineWriter(session.maxWidth);
+  const started = Date.now();
+  let afterSeq = options.afterSeq;
+  let hinted = false;
+  const printNew = async () => {
+    const events = await storage.runs.events(options.runId, { afterSeq });
+    for (const event of events) {
+      if (options.follow) session.line(...writer.lines(event));
+      afterSeq = event.seq;
+    }
+  };
+  try {
+    for (;;) {
+      await printNew();
+      const entry = await queueEntry(options.runId, { storage });
+      if (settled(entry)) {
+        await printNew();
+        const run = await storage.runs.getRun(options.runId);
+        if (!run) throw new CliError(`Run "${options.runId}" disappeared from the journal while waiting.`, EXIT.unexpected);
+        return { run, queue: entry, executedHere: executor !== undefined };
+      }
+      const waited = Date.now() - started;
+      if (options.timeoutMs !== undefined && waited >= options.timeoutMs) {
+        throw new CliError(
+          `gave up waiting after ${Math.round(waited / 1000)} s; run "${options.runId}" goes on (${entry?.leaseOwner ? `executing on ${entry.leaseOwner}` : 'queued'}). Follow it with gnl show.`,
+          EXIT.timeout,
+        );
+      }
+      if (!executor && !hinted && waited > NOBODY_CLAIMS_AFTER_MS && entry && !entry.leaseOwner) {
+        hinted = true;
+        session.note(`Nobody has claimed run "${clean(options.runId)}" yet: is a worker (npm run worker) or the Studio running on this database?`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  } finally {
+    process.off('SIGINT', stopOnSignal);
+    process.off('SIGTERM', stopOnSignal);
+    await executor?.stop();
+  }
+}
+
+function startLocalExecutor(session: CliSession, storage: Storage): Executor {
+  return new Executor({
+    storage,
+    pollMs: POLL_MS,
+    onEvent: (event: ExecutorEvent) => {
+      if (event.type === 'error') session.note(`executor: ${event.where}: ${event.error}`);
+    },
+  }).start();
+}
