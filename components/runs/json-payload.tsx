@@ -1,3 +1,4 @@
+import { jsonReplacer } from '@/lib/studio/wire';
 import { cn } from '@/lib/utils';
 
 /** Payloads longer than this many lines start collapsed. */
@@ -7,17 +8,7 @@ const MAX_CHARS = 64_000;
 
 /** Pretty JSON of a journal payload. Dates show as ISO strings (their toJSON); what JSON cannot hold is described. */
 export function prettyJson(value: unknown): string {
-  const text = JSON.stringify(
-    value,
-    (_key, v: unknown) => {
-      if (typeof v === 'bigint') return `${v}n`;
-      if (v instanceof Uint8Array) return `[${v.byteLength} bytes]`;
-      if (v instanceof ArrayBuffer) return `[${v.byteLength} bytes]`;
-      return v;
-    },
-    2,
-  );
-  return text ?? String(value);
+  return JSON.stringify(value, jsonReplacer, 2) ?? String(value);
 }
 
 /**

@@ -1,23 +1,252 @@
-import { JsonPayload } from '@/components/runs/json-payload';
-import { Time } from '@/components/ui/time';
-import type { WireEvent } from '@/lib/studio/wire';
+import { cva } from 'class-variance-authority';
+import Link from 'next/link';
+import { PayloadText } from '@/components/runs/payload-text';
+import type { JournalEventType } from '@/lib/durable';
+import type { WireEvent, WireEventOf } from '@/lib/studio/wire';
+import { Chip, EventHeader, Note, Reason, SeqLink } from './event-parts';
+import { ModelStepCard } from './model-step-card';
+import { RawRecord } from './raw-record';
 import type { TimelineIndex } from './timeline-index';
+import { ToolCallBody } from './tool-call-body';
 
-/** One journal event: sequence number (an anchor, #seq-N), type, commit time, payload. */
-export function TimelineEvent({ event }: { event: WireEvent; index: TimelineIndex }) {
-  const { seq, at, type, ...payload } = event;
+type Tone = 'model' | 'tool' | 'operator' | 'waiting' | 'lifecycle' | 'problem';
+
+/** Each event type's tone: a Record over the vocabulary, so a new event type fails to compile until it has one. */
+const TONE = {
+  'run-start': 'lifecycle',
+  'run-resume': 'lifecycle',
+  'model-step': 'model',
+  'tool-call-start': 'tool',
+  'tool-call-end': 'tool',
+  'tool-call-error': 'problem',
+  'tool-approval-request': 'waiting',
+  'tool-approval-response': 'operator',
+  'side-effect-check': 'tool',
+  'side-effect-resolution': 'operator',
+  'replay-mismatch': 'problem',
+  'run-suspend': 'waiting',
+  'run-complete': 'lifecycle',
+  'run-cancel': 'operator',
+  'run-fail': 'problem',
+} satisfies Record<JournalEventType, Tone>;
+
+export const timelineEventVariants = cva('grid scroll-mt-20 gap-x-3 gap-y-1 border-l-4 px-4 py-3 sm:grid-cols-[4rem_1fr]', {
+  variants: {
+    tone: {
+      model: 'border-l-sky-500/60',
+      tool: 'border-l-violet-500/50',
+      operator: 'border-l-emerald-600/60 bg-emerald-500/5',
+      waiting: 'border-l-amber-500/70 bg-amber-500/5',
+      lifecycle: 'border-l-transparent',
+      problem: 'border-l-red-500/70 bg-red-500/5',
+    } satisfies Record<Tone, string>,
+  },
+});
+
+/** One journal event: its anchor (#seq-N), a body that reads the event for a person, and the record itself, collapsed. */
+export function TimelineEvent({ event, index }: { event: WireEvent; index: TimelineIndex }) {
+  const { seq, at: _at, type, ...payload } = event;
   return (
-    <li id={`seq-${seq}`} data-testid="run-event" data-seq={seq} data-type={type} className="grid scroll-mt-16 gap-2 px-4 py-3 sm:grid-cols-[4rem_1fr]">
-      <a href={`#seq-${seq}`} className="font-mono text-xs text-muted-foreground tabular-nums hover:underline">
+    <li id={`seq-${seq}`} data-testid="run-event" data-seq={seq} data-type={type} className={timelineEventVariants({ tone: TONE[type] ?? 'lifecycle' })}>
+      <a href={`#seq-${seq}`} className="pt-0.5 font-mono text-xs text-muted-foreground tabular-nums hover:underline">
         #{seq}
       </a>
-      <div className="min-w-0 space-y-1.5">
-        <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-          <code className="font-mono text-sm font-medium">{type}</code>
-          <Time value={at} className="text-xs text-muted-foreground" />
-        </div>
-        {Object.keys(payload).length > 0 ? <JsonPayload value={payload} /> : null}
+      <div className="min-w-0 space-y-2">
+        <EventBody event={event} index={index} />
+        <RawRecord payload={payload} />
       </div>
     </li>
+  );
+}
+
+function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex }) {
+  switch (event.type) {
+    case 'model-step':
+      return <ModelStepCard event={event} index={index} />;
+    case 'tool-call-start':
+    case 'tool-call-end':
+    case 'tool-call-error':
+      return <ToolCallBody event={event} index={index} />;
+    case 'run-start':
+      return <RunStart event={event} />;
+    case 'run-resume': {
+      const replayed = index.replayedSteps.get(event.seq);
+      return (
+        <>
+          <EventHeader title="Resumed" at={event.at}>
+            <Chip>was {event.fromStatus}</Chip>
+          </EventHeader>
+          <Note>
+            A new invocation:{' '}
+            {replayed === undefined ? 'the steps recorded before' : replayed === 0 ? 'no model step was recorded before; it' : `model steps 1–${replayed}`}{' '}
+            {replayed === 0 ? 'starts from the first call' : 'are replayed from the journal, and recorded tool results are returned without executing'}.
+          </Note>
+        </>
+      );
+    }
+    case 'tool-approval-request':
+      return <ApprovalRequest event={event} index={index} />;
+    case 'tool-approval-response': {
+      const call = index.calls.get(event.toolCallId);
+      const verdict = event.expired ? 'Approval expired' : event.approved ? `Approved by ${event.by}` : `Rejected by ${event.by}`;
+      return (
+        <>
+          <EventHeader title={verdict} at={event.at}>
+            {call?.toolName ? <Chip className="font-mono">{call.toolName}</Chip> : null}
+            {call?.request ? (
+              <SeqLink seq={call.request.seq} className="text-xs">
+                question #{call.request.seq}
+              </SeqLink>
+            ) : null}
+          </EventHeader>
+          <Reason reason={event.reason} />
+          {event.expired ? <Note>Nobody decided in time; the run treats it as rejected.</Note> : null}
+          {!event.approved && !event.expired ? <Note>The model sees the refusal{event.reason ? ' and this reason' : ''} as the tool’s result.</Note> : null}
+        </>
+      );
+    }
+    case 'side-effect-check':
+      return (
+        <>
+          <EventHeader title="Check after an unknown outcome" at={event.at}>
+            <Chip>attempt {event.attempt}</Chip>
+          </EventHeader>
+          <p className="text-sm">
+            {event.result.done === true
+              ? 'The outside system says it was done: its answer is recorded as the result.'
+              : event.result.done === false
+                ? 'The outside system says it was not done: it runs again under the same key.'
+                : `The outside system could not say: ${event.result.reason}. The run is blocked until a person decides.`}
+          </p>
+        </>
+      );
+    case 'side-effect-resolution':
+      return (
+        <>
+          <EventHeader title={event.outcome === 'done' ? `Marked done by ${event.by}` : `Marked not done by ${event.by}`} at={event.at} />
+          <Reason reason={event.reason} />
+          {event.outcome === 'done' ? (
+            <PayloadText label="Output given" value={event.output} />
+          ) : (
+            <Note>The next resume runs it again under the same idempotency key.</Note>
+          )}
+        </>
+      );
+    case 'replay-mismatch':
+      return (
+        <>
+          <EventHeader
+            title={event.kind === 'model-call' ? 'A replayed model call asked differently' : 'A replayed tool call has other arguments'}
+            at={event.at}
+          >
+            {event.step !== undefined ? <Chip>step {event.step + 1}</Chip> : null}
+          </EventHeader>
+          <div className="grid gap-2 lg:grid-cols-2">
+            <PayloadText label="Recorded" value={event.recorded} />
+            <PayloadText label="Given now" value={event.given} />
+          </div>
+        </>
+      );
+    case 'run-suspend':
+      return (
+        <>
+          <EventHeader title={event.status === 'blocked' ? 'Blocked: a side effect’s outcome is unknown' : 'Waiting for approval'} at={event.at} />
+          <ul className="list-inside list-disc text-sm">
+            {event.pending.map((item) => (
+              <li key={item.toolCallId}>
+                {item.kind === 'approval' ? 'approve or reject ' : 'settle '}
+                <code className="font-mono">{item.toolName}</code>
+                {item.kind === 'side-effect' ? ` (${item.reason})` : ''}
+              </li>
+            ))}
+          </ul>
+          <Note>
+            <Link href="/inbox" className="text-link hover:underline">
+              Decide in the inbox
+            </Link>
+          </Note>
+        </>
+      );
+    case 'run-complete':
+      return (
+        <>
+          <EventHeader title="Completed" at={event.at}>
+            <Chip>finish: {event.finishReason}</Chip>
+            <Chip>{event.steps} steps</Chip>
+          </EventHeader>
+          {event.text ? <PayloadText label="Answer" value={event.text} data-slot="final-text" /> : null}
+        </>
+      );
+    case 'run-fail':
+      return (
+        <>
+          <EventHeader title="Failed" at={event.at} />
+          <PayloadText value={`${event.error.name}: ${event.error.message}`} />
+        </>
+      );
+    case 'run-cancel':
+      return (
+        <>
+          <EventHeader title={`Canceled by ${event.by}`} at={event.at} />
+          <Reason reason={event.reason} />
+        </>
+      );
+    default:
+      return <EventHeader title={(event as { type: string }).type} at={(event as { at: string }).at} />;
+  }
+}
+
+function RunStart({ event }: { event: WireEventOf<'run-start'> }) {
+  const { input } = event;
+  return (
+    <>
+      <EventHeader title="Run started" at={event.at}>
+        {input.agent ? <Chip>agent {input.agent}</Chip> : null}
+        {input.agentVersion ? <Chip className="font-mono">v {input.agentVersion}</Chip> : null}
+        <Chip className="font-mono">
+          {input.provider}:{input.modelId}
+        </Chip>
+      </EventHeader>
+      {input.prompt !== undefined ? <PayloadText label="Prompt" value={input.prompt} /> : null}
+      {input.messages !== undefined ? <PayloadText label="Messages" value={input.messages} /> : null}
+      {input.toolNames?.length ? <Note>Tools: {input.toolNames.join(', ')}</Note> : null}
+    </>
+  );
+}
+
+function ApprovalRequest({ event, index }: { event: WireEventOf<'tool-approval-request'>; index: TimelineIndex }) {
+  const call = index.calls.get(event.toolCallId);
+  return (
+    <>
+      <EventHeader
+        title={
+          <>
+            <code className="font-mono">{event.toolName}</code> needs approval
+          </>
+        }
+        at={event.at}
+      >
+        {event.expiresAt ? <Chip>expires {event.expiresAt}</Chip> : null}
+        {call?.stepSeq !== undefined ? (
+          <SeqLink seq={call.stepSeq} className="text-xs">
+            asked in step #{call.stepSeq}
+          </SeqLink>
+        ) : null}
+      </EventHeader>
+      <PayloadText label="Arguments" value={event.input} />
+      {call?.response ? (
+        <Note>
+          {call.response.approved ? 'Approved' : 'Rejected'} by {call.response.by}: <SeqLink seq={call.response.seq} />
+        </Note>
+      ) : (
+        <Note>
+          Waiting for a decision:{' '}
+          <Link href="/inbox" className="text-link hover:underline">
+            the inbox
+          </Link>
+          .
+        </Note>
+      )}
+    </>
   );
 }

@@ -24,11 +24,19 @@ export interface TimelineIndex {
   calls: Map<string, CallRecord>;
   /** For a run-resume's seq: the model steps replayed from the journal (the step number of the first model call after it). */
   replayedSteps: Map<number, number>;
+  /** The seqs of run-resume events, in order: each later invocation replays what was recorded before it. */
+  resumes: number[];
+}
+
+/** How many later invocations replayed (did not execute again) what was recorded at `seq`. */
+export function replaysAfter(index: TimelineIndex, seq: number): number {
+  return index.resumes.filter((resume) => resume > seq).length;
 }
 
 export function buildTimelineIndex(events: readonly WireEvent[]): TimelineIndex {
   const calls = new Map<string, CallRecord>();
   const replayedSteps = new Map<number, number>();
+  const resumes: number[] = [];
   const call = (toolCallId: string, toolName?: string): CallRecord => {
     let record = calls.get(toolCallId);
     if (!record) {
@@ -53,6 +61,7 @@ export function buildTimelineIndex(events: readonly WireEvent[]): TimelineIndex 
       }
       case 'run-resume':
         openResume = event.seq;
+        resumes.push(event.seq);
         break;
       case 'tool-approval-request':
         call(event.toolCallId, event.toolName).request = event;
@@ -77,5 +86,5 @@ export function buildTimelineIndex(events: readonly WireEvent[]): TimelineIndex 
         break;
     }
   }
-  return { calls, replayedSteps };
+  return { calls, replayedSteps, resumes };
 }

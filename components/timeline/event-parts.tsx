@@ -1,0 +1,52 @@
+/** Small pieces the timeline's event bodies share. */
+import { Badge } from '@/components/ui/badge';
+import { CopyButton } from '@/components/ui/copy-button';
+import { Time } from '@/components/ui/time';
+import { cn } from '@/lib/utils';
+
+export function SeqLink({ seq, className, children, ...props }: React.ComponentProps<'a'> & { seq: number }) {
+  return (
+    <a href={`#seq-${seq}`} data-slot="seq-link" className={cn('text-link hover:underline', className)} {...props}>
+      {children ?? `#${seq}`}
+    </a>
+  );
+}
+
+export function EventHeader({ title, at, children }: { title: React.ReactNode; at: string; children?: React.ReactNode }) {
+  return (
+    <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
+      <span className="text-sm font-medium">{title}</span>
+      {children}
+      <Time value={at} className="ml-auto text-xs text-muted-foreground" />
+    </div>
+  );
+}
+
+export function Chip({ className, ...props }: React.ComponentProps<typeof Badge>) {
+  return <Badge variant="outline" className={cn('font-normal text-muted-foreground', className)} {...props} />;
+}
+
+export function IdempotencyKey({ value }: { value: string }) {
+  return (
+    <div className="flex flex-wrap items-center gap-2 text-xs" data-slot="idempotency-key">
+      <span className="text-muted-foreground">Idempotency key</span>
+      <code className="font-mono wrap-anywhere">{value}</code>
+      <CopyButton value={value} label="Copy key" aria-label={`Copy idempotency key ${value}`} />
+    </div>
+  );
+}
+
+/** Who decided, and why: an operator's words are shown as text, never as markup. */
+export function Reason({ reason }: { reason: string | undefined }) {
+  if (!reason) return null;
+  return <p className="text-sm whitespace-pre-wrap wrap-break-word">“{reason}”</p>;
+}
+
+export function Note({ className, ...props }: React.ComponentProps<'p'>) {
+  return <p className={cn('text-xs text-muted-foreground', className)} {...props} />;
+}
+
+export function formatDuration(ms: number | undefined): string | undefined {
+  if (ms === undefined || !Number.isFinite(ms)) return undefined;
+  return ms < 1_000 ? `${Math.round(ms)} ms` : `${(ms / 1_000).toFixed(2)} s`;
+}
