@@ -30,7 +30,8 @@ function settledLines(run: RunSummary, queue: QueueEntry | undefined, session: C
   const lines = [
     `Run ${clean(run.runId)} is ${run.status}.${queue?.outcome && queue.outcome !== run.status ? ` Last invocation: ${clean(queue.outcome)}.` : ''}`,
   ];
-  if (queue?.error && run.status !== 'waiting-approval') lines.push(`  ${clean(queue.error)}`);
+  // Why the last invocation stopped, when it was not simply for people or the end (diverged, failed, blocked).
+  if (queue?.error && queue.outcome !== 'waiting-approval' && queue.outcome !== 'completed') lines.push(`  ${clean(queue.error)}`);
   return [...lines, ...nextStepLines(run, queue, session.maxWidth)];
 }
 

@@ -87,6 +87,13 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
   const id = shellQuote(run.runId);
   const lines: string[] = [];
   const open = run.pending.filter((item) => !item.decision);
+  if (queue?.outcome === 'diverged' && !queue.abandonedAt) {
+    // Checked first: whatever the run waits for, it cannot continue on the agent as it is now.
+    return [
+      'Its agent changed since it started, so it cannot resume as it is:',
+      `  gnl abandon ${id} --by <you> --reason "…"    or    gnl restart ${id} --by <you>`,
+    ];
+  }
   if (ACTIONABLE.has(run.status) && run.pending.length > 0) {
     lines.push('Waiting for:');
     for (const item of run.pending) lines.push(`  ${pendingLine(item, max)}`);
@@ -99,11 +106,6 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
       }
     }
     lines.push(open.length === 0 ? `All decided: gnl resume ${id}` : `Then: gnl resume ${id}`);
-  } else if (queue?.outcome === 'diverged' && !queue.abandonedAt) {
-    lines.push(
-      'Its agent changed since it started, so it cannot resume as it is:',
-      `  gnl abandon ${id} --by <you> --reason "…"    or    gnl restart ${id} --by <you>`,
-    );
   } else if (run.status === 'failed' && !queue?.runnable) {
     lines.push(`Failed: gnl resume ${id} tries the failed step again.`);
   }

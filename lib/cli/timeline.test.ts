@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordedEvent } from '@/lib/durable';
+import { clean, cut, shellQuote } from './format';
+import { timelineLines, tokensOf } from './timeline';
+
+const at = (iso: string) => new Date(iso);
+
+describe('the timeline as text', () => {
+  it('never lets a payload drive the terminal: escape sequences, controls and bidi overrides are shown as escapes', () => {
+    expect(clean('ok\u001b[2J\u009b31m\u202eevil\r\nnext')).toBe('ok\\u001b[2J\\u009b31m\\u202eevil\\u000d\\nnext');
+    const lines = timelineLines(
+      [
+        {
+          type: 'model-step',
+          seq: 3,
+          at: at('2026-11-29T21:32:46.312Z'),
+          step: 0,
+          provider: 'p',
+          modelId: 'm',
+          latencyMs: 12.34,
+          result: {
+            content: [
+              { type: 'text', text: 'Done.\u001b]8;;http://evil\u0007click\u001b]8;;\u0007' },
+              { type: 'tool-call', toolCallId: 'c1', toolName: 'refund', input: '{"amount":40}' },
+            ],
+            usage: { inputTokens: { total: 10, cacheRead: 4 }, outputTokens: { total: 5, reasoning: 2 } },
+            finishReason: { unified: 'tool-calls' },
+          },
+        },
+      ] as RecordedEvent[],
+      240,
+    );
+    const controls = [...lines.join('')].filter((c) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f));
+    expect(controls).toEqual([]);
+    expect(lines).toEqual([
+      '-- 2026-11-29 (UTC) --',
+      '     3  21:32:46.312  model-step              step 0 · tokens 10 in, 5 out (4 cached, 2 reasoning) · 12.3 ms · finish tool-calls',
+      `${' '.repeat(46)}text: "Done.\\u001b]8;;http://evil\\u0007click\\u001b]8;;\\u0007"`,
+      `${' '.repeat(46)}tool call refund (c1) {"amount":40}`,
+    ]);
+  });
+
+  it('names a decided call by the tool its request named, prints the day when it changes, and cuts long values unless asked not to', () => {
+    const events = [
+      {
+        type: 'tool-approval-request',
+        seq: 1,
+        at: at('2026-11-29T23:59:59.000Z'),
+        toolCallId: 'c1',
+        toolName: 'issueRefund',
+        input: { note: 'x'.repeat(50) },
+        requestedAt: '',
+      },
+      { type: 'tool-approval-response', seq: 2, at: at('2026-11-30T00:00:01.000Z'), toolCallId: 'c1', approved: false, by: 'alice', reason: 'no' },
+    ] as RecordedEvent[];
+    const lines = timelineLines(events, 20);
+    expect(lines[0]).toBe('-- 2026-11-29 (UTC) --');
+    expect(lines[2]?.trim()).toBe('args: {"note":"xxxxxxxxxxx… (41 more characters; --full shows all)');
+    expect(lines[3]).toBe('-- 2026-11-30 (UTC) --');
+    expect(lines[4]).toMatch(/^\s+2 {2}00:00:01\.000 {2}tool-approval-response {2}rejected issueRefund \(c1\) by alice$/);
+    expect(timelineLines(events, undefined)[2]).toContain(`"note":"${'x'.repeat(50)}"`);
+  });
+
+  it('reads token counts of the v7 shape and of plain numbers', () => {
+    expect(tokensOf({ usage: { inputTokens: { total: 7 }, outputTokens: { total: 3 } } })).toEqual({ input: 7, output: 3 });
+    expect(tokensOf({ usage: { inputTokens: 7, outputTokens: 3 } })).toEqual({ input: 7, output: 3 });
+    expect(tokensOf(undefined)).toEqual({});
+  });
+
+  it('quotes suggested commands for the shell only when needed', () => {
+    expect(shellQuote('support:1b2c-3')).toBe('support:1b2c-3');
+    expect(shellQuote("it's a run")).toBe(`'it'\\''s a run'`);
+    expect(cut('abcdef', 3)).toBe('abc… (3 more characters; --full shows all)');
+  });
+});
