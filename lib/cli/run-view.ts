@@ -19,14 +19,7 @@ export function runListLines(page: RunPage, args: { status?: string; limit?: num
   if (page.runs.length === 0) return [args.status ? `No ${args.status} runs.` : 'No runs yet. Start one: gnl start <agent> --prompt "…"'];
   const lines = table(
     ['RUN ID', 'STATUS', 'AGENT', 'STEPS', 'UPDATED', 'WAITING FOR'],
-    page.runs.map((run) => [
-      cut(clean(run.runId), 80),
-      run.status,
-      clean(run.input.agent ?? '-'),
-      String(run.stepCount),
-      dateTime(run.updatedAt),
-      waitingFor(run),
-    ]),
+    page.runs.map((run) => [clean(run.runId), run.status, clean(run.input.agent ?? '-'), String(run.stepCount), dateTime(run.updatedAt), waitingFor(run)]),
   );
   if (page.nextCursor) {
     const filters = [args.status ? `--status ${args.status}` : '', args.limit ? `--limit ${args.limit}` : ''].filter(Boolean).join(' ');

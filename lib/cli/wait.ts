@@ -46,7 +46,11 @@ export async function waitUntilSettled(session: CliSession, options: WaitOptions
   const storage = session.storage();
   const executor = storage.kind === 'pglite' ? startLocalExecutor(session, storage) : undefined;
   const stopOnSignal = () => {
-    session.note('Interrupted: stopping at the next step boundary (the run stays runnable)…');
+    session.note(
+      executor
+        ? 'Interrupted: stopping the run at its next step boundary; it stays runnable (the Studio, or gnl resume --wait, continues it)…'
+        : 'Stopped following; the run goes on in its executor.',
+    );
     void (executor?.stop() ?? Promise.resolve()).finally(() => session.exit(130));
   };
   process.once('SIGINT', stopOnSignal);

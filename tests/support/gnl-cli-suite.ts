@@ -323,7 +323,18 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       expect(repeated).toMatchObject({ runId: id, created: false });
     });
 
-    if (kind !== 'pglite') return;
+    if (kind === 'postgres') {
+      it('--wait with no worker running says so, and --timeout gives up with exit 6 while the run stays queued', async () => {
+        await Promise.all(workers.map((w) => w.end()));
+        const id = runId('nobody');
+        const waited = await run(['start', 'support', '--prompt', REFUND, '--run-id', id, '--wait', '--timeout', '7']);
+        expect(waited.code, waited.stderr).toBe(6);
+        expect(waited.stderr).toContain(`Nobody has claimed run "${id}" yet: is a worker (npm run worker) or the Studio running on this database?`);
+        expect(waited.stderr).toMatch(new RegExp(`gnl: gave up waiting after \\d+ s; run "${id}" goes on \\(queued\\)`));
+        expect((await json(['show', id])).queue).toMatchObject({ runnable: true, leaseOwner: null });
+      });
+      return;
+    }
 
     it('a run whose agent changed (RunDivergedError) is abandoned with a reason and restarted as a new run', async () => {
       const id = runId('diverged');
