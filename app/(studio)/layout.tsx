@@ -1,8 +1,12 @@
 import Link from 'next/link';
+import { signOutAction } from '@/app/(auth)/actions';
 import { JournalNotice } from '@/components/runs/journal-notice';
+import { Button } from '@/components/ui/button';
 import { journalInfo } from '@/lib/studio/runs';
+import { requireOperator } from '@/lib/studio/session';
 
-export default function StudioLayout({ children }: { children: React.ReactNode }) {
+export default async function StudioLayout({ children }: { children: React.ReactNode }) {
+  const operator = await requireOperator();
   return (
     <div className="min-h-dvh">
       <header className="border-b">
@@ -14,7 +18,21 @@ export default function StudioLayout({ children }: { children: React.ReactNode }
             <Link href="/" className="hover:text-foreground">
               Runs
             </Link>
+            <Link href="/inbox" className="hover:text-foreground">
+              Inbox
+            </Link>
+            <Link href="/demo" className="hover:text-foreground">
+              Demo
+            </Link>
           </nav>
+          <form action={signOutAction} className="ml-auto flex items-center gap-3 text-sm">
+            <span className="text-muted-foreground" data-testid="signed-in-as">
+              {operator.name} <span className="font-mono text-xs">({operator.login})</span>
+            </span>
+            <Button type="submit" variant="ghost" size="sm">
+              Sign out
+            </Button>
+          </form>
         </div>
       </header>
       <main className="mx-auto max-w-7xl space-y-6 px-4 py-6 sm:px-6">

@@ -4,11 +4,13 @@ import { LiveRunsTable } from '@/components/live/live-runs-table';
 import { RunStatusFilter } from '@/components/runs/run-status-filter';
 import { buttonVariants } from '@/components/ui/button';
 import { DEFAULT_PAGE_SIZE, listRuns, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/runs';
+import { requireOperator } from '@/lib/studio/session';
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function RunsPage({ searchParams }: { searchParams: SearchParams }) {
   await connection(); // the journal is read per request, never prerendered
+  await requireOperator();
   const params = await searchParams;
   const status = parseRunStatus(params.status);
   const cursor = typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : undefined;

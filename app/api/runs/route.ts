@@ -1,7 +1,10 @@
+import { operatorOrRefusal } from '@/lib/studio/session';
 import { listRuns, parsePageSize, parseRunStatus } from '@/lib/studio/runs';
 
 /** One page of runs as JSON (the runs page re-reads it when its live stream says it may have missed changes). */
 export async function GET(request: Request) {
+  const auth = await operatorOrRefusal();
+  if ('refusal' in auth) return auth.refusal;
   const params = new URL(request.url).searchParams;
   const cursor = params.get('cursor') || undefined;
   const page = await listRuns({ status: parseRunStatus(params.get('status')), cursor, limit: parsePageSize(params.get('limit')) });

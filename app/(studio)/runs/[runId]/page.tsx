@@ -5,6 +5,7 @@ import { connection } from 'next/server';
 import { RunView } from '@/components/timeline/run-view';
 import { decodeRunSegment } from '@/lib/studio/run-path';
 import { getRunView } from '@/lib/studio/runs';
+import { requireOperator } from '@/lib/studio/session';
 
 type Params = Promise<{ runId: string }>;
 
@@ -14,6 +15,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function RunPage({ params }: { params: Params }) {
   await connection(); // the journal is read per request, never prerendered
+  await requireOperator();
   const runId = decodeRunSegment((await params).runId);
   const view = runId === undefined ? undefined : await getRunView(runId);
   if (!view) notFound();

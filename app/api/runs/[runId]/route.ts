@@ -1,9 +1,12 @@
+import { operatorOrRefusal } from '@/lib/studio/session';
 import { decodeRunSegment } from '@/lib/studio/run-path';
 import { findRun } from '@/lib/studio/runs';
 import { toWireRun } from '@/lib/studio/wire';
 
 /** A run's summary as JSON. */
 export async function GET(_request: Request, { params }: { params: Promise<{ runId: string }> }) {
+  const auth = await operatorOrRefusal();
+  if ('refusal' in auth) return auth.refusal;
   const runId = decodeRunSegment((await params).runId);
   const run = runId === undefined ? undefined : await findRun(runId);
   if (!run) return Response.json({ error: 'No run has this id in this journal.' }, { status: 404 });

@@ -1,0 +1,46 @@
+'use server';
+/**
+ * Signing in, creating the first account with the setup link, signing out. zod parse → one call into
+ * lib/studio/sign-in → redirect or a message. Passwords are never echoed back or logged.
+ */
+import { redirect } from 'next/navigation';
+import { z } from 'zod';
+import { endSession } from '@/lib/studio/session';
+import { createFirstOperator, signIn } from '@/lib/studio/sign-in';
+
+export type FormState = { message?: string; login?: string };
+
+/** Where to go after signing in: a path on this site only (never another origin). */
+function safeNext(value: FormDataEntryValue | null): string {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
+}
+
+const signInSchema = z.object({ login: z.string().trim().min(1, 'Give your login.').max(254), password: z.string().min(1, 'Give your password.').max(1024) });
+
+export async function signInAction(_state: FormState, form: FormData): Promise<FormState> {
+  const parsed = signInSchema.safeParse({ login: form.get('login'), password: form.get('password') });
+  if (!parsed.success) return { message: parsed.error.issues.map((i) => i.message).join(' '), login: String(form.get('login') ?? '') };
+  const result = await signIn(parsed.data);
+  if (!result.ok) return { message: result.message, login: parsed.data.login };
+  redirect(safeNext(form.get('next')));
+}
+
+const setupSchema = z.object({
+  token: z.string().min(1).max(200),
+  login: z.string().max(254),
+  name: z.string().max(100),
+  password: z.string().max(1024),
+});
+
+export async function setupAction(_state: FormState, form: FormData): Promise<FormState> {
+  const parsed = setupSchema.safeParse({ token: form.get('token'), login: form.get('login'), name: form.get('name'), password: form.get('password') });
+  if (!parsed.success) return { message: 'Fill in every field.' };
+  const result = await createFirstOperator(parsed.data);
+  if (!result.ok) return { message: result.message, login: parsed.data.login };
+  redirect('/');
+}
+
+export async function signOutAction(): Promise<void> {
+  await endSession();
+  redirect('/sign-in');
+}

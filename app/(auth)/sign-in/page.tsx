@@ -1,0 +1,28 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { connection } from 'next/server';
+import { SignInForm } from '@/components/auth/sign-in-form';
+import { currentOperator } from '@/lib/studio/session';
+import { needsFirstOperator } from '@/lib/studio/sign-in';
+
+export const metadata: Metadata = { title: 'Sign in' };
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await connection();
+  const next = (await searchParams).next;
+  const target = typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  if (await currentOperator()) redirect(target);
+  const firstStart = await needsFirstOperator();
+  return (
+    <div className="space-y-4">
+      <h1 className="text-xl font-semibold tracking-tight">Sign in</h1>
+      {firstStart ? (
+        <p className="rounded-md border border-dashed p-3 text-sm text-muted-foreground" data-testid="no-operator-yet">
+          No operator account exists yet. Open the setup link the Studio printed in its console when it started, or stop the Studio and run{' '}
+          <code className="font-mono">npx gnl operators add &lt;login&gt; --name &quot;&lt;your name&gt;&quot;</code>.
+        </p>
+      ) : null}
+      <SignInForm next={target} />
+    </div>
+  );
+}

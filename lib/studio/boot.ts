@@ -1,0 +1,42 @@
+/**
+ * What the Studio's server does once at start (instrumentation.ts): start its in-process executor (on
+ * the embedded journal the only one; it takes up runs a previous server process left runnable, e.g.
+ * after a demo crash point killed it), and make sure someone can sign in. Server-only.
+ */
+import 'server-only';
+import { addOperator } from '@/lib/accounts';
+import { demoModelInfo } from '@/lib/demo';
+import { getExecutor } from '@/lib/executor';
+import { needsFirstOperator, newSetupToken } from './sign-in';
+
+function origin(): string {
+  const host = process.env.GNL_STUDIO_HOST || '127.0.0.1';
+  return `http://${host.includes(':') ? `[${host}]` : host}:${process.env.PORT || '3000'}`;
+}
+
+export async function bootStudio(): Promise<void> {
+  getExecutor({
+    onEvent: (event) => {
+      if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
+      if (event.type === 'finished' && event.error) console.log(`studio executor: ${event.runId} ${event.outcome}: ${event.error}`);
+    },
+  });
+  const model = demoModelInfo();
+  console.log(`studio: demo agent model ${model.provider}:${model.modelId}${model.kind === 'scripted' ? ` (scripted: ${model.reason})` : ''}`);
+  if (!(await needsFirstOperator())) return;
+
+  const { GNL_STUDIO_OPERATOR_LOGIN: login, GNL_STUDIO_OPERATOR_PASSWORD: password, GNL_STUDIO_OPERATOR_NAME: name } = process.env;
+  if (login && password) {
+    const operator = await addOperator({ login, password, name: name || login, by: 'studio first start (GNL_STUDIO_OPERATOR_LOGIN)' });
+    console.log(`studio: created the first operator "${operator.login}" from GNL_STUDIO_OPERATOR_LOGIN; sign in at ${origin()}/sign-in`);
+    return;
+  }
+  const token = newSetupToken();
+  console.log(
+    [
+      'studio: no operator account exists yet. Create the first one (valid until an account exists, for this server process):',
+      `studio:     ${origin()}/setup?token=${token}`,
+      'studio: or stop the Studio and run: npx gnl operators add <login> --name "<your name>"',
+    ].join('\n'),
+  );
+}

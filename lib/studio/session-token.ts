@@ -1,0 +1,92 @@
+/**
+ * The Studio's session token: `<payload>.<mac>`, both base64url, where the payload is
+ * `{ v: 1, sub: <operator id>, exp: <unix seconds> }` and the mac is HMAC-SHA256 over it with the
+ * session secret. It names an operator account and an expiry, nothing else; whether the account is
+ * still enabled is checked against the database on every request that acts (session.ts). The proxy
+ * checks only the signature and expiry (no database there).
+ *
+ * The secret: GNL_SESSION_SECRET (at least 32 characters) when set; otherwise 32 random bytes
+ * generated on first use and kept in a file beside the embedded journal's folder
+ * (`<GNL_DATA_DIR or .gnl/data>.session-secret`, mode 0600), so sessions survive a restart. Several
+ * Studio processes behind one address (Postgres) must share GNL_SESSION_SECRET.
+ *
+ * Plain node:crypto and node:fs, no server-only import: the proxy and the tests use it too.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const SESSION_COOKIE = 'gnl_session';
+/** A session lasts 12 hours; then the operator signs in again. */
+export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
+export const SECRET_ENV = 'GNL_SESSION_SECRET';
+
+type Env = Record<string, string | undefined>;
+
+const cacheKey = Symbol.for('gnl.studio.sessionSecret');
+
+/** Where the generated secret is kept when GNL_SESSION_SECRET is not set. */
+export function secretFilePath(env: Env = process.env): string {
+  const dataDir = env.GNL_DATA_DIR ?? path.join(process.cwd(), '.gnl', 'data');
+  return `${path.resolve(/*turbopackIgnore: true*/ dataDir)}.session-secret`;
+}
+
+export function sessionSecret(env: Env = process.env): Buffer {
+  const global = globalThis as Record<symbol, Buffer | undefined>;
+  const given = env[SECRET_ENV];
+  if (given !== undefined && given !== '') {
+    if (given.length < 32) throw new Error(`${SECRET_ENV} must be at least 32 characters (it signs the Studio's sessions).`);
+    return Buffer.from(given, 'utf8');
+  }
+  global[cacheKey] ??= readOrCreateSecret(secretFilePath(env));
+  return global[cacheKey];
+}
+
+function readOrCreateSecret(file: string): Buffer {
+  try {
+    const text = readFileSync(file, 'utf8').trim();
+    if (text.length >= 32) return Buffer.from(text, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    // 'wx': two processes starting at once agree on the first one's secret.
+    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+}
+
+function mac(payload: string, secret: Buffer): Buffer {
+  return createHmac('sha256', secret).update(payload).digest();
+}
+
+export function signSessionToken(args: { operatorId: string; now?: Date; secret?: Buffer }): string {
+  const now = Math.floor((args.now ?? new Date()).getTime() / 1000);
+  const payload = Buffer.from(JSON.stringify({ v: 1, sub: args.operatorId, exp: now + SESSION_MAX_AGE_SECONDS })).toString('base64url');
+  return `${payload}.${mac(payload, args.secret ?? sessionSecret()).toString('base64url')}`;
+}
+
+/** The operator id of a valid, unexpired token; undefined for anything else (never throws on input). */
+export function verifySessionToken(
+  token: string | undefined,
+  options: { now?: Date; secret?: Buffer } = {},
+): { operatorId: string; expiresAt: Date } | undefined {
+  if (typeof token !== 'string' || token.length > 1000) return undefined;
+  const [payload, given, extra] = token.split('.');
+  if (!payload || !given || extra !== undefined) return undefined;
+  const expected = mac(payload, options.secret ?? sessionSecret());
+  const actual = Buffer.from(given, 'base64url');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return undefined;
+  let claims: { v?: unknown; sub?: unknown; exp?: unknown };
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  if (claims.v !== 1 || typeof claims.sub !== 'string' || typeof claims.exp !== 'number' || claims.exp <= now) return undefined;
+  return { operatorId: claims.sub, expiresAt: new Date(claims.exp * 1000) };
+}
