@@ -3,8 +3,12 @@
  * `npm run studio`: the one command that installs, builds and starts GNL Studio on a fresh clone.
  *   1. `npm ci` when node_modules is missing or older than package-lock.json;
  *   2. `next build` when there is no build or a source file is newer than it;
- *   3. `next start` on GNL_STUDIO_HOST (default 127.0.0.1) and PORT (default 3000).
- * The Studio has no sign-in yet, so it listens on loopback unless told otherwise.
+ *   3. the demo's outside service (scripts/demo-service.ts) on GNL_DEMO_SERVICE_PORT (default 4010),
+ *      unless GNL_DEMO_SERVICE_URL points at one already (or GNL_DEMO_SERVICE=off);
+ *   4. `next start` on GNL_STUDIO_HOST (default 127.0.0.1) and PORT (default 3000), supervised: a
+ *      server killed by a signal (a demo crash point SIGKILLs it on purpose) is started again at once,
+ *      and its in-process executor takes the interrupted runs up; browsers reconnect and catch up.
+ * It listens on loopback unless told otherwise; every page needs a signed-in operator.
  * Plain Node on purpose: it must run before any dependency is installed.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -18,7 +22,20 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const next = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 
 /** Inputs of the build: a change to any of them means the built app is stale. */
-const BUILD_INPUTS = ['app', 'components', 'lib', 'db', 'public', 'next.config.ts', 'tsconfig.json', 'postcss.config.mjs', 'package-lock.json'];
+const BUILD_INPUTS = [
+  'app',
+  'components',
+  'lib',
+  'db',
+  'agents',
+  'public',
+  'next.config.ts',
+  'proxy.ts',
+  'instrumentation.ts',
+  'tsconfig.json',
+  'postcss.config.mjs',
+  'package-lock.json',
+];
 
 function mtime(file) {
   try {
@@ -51,8 +68,58 @@ const sources = Math.max(...BUILD_INPUTS.map((input) => newestMtime(path.join(ro
 if (built === undefined || built < sources) run(process.execPath, [next, 'build']);
 else console.log('studio: the build is up to date');
 
+const env = { ...process.env, PORT: port, GNL_STUDIO_HOST: host };
+const children = new Set();
+let stopping = false;
+
+function spawnChild(command, args, extraEnv = {}) {
+  const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+
+// The demo's outside service: its own process, so its counters survive the Studio server's crashes.
+if (!process.env.GNL_DEMO_SERVICE_URL && process.env.GNL_DEMO_SERVICE !== 'off') {
+  const servicePort = process.env.GNL_DEMO_SERVICE_PORT || '4010';
+  env.GNL_DEMO_SERVICE_URL = `http://127.0.0.1:${servicePort}`;
+  const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const service = spawnChild(process.execPath, [tsx, path.join(root, 'scripts', 'demo-service.ts')], { GNL_DEMO_SERVICE_PORT: servicePort });
+  service.on('exit', (code) => {
+    if (!stopping) console.log(`studio: the demo service exited (${code}); if port ${servicePort} is taken by a running one, the Studio uses that.`);
+  });
+}
+
 // Which journal it reads is the Studio's own business (storageFromEnv); its pages say which.
-console.log(`studio: starting on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
-const server = spawn(process.execPath, [next, 'start', '--hostname', host, '--port', port], { cwd: root, stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const restarts = [];
+function startServer() {
+  console.log(`studio: starting on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  const server = spawnChild(process.execPath, [next, 'start', '--hostname', host, '--port', port]);
+  server.on('exit', (code, signal) => {
+    if (stopping) return finish(code ?? 0);
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length > 0 && (restarts[0] ?? 0) < now - 60_000) restarts.shift();
+    if (signal && restarts.length <= 10) {
+      console.log(`studio: the server was killed (${signal}); starting it again`);
+      return startServer();
+    }
+    console.log(`studio: the server exited (${signal ?? code})`);
+    finish(code ?? 1);
+  });
+}
+
+function finish(code) {
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopping = true;
+    for (const child of children) child.kill(signal);
+    setTimeout(() => process.exit(0), 10_000).unref();
+  });
+}
+startServer();

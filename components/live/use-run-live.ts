@@ -33,6 +33,8 @@ export function useRunLive(runId: string): StreamStatus {
       },
       run: (data) => {
         queryClient.setQueryData(runQuery(runId).queryKey, data as WireRun);
+        // The run moved: what the demo's outside service counted may have too.
+        void queryClient.invalidateQueries({ queryKey: ['demo'] });
         return undefined;
       },
     },

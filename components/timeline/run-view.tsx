@@ -2,8 +2,10 @@
 
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { DemoCounters } from '@/components/demo/demo-counters';
 import { StreamStatusBanner } from '@/components/live/stream-status-banner';
 import { useRunLive } from '@/components/live/use-run-live';
+import { RunActions } from '@/components/runs/run-actions';
 import { RunSummaryCard } from '@/components/runs/run-summary-card';
 import { RunTotalsRow } from '@/components/runs/run-totals';
 import { Button } from '@/components/ui/button';
@@ -48,6 +50,10 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
     combine: combineChunks,
   });
   const index = useMemo(() => buildTimelineIndex([...chunks.flatMap((c) => c.data ?? []), ...tail.events]), [chunks, tail.events]);
+  const sideEffectKeys = useMemo(
+    () => [...new Set([...index.calls.values()].flatMap((call) => [...call.starts, ...(call.end ? [call.end] : [])].map((e) => e.idempotencyKey)))],
+    [index],
+  );
   const request = useCallback((chunk: number) => setRequested((r) => (r.has(chunk) ? r : new Set(r).add(chunk))), []);
 
   // A #seq-N link: show the chunks back to it, load its own, scroll there once it is rendered.
@@ -88,9 +94,16 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
     <div className="space-y-6" data-testid="run-view" data-stream={stream} data-head={head}>
       <StreamStatusBanner status={stream} what="This run's journal" />
       {children}
+      <RunActions run={run} />
       <RunSummaryCard run={run}>
         <RunTotalsRow run={run} totals={totals} className="border-t pt-3" />
       </RunSummaryCard>
+      {run.input.agent === 'support' ? (
+        <section className="space-y-2 rounded-lg border p-4" data-testid="run-demo-counters">
+          <h2 className="text-sm font-semibold">The outside service, for this run</h2>
+          <DemoCounters keys={sideEffectKeys} />
+        </section>
+      ) : null}
       <section className="space-y-3">
         <h2 className="text-base font-semibold tracking-tight">
           Journal <span className="font-normal text-muted-foreground">({run.lastSeq} events)</span>

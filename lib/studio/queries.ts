@@ -8,6 +8,8 @@ import { queryOptions } from '@tanstack/react-query';
 import type { RunStatus } from '@/lib/durable';
 import { encodeRunSegment } from './run-path';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
+import type { DemoServiceState } from './demo';
+import type { Inbox } from './inbox';
 import type { WireEvent, WireRun, WireRunPage } from './wire';
 
 async function getJson<T>(url: string): Promise<T> {
@@ -69,5 +71,22 @@ export function runChunkQuery(runId: string, chunk: number) {
     queryFn: () => getJson<WireEvent[]>(chunkUrl(runId, chunk)),
     staleTime: Number.POSITIVE_INFINITY,
     gcTime: 5 * 60_000,
+  });
+}
+
+export function inboxQuery() {
+  return queryOptions({
+    queryKey: ['inbox'] as const,
+    queryFn: () => getJson<Inbox>('/api/inbox'),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** The demo's outside service counters; re-read by the live hooks whenever a run changes. */
+export function demoStatsQuery() {
+  return queryOptions({
+    queryKey: ['demo', 'stats'] as const,
+    queryFn: () => getJson<DemoServiceState>('/api/demo/stats'),
+    staleTime: Number.POSITIVE_INFINITY,
   });
 }

@@ -1,0 +1,87 @@
+'use server';
+/**
+ * The Studio's server actions. Each: the session (who decides: the signed-in operator, never a name
+ * the browser sends) → zod parse → one call into lib/studio/operator-actions → a typed result.
+ * Next refuses an action whose Origin is not this host; the session cookie is SameSite=Strict.
+ */
+import { z } from 'zod';
+import { CRASH_POINTS } from '@/lib/demo';
+import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/operator-actions';
+import { currentOperator } from '@/lib/studio/session';
+import type { Decision } from '@/lib/durable';
+
+const runId = z.string().min(1).max(512);
+const toolCallId = z.string().min(1).max(1000);
+const reason = z.string().trim().max(4000);
+const requiredReason = reason.min(1, 'Say why: the reason is recorded with your decision.');
+
+/** JSON text from a form, parsed; a message a person can act on when it is not JSON. */
+const jsonText = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `The output is not valid JSON: ${(error as Error).message}` });
+    return z.NEVER;
+  }
+});
+
+const approveSchema = z.object({ runId, toolCallId, reason: reason.optional() });
+const rejectSchema = z.object({ runId, toolCallId, reason: requiredReason });
+const resolveSchema = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('done'), runId, toolCallId, reason: requiredReason, output: jsonText }),
+  z.object({ outcome: z.literal('not-done'), runId, toolCallId, reason: requiredReason }),
+]);
+const resumeSchema = z.object({ runId });
+const cancelSchema = z.object({ runId, reason: requiredReason });
+const demoSchema = z.object({
+  prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
+  crashAt: z.enum(CRASH_POINTS).optional(),
+});
+
+type Parsed<T> = { ok: true; data: T } | { ok: false; kind: 'invalid' | 'unauthenticated'; message: string };
+
+async function authenticate<T extends z.ZodType>(schema: T, input: unknown): Promise<Parsed<z.output<T>> & { by?: string }> {
+  const operator = await currentOperator();
+  if (!operator) return { ok: false, kind: 'unauthenticated', message: 'Your session has ended: sign in again.' };
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) return { ok: false, kind: 'invalid', message: parsed.error.issues.map((i) => i.message).join(' ') };
+  return { ok: true, data: parsed.data, by: operator.login };
+}
+
+export type DecisionResult = ActionResult<{ decision: Decision; resume: ResumeNote }>;
+
+export async function approveAction(input: z.input<typeof approveSchema>): Promise<DecisionResult> {
+  const parsed = await authenticate(approveSchema, input);
+  if (!parsed.ok) return parsed;
+  return decide({ kind: 'approve', ...parsed.data, by: parsed.by as string });
+}
+
+export async function rejectAction(input: z.input<typeof rejectSchema>): Promise<DecisionResult> {
+  const parsed = await authenticate(rejectSchema, input);
+  if (!parsed.ok) return parsed;
+  return decide({ kind: 'reject', ...parsed.data, by: parsed.by as string });
+}
+
+export async function resolveSideEffectAction(input: z.input<typeof resolveSchema>): Promise<DecisionResult> {
+  const parsed = await authenticate(resolveSchema, input);
+  if (!parsed.ok) return parsed;
+  return decide({ kind: 'resolve', ...parsed.data, by: parsed.by as string });
+}
+
+export async function resumeRunAction(input: z.input<typeof resumeSchema>): Promise<ActionResult<{ resume: ResumeNote }>> {
+  const parsed = await authenticate(resumeSchema, input);
+  if (!parsed.ok) return parsed;
+  return resume(parsed.data.runId);
+}
+
+export async function cancelRunAction(input: z.input<typeof cancelSchema>): Promise<ActionResult<{ canceledBy: string }>> {
+  const parsed = await authenticate(cancelSchema, input);
+  if (!parsed.ok) return parsed;
+  return cancel({ ...parsed.data, by: parsed.by as string });
+}
+
+export async function startDemoRunAction(input: z.input<typeof demoSchema>): Promise<ActionResult<{ runId: string }>> {
+  const parsed = await authenticate(demoSchema, input);
+  if (!parsed.ok) return parsed;
+  return startDemoRun(parsed.data);
+}

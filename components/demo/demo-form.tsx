@@ -1,0 +1,67 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { startDemoRunAction } from '@/app/(studio)/actions';
+import { RefusalNote } from '@/components/inbox/action-feedback';
+import { Button } from '@/components/ui/button';
+import { Label } from '@/components/ui/input';
+import { Textarea } from '@/components/ui/textarea';
+import type { CrashPoint } from '@/lib/demo';
+import { runHref } from '@/lib/studio/run-path';
+
+const CRASH_CHOICES: { value: CrashPoint | ''; label: string }[] = [
+  { value: '', label: 'No crash' },
+  { value: 'after-ticket-created', label: 'after the ticket was created' },
+  { value: 'after-refund-answered', label: 'after the refund was sent (before its result is recorded)' },
+  { value: 'after-email-sent', label: 'after the email was sent' },
+];
+
+/** Starts the demo support agent on a prompt, executed by the Studio's server; opens the new run's page. */
+export function DemoForm({ defaultPrompt }: { defaultPrompt: string }) {
+  const router = useRouter();
+  const [prompt, setPrompt] = useState(defaultPrompt);
+  const [crashAt, setCrashAt] = useState<CrashPoint | ''>('');
+  const start = useMutation({
+    mutationFn: () => startDemoRunAction({ prompt, ...(crashAt ? { crashAt } : {}) }),
+    onSuccess: (result) => {
+      if (result.ok) router.push(runHref(result.runId));
+    },
+  });
+  return (
+    <form
+      className="space-y-3"
+      data-testid="demo-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        start.mutate();
+      }}
+    >
+      <div className="space-y-1">
+        <Label htmlFor="demo-prompt">What the customer asks</Label>
+        <Textarea id="demo-prompt" name="prompt" rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} />
+      </div>
+      <div className="space-y-1">
+        <Label htmlFor="demo-crash">Crash point: the Studio’s server kills itself (SIGKILL) there, once; it restarts and the run goes on</Label>
+        <select
+          id="demo-crash"
+          name="crashAt"
+          className="h-9 w-full rounded-md border bg-background px-2 text-sm"
+          value={crashAt}
+          onChange={(e) => setCrashAt(e.target.value as CrashPoint | '')}
+        >
+          {CRASH_CHOICES.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <Button type="submit" disabled={start.isPending || start.data?.ok === true}>
+        {start.isPending || start.data?.ok ? 'Starting…' : 'Start a demo run'}
+      </Button>
+      {start.data && !start.data.ok ? <RefusalNote refusal={start.data} /> : null}
+    </form>
+  );
+}

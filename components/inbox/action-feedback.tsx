@@ -1,0 +1,47 @@
+'use client';
+
+import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import type { Refusal } from '@/lib/studio/operator-actions';
+
+/** "4 s ago", "3 min ago": how long since an ISO instant, for a person. */
+export function ago(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} days ago`;
+}
+
+const OUTCOME_WORD = { approved: 'approved', rejected: 'rejected', done: 'marked done', 'not-done': 'marked not done', canceled: 'canceled' } as const;
+
+/** Why an action was refused, said plainly: a conflict names who decided first and when. */
+export function RefusalNote({ refusal }: { refusal: Refusal }) {
+  if (refusal.kind === 'conflict' && refusal.decidedBy) {
+    const what = refusal.outcome ? OUTCOME_WORD[refusal.outcome] : 'decided';
+    return (
+      <Alert variant="warning" data-testid="action-conflict">
+        <AlertTitle>
+          Already {what} by {refusal.decidedBy}
+          {refusal.decidedAt ? `, ${ago(refusal.decidedAt)}` : ''}
+        </AlertTitle>
+        <AlertDescription>Your decision was not recorded: the first one stands. {refusal.message}</AlertDescription>
+      </Alert>
+    );
+  }
+  const title =
+    refusal.kind === 'conflict'
+      ? 'Not recorded'
+      : refusal.kind === 'invalid'
+        ? 'Check the form'
+        : refusal.kind === 'unauthenticated'
+          ? 'Signed out'
+          : refusal.kind === 'not-resumable'
+            ? 'Cannot resume here'
+            : 'Something went wrong';
+  return (
+    <Alert variant={refusal.kind === 'error' ? 'destructive' : 'warning'} data-testid={`action-${refusal.kind}`}>
+      <AlertTitle>{title}</AlertTitle>
+      <AlertDescription className="whitespace-pre-wrap wrap-break-word">{refusal.message}</AlertDescription>
+    </Alert>
+  );
+}

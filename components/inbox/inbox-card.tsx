@@ -1,0 +1,127 @@
+'use client';
+
+import Link from 'next/link';
+import type { DecisionResult } from '@/app/(studio)/actions';
+import { PayloadText } from '@/components/runs/payload-text';
+import { Badge } from '@/components/ui/badge';
+import { CopyButton } from '@/components/ui/copy-button';
+import { Time } from '@/components/ui/time';
+import type { InboxItem } from '@/lib/studio/inbox';
+import { runHref } from '@/lib/studio/run-path';
+import { cn } from '@/lib/utils';
+import { ApprovalForm } from './approval-form';
+import { ResumeButton } from './resume-button';
+import { SideEffectForm } from './side-effect-form';
+
+function Evidence({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-muted-foreground">{label}</dt>
+      <dd className="mt-0.5 text-xs wrap-anywhere">{children}</dd>
+    </div>
+  );
+}
+
+/** One thing waiting for a person: the run's goal, the last steps before it, what is asked, and the choices. */
+export function InboxCard({
+  entry,
+  onDecided,
+  className,
+  ...props
+}: React.ComponentProps<'article'> & { entry: InboxItem; onDecided: (entry: InboxItem, result: DecisionResult & { ok: true }) => void }) {
+  const { run, item } = entry;
+  return (
+    <article
+      data-testid="inbox-item"
+      data-run-id={run.runId}
+      data-tool-call-id={item.toolCallId}
+      data-kind={item.kind}
+      className={cn('space-y-3 rounded-lg border p-4', item.kind === 'side-effect' ? 'border-orange-500/40' : 'border-amber-500/40', className)}
+      {...props}
+    >
+      <header className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
+        <Badge variant="outline" className={item.kind === 'side-effect' ? 'border-orange-500/50' : 'border-amber-500/50'}>
+          {item.kind === 'approval' ? 'approval' : 'unknown outcome'}
+        </Badge>
+        <h2 className="text-sm font-medium">
+          <code className="font-mono">{item.toolName}</code> {item.kind === 'approval' ? 'needs approval' : 'may or may not have happened'}
+        </h2>
+        <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
+          {run.runId}
+        </Link>
+        <span className="ml-auto text-xs text-muted-foreground">
+          waiting since <Time value={entry.since} />
+        </span>
+      </header>
+
+      <div className="grid gap-3 lg:grid-cols-2">
+        <PayloadText label={`Goal${run.agent ? ` (agent ${run.agent})` : ''}`} value={run.goal} />
+        <div className="min-w-0">
+          <div className="mb-0.5 text-xs text-muted-foreground">Last steps before it</div>
+          {entry.lastSteps.length === 0 ? (
+            <p className="text-xs text-muted-foreground">No model step recorded.</p>
+          ) : (
+            <ol className="space-y-1 text-xs" data-slot="inbox-last-steps">
+              {entry.lastSteps.map((step) => (
+                <li key={step.seq} className="wrap-anywhere">
+                  <Link href={`${runHref(run.runId)}#seq-${step.seq}`} className="text-link hover:underline">
+                    step {step.step + 1}
+                  </Link>
+                  {step.text ? <span>: {step.text.length > 200 ? `${step.text.slice(0, 200)}…` : step.text}</span> : null}
+                  {step.toolCalls.map((call, i) => (
+                    <span key={`${call.toolName}-${i}`} className="text-muted-foreground">
+                      {' '}
+                      → <code className="font-mono text-foreground">{call.toolName}</code>
+                    </span>
+                  ))}
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+      </div>
+
+      {item.kind === 'side-effect' ? (
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-2 rounded-md bg-muted/50 p-3 sm:grid-cols-3" data-slot="side-effect-evidence">
+          <Evidence label="Tool">
+            <code className="font-mono">{item.toolName}</code>
+          </Evidence>
+          <Evidence label="Idempotency key">
+            <span className="flex flex-wrap items-center gap-2">
+              <code className="font-mono">{item.idempotencyKey}</code>
+              <CopyButton value={item.idempotencyKey} label="Copy key" />
+            </span>
+          </Evidence>
+          <Evidence label="Attempt started">
+            attempt {item.attempt}, <Time value={item.startedAt} />
+          </Evidence>
+          <Evidence label="Why it is blocked">{item.reason}</Evidence>
+          <Evidence label="Executor that held the run">{entry.executor?.owner ?? 'none recorded (not run by an executor)'}</Evidence>
+          <Evidence label="Its last heartbeat">{entry.executor?.heartbeatAt ? <Time value={entry.executor.heartbeatAt} /> : 'none recorded'}</Evidence>
+        </dl>
+      ) : null}
+
+      <PayloadText label="Arguments" value={item.input} data-slot="inbox-arguments" />
+
+      {item.decision ? (
+        <div className="space-y-2 rounded-md border border-dashed p-3 text-sm" data-slot="inbox-decided">
+          <p>
+            {item.decision.outcome} by <strong>{item.decision.by}</strong> <Time value={item.decision.at} className="text-xs text-muted-foreground" />
+            {item.decision.reason ? ` — “${item.decision.reason}”` : ''}. Waiting to resume.
+          </p>
+          <ResumeButton runId={run.runId} />
+        </div>
+      ) : item.kind === 'approval' ? (
+        <ApprovalForm runId={run.runId} toolCallId={item.toolCallId} onDecided={(result) => onDecided(entry, result)} />
+      ) : (
+        <SideEffectForm
+          runId={run.runId}
+          toolCallId={item.toolCallId}
+          toolName={item.toolName}
+          outputSchema={entry.outputSchema}
+          onDecided={(result) => onDecided(entry, result)}
+        />
+      )}
+    </article>
+  );
+}

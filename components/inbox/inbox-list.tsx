@@ -1,0 +1,65 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import type { DecisionResult } from '@/app/(studio)/actions';
+import { StreamStatusBanner } from '@/components/live/stream-status-banner';
+import { useRunsLive } from '@/components/live/use-runs-live';
+import type { Inbox, InboxItem } from '@/lib/studio/inbox';
+import { inboxQuery } from '@/lib/studio/queries';
+import { runHref } from '@/lib/studio/run-path';
+import { InboxCard } from './inbox-card';
+
+interface Recent {
+  key: string;
+  runId: string;
+  toolName: string;
+  outcome: string;
+  resume: string;
+}
+
+/** The inbox, kept current by the runs stream; decisions made here are listed above it. */
+export function InboxList({ initial }: { initial: Inbox }) {
+  const stream = useRunsLive();
+  const { data } = useQuery({ ...inboxQuery(), initialData: initial });
+  const [recent, setRecent] = useState<Recent[]>([]);
+  const decided = (entry: InboxItem, result: DecisionResult & { ok: true }) =>
+    setRecent((r) => [
+      {
+        key: `${entry.run.runId}:${entry.item.toolCallId}:${result.decision.at}`,
+        runId: entry.run.runId,
+        toolName: entry.item.toolName,
+        outcome: result.decision.outcome,
+        resume: result.resume.message,
+      },
+      ...r.slice(0, 9),
+    ]);
+  return (
+    <div className="space-y-4" data-testid="inbox" data-stream={stream}>
+      <StreamStatusBanner status={stream} what="The inbox" />
+      {recent.length > 0 ? (
+        <ul className="space-y-1 rounded-lg border bg-muted/40 p-3 text-sm" data-testid="recent-decisions">
+          {recent.map((r) => (
+            <li key={r.key} data-run-id={r.runId}>
+              You {r.outcome === 'done' ? 'marked done' : r.outcome === 'not-done' ? 'marked not done' : r.outcome}{' '}
+              <code className="font-mono">{r.toolName}</code> of{' '}
+              <Link href={runHref(r.runId)} className="font-mono text-link hover:underline">
+                {r.runId}
+              </Link>
+              . <span className="text-muted-foreground">{r.resume}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {data.items.length === 0 ? (
+        <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground" data-testid="inbox-empty">
+          Nothing waits for a person. Runs that need an approval, or whose side effect has an unknown outcome, appear here as they stop.
+        </p>
+      ) : (
+        data.items.map((entry) => <InboxCard key={`${entry.run.runId}:${entry.item.toolCallId}`} entry={entry} onDecided={decided} />)
+      )}
+      {data.truncated ? <p className="text-xs text-muted-foreground">More runs wait than the inbox shows at once; decide these first.</p> : null}
+    </div>
+  );
+}

@@ -1,0 +1,111 @@
+/**
+ * The inbox: everything waiting for a person, across runs, oldest first. Each item carries the run's
+ * goal (its prompt or messages), the last model steps before it, and for an uncertain side effect the
+ * evidence: tool, arguments, key, attempt and when it started, which executor held the run and its last
+ * heartbeat, and the output schema a "done" must match. Server-only.
+ */
+import 'server-only';
+import type { PendingItem, RunSummary } from '@/lib/durable';
+import { storageFromEnv } from '@/lib/durable/storage';
+import { queueEntry } from '@/lib/executor';
+import { readModelStep } from './model-step';
+import { toolOutputJsonSchema } from './tool-output';
+import { jsonSafe, type WireRun } from './wire';
+
+/** The model steps shown before each item. */
+const LAST_STEPS = 3;
+/** Runs read per status (the inbox is for the work at hand; a backlog beyond this says so). */
+const MAX_RUNS = 500;
+
+export interface InboxStep {
+  seq: number;
+  step: number;
+  text: string;
+  toolCalls: { toolName: string; input: unknown }[];
+}
+
+export interface InboxItem {
+  run: Pick<WireRun, 'runId' | 'status' | 'createdAt' | 'updatedAt'> & { agent?: string; goal: unknown };
+  item: PendingItem;
+  /** When the question was asked, or the uncertain attempt started. */
+  since: string;
+  lastSteps: InboxStep[];
+  /** For side effects: who held the run and when it last said it was alive. */
+  executor?: { owner: string | null; heartbeatAt: string | null; outcome: string | null; error: string | null };
+  /** For side effects: the JSON Schema a "done" output must match (absent: any JSON). */
+  outputSchema?: unknown;
+}
+
+export interface Inbox {
+  items: InboxItem[];
+  /** True when more runs wait than the inbox reads at once. */
+  truncated: boolean;
+}
+
+async function waitingRuns(status: 'waiting-approval' | 'blocked'): Promise<{ runs: RunSummary[]; truncated: boolean }> {
+  const journal = storageFromEnv().runs;
+  const runs: RunSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await journal.listRuns({ status, limit: 200, ...(cursor ? { cursor } : {}) });
+    runs.push(...page.runs);
+    cursor = page.nextCursor;
+  } while (cursor && runs.length < MAX_RUNS);
+  return { runs, truncated: cursor !== undefined };
+}
+
+async function lastSteps(run: RunSummary): Promise<InboxStep[]> {
+  const events = await storageFromEnv().runs.events(run.runId, { afterSeq: Math.max(run.lastSeq - 60, 0) });
+  return events
+    .flatMap((event) => (event.type === 'model-step' ? [{ event, view: readModelStep(event.result) }] : []))
+    .slice(-LAST_STEPS)
+    .map(({ event, view }) => ({
+      seq: event.seq,
+      step: event.step,
+      text: view.text,
+      toolCalls: view.toolCalls.map((call) => ({ toolName: call.toolName, input: jsonSafe(call.input) })),
+    }));
+}
+
+async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
+  const steps = await lastSteps(run);
+  const blocked = run.pending.some((p) => p.kind === 'side-effect');
+  const entry = blocked ? await queueEntry(run.runId) : undefined;
+  const base = {
+    runId: run.runId,
+    status: run.status,
+    createdAt: run.createdAt.toISOString(),
+    updatedAt: run.updatedAt.toISOString(),
+    ...(run.input.agent ? { agent: run.input.agent } : {}),
+    goal: jsonSafe(run.input.prompt ?? run.input.messages ?? null),
+  };
+  return Promise.all(
+    run.pending.map(async (item) => {
+      const outputSchema = item.kind === 'side-effect' ? await toolOutputJsonSchema(run.input.agent, item.toolName) : undefined;
+      return {
+        run: base,
+        item: jsonSafe(item),
+        since: item.kind === 'approval' ? item.requestedAt : item.startedAt,
+        lastSteps: steps,
+        ...(entry
+          ? {
+              executor: {
+                owner: entry.leaseOwner,
+                heartbeatAt: entry.heartbeatAt?.toISOString() ?? null,
+                outcome: entry.outcome,
+                error: entry.error,
+              },
+            }
+          : {}),
+        ...(outputSchema ? { outputSchema: jsonSafe(outputSchema) } : {}),
+      };
+    }),
+  );
+}
+
+export async function loadInbox(): Promise<Inbox> {
+  const [approvals, blocked] = await Promise.all([waitingRuns('waiting-approval'), waitingRuns('blocked')]);
+  const items = (await Promise.all([...approvals.runs, ...blocked.runs].map(itemsOf))).flat();
+  items.sort((a, b) => a.since.localeCompare(b.since) || a.run.runId.localeCompare(b.run.runId));
+  return { items, truncated: approvals.truncated || blocked.truncated };
+}

@@ -1,0 +1,154 @@
+/**
+ * What an operator does from the Studio, each one call into the runtime: approve, reject, settle a side
+ * effect (journal.approve / reject / resolveSideEffect), resume (the in-process executor's resumeRun),
+ * cancel (cancelRun), start a demo run (the executor's startRun). Server-only. The server actions in
+ * app/(studio)/actions.ts authenticate and parse, then call exactly one of these.
+ *
+ * After a decision, the run is resumed by this server's executor once nothing it waits for is left
+ * undecided (on the embedded journal it is the only executor). Conflicts (someone decided first, the run
+ * finished) are results, never thrown, so the page can say who decided and when.
+ */
+import 'server-only';
+import type { CrashPoint } from '@/lib/demo';
+import { type Decision, DecisionConflictError, type PendingItem } from '@/lib/durable';
+import { storageFromEnv } from '@/lib/durable/storage';
+import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
+import { checkToolOutput } from './tool-output';
+
+export type Refusal =
+  | { ok: false; kind: 'unauthenticated' | 'invalid' | 'error'; message: string }
+  /** Someone decided first (or the run finished, or the question expired). */
+  | { ok: false; kind: 'conflict'; message: string; decidedBy?: string; decidedAt?: string; outcome?: Decision['outcome'] | 'canceled' }
+  | { ok: false; kind: 'not-resumable'; message: string };
+
+export type ActionResult<T extends object = object> = ({ ok: true } & T) | Refusal;
+
+export interface ResumeNote {
+  state: 'resumed' | 'waiting' | 'not-resumable';
+  message: string;
+}
+
+export type DecisionRequest =
+  | { kind: 'approve' | 'reject'; runId: string; toolCallId: string; by: string; reason?: string }
+  | { kind: 'resolve'; runId: string; toolCallId: string; by: string; reason: string; outcome: 'done' | 'not-done'; output?: unknown };
+
+/** Records one decision through the journal, then resumes the run here when nothing else is left to decide. */
+export async function decide(request: DecisionRequest): Promise<ActionResult<{ decision: Decision; resume: ResumeNote }>> {
+  const journal = storageFromEnv().runs;
+  const { runId, toolCallId, by, reason } = request;
+  try {
+    let decision: Decision;
+    if (request.kind === 'resolve') {
+      if (request.outcome === 'done') {
+        const run = await journal.getRun(runId);
+        const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === 'side-effect');
+        if (item) {
+          const checked = await checkToolOutput({ agentName: run?.input.agent, toolName: item.toolName, output: request.output });
+          if (!checked.ok) return { ok: false, kind: 'invalid', message: checked.message };
+        }
+      }
+      decision = await journal.resolveSideEffect({
+        runId,
+        toolCallId,
+        by,
+        reason,
+        outcome: request.outcome,
+        ...(request.outcome === 'done' ? { output: request.output } : {}),
+      });
+    } else {
+      decision = await journal[request.kind]({ runId, toolCallId, by, ...(reason ? { reason } : {}) });
+    }
+    return { ok: true, decision, resume: await resumeWhenDecided(runId) };
+  } catch (error) {
+    return refusal(error, runId, toolCallId);
+  }
+}
+
+async function resumeWhenDecided(runId: string): Promise<ResumeNote> {
+  const run = await storageFromEnv().runs.getRun(runId);
+  const open = run?.pending.filter((p) => !p.decision) ?? [];
+  if (open.length > 0)
+    return {
+      state: 'waiting',
+      message: `Recorded. The run resumes once ${open.length === 1 ? 'the other call is' : `${open.length} other calls are`} decided.`,
+    };
+  return resumeNote(runId);
+}
+
+async function resumeNote(runId: string): Promise<ResumeNote> {
+  try {
+    await getExecutor().resumeRun(runId);
+    return { state: 'resumed', message: 'Resuming in the Studio’s executor.' };
+  } catch (error) {
+    if (RunNotResumableError.isInstance(error)) return { state: 'not-resumable', message: error.message };
+    throw error;
+  }
+}
+
+/** Makes the run runnable again; this server's executor picks it up (a run executing elsewhere keeps its one executor). */
+export async function resume(runId: string): Promise<ActionResult<{ resume: ResumeNote }>> {
+  try {
+    const note = await resumeNote(runId);
+    return note.state === 'not-resumable' ? { ok: false, kind: 'not-resumable', message: note.message } : { ok: true, resume: note };
+  } catch (error) {
+    return refusal(error, runId, '');
+  }
+}
+
+export async function cancel(request: { runId: string; by: string; reason: string }): Promise<ActionResult<{ canceledBy: string }>> {
+  try {
+    await cancelRun(request.runId, { by: request.by, reason: request.reason });
+    return { ok: true, canceledBy: request.by };
+  } catch (error) {
+    return refusal(error, request.runId, '');
+  }
+}
+
+/** Starts the demo support agent on `prompt`, executed by this server's executor. */
+export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoint }): Promise<ActionResult<{ runId: string }>> {
+  try {
+    const started = await getExecutor().startRun({
+      agent: 'support',
+      input: { prompt: request.prompt },
+      ...(request.crashAt ? { crashAt: request.crashAt } : {}),
+    });
+    return { ok: true, runId: started.runId };
+  } catch (error) {
+    return refusal(error, '', '');
+  }
+}
+
+async function refusal(error: unknown, runId: string, toolCallId: string): Promise<Refusal> {
+  if (DecisionConflictError.isInstance(error)) {
+    const outcome = error.reason === 'already-decided' ? await priorOutcome(runId, toolCallId) : undefined;
+    return {
+      ok: false,
+      kind: 'conflict',
+      message: error.message,
+      ...(error.decidedBy ? { decidedBy: error.decidedBy } : {}),
+      ...(error.decidedAt ? { decidedAt: error.decidedAt.toISOString() } : {}),
+      ...(outcome ? { outcome } : {}),
+    };
+  }
+  if (RunNotResumableError.isInstance(error)) return { ok: false, kind: 'not-resumable', message: error.message };
+  const name = (error as { name?: string })?.name;
+  if (name === 'InvalidRunIdError' || name === 'AgentInputError' || name === 'ZodError')
+    return { ok: false, kind: 'invalid', message: (error as Error).message };
+  console.error('studio: operator action failed:', error);
+  return { ok: false, kind: 'error', message: 'The journal could not record this; the Studio’s server log says why.' };
+}
+
+/** How a call was decided first, when the run still lists it; otherwise from its journal. */
+async function priorOutcome(runId: string, toolCallId: string): Promise<Decision['outcome'] | 'canceled' | undefined> {
+  const journal = storageFromEnv().runs;
+  if (!toolCallId) return 'canceled';
+  const pending: PendingItem[] = (await journal.getRun(runId))?.pending ?? [];
+  const listed = pending.find((p) => p.toolCallId === toolCallId)?.decision?.outcome;
+  if (listed) return listed;
+  let outcome: Decision['outcome'] | undefined;
+  for (const event of await journal.events(runId)) {
+    if (event.type === 'tool-approval-response' && event.toolCallId === toolCallId) outcome = event.approved ? 'approved' : 'rejected';
+    if (event.type === 'side-effect-resolution' && event.toolCallId === toolCallId) outcome = event.outcome;
+  }
+  return outcome;
+}
