@@ -4,8 +4,9 @@
  * started by a registered agent) accepts any JSON. Server-only.
  */
 import 'server-only';
-import { asSchema, type FlexibleSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
+import { asSchema, type FlexibleSchema } from '@ai-sdk/provider-utils';
 import { registry } from '@/agents';
+import { checkOutput } from './output-check';
 
 function outputSchemaOf(agentName: string | undefined, toolName: string): FlexibleSchema<unknown> | undefined {
   if (!agentName || !registry.hasAgent(agentName)) return undefined;
@@ -20,16 +21,10 @@ export async function toolOutputJsonSchema(agentName: string | undefined, toolNa
 }
 
 /** Checks `output` against the tool's output schema; ok when it matches or the tool has none. */
-export async function checkToolOutput(args: {
+export function checkToolOutput(args: {
   agentName: string | undefined;
   toolName: string;
   output: unknown;
 }): Promise<{ ok: true } | { ok: false; message: string }> {
-  const schema = outputSchemaOf(args.agentName, args.toolName);
-  if (!schema) return { ok: true };
-  const result = await safeValidateTypes({ value: args.output, schema });
-  if (result.success) return { ok: true };
-  const cause = result.error.cause as { issues?: { path?: PropertyKey[]; message?: string }[] } | undefined;
-  const issues = cause?.issues?.map((i) => `${i.path?.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message ?? ''}`) ?? [];
-  return { ok: false, message: `The output does not match ${args.toolName}'s output schema${issues.length ? `: ${issues.join('; ')}` : ''}.` };
+  return checkOutput({ schema: outputSchemaOf(args.agentName, args.toolName), toolName: args.toolName, output: args.output });
 }

@@ -1,0 +1,44 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SESSION_MAX_AGE_SECONDS, secretFilePath, sessionSecret, signSessionToken, verifySessionToken } from './session-token';
+
+const secret = Buffer.from('s'.repeat(40));
+
+describe('session tokens', () => {
+  it('name the operator until they expire', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const token = signSessionToken({ operatorId: 'op-1', now, secret });
+    expect(verifySessionToken(token, { now, secret })).toEqual({ operatorId: 'op-1', expiresAt: new Date(now.getTime() + SESSION_MAX_AGE_SECONDS * 1000) });
+    const later = new Date(now.getTime() + SESSION_MAX_AGE_SECONDS * 1000);
+    expect(verifySessionToken(token, { now: later, secret })).toBeUndefined();
+  });
+
+  it('are refused when changed, signed with another secret, or not tokens at all', () => {
+    const token = signSessionToken({ operatorId: 'op-1', secret });
+    const [payload, mac] = token.split('.') as [string, string];
+    const forged = Buffer.from(JSON.stringify({ v: 1, sub: 'op-2', exp: 9_999_999_999 })).toString('base64url');
+    expect(verifySessionToken(`${forged}.${mac}`, { secret })).toBeUndefined();
+    expect(verifySessionToken(token, { secret: Buffer.from('t'.repeat(40)) })).toBeUndefined();
+    for (const junk of [undefined, '', 'abc', `${payload}.`, `${payload}.${mac}.x`, 'x'.repeat(5000)])
+      expect(verifySessionToken(junk, { secret })).toBeUndefined();
+  });
+
+  it('are signed with GNL_SESSION_SECRET, or with a secret generated once beside the data folder (mode 0600)', () => {
+    expect(() => sessionSecret({ GNL_SESSION_SECRET: 'short' })).toThrow(/at least 32 characters/);
+    expect(sessionSecret({ GNL_SESSION_SECRET: 'x'.repeat(32) }).toString()).toBe('x'.repeat(32));
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'gnl-secret-')), 'data');
+    const file = secretFilePath({ GNL_DATA_DIR: dataDir });
+    expect(file).toBe(`${dataDir}.session-secret`);
+    const key = Symbol.for('gnl.studio.sessionSecret');
+    (globalThis as Record<symbol, unknown>)[key] = undefined;
+    const first = sessionSecret({ GNL_DATA_DIR: dataDir });
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.toString());
+    (globalThis as Record<symbol, unknown>)[key] = undefined;
+    expect(sessionSecret({ GNL_DATA_DIR: dataDir }).equals(first)).toBe(true);
+    (globalThis as Record<symbol, unknown>)[key] = undefined;
+  });
+});
