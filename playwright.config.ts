@@ -1,6 +1,11 @@
 /**
- * Studio e2e: real Chromium against the built Studio (`next build`, then `next start`) on a fresh
- * embedded journal seeded with real runs. e2e/crash is vitest's, hence testDir e2e/studio.
+ * Studio e2e: real Chromium against the built Studio (`next build`, then `next start` under the
+ * supervisor scripts/studio.mjs, with the demo's outside service beside it) on a fresh embedded journal
+ * seeded with real runs and operator accounts. e2e/crash is vitest's, hence testDir e2e/studio.
+ *
+ * Projects run in order: `sign-in` signs the operators in (storage states), `seeded` only reads the
+ * seeded journal (in parallel), `live` starts demo runs and decides (each test on its own runs), and
+ * `crash` kills the Studio's server on purpose (a demo crash point), so it runs last, alone.
  *
  * Chromium: Playwright's own when it is installed, else Debian's /usr/bin/chromium (Playwright's
  * download cannot reach its host on machines without the open internet). The background-networking
@@ -10,12 +15,15 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, defineConfig, devices, type LaunchOptions } from '@playwright/test';
+import { storageStatePath } from './e2e/studio/auth-state';
 
 const port = Number(process.env.GNL_E2E_PORT ?? 3210);
 const baseURL = `http://127.0.0.1:${port}`;
 
 // Set once in the runner; its workers inherit the environment, so all agree on one folder.
 process.env.GNL_E2E_DATA_DIR ??= path.join(mkdtempSync(path.join(tmpdir(), 'gnl-e2e-')), 'data');
+process.env.GNL_E2E_DEMO_PORT ??= String(port + 1101);
+const alice = storageStatePath('alice');
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
@@ -44,7 +52,7 @@ export default defineConfig({
   globalTeardown: './e2e/studio/global-teardown.ts',
   forbidOnly: !!process.env.CI,
   retries: 0,
-  // The specs only read the seeded journal, so they run in parallel: two workers for the machine's two cores.
+  // Two workers for the machine's two cores; each test reads the seeded runs or works on runs of its own.
   fullyParallel: true,
   workers: 2,
   reporter: [['list']],
@@ -54,13 +62,49 @@ export default defineConfig({
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
-  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() } }],
+  expect: { timeout: 10_000 },
+  projects: [
+    { name: 'sign-in', testMatch: /auth\.setup\.ts$/, use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() } },
+    {
+      name: 'seeded',
+      testMatch: ['runs.spec.ts', 'sign-in.spec.ts', 'timeline.spec.ts'],
+      dependencies: ['sign-in'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
+    },
+    {
+      name: 'live',
+      testMatch: ['live-tail.spec.ts', 'inbox.spec.ts'],
+      dependencies: ['seeded'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
+    },
+    {
+      name: 'crash',
+      testMatch: ['crash.spec.ts'],
+      dependencies: ['live'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
+    },
+  ],
   webServer: {
     // Seed first: the folder lock admits one process, and the Studio keeps the folder while it runs.
     // scripts/studio.mjs builds when the sources are newer than the last build, then starts on loopback.
     command: 'npx tsx e2e/studio/seed.ts && node scripts/studio.mjs',
     url: baseURL,
-    env: { GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR, PORT: String(port), GNL_STUDIO_HOST: '127.0.0.1', DATABASE_URL: '' },
+    env: {
+      GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR,
+      PORT: String(port),
+      GNL_STUDIO_HOST: '127.0.0.1',
+      DATABASE_URL: '',
+      GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_DEMO_PORT,
+      GNL_DEMO_SERVICE_URL: '',
+      // No check on the refund and the email: a crash after them blocks the run until a person settles it.
+      GNL_DEMO_CHECKS: '0',
+      // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
+      GNL_STUDIO_STREAM_MAX_MS: '4000',
+      GNL_STUDIO_HEARTBEAT_MS: '1000',
+      GNL_MODEL: '',
+      OPENAI_API_KEY: '',
+      ANTHROPIC_API_KEY: '',
+    },
     timeout: 300_000,
     reuseExistingServer: false,
     stdout: 'pipe',

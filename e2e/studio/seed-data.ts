@@ -15,3 +15,9 @@ export const SEEDED = {
 /** The event types of the completed run, in journal order. */
 /** (A read-only call records only its end, which carries its input.) */
 export const COMPLETED_EVENT_TYPES = ['run-start', 'model-step', 'tool-call-end', 'model-step', 'run-complete'] as const;
+
+/** Operator accounts the seed creates (lib/accounts), for signing in. Passwords are test-only. */
+export const OPERATORS = {
+  alice: { login: 'alice', name: 'Alice Operator', password: 'alice-e2e-password' },
+  bob: { login: 'bob', name: 'Bob Operator', password: 'bob-e2e-password!' },
+} as const;

@@ -3,6 +3,8 @@
  * runtime: runDurable with scripted models, on real PGlite. Runs BEFORE the Studio starts, and closes
  * its storage: the folder lock admits one process per data folder.
  *
+ * Also the operator accounts the specs sign in with (seed-data.ts OPERATORS).
+ *
  * The blocked run needs a real crash: a child process (this file with argument `crash`) is SIGKILLed
  * inside the refund's execute, after its start was journaled; resuming it here then blocks.
  */
@@ -10,10 +12,11 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { stepCountIs, tool } from 'ai';
 import { z } from 'zod';
+import { addOperator } from '@/lib/accounts';
 import { gnlTool, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { HTML_PAYLOAD, SEEDED } from './seed-data';
+import { HTML_PAYLOAD, OPERATORS, SEEDED } from './seed-data';
 
 const dataDir = process.env.GNL_DATA_DIR;
 if (!dataDir) throw new Error('seed: set GNL_DATA_DIR to the (fresh) data folder the Studio will read.');
@@ -116,6 +119,7 @@ async function main() {
     if (crashChild) await crashInsideRefund(storage.runs);
     await seedBlocked(storage.runs);
     await seedCompletedAndWaiting(storage.runs);
+    for (const operator of Object.values(OPERATORS)) await addOperator({ storage, ...operator, by: 'e2e seed' });
     const { runs } = await storage.runs.listRuns();
     console.log(`seed: ${runs.map((run) => `${run.runId} ${run.status}`).join(', ')}`);
   } finally {

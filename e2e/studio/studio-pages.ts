@@ -62,3 +62,81 @@ export class RunPage {
 function cssString(value: string): string {
   return value.replace(/["\\]/g, '\\$&');
 }
+
+export class SignInPage {
+  constructor(readonly page: Page) {}
+
+  async signIn(login: string, password: string) {
+    await this.page.getByLabel('Login').fill(login);
+    await this.page.getByLabel('Password').fill(password);
+    await this.page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  get error(): Locator {
+    return this.page.getByTestId('sign-in-error');
+  }
+}
+
+export class DemoPage {
+  constructor(readonly page: Page) {}
+
+  /** Starts a demo run (optionally with a crash point) and returns its run id, once its page is open. */
+  async start(options: { prompt?: string; crashAt?: string } = {}): Promise<string> {
+    await this.page.goto('/demo');
+    if (options.prompt !== undefined) await this.page.getByLabel('What the customer asks').fill(options.prompt);
+    if (options.crashAt) await this.page.getByLabel(/Crash point/).selectOption(options.crashAt);
+    await this.page.getByRole('button', { name: 'Start a demo run' }).click();
+    await this.page.waitForURL(/\/runs\//);
+    const runId = await this.page.getByTestId('run-id').textContent();
+    if (!runId) throw new Error('no run id on the run page');
+    return runId;
+  }
+}
+
+export class InboxPage {
+  readonly items: Locator;
+
+  constructor(readonly page: Page) {
+    this.items = page.getByTestId('inbox-item');
+  }
+
+  async goto() {
+    await this.page.goto('/inbox');
+    await expect(this.page.getByRole('heading', { name: 'Inbox', level: 1 })).toBeVisible();
+  }
+
+  item(runId: string, kind?: 'approval' | 'side-effect'): Locator {
+    return this.page.locator(`[data-testid="inbox-item"][data-run-id="${cssString(runId)}"]${kind ? `[data-kind="${kind}"]` : ''}`);
+  }
+
+  async approve(runId: string) {
+    await this.item(runId, 'approval').getByRole('button', { name: 'Approve' }).click();
+  }
+
+  async reject(runId: string, reason: string) {
+    const item = this.item(runId, 'approval');
+    await item.getByRole('button', { name: 'Reject…' }).click();
+    await item.getByLabel(/Why not\?/).fill(reason);
+    await item.getByRole('button', { name: 'Reject', exact: true }).click();
+  }
+
+  /** Opens "Mark done…" and fills the output (JSON text) and the reason; `submit` sends it. */
+  async markDone(runId: string, output: string, reason: string) {
+    const item = this.item(runId, 'side-effect');
+    await item.getByRole('button', { name: 'Mark done…' }).click();
+    await item.getByLabel(/What did .* return\?/).fill(output);
+    await item.getByLabel(/Why\? \(required/).fill(reason);
+    await item.getByRole('button', { name: 'Mark done', exact: true }).click();
+  }
+
+  get recentDecisions(): Locator {
+    return this.page.getByTestId('recent-decisions');
+  }
+}
+
+/** The timeline's events, as the page shows them, each { seq, type }. */
+export async function timelineEvents(page: Page): Promise<{ seq: number; type: string }[]> {
+  return page
+    .getByTestId('run-event')
+    .evaluateAll((items) => items.map((item) => ({ seq: Number(item.getAttribute('data-seq')), type: item.getAttribute('data-type') ?? '' })));
+}
