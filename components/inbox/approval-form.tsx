@@ -9,21 +9,13 @@ import { Textarea } from '@/components/ui/textarea';
 import { RefusalNote } from './action-feedback';
 
 /** Approve, or reject with a reason the model will see (as the tool's result). */
-export function ApprovalForm({
-  runId,
-  toolCallId,
-  onDecided,
-}: {
-  runId: string;
-  toolCallId: string;
-  onDecided: (result: DecisionResult & { ok: true }) => void;
-}) {
+export function ApprovalForm({ runId, toolCallId, onDecided }: { runId: string; toolCallId: string; onDecided: (result: DecisionResult) => void }) {
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
   const mutation = useMutation({
     mutationFn: (kind: 'approve' | 'reject') => (kind === 'approve' ? approveAction({ runId, toolCallId }) : rejectAction({ runId, toolCallId, reason })),
     onSuccess: (result) => {
-      if (result.ok) onDecided(result);
+      if (result.ok || result.kind === 'conflict') onDecided(result);
     },
   });
   const result = mutation.data;
@@ -58,7 +50,7 @@ export function ApprovalForm({
           </Button>
         </div>
       )}
-      {result && !result.ok ? <RefusalNote refusal={result} /> : null}
+      {result && !result.ok && result.kind !== 'conflict' ? <RefusalNote refusal={result} /> : null}
       {mutation.error ? <RefusalNote refusal={{ ok: false, kind: 'error', message: mutation.error.message }} /> : null}
     </div>
   );

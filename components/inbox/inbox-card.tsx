@@ -28,7 +28,7 @@ export function InboxCard({
   onDecided,
   className,
   ...props
-}: React.ComponentProps<'article'> & { entry: InboxItem; onDecided: (entry: InboxItem, result: DecisionResult & { ok: true }) => void }) {
+}: React.ComponentProps<'article'> & { entry: InboxItem; onDecided: (entry: InboxItem, result: DecisionResult) => void }) {
   const { run, item } = entry;
   return (
     <article

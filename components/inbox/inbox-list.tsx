@@ -7,8 +7,10 @@ import type { DecisionResult } from '@/app/(studio)/actions';
 import { StreamStatusBanner } from '@/components/live/stream-status-banner';
 import { useRunsLive } from '@/components/live/use-runs-live';
 import type { Inbox, InboxItem } from '@/lib/studio/inbox';
+import type { Refusal } from '@/lib/studio/operator-actions';
 import { inboxQuery } from '@/lib/studio/queries';
 import { runHref } from '@/lib/studio/run-path';
+import { RefusalNote } from './action-feedback';
 import { InboxCard } from './inbox-card';
 
 interface Recent {
@@ -24,7 +26,13 @@ export function InboxList({ initial }: { initial: Inbox }) {
   const stream = useRunsLive();
   const { data } = useQuery({ ...inboxQuery(), initialData: initial });
   const [recent, setRecent] = useState<Recent[]>([]);
-  const decided = (entry: InboxItem, result: DecisionResult & { ok: true }) =>
+  // Kept here, not on the card: the card leaves the list as soon as the run moves on.
+  const [conflicts, setConflicts] = useState<{ key: string; refusal: Refusal }[]>([]);
+  const decided = (entry: InboxItem, result: DecisionResult) => {
+    if (!result.ok) {
+      setConflicts((c) => [{ key: `${entry.run.runId}:${entry.item.toolCallId}:${c.length}`, refusal: result }, ...c.slice(0, 4)]);
+      return;
+    }
     setRecent((r) => [
       {
         key: `${entry.run.runId}:${entry.item.toolCallId}:${result.decision.at}`,
@@ -35,9 +43,13 @@ export function InboxList({ initial }: { initial: Inbox }) {
       },
       ...r.slice(0, 9),
     ]);
+  };
   return (
     <div className="space-y-4" data-testid="inbox" data-stream={stream}>
       <StreamStatusBanner status={stream} what="The inbox" />
+      {conflicts.map((c) => (
+        <RefusalNote key={c.key} refusal={c.refusal} />
+      ))}
       {recent.length > 0 ? (
         <ul className="space-y-1 rounded-lg border bg-muted/40 p-3 text-sm" data-testid="recent-decisions">
           {recent.map((r) => (

@@ -28,7 +28,7 @@ export function SideEffectForm({
   toolCallId: string;
   toolName: string;
   outputSchema?: unknown;
-  onDecided: (result: DecisionResult & { ok: true }) => void;
+  onDecided: (result: DecisionResult) => void;
 }) {
   const [choice, setChoice] = useState<Choice>();
   const [output, setOutput] = useState('');
@@ -39,7 +39,7 @@ export function SideEffectForm({
         ? resolveSideEffectAction({ outcome: 'done', runId, toolCallId, reason, output })
         : resolveSideEffectAction({ outcome: 'not-done', runId, toolCallId, reason }),
     onSuccess: (result) => {
-      if (result.ok) onDecided(result);
+      if (result.ok || result.kind === 'conflict') onDecided(result);
     },
   });
   const result = mutation.data;
@@ -95,7 +95,7 @@ export function SideEffectForm({
           </Button>
         </form>
       ) : null}
-      {result && !result.ok ? <RefusalNote refusal={result} /> : null}
+      {result && !result.ok && result.kind !== 'conflict' ? <RefusalNote refusal={result} /> : null}
       {mutation.error ? <RefusalNote refusal={{ ok: false, kind: 'error', message: mutation.error.message }} /> : null}
     </div>
   );
