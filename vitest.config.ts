@@ -8,6 +8,8 @@ export default defineConfig({
       { find: /^@gnldev\/durable$/, replacement: path.resolve(import.meta.dirname, 'lib/durable/index.ts') },
       { find: /^@gnldev\/durable\/(storage|postgres)$/, replacement: path.resolve(import.meta.dirname, 'lib/durable/storage/index.ts') },
       { find: '@', replacement: path.resolve(import.meta.dirname) },
+      // Next's marker for server-only modules (lib/studio): outside Next it is an empty module, as on the server.
+      { find: /^server-only$/, replacement: path.resolve(import.meta.dirname, 'node_modules/next/dist/compiled/server-only/empty.js') },
     ],
   },
   test: {

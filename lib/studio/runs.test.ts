@@ -1,0 +1,70 @@
+/**
+ * The run page's paging on a real embedded journal: a run of 2 500 events opens at its chunk-aligned
+ * tail, earlier chunks are exact ranges, and the totals count every event, not only the shown ones.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEvent } from '@/lib/durable';
+import { type Storage, storageFromEnv } from '@/lib/durable/storage';
+import { getEventsChunk, getRunView } from './runs';
+import { CHUNK_SIZE } from './timeline-window';
+
+const runId = 'studio:long-run';
+const STEPS = 2_499;
+let storage: Storage;
+
+function step(n: number): JournalEvent {
+  return {
+    type: 'model-step',
+    step: n,
+    provider: 'scripted',
+    modelId: 'scripted-v1',
+    latencyMs: 2,
+    result: {
+      content: [{ type: 'text', text: `step ${n}` }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: { inputTokens: { total: 10, cacheRead: 1 }, outputTokens: { total: 3, reasoning: 1 } },
+    },
+  };
+}
+
+beforeAll(async () => {
+  process.env.GNL_DATA_DIR = path.join(mkdtempSync(path.join(tmpdir(), 'gnl-studio-runs-')), 'data');
+  storage = storageFromEnv();
+  const hold = await storage.runs.hold(runId);
+  await hold.create({ prompt: 'a long run', modelId: 'scripted-v1', provider: 'scripted', toolNames: [] });
+  for (let n = 0; n < STEPS; n += 500) await hold.append(Array.from({ length: Math.min(500, STEPS - n) }, (_, i) => step(n + i)));
+  await hold.release();
+});
+
+afterAll(async () => {
+  await storage.close();
+});
+
+describe('a run page over a long journal', () => {
+  it('starts at a chunk-aligned tail ending at the newest event, with totals over the whole run', async () => {
+    const view = await getRunView(runId);
+    expect(view?.run.lastSeq).toBe(STEPS + 1);
+    const tail = view?.tail;
+    expect(tail?.startSeq).toBe(2_201);
+    expect(tail?.events.map((e) => e.seq)).toEqual(Array.from({ length: 300 }, (_, i) => 2_201 + i));
+    expect(view?.totals).toMatchObject({
+      throughSeq: 2_500,
+      steps: STEPS,
+      tokens: { input: 10 * STEPS, output: 3 * STEPS, cacheRead: STEPS, cacheWrite: 0, reasoning: STEPS },
+      modelMs: 2 * STEPS,
+    });
+  });
+
+  it('serves earlier events as exact chunks, and nothing for an unknown run', async () => {
+    const chunk = await getEventsChunk(runId, 3);
+    expect(chunk.map((e) => e.seq)).toEqual(Array.from({ length: CHUNK_SIZE }, (_, i) => 3 * CHUNK_SIZE + 1 + i));
+    expect(chunk[0]).toMatchObject({ type: 'model-step', step: 3 * CHUNK_SIZE - 1 });
+    expect(typeof chunk[0]?.at).toBe('string');
+    expect(await getEventsChunk('studio:no-such-run', 0)).toEqual([]);
+    expect(await getRunView('studio:no-such-run')).toBeUndefined();
+    expect(await getRunView('')).toBeUndefined();
+  });
+});
