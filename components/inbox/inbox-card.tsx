@@ -96,8 +96,22 @@ export function InboxCard({
             attempt {item.attempt}, <Time value={item.startedAt} />
           </Evidence>
           <Evidence label="Why it is blocked">{item.reason}</Evidence>
-          <Evidence label="Executor that held the run">{entry.executor?.owner ?? 'none recorded (not run by an executor)'}</Evidence>
-          <Evidence label="Its last heartbeat">{entry.executor?.heartbeatAt ? <Time value={entry.executor.heartbeatAt} /> : 'none recorded'}</Evidence>
+          <Evidence label="Executor">
+            {entry.executor ? (
+              <>
+                {entry.executor.owner ? `held by ${entry.executor.owner}` : 'none holds it now'}
+                {entry.executor.claimedAt ? (
+                  <>
+                    ; last claimed <Time value={entry.executor.claimedAt} />
+                  </>
+                ) : null}
+                {entry.executor.outcome ? `; its last invocation ended ${entry.executor.outcome}` : ''}
+              </>
+            ) : (
+              'not run by an executor (runDurable called directly)'
+            )}
+          </Evidence>
+          <Evidence label="Last heartbeat">{entry.executor?.heartbeatAt ? <Time value={entry.executor.heartbeatAt} /> : 'none recorded'}</Evidence>
         </dl>
       ) : null}
 

@@ -31,7 +31,14 @@ export interface InboxItem {
   since: string;
   lastSteps: InboxStep[];
   /** For side effects: who held the run and when it last said it was alive. */
-  executor?: { owner: string | null; heartbeatAt: string | null; outcome: string | null; error: string | null };
+  executor?: {
+    /** The executor holding the run's lease now (the queue keeps no earlier holder once a lease is released). */
+    owner: string | null;
+    claimedAt: string | null;
+    heartbeatAt: string | null;
+    /** How the last invocation ended (e.g. blocked). */
+    outcome: string | null;
+  };
   /** For side effects: the JSON Schema a "done" output must match (absent: any JSON). */
   outputSchema?: unknown;
 }
@@ -91,9 +98,9 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
           ? {
               executor: {
                 owner: entry.leaseOwner,
+                claimedAt: entry.claimedAt?.toISOString() ?? null,
                 heartbeatAt: entry.heartbeatAt?.toISOString() ?? null,
                 outcome: entry.outcome,
-                error: entry.error,
               },
             }
           : {}),
