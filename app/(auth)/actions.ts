@@ -6,14 +6,9 @@
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { endSession } from '@/lib/studio/session';
-import { createFirstOperator, signIn } from '@/lib/studio/sign-in';
+import { createFirstOperator, safeNextPath, signIn } from '@/lib/studio/sign-in';
 
 export type FormState = { message?: string; login?: string };
-
-/** Where to go after signing in: a path on this site only (never another origin). */
-function safeNext(value: FormDataEntryValue | null): string {
-  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
-}
 
 const signInSchema = z.object({ login: z.string().trim().min(1, 'Give your login.').max(254), password: z.string().min(1, 'Give your password.').max(1024) });
 
@@ -22,7 +17,7 @@ export async function signInAction(_state: FormState, form: FormData): Promise<F
   if (!parsed.success) return { message: parsed.error.issues.map((i) => i.message).join(' '), login: String(form.get('login') ?? '') };
   const result = await signIn(parsed.data);
   if (!result.ok) return { message: result.message, login: parsed.data.login };
-  redirect(safeNext(form.get('next')));
+  redirect(safeNextPath(form.get('next')));
 }
 
 const setupSchema = z.object({

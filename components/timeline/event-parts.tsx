@@ -1,6 +1,7 @@
 /** Small pieces the timeline's event bodies share. */
 import { Badge } from '@/components/ui/badge';
 import { CopyButton } from '@/components/ui/copy-button';
+import { formatMs } from '@/components/runs/run-totals';
 import { Time } from '@/components/ui/time';
 import { cn } from '@/lib/utils';
 
@@ -46,7 +47,7 @@ export function Note({ className, ...props }: React.ComponentProps<'p'>) {
   return <p className={cn('text-xs text-muted-foreground', className)} {...props} />;
 }
 
+/** A duration for a chip: undefined when the journal has none. */
 export function formatDuration(ms: number | undefined): string | undefined {
-  if (ms === undefined || !Number.isFinite(ms)) return undefined;
-  return ms < 1_000 ? `${Math.round(ms)} ms` : `${(ms / 1_000).toFixed(2)} s`;
+  return ms === undefined || !Number.isFinite(ms) ? undefined : formatMs(ms);
 }

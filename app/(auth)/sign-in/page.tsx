@@ -3,14 +3,14 @@ import { redirect } from 'next/navigation';
 import { connection } from 'next/server';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { currentOperator } from '@/lib/studio/session';
-import { needsFirstOperator } from '@/lib/studio/sign-in';
+import { needsFirstOperator, safeNextPath } from '@/lib/studio/sign-in';
 
 export const metadata: Metadata = { title: 'Sign in' };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await connection();
   const next = (await searchParams).next;
-  const target = typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  const target = safeNextPath(next);
   if (await currentOperator()) redirect(target);
   const firstStart = await needsFirstOperator();
   return (
