@@ -42,10 +42,10 @@ export function ApprovalForm({ runId, toolCallId, onDecided }: { runId: string; 
         </form>
       ) : (
         <div className="flex gap-2">
-          <Button type="button" size="sm" disabled={mutation.isPending} onClick={() => mutation.mutate('approve')}>
+          <Button type="button" size="sm" data-key-action="approve" disabled={mutation.isPending} onClick={() => mutation.mutate('approve')}>
             Approve
           </Button>
-          <Button type="button" size="sm" variant="outline" disabled={mutation.isPending} onClick={() => setRejecting(true)}>
+          <Button type="button" size="sm" variant="outline" data-key-action="reject" disabled={mutation.isPending} onClick={() => setRejecting(true)}>
             Reject…
           </Button>
         </div>

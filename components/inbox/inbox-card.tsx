@@ -36,7 +36,13 @@ export function InboxCard({
       data-run-id={run.runId}
       data-tool-call-id={item.toolCallId}
       data-kind={item.kind}
-      className={cn('space-y-3 rounded-lg border p-4', item.kind === 'side-effect' ? 'border-orange-500/40' : 'border-amber-500/40', className)}
+      data-keynav-item=""
+      data-keynav-label={`${item.toolName} of ${run.runId}`}
+      className={cn(
+        'space-y-3 rounded-lg border p-4 outline-none data-[keynav-focused]:ring-2 data-[keynav-focused]:ring-foreground/40',
+        item.kind === 'side-effect' ? 'border-orange-500/40' : 'border-amber-500/40',
+        className,
+      )}
       {...props}
     >
       <header className="flex flex-wrap items-baseline gap-x-3 gap-y-1">

@@ -12,6 +12,14 @@ import { inboxQuery } from '@/lib/studio/queries';
 import { runHref } from '@/lib/studio/run-path';
 import { RefusalNote } from './action-feedback';
 import { InboxCard } from './inbox-card';
+import { type KeyAction, KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
+
+const INBOX_KEYS: KeyAction[] = [
+  { key: 'a', name: 'approve', label: 'Approve', confirm: true },
+  { key: 'r', name: 'reject', label: 'Reject (asks for the reason)' },
+  { key: 'd', name: 'done', label: 'Mark done (asks for the output and reason)' },
+  { key: 'n', name: 'not-done', label: 'Mark not done (asks for the reason)' },
+];
 
 interface Recent {
   key: string;
@@ -47,6 +55,7 @@ export function InboxList({ initial }: { initial: Inbox }) {
   return (
     <div className="space-y-4" data-testid="inbox" data-stream={stream}>
       <StreamStatusBanner status={stream} what="The inbox" />
+      <KeyboardShortcuts actions={INBOX_KEYS} what="the inbox" />
       {conflicts.map((c) => (
         <RefusalNote key={c.key} refusal={c.refusal} />
       ))}

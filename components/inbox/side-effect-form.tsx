@@ -47,10 +47,16 @@ export function SideEffectForm({
   return (
     <div className="space-y-2" data-slot="side-effect-form">
       <div className="flex flex-wrap gap-2">
-        <Button type="button" size="sm" variant={choice === 'done' ? 'default' : 'outline'} onClick={() => setChoice('done')}>
+        <Button type="button" size="sm" data-key-action="done" variant={choice === 'done' ? 'default' : 'outline'} onClick={() => setChoice('done')}>
           Mark done…
         </Button>
-        <Button type="button" size="sm" variant={choice === 'not-done' ? 'default' : 'outline'} onClick={() => setChoice('not-done')}>
+        <Button
+          type="button"
+          size="sm"
+          data-key-action="not-done"
+          variant={choice === 'not-done' ? 'default' : 'outline'}
+          onClick={() => setChoice('not-done')}
+        >
           Mark not done…
         </Button>
         <Button type="button" size="sm" variant="ghost" onClick={() => setChoice('leave')}>

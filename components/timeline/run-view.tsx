@@ -9,6 +9,7 @@ import { RunActions } from '@/components/runs/run-actions';
 import { RunSummaryCard } from '@/components/runs/run-summary-card';
 import { RunTotalsRow } from '@/components/runs/run-totals';
 import { Button } from '@/components/ui/button';
+import { KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
 import { runChunkQuery, runQuery, runTailQuery } from '@/lib/studio/queries';
 import { addToTotals, type RunTotals } from '@/lib/studio/run-totals';
 import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/timeline-window';
@@ -25,6 +26,8 @@ export interface RunViewData {
   tail: Tail;
   totals: RunTotals;
 }
+
+const NO_ACTIONS = [] as const;
 
 type ChunkState = { data: WireEvent[] | undefined; error: Error | null };
 const combineChunks = (results: { data: WireEvent[] | undefined; error: Error | null }[]): ChunkState[] => results.map(({ data, error }) => ({ data, error }));
@@ -93,6 +96,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
   return (
     <div className="space-y-6" data-testid="run-view" data-stream={stream} data-head={head}>
       <StreamStatusBanner status={stream} what="This run's journal" />
+      <KeyboardShortcuts actions={NO_ACTIONS} what="the timeline" />
       {children}
       <RunActions run={run} />
       <RunSummaryCard run={run}>

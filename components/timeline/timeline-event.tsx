@@ -30,24 +30,34 @@ const TONE = {
   'run-fail': 'problem',
 } satisfies Record<JournalEventType, Tone>;
 
-export const timelineEventVariants = cva('grid scroll-mt-20 gap-x-3 gap-y-1 border-l-4 px-4 py-3 sm:grid-cols-[4rem_1fr]', {
-  variants: {
-    tone: {
-      model: 'border-l-sky-500/60',
-      tool: 'border-l-violet-500/50',
-      operator: 'border-l-emerald-600/60 bg-emerald-500/5',
-      waiting: 'border-l-amber-500/70 bg-amber-500/5',
-      lifecycle: 'border-l-transparent',
-      problem: 'border-l-red-500/70 bg-red-500/5',
-    } satisfies Record<Tone, string>,
+export const timelineEventVariants = cva(
+  'grid scroll-mt-20 gap-x-3 gap-y-1 border-l-4 px-4 py-3 outline-none sm:grid-cols-[4rem_1fr] data-[keynav-focused]:ring-2 data-[keynav-focused]:ring-foreground/40 data-[keynav-focused]:ring-inset',
+  {
+    variants: {
+      tone: {
+        model: 'border-l-sky-500/60',
+        tool: 'border-l-violet-500/50',
+        operator: 'border-l-emerald-600/60 bg-emerald-500/5',
+        waiting: 'border-l-amber-500/70 bg-amber-500/5',
+        lifecycle: 'border-l-transparent',
+        problem: 'border-l-red-500/70 bg-red-500/5',
+      } satisfies Record<Tone, string>,
+    },
   },
-});
+);
 
 /** One journal event: its anchor (#seq-N), a body that reads the event for a person, and the record itself, collapsed. */
 export function TimelineEvent({ event, index }: { event: WireEvent; index: TimelineIndex }) {
   const { seq, at: _at, type, ...payload } = event;
   return (
-    <li id={`seq-${seq}`} data-testid="run-event" data-seq={seq} data-type={type} className={timelineEventVariants({ tone: TONE[type] ?? 'lifecycle' })}>
+    <li
+      id={`seq-${seq}`}
+      data-testid="run-event"
+      data-seq={seq}
+      data-type={type}
+      data-keynav-item=""
+      className={timelineEventVariants({ tone: TONE[type] ?? 'lifecycle' })}
+    >
       <a href={`#seq-${seq}`} className="pt-0.5 font-mono text-xs text-muted-foreground tabular-nums hover:underline">
         #{seq}
       </a>

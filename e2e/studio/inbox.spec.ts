@@ -143,3 +143,30 @@ test('cancel with a reason: the run stops, the journal says who and why, and the
   await inbox.goto();
   await expect(inbox.item(runId)).toHaveCount(0);
 });
+
+test('keyboard: j/k move through the inbox, a approves after Enter confirms, ? lists the keys', async ({ page }) => {
+  const runId = await new DemoPage(page).start();
+  await expect(new RunPage(page).event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
+  const inbox = new InboxPage(page);
+  await inbox.goto();
+  await page.keyboard.press('?');
+  await expect(page.getByTestId('key-help')).toContainText('Approve (asks first)');
+  await page.keyboard.press('?');
+  await expect(page.getByTestId('key-help')).toBeHidden();
+
+  const target = inbox.item(runId, 'approval');
+  await expect(target).toBeVisible();
+  for (let moves = 0; moves < 50 && !(await target.evaluate((el) => el.hasAttribute('data-keynav-focused'))); moves++) await page.keyboard.press('j');
+  await expect(target).toHaveAttribute('data-keynav-focused', '');
+  await page.keyboard.press('k');
+  await page.keyboard.press('j');
+  await expect(target).toHaveAttribute('data-keynav-focused', '');
+
+  await page.keyboard.press('a');
+  await expect(page.getByTestId('key-confirm')).toContainText(`Approve issueRefund of ${runId}?`);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('key-confirm')).toBeHidden();
+  await page.keyboard.press('a');
+  await page.keyboard.press('Enter');
+  await expect(inbox.recentDecisions).toContainText(`You approved issueRefund of ${runId}`);
+});
