@@ -125,20 +125,22 @@ describeEachJournal('operator accounts', (target) => {
   it('an unknown login costs the same scrypt work as a wrong password (timing does not tell them apart)', async () => {
     const login = unique('timing');
     await addOperator({ storage, login, name: 'Timing', password: PASSWORD, by: 'alice' });
-    const median = async (fn: () => Promise<unknown>) => {
-      const times: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const start = performance.now();
-        await fn();
-        times.push(performance.now() - start);
-      }
-      return times.sort((a, b) => a - b)[2] as number;
+    // Interleaved, so that a busy machine slows both kinds alike; the fastest of each is the least disturbed.
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    const time = async (into: number[], fn: () => Promise<unknown>) => {
+      const start = performance.now();
+      await fn();
+      into.push(performance.now() - start);
     };
-    const wrong = await median(() => verifyOperator(login, 'wrong password!', { storage }));
-    const unknown = await median(() => verifyOperator(unique('nobody'), 'wrong password!', { storage }));
-    expect(wrong).toBeGreaterThan(40); // scrypt at N=2^15, p=3 is far from free
-    expect(unknown / wrong).toBeGreaterThan(0.6);
-    expect(unknown / wrong).toBeLessThan(1.6);
+    for (let i = 0; i < 7; i++) {
+      await time(wrong, () => verifyOperator(login, 'wrong password!', { storage }));
+      await time(unknown, () => verifyOperator(unique('nobody'), 'wrong password!', { storage }));
+    }
+    const fastest = (times: number[]) => Math.min(...times);
+    expect(fastest(wrong)).toBeGreaterThan(40); // scrypt at N=2^15, p=3 is far from free
+    expect(fastest(unknown) / fastest(wrong)).toBeGreaterThan(0.6);
+    expect(fastest(unknown) / fastest(wrong)).toBeLessThan(1.6);
   });
 
   it('disables an account once, audited with who, when and why: it can no longer sign in; a second disable names the first', async () => {

@@ -42,7 +42,8 @@ function delta(before: ServiceStats, after: ServiceStats, kind: 'tickets' | 'ref
 export function describeGnl(kind: 'pglite' | 'postgres'): void {
   const available = kind === 'pglite' || Boolean(DATABASE_URL);
   const suite = available ? describe : describe.skip;
-  suite(`gnl command line [${kind}]${available ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
+  // Every test spawns 5 to 15 gnl processes of about a second each (several on a loaded machine).
+  suite(`gnl command line [${kind}]${available ? '' : ' (skipped: DATABASE_URL is not set)'}`, { timeout: 300_000 }, () => {
     let service: OutsideService;
     let env: Record<string, string>;
     let dataDir: string | undefined;
