@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, defineConfig, devices, type LaunchOptions } from '@playwright/test';
 import { storageStatePath } from './e2e/studio/auth-state';
+import { LONG } from './e2e/studio/seed-data';
 
 const port = Number(process.env.GNL_E2E_PORT ?? 3210);
 const baseURL = `http://127.0.0.1:${port}`;
@@ -24,6 +25,9 @@ const baseURL = `http://127.0.0.1:${port}`;
 process.env.GNL_E2E_DATA_DIR ??= path.join(mkdtempSync(path.join(tmpdir(), 'gnl-e2e-')), 'data');
 process.env.GNL_E2E_DEMO_PORT ??= String(port + 1101);
 const alice = storageStatePath('alice');
+// The second Studio (project `long`): its own journal with one long run, its first operator from the environment.
+const longPort = port + 2;
+const longDataDir = path.join(path.dirname(process.env.GNL_E2E_DATA_DIR as string), 'long-data');
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
@@ -78,36 +82,63 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
     {
+      name: 'long',
+      testMatch: ['long-run.spec.ts'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },
+    },
+    {
       name: 'crash',
       testMatch: ['crash.spec.ts'],
       dependencies: ['live'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
   ],
-  webServer: {
-    // Seed first: the folder lock admits one process, and the Studio keeps the folder while it runs.
-    // scripts/studio.mjs builds when the sources are newer than the last build, then starts on loopback.
-    command: 'npx tsx e2e/studio/seed.ts && node scripts/studio.mjs',
-    url: baseURL,
-    env: {
-      GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR,
-      PORT: String(port),
-      GNL_STUDIO_HOST: '127.0.0.1',
-      DATABASE_URL: '',
-      GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_DEMO_PORT,
-      GNL_DEMO_SERVICE_URL: '',
-      // No check on the refund and the email: a crash after them blocks the run until a person settles it.
-      GNL_DEMO_CHECKS: '0',
-      // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
-      GNL_STUDIO_STREAM_MAX_MS: '4000',
-      GNL_STUDIO_HEARTBEAT_MS: '1000',
-      GNL_MODEL: '',
-      OPENAI_API_KEY: '',
-      ANTHROPIC_API_KEY: '',
+  webServer: [
+    {
+      // Seed first: the folder lock admits one process, and the Studio keeps the folder while it runs.
+      // scripts/studio.mjs builds when the sources are newer than the last build, then starts on loopback.
+      command: 'npx tsx e2e/studio/seed.ts && node scripts/studio.mjs',
+      url: baseURL,
+      env: {
+        GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR,
+        PORT: String(port),
+        GNL_STUDIO_HOST: '127.0.0.1',
+        DATABASE_URL: '',
+        GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_DEMO_PORT,
+        GNL_DEMO_SERVICE_URL: '',
+        // No check on the refund and the email: a crash after them blocks the run until a person settles it.
+        GNL_DEMO_CHECKS: '0',
+        // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
+        GNL_STUDIO_STREAM_MAX_MS: '4000',
+        GNL_STUDIO_HEARTBEAT_MS: '1000',
+        GNL_MODEL: '',
+        OPENAI_API_KEY: '',
+        ANTHROPIC_API_KEY: '',
+      },
+      timeout: 300_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
     },
-    timeout: 300_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  },
+    {
+      // Started after the first one is up (Playwright starts web servers in order), so the build is shared.
+      command: 'npx tsx e2e/studio/seed-long.ts && node scripts/studio.mjs',
+      url: `http://127.0.0.1:${longPort}/sign-in`,
+      env: {
+        GNL_DATA_DIR: longDataDir,
+        PORT: String(longPort),
+        GNL_STUDIO_HOST: '127.0.0.1',
+        DATABASE_URL: '',
+        GNL_DEMO_SERVICE: 'off',
+        GNL_DEMO_SERVICE_URL: 'http://127.0.0.1:9',
+        GNL_STUDIO_OPERATOR_LOGIN: LONG.operator.login,
+        GNL_STUDIO_OPERATOR_NAME: LONG.operator.name,
+        GNL_STUDIO_OPERATOR_PASSWORD: LONG.operator.password,
+      },
+      timeout: 300_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  ],
 });

@@ -29,6 +29,23 @@ export interface RunViewData {
 
 const NO_ACTIONS = [] as const;
 
+/**
+ * Scrolls to an event and keeps it there for a few frames: events skip layout while off-screen
+ * (content-visibility) and are laid out at their estimated height, so the ones coming into view above
+ * the target change size once, and the target would drift without a second look.
+ */
+function scrollToEvent(seq: number): boolean {
+  const element = document.getElementById(`seq-${seq}`);
+  if (!element) return false;
+  let frames = 0;
+  const settle = () => {
+    element.scrollIntoView({ block: 'start' });
+    if (++frames < 12) requestAnimationFrame(settle);
+  };
+  settle();
+  return true;
+}
+
 type ChunkState = { data: WireEvent[] | undefined; error: Error | null };
 const combineChunks = (results: { data: WireEvent[] | undefined; error: Error | null }[]): ChunkState[] => results.map(({ data, error }) => ({ data, error }));
 
@@ -69,12 +86,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
     setAnchor(seq);
   });
   useEffect(() => {
-    if (anchor === undefined) return;
-    const element = document.getElementById(`seq-${anchor}`);
-    if (element) {
-      element.scrollIntoView({ block: 'start' });
-      setAnchor(undefined);
-    }
+    if (anchor !== undefined && scrollToEvent(anchor)) setAnchor(undefined);
   }, [anchor, chunks, tail]);
 
   // Follow the tail while the person is at the bottom; otherwise count what arrived below them.
@@ -133,7 +145,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
       <NewEventsMarker
         count={unseenFrom === undefined ? 0 : head - unseenFrom + 1}
         onShow={() => {
-          if (unseenFrom !== undefined) document.getElementById(`seq-${unseenFrom}`)?.scrollIntoView({ block: 'start' });
+          if (unseenFrom !== undefined) scrollToEvent(unseenFrom);
           setUnseenFrom(undefined);
         }}
       />

@@ -21,3 +21,15 @@ export const OPERATORS = {
   alice: { login: 'alice', name: 'Alice Operator', password: 'alice-e2e-password' },
   bob: { login: 'bob', name: 'Bob Operator', password: 'bob-e2e-password!' },
 } as const;
+
+/**
+ * The second Studio of the suite (project `long`): a fresh journal holding one long run, and no account
+ * until the Studio's first start creates this one from GNL_STUDIO_OPERATOR_*.
+ */
+export const LONG = {
+  runId: 'batch:long-run',
+  /** Model steps, each calling a read-only tool: 1 run-start + 2 events per step. */
+  steps: 1_250,
+  lastSeq: 2_501,
+  operator: { login: 'carol', name: 'Carol First', password: 'carol-first-start-pw' },
+} as const;
