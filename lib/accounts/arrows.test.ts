@@ -3,27 +3,12 @@
  * (the database), lib/durable (errors), db/schema; nothing below imports it, and no browser code does
  * (it opens the database and handles passwords: server-only).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
-const root = path.resolve(import.meta.dirname, '../..');
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return name === 'node_modules' || name.startsWith('.') ? [] : sourceFiles(full);
-    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) ? [full] : [];
-  });
-}
-
-function imports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map(
-    (m) => (m[1] ?? m[2] ?? m[3]) as string,
-  );
-}
+const root = repoRoot;
 
 const ALLOWED = new Set(['@/lib/durable', '@/lib/durable/storage', '@/db/schema', 'drizzle-orm', 'zod']);
 

@@ -3,27 +3,11 @@
  * app, and reaches every layer through its index (executor, accounts, storage, the core, agents, the
  * demo's crash points); nothing imports it but bin/gnl.mjs.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
-const root = path.resolve(import.meta.dirname, '../..');
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return name === 'node_modules' || name.startsWith('.') ? [] : sourceFiles(full);
-    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) ? [full] : [];
-  });
-}
-
-function imports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map(
-    (m) => (m[1] ?? m[2] ?? m[3]) as string,
-  );
-}
+const root = repoRoot;
 
 const ALLOWED = new Set(['@/lib/executor', '@/lib/accounts', '@/lib/durable/storage', '@/lib/durable', '@/agents', '@/lib/demo', 'commander']);
 

@@ -10,8 +10,8 @@ import { z } from 'zod';
 import { DATABASE_URL, uniqueRunId } from '@/tests/support/journals';
 import { Ledger } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { PostgresStorage } from './storage';
-import { gnlTool, runDurable } from './index';
+import { PostgresStorage } from './index';
+import { gnlTool, runDurable } from '../index';
 
 const script = (step: number): ScriptedStep =>
   step === 0
