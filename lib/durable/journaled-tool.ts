@@ -44,6 +44,18 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
         // Canceled while this call was being recorded: its start is journaled, its work is not done.
         if (sideEffect && session.canceled) throw new RunCanceledError({ runId: session.runId });
         const unstarted = sideEffect ? {} : { input, startedAt: new Date().toISOString() };
+        const errorEvent = (error: unknown, durationMs: number, retryable: boolean) =>
+          ({
+            type: 'tool-call-error',
+            ...unstarted,
+            toolCallId,
+            toolName,
+            idempotencyKey: key,
+            attempt,
+            error: errorInfo(error),
+            durationMs,
+            retryable,
+          }) as const;
         const startedAt = performance.now();
         const elapsed = () => Math.round((performance.now() - startedAt) * 10) / 10;
         let output: unknown;
@@ -52,17 +64,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
         } catch (error) {
           // A tool that throws fails the run (resumable): the loop stops before the next model call, a
           // read-only tool is run again on resume, a side effect follows the unknown-outcome rule.
-          await session.append({
-            type: 'tool-call-error',
-            ...unstarted,
-            toolCallId,
-            toolName,
-            idempotencyKey: key,
-            attempt,
-            error: errorInfo(error),
-            durationMs: elapsed(),
-            retryable: true,
-          });
+          await session.append(errorEvent(error, elapsed(), true));
           session.failure ??= new ToolCallFailedError({ runId: session.runId, toolCallId, toolName, attempt, cause: error });
           throw error;
         }
@@ -73,17 +75,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
           if (!JournalDataError.isInstance(error)) throw error;
           // The output cannot be journaled (a cycle, say): record that as the call's error, keep the cause.
           const cause = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
-          await session.append({
-            type: 'tool-call-error',
-            ...unstarted,
-            toolCallId,
-            toolName,
-            idempotencyKey: key,
-            attempt,
-            error: errorInfo(cause),
-            durationMs: end.durationMs,
-            retryable: false,
-          });
+          await session.append(errorEvent(cause, end.durationMs, false));
           throw cause;
         }
         return output;

@@ -6,24 +6,15 @@
  * Dates become ISO strings (their toJSON), bigints `123n`, bytes a `[n bytes]` note. The Studio only
  * shows payloads, so nothing needs to be revived.
  */
-import type { JournalEvent, PendingItem, RecordedEvent, RunInput, RunStatus, RunSummary } from '@/lib/durable';
+import type { JournalEvent, RecordedEvent, RunSummary } from '@/lib/durable';
 
 /** A journal event as JSON: `at` is an ISO string, payload values are JSON values. */
 export type WireEvent = JournalEvent & { seq: number; at: string };
 
 export type WireEventOf<T extends WireEvent['type']> = Extract<WireEvent, { type: T }>;
 
-/** A run summary as JSON. */
-export interface WireRun {
-  runId: string;
-  status: RunStatus;
-  input: RunInput;
-  stepCount: number;
-  lastSeq: number;
-  pending: PendingItem[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** A run summary as JSON: its dates as ISO strings. */
+export type WireRun = Omit<RunSummary, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 
 export interface WireRunPage {
   runs: WireRun[];
