@@ -1,7 +1,9 @@
 /**
- * The run page's paging on a real embedded journal: a run of 2 500 events opens at its chunk-aligned
- * tail, earlier chunks are exact ranges, and the totals count every event, not only the shown ones.
+ * The run page's paging on the journal storageFromEnv gives (a fresh embedded one; the shared Postgres
+ * when DATABASE_URL is set, hence a runId no earlier run used): a run of 2 500 events opens at its
+ * chunk-aligned tail, earlier chunks are exact ranges, and the totals count every event.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +13,7 @@ import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { getEventsChunk, getRunView } from './runs';
 import { CHUNK_SIZE } from './timeline-window';
 
-const runId = 'studio:long-run';
+const runId = `studio:long-run:${randomUUID()}`;
 const STEPS = 2_499;
 let storage: Storage;
 
