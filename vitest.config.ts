@@ -13,7 +13,14 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['lib/**/*.test.ts', 'db/**/*.test.ts', 'e2e/crash/**/*.test.ts', 'tests/**/*.test.ts', 'packages/**/*.test.ts', 'docs/**/*.test.ts'],
+    include: [
+      'lib/**/*.test.ts',
+      'db/**/*.test.ts',
+      'e2e/{crash,explorer,faults}/**/*.test.ts',
+      'tests/**/*.test.ts',
+      'packages/**/*.test.ts',
+      'docs/**/*.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.
