@@ -3,6 +3,7 @@
  * Signing in, creating the first account with the setup link, signing out. zod parse → one call into
  * lib/studio/sign-in → redirect or a message. Passwords are never echoed back or logged.
  */
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { endSession } from '@/lib/studio/session';
@@ -15,7 +16,9 @@ const signInSchema = z.object({ login: z.string().trim().min(1, 'Give your login
 export async function signInAction(_state: FormState, form: FormData): Promise<FormState> {
   const parsed = signInSchema.safeParse({ login: form.get('login'), password: form.get('password') });
   if (!parsed.success) return { message: parsed.error.issues.map((i) => i.message).join(' '), login: String(form.get('login') ?? '') };
-  const result = await signIn(parsed.data);
+  // The client's address as Next reports it (the socket's peer unless a proxy or the client set the header).
+  const address = (await headers()).get('x-forwarded-for') ?? undefined;
+  const result = await signIn({ ...parsed.data, address });
   if (!result.ok) return { message: result.message, login: parsed.data.login };
   redirect(safeNextPath(form.get('next')));
 }

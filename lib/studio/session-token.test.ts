@@ -42,3 +42,14 @@ describe('session tokens', () => {
     (globalThis as Record<symbol, unknown>)[key] = undefined;
   });
 });
+
+describe('session token signatures', () => {
+  it('a signature differing in its last character, or cut short, or padded, is refused', () => {
+    const token = signSessionToken({ operatorId: 'op-1', secret });
+    const [payload, mac] = token.split('.') as [string, string];
+    const last = mac.at(-1) === 'A' ? 'B' : 'A';
+    for (const bad of [`${mac.slice(0, -1)}${last}`, mac.slice(0, -1), `${mac}A`, `${mac}==`])
+      expect(verifySessionToken(`${payload}.${bad}`, { secret }), bad).toBeUndefined();
+    expect(verifySessionToken(`${payload}.${mac}`, { secret })?.operatorId).toBe('op-1');
+  });
+});

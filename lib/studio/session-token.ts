@@ -12,9 +12,10 @@
  *
  * Plain node:crypto and node:fs, no server-only import: the proxy and the tests use it too.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { secretsEqual } from './security-compare';
 
 export const SESSION_COOKIE = 'gnl_session';
 /** A session lasts 12 hours; then the operator signs in again. */
@@ -77,9 +78,8 @@ export function verifySessionToken(
   if (typeof token !== 'string' || token.length > 1000) return undefined;
   const [payload, given, extra] = token.split('.');
   if (!payload || !given || extra !== undefined) return undefined;
-  const expected = mac(payload, options.secret ?? sessionSecret());
-  const actual = Buffer.from(given, 'base64url');
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return undefined;
+  // The signature as sent, compared in constant time with the one this secret gives (security-compare.ts).
+  if (!secretsEqual(given, mac(payload, options.secret ?? sessionSecret()).toString('base64url'))) return undefined;
   let claims: { v?: unknown; sub?: unknown; exp?: unknown };
   try {
     claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

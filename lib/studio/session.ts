@@ -4,13 +4,14 @@
  *
  * The cookie is HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it, so a
  * forged cross-site request arrives signed out; Next also refuses server actions whose Origin is not
- * this host), Secure when the Studio is served over https (GNL_STUDIO_SECURE_COOKIE=1 behind a proxy).
+ * this host), Secure except over plain http on loopback (session-cookie.ts).
  */
 import 'server-only';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getOperator, type Operator } from '@/lib/accounts';
-import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, signSessionToken, verifySessionToken } from './session-token';
+import { sessionCookieOptions, sessionCookieSecure } from './session-cookie';
+import { SESSION_COOKIE, signSessionToken, verifySessionToken } from './session-token';
 
 /** The signed-in operator, or undefined (no cookie, a bad or expired one, an account since disabled). */
 export async function currentOperator(): Promise<Operator | undefined> {
@@ -21,20 +22,15 @@ export async function currentOperator(): Promise<Operator | undefined> {
   return operator && !operator.disabled ? operator : undefined;
 }
 
+/** Secure except over plain http on loopback (session-cookie.ts), decided from this request. */
 async function secure(): Promise<boolean> {
-  if (process.env.GNL_STUDIO_SECURE_COOKIE === '1') return true;
-  return (await headers()).get('x-forwarded-proto') === 'https';
+  const request = await headers();
+  return sessionCookieSecure({ proto: request.get('x-forwarded-proto'), host: request.get('host'), forwardedHost: request.get('x-forwarded-host') });
 }
 
 /** Signs `operator` in (in a server action or route handler). */
 export async function startSession(operator: Operator): Promise<void> {
-  (await cookies()).set(SESSION_COOKIE, signSessionToken({ operatorId: operator.id }), {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: await secure(),
-    path: '/',
-    maxAge: SESSION_MAX_AGE_SECONDS,
-  });
+  (await cookies()).set(SESSION_COOKIE, signSessionToken({ operatorId: operator.id }), sessionCookieOptions(await secure()));
 }
 
 export async function endSession(): Promise<void> {

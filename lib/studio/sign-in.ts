@@ -7,9 +7,11 @@
  * there. The token lives in this process only and stops working once any account exists.
  */
 import 'server-only';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { addOperator, countOperators, type Operator, verifyOperator } from '@/lib/accounts';
+import { secretsEqual } from './security-compare';
 import { startSession } from './session';
+import { limitMessage, signInLimiter } from './sign-in-rate-limit';
 
 const tokenKey = Symbol.for('gnl.studio.setupToken');
 const global = globalThis as Record<symbol, string | undefined>;
@@ -19,11 +21,23 @@ export function safeNextPath(value: unknown): string {
   return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
 }
 
-export type SignInResult = { ok: true; operator: Operator } | { ok: false; message: string };
+export type SignInResult = { ok: true; operator: Operator } | { ok: false; message: string; retryAfterSeconds?: number };
 
-export async function signIn(args: { login: string; password: string }): Promise<SignInResult> {
+/**
+ * Checks a login and password and starts the session. Rate-limited (sign-in-rate-limit.ts): past the
+ * limit for the login or the client address, refused with the wait, before any password is checked.
+ */
+export async function signIn(args: { login: string; password: string; address?: string | undefined }): Promise<SignInResult> {
+  const limiter = signInLimiter();
+  const attempt = { login: args.login, address: args.address };
+  const allowed = limiter.check(attempt, Date.now());
+  if (!allowed.ok) return { ok: false, message: limitMessage(allowed), retryAfterSeconds: allowed.retryAfterSeconds };
   const verified = await verifyOperator(args.login, args.password);
-  if (!verified.ok) return { ok: false, message: verified.message };
+  if (!verified.ok) {
+    limiter.recordFailure(attempt, Date.now());
+    return { ok: false, message: verified.message };
+  }
+  limiter.recordSuccess(attempt);
   await startSession(verified.operator);
   return { ok: true, operator: verified.operator };
 }
@@ -36,10 +50,7 @@ export function newSetupToken(): string {
 
 export function setupTokenValid(token: string | undefined): boolean {
   const expected = global[tokenKey];
-  if (!expected || typeof token !== 'string') return false;
-  const a = Buffer.from(token);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return expected !== undefined && secretsEqual(token, expected);
 }
 
 export async function needsFirstOperator(): Promise<boolean> {
