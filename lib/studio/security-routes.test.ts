@@ -1,0 +1,336 @@
+/**
+ * No page, route handler or server action of the Studio works without a session, and none can be added
+ * without this test noticing: the app's surface is enumerated from app/ (tests/support/app-routes.ts),
+ * then
+ *   - the proxy (proxy.ts, run by Next before anything renders) is driven with every enumerated path:
+ *     its matcher covers it, and without a valid session cookie (none, forged, expired, malformed) a page
+ *     is redirected to sign-in and a route handler or an action POST gets 401; only the sign-in and setup
+ *     pages are public;
+ *   - every page, route handler and exported server action checks the session itself, first (read with
+ *     Next's own parser, SWC), because the proxy checks the signature only, not the account.
+ * The same lists drive the e2e (e2e/studio/security.spec.ts) against the built Studio.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { NextRequest } from 'next/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import nextConfig from '@/next.config';
+import { config, proxy } from '@/proxy';
+import { appRoutes, inlineServerActionFiles, metadataRouteFiles, pathOf, serverActionModules } from '@/tests/support/app-routes';
+import { repoRoot } from '@/tests/support/source-imports';
+import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, signSessionToken } from './session-token';
+
+/** Pages anyone may open: signing in, and creating the first account with the one-time setup link. */
+const PUBLIC_PAGES = ['/sign-in', '/setup'];
+/** Server actions anyone may call: signing in, the first account (needs the setup token), signing out. */
+const PUBLIC_ACTIONS = ['app/(auth)/actions.ts#signInAction', 'app/(auth)/actions.ts#setupAction', 'app/(auth)/actions.ts#signOutAction'];
+
+const SECRET = 'security-routes-test-secret-0123456789abcdef';
+const SAMPLE: Record<string, string> = { runId: 'support~3Ao_18', chunk: '0' };
+
+// ---- Next's parser (SWC), as Next itself reads these files ----
+
+// biome-ignore lint/suspicious/noExplicitAny: SWC's AST, walked generically
+type Node = any;
+
+let parseSource: (source: string, filename: string) => Promise<Node>;
+
+beforeAll(async () => {
+  process.env.GNL_SESSION_SECRET = SECRET;
+  const swc = (await import('next/dist/build/swc/index.js')) as unknown as {
+    loadBindings(): Promise<unknown>;
+    parse(source: string, options: object): Promise<Node>;
+  };
+  await swc.loadBindings();
+  parseSource = (source, filename) => swc.parse(source, { isModule: true, filename, parser: { syntax: 'typescript', tsx: filename.endsWith('.tsx') } });
+});
+
+async function parseFile(relative: string): Promise<Node> {
+  return parseSource(readFileSync(path.join(repoRoot, relative), 'utf8'), relative);
+}
+
+/** The module's top-level functions by name (declarations and `const f = async () => …`). */
+function localFunctions(module: Node): Map<string, Node> {
+  const functions = new Map<string, Node>();
+  const add = (statement: Node) => {
+    if (statement?.type === 'FunctionDeclaration') functions.set(statement.identifier.value, statement);
+    if (statement?.type === 'VariableDeclaration')
+      for (const d of statement.declarations)
+        if (d.id?.type === 'Identifier' && /FunctionExpression$/.test(d.init?.type ?? '')) functions.set(d.id.value, d.init);
+  };
+  for (const item of module.body) add(item.type === 'ExportDeclaration' ? item.declaration : item);
+  return functions;
+}
+
+interface Exported {
+  name: string;
+  /** The function, or undefined when the export is not a function defined in this module. */
+  fn: Node | undefined;
+  /** What the export is when it is not a function (a constant, a re-export). */
+  other?: string;
+}
+
+function exportsOf(module: Node): Exported[] {
+  const locals = localFunctions(module);
+  const out: Exported[] = [];
+  for (const item of module.body) {
+    if (item.type === 'ExportDeclaration') {
+      const d = item.declaration;
+      if (d.type === 'FunctionDeclaration') out.push({ name: d.identifier.value, fn: d });
+      else if (d.type === 'VariableDeclaration')
+        for (const v of d.declarations) {
+          const fn = /FunctionExpression$/.test(v.init?.type ?? '') ? v.init : undefined;
+          out.push({ name: v.id?.value ?? '?', fn, ...(fn ? {} : { other: `a ${v.init?.type ?? 'value'}` }) });
+        }
+      else if (!/^Ts(TypeAlias|Interface)Declaration$/.test(d.type)) out.push({ name: d.identifier?.value ?? d.type, fn: undefined, other: d.type });
+    } else if (item.type === 'ExportNamedDeclaration') {
+      if (item.typeOnly) continue;
+      for (const s of item.specifiers) {
+        if (s.isTypeOnly) continue;
+        const name = (s.exported ?? s.orig)?.value ?? '?';
+        out.push(
+          item.source
+            ? { name, fn: undefined, other: `a re-export from ${item.source.value}` }
+            : { name, fn: locals.get(s.orig.value), other: 'not a local function' },
+        );
+      }
+    } else if (item.type === 'ExportDefaultDeclaration') out.push({ name: 'default', fn: item.decl });
+    else if (item.type === 'ExportDefaultExpression')
+      out.push({ name: 'default', fn: item.expression.type === 'Identifier' ? locals.get(item.expression.value) : undefined, other: item.expression.type });
+    else if (item.type === 'ExportAllDeclaration') out.push({ name: '*', fn: undefined, other: `a re-export of ${item.source.value}` });
+  }
+  return out;
+}
+
+function statements(fn: Node): Node[] | undefined {
+  return fn?.body?.type === 'FunctionBody' || fn?.body?.type === 'BlockStatement' ? fn.body.stmts : undefined;
+}
+
+/** `await name(…)` → name. */
+function awaitedCall(expression: Node): string | undefined {
+  if (expression?.type !== 'AwaitExpression' || expression.argument?.type !== 'CallExpression') return undefined;
+  return expression.argument.callee?.type === 'Identifier' ? expression.argument.callee.value : undefined;
+}
+
+function isAwaitOf(statement: Node, name: string): boolean {
+  return statement?.type === 'ExpressionStatement' && awaitedCall(statement.expression) === name;
+}
+
+/** `const x = await guard(…)` → { variable: x, guard }. */
+function guardedBinding(statement: Node): { variable: string; guard: string } | undefined {
+  if (statement?.type !== 'VariableDeclaration' || statement.declarations.length !== 1) return undefined;
+  const [d] = statement.declarations;
+  const guard = awaitedCall(d.init);
+  return d.id?.type === 'Identifier' && guard ? { variable: d.id.value, guard } : undefined;
+}
+
+function mentions(node: Node, identifier: string): boolean {
+  if (!node || typeof node !== 'object') return false;
+  if (node.type === 'Identifier' && node.value === identifier) return true;
+  return Object.values(node).some((child) => (Array.isArray(child) ? child.some((c) => mentions(c, identifier)) : mentions(child, identifier)));
+}
+
+/** `if (<test on variable>) return …;` (or a block that only returns). */
+function returnsWhenRefused(statement: Node, variable: string): boolean {
+  if (statement?.type !== 'IfStatement' || !mentions(statement.test, variable)) return false;
+  const consequent = statement.consequent?.type === 'BlockStatement' ? statement.consequent.stmts : [statement.consequent];
+  return consequent.length >= 1 && consequent.at(-1)?.type === 'ReturnStatement';
+}
+
+/** The statements before the guard may only be `await connection()` (which reads nothing). */
+function afterPreamble(body: Node[]): Node[] {
+  let i = 0;
+  while (isAwaitOf(body[i], 'connection')) i++;
+  return body.slice(i);
+}
+
+/** Why `fn` does not check the session first, or undefined when it does. */
+function pageGuardProblem(fn: Node): string | undefined {
+  const body = statements(fn);
+  if (!body) return 'not a function with a body';
+  const [first] = afterPreamble(body);
+  const ok = isAwaitOf(first, 'requireOperator') || guardedBinding(first)?.guard === 'requireOperator';
+  return ok ? undefined : 'does not start with `await requireOperator()`';
+}
+
+function routeGuardProblem(fn: Node): string | undefined {
+  const body = statements(fn);
+  if (!body) return 'not a function with a body';
+  const [first, second] = afterPreamble(body);
+  const binding = guardedBinding(first);
+  if (binding?.guard !== 'operatorOrRefusal') return 'does not start with `const auth = await operatorOrRefusal()`';
+  return returnsWhenRefused(second, binding.variable) ? undefined : `does not return the refusal right after (if ('refusal' in ${binding.variable}) return …)`;
+}
+
+/** `guards`: functions known to check the session and say so in their result (currentOperator, or a local one checked first). */
+function actionGuardProblem(fn: Node, guards: Set<string>): string | undefined {
+  const body = statements(fn);
+  if (!body) return 'not a function with a body';
+  const [first, second] = body;
+  const binding = guardedBinding(first);
+  if (!binding || !guards.has(binding.guard)) return `does not start with \`await\` of a session check (${[...guards].join(', ')})`;
+  return returnsWhenRefused(second, binding.variable) ? undefined : `does not return right after when ${binding.variable} says no session`;
+}
+
+// ---- the proxy ----
+
+function request(pathname: string, init: { method?: string; cookie?: string; headers?: Record<string, string> } = {}): NextRequest {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set('cookie', `${SESSION_COOKIE}=${init.cookie}`);
+  return new NextRequest(new URL(pathname, 'http://127.0.0.1:3000'), { method: init.method ?? 'GET', headers });
+}
+
+const BAD_COOKIES: Record<string, () => string | undefined> = {
+  none: () => undefined,
+  forged: () => {
+    const payload = Buffer.from(JSON.stringify({ v: 1, sub: 'mallory', exp: 9_999_999_999 })).toString('base64url');
+    return `${payload}.${'A'.repeat(43)}`;
+  },
+  'signed with another secret': () => signSessionToken({ operatorId: 'mallory', secret: Buffer.from('another-secret-another-secret-another') }),
+  expired: () => signSessionToken({ operatorId: 'alice-id', now: new Date(Date.now() - (SESSION_MAX_AGE_SECONDS + 60) * 1000) }),
+  malformed: () => 'not-a-session',
+};
+
+describe('the Studio surface, enumerated from app/', () => {
+  const routes = appRoutes();
+  const pages = routes.filter((r) => r.kind === 'page');
+  const handlers = routes.filter((r) => r.kind === 'route');
+
+  it('is found: every page and route handler the Studio serves today (so the checks below walk something)', () => {
+    expect(pages.map((r) => r.pattern)).toEqual(expect.arrayContaining(['/', '/inbox', '/demo', '/runs/[runId]', '/sign-in', '/setup']));
+    expect(handlers.map((r) => r.pattern)).toEqual(
+      expect.arrayContaining([
+        '/api/events',
+        '/api/inbox',
+        '/api/demo/stats',
+        '/api/runs',
+        '/api/runs/[runId]',
+        '/api/runs/[runId]/events',
+        '/api/runs/[runId]/chunks/[chunk]',
+      ]),
+    );
+    expect(serverActionModules()).toEqual(expect.arrayContaining(['app/(auth)/actions.ts', 'app/(studio)/actions.ts']));
+    // Kinds of route this test does not check: none may appear unnoticed.
+    expect(metadataRouteFiles()).toEqual([]);
+    expect(inlineServerActionFiles()).toEqual([]);
+  });
+
+  it("every enumerated path is covered by the proxy's matcher", async () => {
+    const { getMiddlewareMatchers } = (await import('next/dist/build/analysis/get-page-static-info.js')) as unknown as {
+      getMiddlewareMatchers(matcher: unknown, config: object): { regexp: string }[];
+    };
+    const matchers = getMiddlewareMatchers(config.matcher, nextConfig).map((m) => new RegExp(m.regexp));
+    const uncovered = routes.map((r) => pathOf(r, SAMPLE)).filter((p) => !matchers.some((m) => m.test(p)));
+    expect(uncovered).toEqual([]);
+    // The matcher's exclusions are Next's static assets only.
+    expect(matchers.some((m) => m.test('/_next/static/chunks/app.js'))).toBe(false);
+  });
+
+  it('without a valid session the proxy sends each page to sign-in and refuses each route handler and action POST; only sign-in and setup are open', () => {
+    const problems: string[] = [];
+    for (const route of routes) {
+      const pathname = pathOf(route, SAMPLE);
+      const isPublic = route.kind === 'page' && PUBLIC_PAGES.includes(route.pattern);
+      for (const [label, cookie] of Object.entries(BAD_COOKIES)) {
+        const get = proxy(request(pathname, { cookie: cookie() }));
+        const passed = get.headers.get('x-middleware-next') === '1';
+        if (isPublic) {
+          if (!passed) problems.push(`${pathname} (public) GET with ${label} cookie: ${get.status}`);
+          continue;
+        }
+        if (route.kind === 'page') {
+          const location = get.headers.get('location') ?? '';
+          if (passed || get.status !== 307 || new URL(location).pathname !== '/sign-in')
+            problems.push(`${pathname} GET with ${label} cookie: ${get.status} ${location}`);
+        } else if (passed || get.status !== 401) problems.push(`${pathname} GET with ${label} cookie: ${get.status}`);
+        // A server action is a POST to a page's path with a Next-Action header.
+        const post = proxy(request(pathname, { method: 'POST', cookie: cookie(), headers: { 'next-action': 'f'.repeat(42) } }));
+        if (post.headers.get('x-middleware-next') === '1' || post.status !== 401) problems.push(`${pathname} POST with ${label} cookie: ${post.status}`);
+      }
+      // A valid session passes the proxy (the page or handler then checks the account itself).
+      const valid = proxy(request(pathname, { cookie: signSessionToken({ operatorId: 'alice-id' }) }));
+      if (valid.headers.get('x-middleware-next') !== '1') problems.push(`${pathname} GET with a valid cookie: ${valid.status}`);
+    }
+    expect(problems).toEqual([]);
+    expect(
+      routes
+        .filter((r) => r.kind === 'page' && PUBLIC_PAGES.includes(r.pattern))
+        .map((r) => r.pattern)
+        .sort(),
+    ).toEqual([...PUBLIC_PAGES].sort());
+  });
+
+  it('the proxy does not open a path that merely starts like a public one', () => {
+    for (const pathname of ['/sign-in-admin', '/setupx', '/api/sign-in', '/sign-in/../inbox'])
+      expect(proxy(request(pathname)).headers.get('x-middleware-next'), pathname).toBeNull();
+  });
+
+  it('every page checks the signed-in operator first (await requireOperator()), except sign-in and setup', async () => {
+    const problems: string[] = [];
+    for (const page of pages) {
+      if (PUBLIC_PAGES.includes(page.pattern)) continue;
+      const defaults = exportsOf(await parseFile(page.file)).filter((e) => e.name === 'default');
+      if (defaults.length !== 1) problems.push(`${page.file}: no default export function`);
+      for (const e of defaults) {
+        const problem = pageGuardProblem(e.fn);
+        if (problem) problems.push(`${page.file}: ${problem}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every route handler checks the session first and returns the refusal (operatorOrRefusal)', async () => {
+    const problems: string[] = [];
+    for (const handler of handlers) {
+      const exported = exportsOf(await parseFile(handler.file));
+      const methods = exported.filter((e) => /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(e.name));
+      if (methods.length === 0) problems.push(`${handler.file}: no HTTP method exported`);
+      for (const e of methods) {
+        const problem = e.fn ? routeGuardProblem(e.fn) : `${e.name} is ${e.other}`;
+        if (problem) problems.push(`${handler.file} ${e.name}: ${problem}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every exported server action checks the session first and returns when there is none, except sign-in, setup and sign-out', async () => {
+    const problems: string[] = [];
+    const checked: string[] = [];
+    for (const file of serverActionModules()) {
+      const module = await parseFile(file);
+      // A local helper counts as a session check when it itself starts with currentOperator() and returns without one.
+      const guards = new Set(['currentOperator']);
+      for (const [name, fn] of localFunctions(module)) if (!actionGuardProblem(fn, new Set(['currentOperator']))) guards.add(name);
+      for (const e of exportsOf(module)) {
+        const id = `${file}#${e.name}`;
+        if (PUBLIC_ACTIONS.includes(id)) continue;
+        checked.push(id);
+        const problem = e.fn ? actionGuardProblem(e.fn, guards) : `exports ${e.other} (a 'use server' module exports only actions)`;
+        if (problem) problems.push(`${id}: ${problem}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toEqual(expect.arrayContaining(['app/(studio)/actions.ts#approveAction', 'app/(studio)/actions.ts#cancelRunAction']));
+  });
+
+  it('the checks above catch a page, a route handler and an action that skip the session', async () => {
+    const page = await parseSource(
+      'export default async function P() { await connection(); const runs = await listRuns(); await requireOperator(); }',
+      'p.tsx',
+    );
+    expect(pageGuardProblem(exportsOf(page)[0]?.fn)).toMatch(/requireOperator/);
+    const route = await parseSource('export async function GET() { const auth = await operatorOrRefusal(); return Response.json(await loadInbox()); }', 'r.ts');
+    expect(routeGuardProblem(exportsOf(route)[0]?.fn)).toMatch(/refusal/);
+    const action = await parseSource(
+      "'use server';\nasync function authenticate() { const operator = await currentOperator(); return operator; }\nexport async function a() { const p = await authenticate(); if (!p) return p; }\nexport const b = async () => { await cancel(); };",
+      'a.ts',
+    );
+    const guards = new Set(['currentOperator']);
+    for (const [name, fn] of localFunctions(action)) if (!actionGuardProblem(fn, guards)) guards.add(name);
+    expect(guards.has('authenticate')).toBe(false);
+    expect(exportsOf(action).map((e) => actionGuardProblem(e.fn, guards))).toEqual([
+      expect.stringMatching(/session check/),
+      expect.stringMatching(/session check/),
+    ]);
+  });
+});
