@@ -163,3 +163,19 @@ export class JournalDataError extends GnlError {
   override name = 'JournalDataError';
   static override isInstance = hasName<JournalDataError>('JournalDataError');
 }
+
+/** A run reached its events-per-run limit (MAX_EVENTS_PER_RUN or runDurable's maxEventsPerRun): nothing more was appended but its failure. */
+export class RunEventLimitError extends GnlError {
+  override name = 'RunEventLimitError';
+  readonly runId: string;
+  readonly limit: number;
+  constructor(args: { runId: string; events: number; adding: number; limit: number }) {
+    super(
+      `Run "${args.runId}" has ${args.events} events; appending ${args.adding} more would pass the limit of ${args.limit} events per run ` +
+        '(maxEventsPerRun). Nothing was appended. Cancel it, or resume it with a higher maxEventsPerRun.',
+    );
+    this.runId = args.runId;
+    this.limit = args.limit;
+  }
+  static override isInstance = hasName<RunEventLimitError>('RunEventLimitError');
+}

@@ -1,20 +1,40 @@
 /**
- * The journal's size limit per event, checked where events are encoded, before anything is written:
- * a run's whole history is read back on every resume, so one huge tool output must not make every
- * later resume slow (or a row the database refuses). Over the limit is a JournalDataError naming it;
- * a tool output over it becomes that call's tool error (journaled-tool.ts).
+ * The journal's limits, checked before anything is written.
+ *
+ * Size per event: a run's whole history is read back on every resume, so one huge tool output must not
+ * make every later resume slow (or a row the database refuses). Over the limit is a JournalDataError
+ * naming it; a tool output over it becomes that call's tool error (journaled-tool.ts). An event is
+ * encoded strictly (json-codec.ts): a value the journal could not give back (a function, a cycle,
+ * nesting past MAX_JSON_DEPTH) is refused the same way, naming its path.
+ *
+ * Events per run: a run is replayed from its first event on every resume, so a loop that never ends
+ * must stop somewhere. runDurable refuses to append past MAX_EVENTS_PER_RUN (or its maxEventsPerRun)
+ * with RunEventLimitError; the run's failure is still recorded. Operator decisions and cancels are not
+ * counted against it, so a run at the limit can always be canceled.
  */
-import { JournalDataError } from './errors';
+import { JournalDataError, RunEventLimitError } from './errors';
 import type { JournalEvent } from './events';
-import { encodeJson } from './json-codec';
+import { encodeJson, MAX_JSON_DEPTH } from './json-codec';
 
 /** Largest event the journal accepts: 1 MiB of UTF-8 JSON, after json-codec's encoding. Named in the README. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
+/** Most events a run may hold, by default (runDurable's maxEventsPerRun). Named in the README. */
+export const MAX_EVENTS_PER_RUN = 100_000;
+
+export { MAX_JSON_DEPTH };
+
 /** The event as the JSON the journal stores (`{ type, payload }`); JournalDataError when it cannot be encoded or is over MAX_EVENT_BYTES. */
 export function encodeEvent(event: JournalEvent): string {
   const { type, ...payload } = event;
-  const json = JSON.stringify({ type, payload: encodeJson(payload) });
+  let encoded: unknown;
+  try {
+    encoded = encodeJson(payload, { strict: true });
+  } catch (error) {
+    if (!JournalDataError.isInstance(error)) throw error;
+    throw new JournalDataError(`A ${type} event cannot be journaled: ${error.message} Nothing was written.`, { cause: error });
+  }
+  const json = JSON.stringify({ type, payload: encoded });
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_EVENT_BYTES) {
     throw new JournalDataError(
@@ -22,6 +42,20 @@ export function encodeEvent(event: JournalEvent): string {
     );
   }
   return json;
+}
+
+/** Throws RunEventLimitError when a run of `events` events cannot take `adding` more under `limit`. */
+export function assertEventRoom(args: { runId: string; events: number; adding: number; limit: number }): void {
+  if (args.events + args.adding > args.limit) throw new RunEventLimitError(args);
+}
+
+/** maxEventsPerRun as given to runDurable: a whole number of at least 2 (a start and one more event). */
+export function eventLimitOption(value: unknown): number {
+  if (value === undefined) return MAX_EVENTS_PER_RUN;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 2) {
+    throw new JournalDataError(`maxEventsPerRun must be a whole number of at least 2, got ${String(value)}.`);
+  }
+  return value;
 }
 
 function formatBytes(bytes: number): string {

@@ -17,6 +17,7 @@ export {
   InvalidRunIdError,
   DecisionConflictError,
   JournalDataError,
+  RunEventLimitError,
   type DecisionConflictReason,
 } from './errors';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
@@ -37,7 +38,7 @@ export type {
   WatchRunsOptions,
   RunChange,
 } from './journal';
-export { MAX_EVENT_BYTES } from './event-limit';
+export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
 export type { RunSummary } from './run-summary';
 export type { ApprovalDecisionRequest, SideEffectResolutionRequest } from './decisions';

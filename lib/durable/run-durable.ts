@@ -9,7 +9,8 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { type GenerateTextResult, generateText, type LanguageModel, type StopCondition, stepCountIs, type ToolSet } from 'ai';
-import { RunDivergedError, SideEffectRetryBlockedError } from './errors';
+import { RunDivergedError, RunEventLimitError, SideEffectRetryBlockedError } from './errors';
+import { assertEventRoom, eventLimitOption } from './event-limit';
 import { errorInfo, type PendingItem, type RecordedEvent } from './events';
 import type { Journal } from './journal';
 import { journaledTool } from './journaled-tool';
@@ -53,6 +54,11 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
   agent?: string;
   /** The agent's version fingerprint, recorded in the start input (informational). */
   agentVersion?: string;
+  /**
+   * Most events the run may hold (default MAX_EVENTS_PER_RUN, 100 000). Past it the invocation stops with
+   * RunEventLimitError and records the failure; resuming with a higher limit goes on.
+   */
+  maxEventsPerRun?: number;
 };
 
 export interface PendingApproval {
@@ -100,6 +106,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     strictReplay,
     agent: _agent,
     agentVersion: _agentVersion,
+    maxEventsPerRun,
     onStepFinish,
     onStepEnd,
     onFinish,
@@ -107,6 +114,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     ...rest
   } = options as RunDurableOptions<TOOLS> & { prepareStep?: (...a: any[]) => any } & ReplayCallbacks;
   assertValidRunId(runId);
+  const maxEvents = eventLimitOption(maxEventsPerRun);
   const baseModel = resolveModel(model as LanguageModel);
   const input = await buildRunInput({
     source: options as unknown as RunInputSource,
@@ -127,10 +135,11 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
       const stillWaiting = undecidedApprovals(state, lastSuspend(events));
       if (stillWaiting) return { status: 'waiting-approval', runId, pending: stillWaiting };
       if (state.status !== 'completed') {
+        assertEventRoom({ runId, events: state.lastSeq, adding: 1, limit: maxEvents });
         for (const event of await hold.append([{ type: 'run-resume', fromStatus: state.status ?? 'running' }])) state.apply(event);
       }
     }
-    const session = new RunSession(runId, hold, state, strictReplay === true);
+    const session = new RunSession(runId, hold, state, strictReplay === true, maxEvents);
     const callbacks = withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
     return await execute({ session, rest: { ...rest, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep });
   } finally {
@@ -215,6 +224,11 @@ async function canceled<TOOLS extends ToolSet>(session: RunSession): Promise<Dur
 
 /** A failed invocation is journaled (the run is resumable); if the journal itself failed, the original error wins. */
 async function recordFailure(session: RunSession, error: unknown): Promise<void> {
+  if (RunEventLimitError.isInstance(session.fatal)) {
+    // The run is at its limit: its failure is the one event recorded past it, so it does not look running.
+    await session.hold.append([{ type: 'run-fail', error: errorInfo(session.fatal) }]);
+    return;
+  }
   if (session.fatal !== undefined) return; // the journal is what failed: nothing more can be recorded now
   try {
     await session.append({ type: 'run-fail', error: errorInfo(error) });

@@ -7,6 +7,7 @@
  */
 import { canonicalJson } from './canonical-json';
 import { JournalDataError, RunDivergedError, type ToolCallFailedError } from './errors';
+import { assertEventRoom, MAX_EVENTS_PER_RUN } from './event-limit';
 import { encodeJson } from './json-codec';
 import type { JournalEvent, PendingItem, RecordedEvent } from './events';
 import type { RunHold } from './journal';
@@ -36,6 +37,8 @@ export class RunSession {
     readonly state: RunState,
     /** A replayed call that differs from its record is fatal (RunDivergedError) instead of journaled. */
     readonly strictReplay = false,
+    /** The run's events-per-run limit (event-limit.ts): an append past it is fatal, nothing written. */
+    readonly maxEvents = MAX_EVENTS_PER_RUN,
   ) {}
 
   /** Journals a replay that asks differently from what was recorded (once per subject); fatal with strictReplay. */
@@ -65,6 +68,7 @@ export class RunSession {
   async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
     this.throwIfFatal();
     try {
+      assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, limit: this.maxEvents });
       const recorded = await this.hold.append(events);
       for (const event of recorded) this.state.apply(event);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
