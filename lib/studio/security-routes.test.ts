@@ -30,7 +30,6 @@ const SAMPLE: Record<string, string> = { runId: 'support~3Ao_18', chunk: '0' };
 
 // ---- Next's parser (SWC), as Next itself reads these files ----
 
-// biome-ignore lint/suspicious/noExplicitAny: SWC's AST, walked generically
 type Node = any;
 
 let parseSource: (source: string, filename: string) => Promise<Node>;
