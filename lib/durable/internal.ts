@@ -7,3 +7,5 @@ export { summaryChange, type SummaryChange } from './run-summary';
 export { planDecision, planCancel, approvalDecisionSchema, sideEffectResolutionSchema, cancelRequestSchema, type DecisionRequest } from './decisions';
 export { encodeJson, decodeJson } from './json-codec';
 export { encodeEvent } from './event-limit';
+export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
+export { journalKeyFrom, type JournalKey } from './secret-box';

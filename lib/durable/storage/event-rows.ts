@@ -21,6 +21,8 @@ import {
   summaryChange,
   HoldLostError,
   JournalDataError,
+  JournalSecrets,
+  type JournalSecretsOptions,
 } from '../internal';
 import { NOTIFY_CHANNEL } from './notifications';
 import type { SqlQuery } from './sql-driver';
@@ -81,14 +83,38 @@ export interface WriteOptions {
   fence?: Fence;
   /** NOTIFY inside the statement (PGlite); otherwise the caller announces after commit. */
   notifyInStatement: boolean;
+  /** Seals secrets before they are written (secret-journal.ts). Default: the default field list, no key (stored in clear, with a warning). */
+  secrets?: JournalSecrets;
+}
+
+let defaultSecrets: JournalSecrets | undefined;
+/** The journal's secrets rules when a caller gives none. */
+export function secretsOrDefault(secrets: JournalSecrets | undefined): JournalSecrets {
+  if (secrets) return secrets;
+  defaultSecrets ??= new JournalSecrets();
+  return defaultSecrets;
+}
+
+/** A storage's `secrets` option as the journal uses it. */
+export function journalSecrets(option: JournalSecrets | JournalSecretsOptions | undefined): JournalSecrets {
+  return option instanceof JournalSecrets ? option : option ? new JournalSecrets(option) : secretsOrDefault(undefined);
+}
+
+/** The event as stored, encoded: secrets sealed, only when the encoded text may hold one (the hot path pays one scan). */
+function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecrets): string {
+  const json = encodeEvent(event);
+  if (!secrets.mightHold(json)) return json;
+  const sealed = secrets.sealEvent(event, runId);
+  return sealed === event ? json : encodeEvent(sealed);
 }
 
 export async function createRun(db: SqlQuery, runId: string, input: RunInput, options: WriteOptions): Promise<RecordedEvent> {
   const event = { type: 'run-start' as const, input };
-  const encoded = encodeEvent(event); // refused over the size limit; the run row keeps the input too (for listings)
+  const secrets = secretsOrDefault(options.secrets);
+  const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
   const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : CREATE.plain, [
     runId,
-    JSON.stringify(encodeJson(input)),
+    JSON.stringify(encodeJson(secrets.mightHold(encoded) ? secrets.sealRunInput(input, runId) : input)),
     encoded,
     options.fence?.holder ?? null,
   ]);
@@ -100,19 +126,26 @@ export async function appendEvents(
   db: SqlQuery,
   runId: string,
   events: readonly JournalEvent[],
-  options: WriteOptions & { pending?: PendingItem[]; onStatus?: (status: string | undefined) => void },
+  options: WriteOptions & {
+    pending?: PendingItem[];
+    /** `pending` was read from the run row as stored (a decision): its secrets are sealed already. */
+    pendingSealed?: boolean;
+    onStatus?: (status: string | undefined) => void;
+  },
 ): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
+  const secrets = secretsOrDefault(options.secrets);
   // Encode first: data the journal cannot hold (a cycle, over MAX_EVENT_BYTES) is refused before anything is written.
-  const encoded = `[${events.map(encodeEvent).join(',')}]`;
+  const encoded = `[${events.map((event) => encodeStored(event, runId, secrets)).join(',')}]`;
   const change = summaryChange(events);
   const pending = options.pending ?? change.pending;
+  const pendingJson = pending ? encodePending(pending, runId, secrets, options.pendingSealed === true) : null;
   const rows = await db.query<Written>(options.notifyInStatement ? APPEND.notifying : APPEND.plain, [
     runId,
     events.length,
     change.stepDelta,
     change.status ?? null,
-    pending ? JSON.stringify(encodeJson(pending)) : null,
+    pendingJson,
     options.fence?.holder ?? null,
     encoded,
     options.fence?.lock.pid ?? null,
@@ -131,17 +164,26 @@ export async function appendEvents(
   });
 }
 
+function encodePending(pending: PendingItem[], runId: string, secrets: JournalSecrets, sealed: boolean): string {
+  const json = JSON.stringify(encodeJson(pending));
+  return sealed || !secrets.mightHold(json) ? json : JSON.stringify(encodeJson(secrets.sealPending(pending, runId)));
+}
+
 /** The last sequence number an append or create wrote (for the after-commit notification). */
 export function lastSeqOf(recorded: readonly RecordedEvent[]): number {
   return recorded.reduce((max, event) => Math.max(max, event.seq), 0);
 }
 
-export async function readEvents(db: SqlQuery, runId: string, afterSeq: number, limit: number | undefined): Promise<RecordedEvent[]> {
+export async function readEvents(db: SqlQuery, runId: string, afterSeq: number, limit: number | undefined, secrets?: JournalSecrets): Promise<RecordedEvent[]> {
+  const opener = secretsOrDefault(secrets);
   const rows = await db.query<{ seq: number; type: string; payload: unknown; created_at: Date | string }>(
     limit === undefined
       ? 'select seq, type, payload, created_at from gnl.run_events where run_id = $1::text and seq > $2::int order by seq'
       : 'select seq, type, payload, created_at from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int',
     limit === undefined ? [runId, afterSeq] : [runId, afterSeq, limit],
   );
-  return rows.map((row) => ({ ...decodeJson<object>(row.payload), type: row.type, seq: row.seq, at: new Date(row.created_at) }) as RecordedEvent);
+  return rows.map((row) => {
+    const event = { ...decodeJson<object>(row.payload), type: row.type, seq: row.seq, at: new Date(row.created_at) } as RecordedEvent;
+    return opener.openEvent(event, runId, `run "${runId}" event #${row.seq} (${row.type})`);
+  });
 }

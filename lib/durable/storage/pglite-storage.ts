@@ -14,7 +14,8 @@
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
-import { RunBusyError, type LiveJournal } from '../internal';
+import { type JournalSecrets, type JournalSecretsOptions, RunBusyError, type LiveJournal } from '../internal';
+import { journalSecrets } from './event-rows';
 import { type FolderLock, lockFolder } from './folder-lock';
 import { migrate } from './migrate';
 import { NOTIFY_CHANNEL, type NotificationSource } from './notifications';
@@ -25,6 +26,8 @@ import type { TransactionalDb } from './sql-rows';
 export interface PGliteStorageOptions {
   /** Folder of the database; created if missing. Default: in memory (gone when the process ends). */
   dataDir?: string;
+  /** Secrets in tool arguments and outputs: the journal key and the redaction list (docs/secrets.md). storageFromEnv sets it from GNL_JOURNAL_KEY. */
+  secrets?: JournalSecrets | JournalSecretsOptions;
 }
 
 interface Instance {
@@ -66,6 +69,7 @@ export class PGliteStorage {
       },
       announcer: { mode: 'in-statement' },
       notifications: pgliteListener(() => this.pglite()),
+      secrets: journalSecrets(options.secrets),
     });
     this.runs = this.journal;
   }

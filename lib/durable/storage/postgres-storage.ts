@@ -20,7 +20,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { type LiveJournal, RunBusyError } from '../internal';
+import { type JournalSecrets, type JournalSecretsOptions, type LiveJournal, RunBusyError } from '../internal';
+import { journalSecrets } from './event-rows';
 import { migrate } from './migrate';
 import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
 import { PostgresListener } from './postgres-listener';
@@ -35,6 +36,8 @@ export interface PostgresStorageOptions {
   max?: number;
   /** More postgres.js options (ssl, connect_timeout, socket, debug, …) for every connection this storage opens. Pool size and lifetimes stay GNL's. */
   clientOptions?: postgres.Options<Record<string, postgres.PostgresType>>;
+  /** Secrets in tool arguments and outputs: the journal key and the redaction list (docs/secrets.md). storageFromEnv sets it from GNL_JOURNAL_KEY. */
+  secrets?: JournalSecrets | JournalSecretsOptions;
 }
 
 type Role = 'gnl' | 'gnl-holds' | 'gnl-listen';
@@ -65,6 +68,7 @@ export class PostgresStorage {
       notifications: new PostgresListener((hooks) =>
         this.connect('gnl-listen', { max: 1, idle_timeout: 0, max_lifetime: null, fetch_types: false, ...hooks } as postgres.Options<never>),
       ),
+      secrets: journalSecrets(options.secrets),
     });
     this.runs = this.journal;
   }

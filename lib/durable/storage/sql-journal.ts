@@ -34,8 +34,9 @@ import {
   type SubscribeOptions,
   type Subscription,
   type WatchRunsOptions,
+  type JournalSecrets,
 } from '../internal';
-import { appendEvents, createRun, type Fence, lastSeqOf, readEvents } from './event-rows';
+import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
 import type { Announcer, NotificationSource } from './notifications';
 import type { SqlDriver } from './sql-driver';
@@ -58,6 +59,8 @@ export interface JournalBackend {
   holds: HoldProvider;
   announcer: Announcer;
   notifications: NotificationSource;
+  /** Seals secrets on write and opens them on read (secret-journal.ts). Default: no key, secrets in clear with a warning. */
+  secrets?: JournalSecrets;
 }
 
 type RunRow = {
@@ -82,9 +85,13 @@ const eventsOptionsSchema = z.object({ afterSeq: z.number().int().min(0).default
 
 export class SqlJournal implements LiveJournal {
   private readonly live: LiveEvents;
+  private readonly secrets: JournalSecrets;
 
   constructor(private readonly backend: JournalBackend) {
-    this.live = new LiveEvents(backend.notifications, async (runId, afterSeq, limit) => readEvents((await this.db()).sql, runId, afterSeq, limit));
+    this.secrets = secretsOrDefault(backend.secrets);
+    this.live = new LiveEvents(backend.notifications, async (runId, afterSeq, limit) =>
+      readEvents((await this.db()).sql, runId, afterSeq, limit, this.secrets),
+    );
   }
 
   private db() {
@@ -95,7 +102,7 @@ export class SqlJournal implements LiveJournal {
     assertValidRunId(runId);
     const { sql: driver } = await this.db(); // schema ready before the first append
     const held = await this.backend.holds.acquire(runId);
-    return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release);
+    return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets);
   }
 
   async approve(request: ApprovalDecisionRequest): Promise<Decision> {
@@ -128,7 +135,13 @@ export class SqlJournal implements LiveJournal {
         prior: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined,
         now: new Date(),
       });
-      const events = await appendEvents(tx, request.runId, [plan.event], { pending: plan.pending, notifyInStatement: announcer.mode === 'in-statement' });
+      // The pending list goes back as it was read: its secrets stay sealed (deciding needs no journal key).
+      const events = await appendEvents(tx, request.runId, [plan.event], {
+        pending: plan.pending,
+        pendingSealed: true,
+        notifyInStatement: announcer.mode === 'in-statement',
+        secrets: this.secrets,
+      });
       return { decision: plan.decision, recorded: events };
     });
     announce(announcer, request.runId, recorded);
@@ -146,7 +159,7 @@ export class SqlJournal implements LiveJournal {
         [parsed.runId],
       );
       const event = planCancel({ request: parsed, status: run?.status, priorCancel: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined });
-      return appendEvents(tx, parsed.runId, [event], { notifyInStatement: announcer.mode === 'in-statement' });
+      return appendEvents(tx, parsed.runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
     });
     announce(announcer, parsed.runId, recorded);
     return { canceledAt: (recorded[0] as RecordedEvent).at };
@@ -155,7 +168,7 @@ export class SqlJournal implements LiveJournal {
   async getRun(runId: string): Promise<RunSummary | undefined> {
     assertValidRunId(runId);
     const [row] = await query<RunRow>((await this.db()).orm, sql`select * from gnl.runs where run_id = ${runId}`);
-    return row ? toSummary(row) : undefined;
+    return row ? toSummary(row, this.secrets) : undefined;
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
@@ -172,7 +185,7 @@ export class SqlJournal implements LiveJournal {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      runs: page.map(toSummary),
+      runs: page.map((row) => toSummary(row, this.secrets)),
       ...(rows.length > limit && last ? { nextCursor: encodeCursor({ createdAt: last.created_at_text as string, runId: last.run_id }) } : {}),
     };
   }
@@ -180,7 +193,7 @@ export class SqlJournal implements LiveJournal {
   async events(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RecordedEvent[]> {
     assertValidRunId(runId);
     const { afterSeq, limit } = parse(eventsOptionsSchema, options, 'events');
-    return readEvents((await this.db()).sql, runId, afterSeq, limit);
+    return readEvents((await this.db()).sql, runId, afterSeq, limit, this.secrets);
   }
 
   subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -212,14 +225,19 @@ class SqlRunHold implements RunHold {
     private readonly announcer: Announcer,
     private readonly fence: Fence | undefined,
     private readonly releaseHold: () => Promise<void>,
+    private readonly secrets: JournalSecrets,
   ) {}
 
   load(): Promise<RecordedEvent[]> {
-    return readEvents(this.db, this.runId, 0, undefined);
+    return readEvents(this.db, this.runId, 0, undefined, this.secrets);
   }
 
   async create(input: RunInput): Promise<RecordedEvent> {
-    const recorded = await createRun(this.db, this.runId, input, { fence: this.fence, notifyInStatement: this.announcer.mode === 'in-statement' });
+    const recorded = await createRun(this.db, this.runId, input, {
+      fence: this.fence,
+      notifyInStatement: this.announcer.mode === 'in-statement',
+      secrets: this.secrets,
+    });
     announce(this.announcer, this.runId, [recorded]);
     return recorded;
   }
@@ -229,6 +247,7 @@ class SqlRunHold implements RunHold {
     const recorded = await appendEvents(this.db, this.runId, events, {
       fence: this.fence,
       notifyInStatement: this.announcer.mode === 'in-statement',
+      secrets: this.secrets,
       onStatus: (status) => {
         if (status === 'canceled') this.canceled = true;
       },
@@ -249,14 +268,15 @@ function announce(announcer: Announcer, runId: string, recorded: readonly Record
   if (announcer.mode === 'after-commit' && recorded.length > 0) announcer.announce(runId, lastSeqOf(recorded));
 }
 
-function toSummary(row: RunRow): RunSummary {
+function toSummary(row: RunRow, secrets: JournalSecrets): RunSummary {
+  const where = `run "${row.run_id}"`;
   return {
     runId: row.run_id,
     status: row.status as RunSummary['status'],
-    input: decodeJson(row.input),
+    input: secrets.openRunInput(decodeJson(row.input), row.run_id, where),
     stepCount: row.step_count,
     lastSeq: row.last_seq,
-    pending: decodeJson(row.pending),
+    pending: secrets.openPending(decodeJson(row.pending), row.run_id, where),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };

@@ -1,9 +1,11 @@
 /**
  * The storage the environment asks for: Postgres when DATABASE_URL is set, else the embedded journal
- * in GNL_DATA_DIR (default .gnl/data in the working directory). The only reader of DATABASE_URL.
- * One storage per process.
+ * in GNL_DATA_DIR (default .gnl/data in the working directory). The only reader of DATABASE_URL, and
+ * of GNL_JOURNAL_KEY (the key secrets are encrypted with in the journal; docs/secrets.md) beside
+ * GNL_SECRET_FIELDS (names added to the redaction list). One storage per process.
  */
 import path from 'node:path';
+import { JournalSecrets, journalKeyFrom } from '../internal';
 import { PGliteStorage } from './pglite-storage';
 import { PostgresStorage } from './postgres-storage';
 
@@ -13,8 +15,27 @@ const key = Symbol.for('gnl.storage.fromEnv');
 
 export function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Storage {
   const global = globalThis as Record<symbol, Storage | undefined>;
-  global[key] ??= env.DATABASE_URL
-    ? new PostgresStorage({ connectionString: env.DATABASE_URL })
-    : new PGliteStorage({ dataDir: env.GNL_DATA_DIR ?? path.join(process.cwd(), '.gnl', 'data') });
+  if (global[key]) return global[key];
+  const secrets = secretsFromEnv(env);
+  global[key] = env.DATABASE_URL
+    ? new PostgresStorage({ connectionString: env.DATABASE_URL, secrets })
+    : new PGliteStorage({ dataDir: env.GNL_DATA_DIR ?? path.join(process.cwd(), '.gnl', 'data'), secrets });
   return global[key];
+}
+
+/** The journal's secrets rules from GNL_JOURNAL_KEY and GNL_SECRET_FIELDS; a malformed key is an error at start. */
+export function secretsFromEnv(env: NodeJS.ProcessEnv): JournalSecrets {
+  const extraFields = (env.GNL_SECRET_FIELDS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const journalKey = env.GNL_JOURNAL_KEY ? journalKeyFrom(env.GNL_JOURNAL_KEY, 'GNL_JOURNAL_KEY') : undefined;
+  return new JournalSecrets({
+    extraFields,
+    ...(journalKey ? { key: journalKey } : {}),
+    onClearText: (where) =>
+      process.stderr.write(
+        `gnl: warning: ${where} is a secret and GNL_JOURNAL_KEY is not set, so it is stored in clear in the journal (shown redacted). Set GNL_JOURNAL_KEY to 32 random bytes (base64) to encrypt secrets: docs/secrets.md\n`,
+      ),
+  });
 }

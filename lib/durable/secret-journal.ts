@@ -1,0 +1,223 @@
+/**
+ * Secrets at the journal boundary: the storage seals an event's user data before it is written
+ * (a secret becomes an encrypted envelope, secret-box.ts) and opens it when the event is read back, so
+ * the database never holds the plaintext while the runtime (a retry, a not-done rerun, an approved
+ * call on resume) gets the real value, and 'args' idempotency keys are computed from the plaintext.
+ *
+ * Only user data is looked at: the prompt of run-start, a model step's result, tool call arguments and
+ * outputs, an approval's arguments, a side effect's settled output, a suspend's pending arguments, a
+ * replay mismatch's texts. GNL's own fields (ids, keys, operators) stay queryable. A string holding
+ * JSON with a secret inside (a model's tool call arguments) is sealed whole.
+ *
+ * The hot path pays one regular-expression scan of the encoded event (mightHold); only an event that
+ * may hold a secret is walked and encoded again.
+ *
+ * Without a key, secrets are stored in clear and `onClearText` is told once per process (storageFromEnv
+ * prints a warning); an envelope met without the key, or with another key, is a JournalDataError that
+ * names the run, the event and the field.
+ */
+import type { JournalEvent, PendingItem, RunInput } from './events';
+import { JournalDataError } from './errors';
+import { decodeJson, encodeJson } from './json-codec';
+import { type JournalKey, open, seal } from './secret-box';
+import { ENVELOPE_KEY, isEnvelope, KEY_VALUE_HINT, looksLikeApiKey, SecretFields, type SecretFieldOptions } from './secret-fields';
+
+export interface JournalSecretsOptions extends SecretFieldOptions {
+  /** The key secrets are encrypted with (journalKeyFrom). Without one they are stored in clear. */
+  key?: JournalKey;
+  /** Told once per JournalSecrets when a secret is stored in clear for want of a key (field path, run). Default: a console warning. */
+  onClearText?: (where: string) => void;
+}
+
+/** The user-data fields of each event type, the only ones sealed and opened. */
+const USER_DATA: Partial<Record<JournalEvent['type'], readonly string[]>> = {
+  'model-step': ['result'],
+  'tool-call-start': ['input'],
+  'tool-call-end': ['input', 'output'],
+  'tool-call-error': ['input'],
+  'tool-approval-request': ['input'],
+  'side-effect-resolution': ['output'],
+  'replay-mismatch': ['recorded', 'given'],
+  'run-complete': ['text'],
+};
+const RUN_INPUT_DATA = ['prompt', 'messages', 'system', 'instructions'] as const;
+
+type Walk = (value: unknown, path: string) => unknown;
+
+export class JournalSecrets {
+  readonly fields: SecretFields;
+  private readonly key: JournalKey | undefined;
+  private readonly onClearText: (where: string) => void;
+  private warned = false;
+
+  constructor(options: JournalSecretsOptions = {}) {
+    this.fields = new SecretFields(options);
+    this.key = options.key;
+    this.onClearText =
+      options.onClearText ??
+      ((where) =>
+        console.warn(
+          `gnl: ${where} looks like a secret and is stored in clear in the journal: set GNL_JOURNAL_KEY (32 random bytes, base64) to encrypt secrets.`,
+        ));
+  }
+
+  get encrypts(): boolean {
+    return this.key !== undefined;
+  }
+
+  /** Cheap pre-check on JSON text: false means it holds no secret field and no credential-looking value. */
+  mightHold(json: string): boolean {
+    return this.fields.namePattern.test(json) || KEY_VALUE_HINT.test(json) || json.includes(ENVELOPE_KEY);
+  }
+
+  /** The event as it is stored: secrets in its user data sealed. The same object when there is none. */
+  sealEvent<E extends JournalEvent>(event: E, runId: string): E {
+    if (event.type === 'run-start') {
+      const input = this.sealRunInput(event.input, runId);
+      return input === event.input ? event : { ...event, input };
+    }
+    if (event.type === 'run-suspend') {
+      const pending = this.sealPending(event.pending, runId);
+      return pending === event.pending ? event : { ...event, pending };
+    }
+    return this.mapFields(event, USER_DATA[event.type], (value, path) => this.sealValue(value, runId, `run "${runId}" ${event.type} ${path}`));
+  }
+
+  /** The event as the runtime sees it: envelopes opened. `where` names it in errors. */
+  openEvent<E extends JournalEvent>(event: E, runId: string, where: string): E {
+    if (event.type === 'run-start') {
+      const input = this.openRunInput(event.input, runId, where);
+      return input === event.input ? event : { ...event, input };
+    }
+    if (event.type === 'run-suspend') {
+      const pending = this.openPending(event.pending, runId, where);
+      return pending === event.pending ? event : { ...event, pending };
+    }
+    return this.mapFields(event, USER_DATA[event.type], (value, path) => this.openValue(value, runId, `${where} ${path}`));
+  }
+
+  sealRunInput(input: RunInput, runId: string): RunInput {
+    return this.mapFields(input, RUN_INPUT_DATA, (value, path) => this.sealValue(value, runId, `run "${runId}" input.${path}`));
+  }
+
+  openRunInput(input: RunInput, runId: string, where: string): RunInput {
+    return this.mapFields(input, RUN_INPUT_DATA, (value, path) => this.openValue(value, runId, `${where} input.${path}`));
+  }
+
+  sealPending(pending: PendingItem[], runId: string): PendingItem[] {
+    return this.mapList(pending, (item, i) => this.mapFields(item, ['input'], (value) => this.sealValue(value, runId, `run "${runId}" pending[${i}].input`)));
+  }
+
+  openPending(pending: PendingItem[], runId: string, where: string): PendingItem[] {
+    return this.mapList(pending, (item, i) => this.mapFields(item, ['input'], (value, path) => this.openValue(value, runId, `${where} pending[${i}].${path}`)));
+  }
+
+  private mapList<T>(list: T[], map: (item: T, index: number) => T): T[] {
+    let out: T[] | undefined;
+    list.forEach((item, i) => {
+      const next = map(item, i);
+      if (next !== item) {
+        out ??= [...list];
+        out[i] = next;
+      }
+    });
+    return out ?? list;
+  }
+
+  private mapFields<T extends object>(object: T, names: readonly string[] | undefined, walk: Walk): T {
+    if (!names) return object;
+    let out: Record<string, unknown> | undefined;
+    for (const name of names) {
+      const value = (object as Record<string, unknown>)[name];
+      if (value === undefined) continue;
+      const next = walk(value, name);
+      if (next !== value) {
+        out ??= { ...(object as Record<string, unknown>) };
+        out[name] = next;
+      }
+    }
+    return (out ?? object) as T;
+  }
+
+  /** `value` with its secrets sealed; the same reference when nothing changed. */
+  private sealValue(value: unknown, runId: string, where: string): unknown {
+    const walk = (node: unknown, path: string): unknown => {
+      if (typeof node === 'string') return this.isSecretString(node) ? this.sealSecret(node, runId, path) : node;
+      if (node === null || typeof node !== 'object' || node instanceof Date || node instanceof Uint8Array) return node;
+      if (isEnvelope(node)) {
+        // User data shaped like GNL's envelope: kept apart from a real one by sealing it (it opens back to itself).
+        if (!this.key)
+          throw new JournalDataError(
+            `${path} is shaped like GNL's encrypted envelope ({"${ENVELOPE_KEY}": …}); it can be journaled only with GNL_JOURNAL_KEY set.`,
+          );
+        return this.sealSecret(node, runId, path);
+      }
+      if (Array.isArray(node)) return this.mapList(node, (item, i) => walk(item, `${path}[${i}]`));
+      let out: Record<string, unknown> | undefined;
+      for (const [name, item] of Object.entries(node)) {
+        if (item === undefined) continue;
+        const next = this.fields.isSecretField(name) && item !== null ? this.sealSecret(item, runId, `${path}.${name}`) : walk(item, `${path}.${name}`);
+        if (next !== item) {
+          out ??= { ...node };
+          out[name] = next;
+        }
+      }
+      return out ?? node;
+    };
+    return walk(value, where);
+  }
+
+  private isSecretString(text: string): boolean {
+    if (looksLikeApiKey(text)) return true;
+    const first = text.trimStart()[0];
+    if ((first !== '{' && first !== '[') || !this.mightHold(text)) return false;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    return this.holdsSecret(parsed);
+  }
+
+  private holdsSecret(node: unknown): boolean {
+    if (typeof node === 'string') return this.isSecretString(node);
+    if (node === null || typeof node !== 'object') return false;
+    if (Array.isArray(node)) return node.some((item) => this.holdsSecret(item));
+    return Object.entries(node).some(([name, item]) => (this.fields.isSecretField(name) && item !== null) || this.holdsSecret(item));
+  }
+
+  private sealSecret(value: unknown, runId: string, where: string): unknown {
+    if (!this.key) {
+      if (!this.warned) {
+        this.warned = true;
+        this.onClearText(where);
+      }
+      return value;
+    }
+    return seal(this.key, JSON.stringify(encodeJson(value)), context(runId));
+  }
+
+  /** `value` with its envelopes opened; the same reference when it holds none. */
+  private openValue(value: unknown, runId: string, where: string): unknown {
+    const walk = (node: unknown, path: string): unknown => {
+      if (node === null || typeof node !== 'object' || node instanceof Date || node instanceof Uint8Array) return node;
+      if (isEnvelope(node)) return decodeJson(JSON.parse(open(this.key, node[ENVELOPE_KEY], context(runId), path)));
+      if (Array.isArray(node)) return this.mapList(node, (item, i) => walk(item, `${path}[${i}]`));
+      let out: Record<string, unknown> | undefined;
+      for (const [name, item] of Object.entries(node)) {
+        const next = walk(item, `${path}.${name}`);
+        if (next !== item) {
+          out ??= { ...node };
+          out[name] = next;
+        }
+      }
+      return out ?? node;
+    };
+    return walk(value, where);
+  }
+}
+
+function context(runId: string): string {
+  return `gnl-run:${runId}`;
+}

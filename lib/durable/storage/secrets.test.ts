@@ -1,0 +1,174 @@
+/**
+ * Secrets in the journal, on both real journals: the database never holds the plaintext (raw SQL over
+ * run_events and runs), while the runtime gets the real value back (an approved call on resume, a
+ * not-done rerun), 'args' idempotency keys come from the plaintext, and a missing or wrong key is a
+ * clear error naming the field.
+ */
+import { randomBytes } from 'node:crypto';
+import { tool } from 'ai';
+import { sql } from 'drizzle-orm';
+import { afterAll, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
+import { scriptedModel } from '@/tests/support/scripted-model';
+import { gnlTool, idempotencyKey, JournalDataError, journalKeyFrom, type JournalKey, runDurable, SideEffectRetryBlockedError } from '../internal';
+import { PGliteStorage } from './pglite-storage';
+import { PostgresStorage } from './postgres-storage';
+import { query } from './sql-rows';
+
+const API_KEY = 'sk-proj-Zq81mN0pLkR7sT2vW9xY4bC6dE3fG5hJ';
+const INPUT = { apiKey: API_KEY, amount: 40 };
+
+function chargeAgent(options: { needsApproval?: boolean; failFirst?: boolean }) {
+  const received: { input: { apiKey: string; amount: number }; idempotencyKey: string | undefined }[] = [];
+  let fail = options.failFirst === true;
+  const charge = gnlTool(
+    tool({
+      inputSchema: z.object({ apiKey: z.string(), amount: z.number() }),
+      ...(options.needsApproval ? { needsApproval: true } : {}),
+      execute: async (input, context) => {
+        received.push({ input, idempotencyKey: (context as { idempotencyKey?: string }).idempotencyKey });
+        if (fail) {
+          fail = false;
+          throw new Error('connection reset by the payment service');
+        }
+        return { charged: input.amount, receipt: 'rc_1' };
+      },
+    }),
+    { sideEffect: true, idempotency: 'args' },
+  );
+  const scripted = scriptedModel((step) =>
+    step === 0 ? { toolCalls: [{ toolCallId: 'call-charge', toolName: 'charge', input: INPUT }] } : { text: 'Charged.' },
+  );
+  return { tools: { charge }, scripted, received };
+}
+
+describeEachJournal('secrets in the journal', (target) => {
+  const key = journalKeyFrom(randomBytes(32).toString('base64'));
+  const open = (journalKey: JournalKey | undefined, dataDir = tempDataDir()) => {
+    const secrets = { ...(journalKey ? { key: journalKey } : {}), onClearText: () => {} };
+    return target.name === 'pglite' ? new PGliteStorage({ dataDir, secrets }) : new PostgresStorage({ connectionString: DATABASE_URL as string, secrets });
+  };
+  const dataDir = tempDataDir();
+  const storage = target.name === 'pglite' ? undefined : open(key);
+  afterAll(() => storage?.close());
+  // PGlite serves one storage per folder per process: the keyed storage is opened lazily and closed before others open its folder.
+  let pglite: PGliteStorage | undefined;
+  const keyed = () => {
+    if (storage) return storage;
+    pglite ??= new PGliteStorage({ dataDir, secrets: { key, onClearText: () => {} } });
+    return pglite;
+  };
+  afterAll(() => pglite?.close());
+
+  const stored = async (runId: string) => {
+    const db = await keyed().database();
+    const events = await query<{ seq: number; type: string; text: string }>(
+      db,
+      sql`select seq, type, payload::text as text from gnl.run_events where run_id = ${runId} order by seq`,
+    );
+    const [run] = await query<{ text: string }>(db, sql`select input::text || pending::text as text from gnl.runs where run_id = ${runId}`);
+    return { events, run: run?.text ?? '' };
+  };
+
+  it('an approved call on resume gets the real apiKey; the database holds only envelopes', async () => {
+    const runId = uniqueRunId('secrets');
+    const journal = keyed().runs;
+    const agent = chargeAgent({ needsApproval: true });
+    const call = () => runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
+    const first = await call();
+    expect(first).toMatchObject({ status: 'waiting-approval', pending: [{ toolCallId: 'call-charge', input: INPUT }] });
+
+    const waiting = await stored(runId);
+    expect(waiting.events.map((e) => e.type)).toEqual(['run-start', 'model-step', 'tool-approval-request', 'run-suspend']);
+    for (const event of waiting.events) expect(event.text, `#${event.seq} ${event.type}`).not.toContain(API_KEY);
+    expect(waiting.run).toContain('"amount": 40');
+    expect(waiting.run).not.toContain(API_KEY);
+    expect(waiting.events.find((e) => e.type === 'tool-approval-request')?.text).toMatch(/"apiKey": \{"\$gnl:enc": "v1:[0-9a-f]{8}:/);
+
+    // Reading through the journal gives the plaintext back.
+    expect((await journal.getRun(runId))?.pending).toEqual([expect.objectContaining({ input: INPUT })]);
+
+    await journal.approve({ runId, toolCallId: 'call-charge', by: 'alice@acme' });
+    const done = await call();
+    expect(done.status).toBe('completed');
+    expect(agent.received).toEqual([{ input: INPUT, idempotencyKey: idempotencyKey({ kind: 'args', runId, toolName: 'charge', input: INPUT }) }]);
+
+    const after = await stored(runId);
+    expect(after.events.map((e) => e.type)).toContain('tool-call-end');
+    for (const event of after.events) expect(event.text, `#${event.seq} ${event.type}`).not.toContain(API_KEY);
+    expect(after.run).not.toContain(API_KEY);
+    const events = await journal.events(runId);
+    expect(events.find((e) => e.type === 'tool-call-start')).toMatchObject({ input: INPUT });
+  });
+
+  it("a not-done rerun hands the tool the real apiKey again, under the same 'args' key as the plaintext gives", async () => {
+    const runId = uniqueRunId('secrets');
+    const journal = keyed().runs;
+    const agent = chargeAgent({ failFirst: true });
+    const call = () => runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
+    await call().catch(() => undefined); // execute threw: the outcome is unknown
+    const blocked = await call().catch((error: unknown) => error);
+    expect(SideEffectRetryBlockedError.isInstance(blocked)).toBe(true);
+    expect(blocked).toMatchObject({ input: INPUT });
+    await journal.resolveSideEffect({ runId, toolCallId: 'call-charge', outcome: 'not-done', by: 'ops@acme', reason: 'not in the PSP' });
+    expect((await call()).status).toBe('completed');
+
+    const key = idempotencyKey({ kind: 'args', runId, toolName: 'charge', input: INPUT });
+    expect(agent.received).toEqual([
+      { input: INPUT, idempotencyKey: key },
+      { input: INPUT, idempotencyKey: key },
+    ]);
+    const after = await stored(runId);
+    expect(after.events.map((e) => e.type)).toContain('side-effect-resolution');
+    for (const event of after.events) expect(event.text, `#${event.seq} ${event.type}`).not.toContain(API_KEY);
+    expect(after.run).not.toContain(API_KEY);
+  });
+
+  it("an operator's mark-done output with a secret is sealed too, and the model gets it in clear", async () => {
+    const runId = uniqueRunId('secrets');
+    const journal = keyed().runs;
+    const agent = chargeAgent({ failFirst: true });
+    const call = () => runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
+    await call().catch(() => undefined);
+    await call().catch(() => undefined);
+    await journal.resolveSideEffect({
+      runId,
+      toolCallId: 'call-charge',
+      outcome: 'done',
+      output: { receipt: 'rc_9', token: 'tok-operator-typed-9f8e7d' },
+      by: 'ops@acme',
+    });
+    expect((await call()).status).toBe('completed');
+    expect(JSON.stringify(agent.scripted.prompts.at(-1))).toContain('tok-operator-typed-9f8e7d');
+    for (const event of (await stored(runId)).events) expect(event.text).not.toContain('tok-operator-typed-9f8e7d');
+  });
+
+  it('reading with no key or another key is a clear error naming the run, the event and the field; deciding needs no key', async () => {
+    const runId = uniqueRunId('secrets');
+    const agent = chargeAgent({ needsApproval: true });
+    await runDurable({ runId, journal: keyed().runs, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
+    if (pglite) {
+      await pglite.close(); // gives the folder to the next storage in this process
+      pglite = undefined;
+    }
+    const other = journalKeyFrom(randomBytes(32).toString('hex'));
+    for (const [journalKey, message] of [
+      [undefined, /no journal key is configured: set GNL_JOURNAL_KEY/],
+      [other, new RegExp(`encrypted with journal key ${key.id}, but the configured GNL_JOURNAL_KEY is key ${other.id}`)],
+    ] as const) {
+      const reader = open(journalKey, dataDir);
+      const error = await reader.runs.events(runId).catch((e: unknown) => e);
+      expect(JournalDataError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(new RegExp(`run "${runId}" event #\\d+ \\((model-step|tool-approval-request)\\) `));
+      expect((error as Error).message).toMatch(message);
+      await expect(reader.runs.getRun(runId)).rejects.toThrow(/pending\[0\]\.input\.apiKey is encrypted/);
+      if (journalKey === undefined) await reader.runs.approve({ runId, toolCallId: 'call-charge', by: 'alice@acme' });
+      await reader.close();
+    }
+    // The approval written without the key left the sealed arguments intact: the keyed runtime runs the call with the real value.
+    const result = await runDurable({ runId, journal: keyed().runs, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
+    expect(result.status).toBe('completed');
+    expect(agent.received.map((r) => r.input)).toEqual([INPUT]);
+  });
+});
