@@ -99,11 +99,11 @@ describe('nothing the Studio runs rewrites the audit trail', () => {
 // ---- through the app's connection ----
 
 /** storageFromEnv as the Studio's server calls it, with this environment (it keeps one storage per process). */
-function appStorage(env: NodeJS.ProcessEnv): Storage {
+function appStorage(env: Record<string, string>): Storage {
   const key = Symbol.for('gnl.storage.fromEnv');
   const global = globalThis as Record<symbol, unknown>;
   global[key] = undefined;
-  const storage = storageFromEnv(env);
+  const storage = storageFromEnv(env as NodeJS.ProcessEnv);
   global[key] = undefined;
   afterAll(() => storage.close());
   return storage;
@@ -135,10 +135,10 @@ async function refusal(storage: Storage, statement: ReturnType<typeof sql>): Pro
   );
 }
 
-const targets: { name: string; env: () => NodeJS.ProcessEnv }[] = [
+const targets: { name: string; env: () => Record<string, string> }[] = [
   { name: 'pglite', env: () => ({ GNL_DATA_DIR: path.join(mkdtempSync(path.join(tmpdir(), 'gnl-audit-')), 'data') }) },
 ];
-if (DATABASE_URL) targets.push({ name: 'postgres', env: () => ({ DATABASE_URL }) });
+if (DATABASE_URL) targets.push({ name: 'postgres', env: () => ({ DATABASE_URL: DATABASE_URL as string }) });
 // Seen as skipped in vitest's summary without DATABASE_URL (CI sets it: tests/support/journals.ts).
 else describe.skip("the audit trail through the app's connection [postgres] (skipped: DATABASE_URL is not set)", () => it('runs on Postgres'));
 
