@@ -17,10 +17,15 @@ const base = {
       ctx.addIssue({ code: 'custom', message: (error as Error).message });
     }
   }),
-  toolCallId: z.string().min(1).max(1000),
-  by: z.string().trim().min(1, 'by: say who decides').max(200),
+  toolCallId: z.string().min(1).max(1000).refine(printable, 'toolCallId must contain only printable characters'),
+  by: z.string().trim().min(1, 'by: say who decides').max(200).refine(printable, 'by must contain only printable characters (no control characters)'),
   reason: z.string().max(4000).optional(),
 };
+
+/** Names and ids are shown, logged and matched in SQL as text: no control characters, no lone surrogates. */
+function printable(value: string): boolean {
+  return !/[\p{Cc}\p{Cs}]/u.test(value);
+}
 
 export const approvalDecisionSchema = z.object(base);
 export const sideEffectResolutionSchema = z.object({

@@ -160,8 +160,11 @@ function typedArrayName(view: ArrayBufferView): TypedArrayName | undefined {
 
 function formatPath(path: readonly (string | number)[]): string {
   if (path.length === 0) return 'the value';
-  const text = path.map((key) => (typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`)).join('');
-  return `the value at ${text.replace(/^\./, '')}`;
+  const shown = path.length > 12 ? [...path.slice(0, 10), '…'] : path;
+  const text = shown
+    .map((key) => (typeof key === 'number' ? `[${key}]` : key === '…' || /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`))
+    .join('');
+  return `the value at ${text.replace(/^\./, '')}${path.length > 12 ? ` (${path.length} levels down)` : ''}`;
 }
 
 /** Like Object.fromEntries, but an own `__proto__` key stays a key instead of setting the prototype. */
