@@ -6,6 +6,7 @@
 import type { JournalEvent } from '@/lib/durable';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { LONG } from './seed-data';
+import { seedHostile } from './seed-hostile';
 
 const dataDir = process.env.GNL_DATA_DIR;
 if (!dataDir) throw new Error('seed-long: set GNL_DATA_DIR to the (fresh) data folder the Studio will read.');
@@ -52,6 +53,8 @@ try {
   const run = await storage.runs.getRun(LONG.runId);
   if (run?.lastSeq !== LONG.lastSeq) throw new Error(`seed-long: expected ${LONG.lastSeq} events, got ${run?.lastSeq}`);
   console.log(`seed-long: ${LONG.runId} with ${run.lastSeq} events`);
+  // The security spec's untrusted payloads (e2e/studio/security.spec.ts runs against this Studio).
+  await seedHostile(storage);
 } finally {
   await storage.close();
 }
