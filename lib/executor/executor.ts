@@ -196,7 +196,7 @@ export class Executor {
       try {
         givenBack = await this.resolved.queue.releaseAll(this.owner);
       } catch (error) {
-        this.emit({ type: 'error', where: 'release', error: String(error) }); // the leases expire by themselves
+        this.emit({ type: 'error', where: 'release', error: describeError(error) }); // the leases expire by themselves
       }
       this.emit({ type: 'stopped', givenBack });
       return givenBack;
@@ -220,7 +220,7 @@ export class Executor {
           for (const claim of claims) this.launch(claim);
           if (claims.length === free) continue;
         } catch (error) {
-          this.emit({ type: 'error', where: 'claim', error: String(error) });
+          this.emit({ type: 'error', where: 'claim', error: describeError(error) });
         }
       }
       if (!this.running) return;
@@ -241,7 +241,7 @@ export class Executor {
     this.active.set(claim.runId, active);
     this.emit({ type: 'claimed', ...claim });
     active.done = this.invoke(active)
-      .catch((error) => this.emit({ type: 'error', where: `invoke ${claim.runId}`, error: String(error) }))
+      .catch((error) => this.emit({ type: 'error', where: `invoke ${claim.runId}`, error: describeError(error) }))
       .finally(() => {
         this.active.delete(claim.runId);
         this.kick();
@@ -268,16 +268,23 @@ export class Executor {
       await sleep(100 * Math.min(attempt + 1, 5)); // the terminated backend lets go of its locks as it exits
     }
     const settled = invocation.kind === 'settled';
-    const released = await queue.finish({
-      runId: claim.runId,
-      owner: this.owner,
-      wakeups: claim.wakeups,
-      runnable: settled ? 'done' : 'keep',
-      outcome: invocation.outcome,
-      ...(invocation.error !== undefined ? { error: invocation.error } : {}),
-      // A run that failed for a reason outside it is tried again, not at once.
-      ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' ? { retryAfterMs: Math.min(this.leaseMs, 5_000) } : {}),
-    });
+    // If the lease cannot be released (the database is unreachable), the invocation's end is still
+    // reported, with that error beside it; the lease expires by itself and the run is claimed again.
+    const released = await queue
+      .finish({
+        runId: claim.runId,
+        owner: this.owner,
+        wakeups: claim.wakeups,
+        runnable: settled ? 'done' : 'keep',
+        outcome: invocation.outcome,
+        ...(invocation.error !== undefined ? { error: invocation.error } : {}),
+        // A run that failed for a reason outside it is tried again, not at once.
+        ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' ? { retryAfterMs: Math.min(this.leaseMs, 5_000) } : {}),
+      })
+      .catch((error: unknown) => {
+        this.emit({ type: 'error', where: `finish ${claim.runId}`, error: describeError(error) });
+        return false;
+      });
     this.emit({
       type: 'finished',
       runId: claim.runId,
@@ -300,7 +307,7 @@ export class Executor {
         this.emit({ type: 'lease-lost', runId });
       }
     } catch (error) {
-      this.emit({ type: 'error', where: 'heartbeat', error: String(error) });
+      this.emit({ type: 'error', where: 'heartbeat', error: describeError(error) });
     }
   }
 
@@ -315,4 +322,14 @@ export class Executor {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
+
+/** The error and its causes, one line: drizzle's "Failed query: …" keeps what went wrong (ECONNREFUSED, a statement timeout) in its cause. */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    parts.push(e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}${'code' in e && e.code ? ` (${String(e.code)})` : ''}` : String(e));
+    if (!(e instanceof Error)) break;
+  }
+  return parts.join(' <- ');
 }
