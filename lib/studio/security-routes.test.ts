@@ -259,6 +259,37 @@ describe('the Studio surface, enumerated from app/', () => {
     ).toEqual([...PUBLIC_PAGES].sort());
   });
 
+  it('a POST (server action, sign-in form) with a valid session or to a public page must carry this host as its Origin, else 403', () => {
+    const session = signSessionToken({ operatorId: 'alice-id' });
+    const action = { 'next-action': 'f'.repeat(42) };
+    const passes = (pathname: string, headers: Record<string, string>, cookie?: string) =>
+      proxy(request(pathname, { method: 'POST', cookie, headers: { ...action, ...headers } }));
+    const problems: string[] = [];
+    for (const route of routes.filter((r) => r.kind === 'page')) {
+      const pathname = pathOf(route, SAMPLE);
+      const cookie = PUBLIC_PAGES.includes(route.pattern) ? undefined : session;
+      const ok = passes(pathname, { origin: 'http://127.0.0.1:3000', host: '127.0.0.1:3000' }, cookie);
+      if (ok.headers.get('x-middleware-next') !== '1') problems.push(`${pathname} same origin: ${ok.status}`);
+      for (const [label, headers] of Object.entries({
+        'no Origin': { host: '127.0.0.1:3000' },
+        'Origin null': { origin: 'null', host: '127.0.0.1:3000' },
+        'another site': { origin: 'http://evil.example', host: '127.0.0.1:3000' },
+        'another port': { origin: 'http://127.0.0.1:3001', host: '127.0.0.1:3000' },
+        'not a URL': { origin: 'evil', host: '127.0.0.1:3000' },
+      })) {
+        const refused = passes(pathname, headers, cookie);
+        if (refused.status !== 403) problems.push(`${pathname} with ${label}: ${refused.status}`);
+      }
+    }
+    // Behind a reverse proxy: the public host it forwards.
+    expect(
+      passes('/inbox', { origin: 'https://studio.example.com', host: '127.0.0.1:3000', 'x-forwarded-host': 'studio.example.com' }, session).headers.get(
+        'x-middleware-next',
+      ),
+    ).toBe('1');
+    expect(problems).toEqual([]);
+  });
+
   it('the proxy does not open a path that merely starts like a public one', () => {
     for (const pathname of ['/sign-in-admin', '/setupx', '/api/sign-in', '/sign-in/../inbox'])
       expect(proxy(request(pathname)).headers.get('x-middleware-next'), pathname).toBeNull();
