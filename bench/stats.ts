@@ -33,3 +33,28 @@ export function writeResults(name: string, results: unknown): string {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Median, p90 and p99 of samples (any unit), and how many. */
+export function summary(samples: readonly number[], digits = 3) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    median: round(percentile(sorted, 50), digits),
+    p90: round(percentile(sorted, 90), digits),
+    p99: round(percentile(sorted, 99), digits),
+  };
+}
+
+export type Summary = ReturnType<typeof summary>;
+
+/** `value / floor`, rounded; NaN-safe for the report. */
+export function ratio(value: number, floor: number, digits = 2): number {
+  return floor > 0 && Number.isFinite(value) ? round(value / floor, digits) : Number.NaN;
+}
+
+/** The URL of another database on the server of `url`. */
+export function databaseUrl(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}

@@ -1,0 +1,188 @@
+/**
+ * Figure 2, resume: runs with N recorded steps (the bench agent, one side-effecting call per step, so 3
+ * events a step), stopped at step N (the model throws there, so the run is failed and resumable).
+ * A resume is timed from the runDurable call to the model being asked for step N, the first unrecorded
+ * one, and divided by one SELECT of that run's event rows. The pool's statements during the resume are
+ * counted (Postgres): the whole history must come in one query.
+ *
+ * 10 000 steps: the SDK's replay of that many steps through generateText is quadratic (see the notes),
+ * so only the journal's part (the one load query, through the journal) is timed there, on a history made
+ * of ten copies of the 1 000-step run's events.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import postgres from 'postgres';
+import { runDurable } from '../lib/durable';
+import { PGliteStorage } from '../lib/durable/storage';
+import { countedPostgres, StatementLog } from '../tests/support/statement-log';
+import { benchAgent, UnrecordedStepReached } from './agent';
+import { pgliteSelectFloor, postgresSelectFloor } from './floors';
+import type { BenchContext, FigureResult, GoalCheck } from './report-types';
+import { ratio, round, summary } from './stats';
+
+type Journal = Parameters<typeof runDurable>[0]['journal'];
+
+/** Runs the agent until it reaches step `n` (unrecorded); returns ms from the call to that moment. */
+async function runUntil(journal: Journal, runId: string, n: number): Promise<number> {
+  let reached: number | undefined;
+  const started = performance.now();
+  try {
+    await runDurable({
+      ...benchAgent({
+        steps: n + 5,
+        stopAt: n,
+        onModelCall: (step) => {
+          if (step === n) reached ??= performance.now();
+        },
+      }),
+      runId,
+      journal,
+    });
+  } catch (error) {
+    if (!(error instanceof UnrecordedStepReached) && !(error instanceof Error && error.cause instanceof UnrecordedStepReached)) throw error;
+  }
+  if (reached === undefined) throw new Error(`bench: run ${runId} never reached step ${n}`);
+  return reached - started;
+}
+
+export async function resume(ctx: BenchContext): Promise<FigureResult> {
+  const sizes = ctx.quick ? [10, 100] : [10, 100, 1000];
+  const reps = (n: number) => (n <= 10 ? 15 : n <= 100 ? (ctx.quick ? 5 : 8) : 2);
+  const rows: FigureResult['rows'] = [];
+  const series: Record<string, { n: number; median: number; select: number }[]> = { postgres: [], pglite: [] };
+  let seedRun: string | undefined;
+
+  // Postgres, counted (the counting is a socket-write wrapper: negligible next to the replay).
+  const log = new StatementLog();
+  const pg = countedPostgres(ctx.url, log, { max: 2 });
+  const lite = new PGliteStorage({ dataDir: path.join(ctx.tmp, 'pglite-resume') });
+  try {
+    for (const [journalName, journal] of [
+      ['postgres', pg.runs],
+      ['pglite', lite.runs],
+    ] as const) {
+      for (const n of sizes) {
+        const runId = `bench:resume:${n}:${randomUUID()}`;
+        ctx.log(`figure 2: ${journalName}, recording a run of ${n} steps`);
+        await runUntil(journal, runId, n);
+        const events = (await journal.events(runId)).length;
+        const times: number[] = [];
+        const statements: number[] = [];
+        for (let i = 0; i < reps(n); i++) {
+          log.mark('resume');
+          times.push(await runUntil(journal, runId, n));
+          statements.push(log.between('resume').statements.filter((s) => s.startsWith('load')).length);
+        }
+        const selects = journalName === 'postgres' ? await postgresSelectFloor(ctx.url, runId, 10) : await pgliteSelectFloor(await lite.pglite(), runId, 10);
+        const t = summary(times, 1);
+        const sel = summary(selects);
+        series[journalName]?.push({ n, median: t.median, select: sel.median });
+        rows.push({
+          journal: journalName,
+          'recorded steps': n,
+          events,
+          'resume → first unrecorded step median': t.median,
+          p90: t.p90,
+          p99: t.p99,
+          'per recorded step (median)': round(t.median / n, 3),
+          'floor: SELECT of the run (median)': sel.median,
+          '÷ SELECT': ratio(t.median, sel.median, 1),
+          'load queries per resume (counted)': journalName === 'postgres' ? Math.max(...statements) : 'n/a',
+        });
+        if (journalName === 'postgres' && n === sizes[sizes.length - 1]) {
+          seedRun = runId;
+        }
+      }
+    }
+  } finally {
+    await Promise.all([pg.close(), lite.close()]);
+  }
+
+  // The journal's load alone, up to 10 000 steps (Postgres): ten copies of the largest recorded run.
+  const loadRows = await journalLoad(ctx, seedRun as string, sizes[sizes.length - 1] as number, [1, 10]);
+  rows.push(...loadRows.rows);
+
+  const last = rows.find((r) => r.journal === 'postgres' && r['recorded steps'] === sizes[sizes.length - 1]);
+  const big = loadRows.rows[loadRows.rows.length - 1];
+  const goals: GoalCheck[] = [
+    {
+      goal: 'resume: one query for the whole history',
+      measured: `${Math.max(...rows.filter((r) => typeof r['load queries per resume (counted)'] === 'number').map((r) => r['load queries per resume (counted)'] as number))} load query per resume, at every size`,
+      met: rows.every((r) => typeof r['load queries per resume (counted)'] !== 'number' || r['load queries per resume (counted)'] === 1),
+    },
+    {
+      goal: '10,000 steps resume within 3× the raw SELECT of those rows',
+      measured: `journal load of ${big?.events} events (≈ ${big?.['recorded steps']} steps): ${big?.['÷ SELECT']}× the SELECT; whole resume (SDK replay) at ${last?.['recorded steps']} steps: ${last?.['÷ SELECT']}× the SELECT`,
+      met: false,
+      note: 'the load is one query at about the SELECT’s cost, but replay runs every recorded step through the SDK loop and hashes each step’s whole prompt: quadratic in the history',
+    },
+  ];
+  return {
+    id: '2',
+    title: 'Resume: from the runDurable call to the first unrecorded step',
+    rows,
+    goals,
+    data: { series, load: loadRows.series },
+    notes: [
+      `Each resume replays every recorded step through generateText (the model is not called, tools are not executed) and stops when the model is asked for step N; it also journals run-resume and run-fail. Repetitions: ${sizes.map((n) => `${n}: ${reps(n)}`).join(', ')}.`,
+      'Rows "journal load only": the journal’s one load query (journal.events, decoded) for a history of 1 or 10 copies of the largest recorded run, against the raw SELECT of the same rows.',
+      'Replay is quadratic: each replayed step hashes the whole prompt so far (recording-model.ts hashRequest: encodeJson + canonicalJson + SHA-256, the top of a CPU profile) and the SDK converts the whole prompt again (convertToLanguageModelPrompt). A 10,000-step replay was not run: at the measured growth it would take on the order of half an hour.',
+    ],
+  };
+}
+
+/** journal.events(runId) (the load) against the raw SELECT, for histories of `copies` × the seed run's events. */
+async function journalLoad(ctx: BenchContext, seedRun: string, seedSteps: number, copies: number[]) {
+  const sql = postgres(ctx.url, { max: 1, onnotice: () => {} });
+  const { PostgresStorage } = await import('../lib/durable/storage');
+  const storage = new PostgresStorage({ connectionString: ctx.url, max: 1 });
+  const rows: FigureResult['rows'] = [];
+  const series: { n: number; load: number; select: number }[] = [];
+  try {
+    for (const k of copies) {
+      const runId = `bench:resume:load:${k}:${randomUUID()}`;
+      await sql.begin(async (tx) => {
+        await tx.unsafe(
+          `insert into gnl.runs (run_id, status, last_seq, step_count, input, pending)
+           select $1, status, last_seq * $3::int, step_count * $3::int, input, pending from gnl.runs where run_id = $2`,
+          [runId, seedRun, k],
+        );
+        await tx.unsafe(
+          `insert into gnl.run_events (run_id, seq, type, payload, created_at)
+           select $1, c * r.last_seq + e.seq, e.type, e.payload, e.created_at
+           from gnl.run_events e join gnl.runs r using (run_id), generate_series(0, $3::int - 1) c where e.run_id = $2`,
+          [runId, seedRun, k],
+        );
+      });
+      await sql`vacuum analyze gnl.run_events`.catch(() => undefined);
+      const loads: number[] = [];
+      for (let i = 0; i < 4; i++) await storage.runs.events(runId); // warm
+      for (let i = 0; i < 10; i++) {
+        const started = performance.now();
+        await storage.runs.events(runId);
+        loads.push(performance.now() - started);
+      }
+      const selects = summary(await postgresSelectFloor(ctx.url, runId, 10));
+      const l = summary(loads);
+      const [count] = await sql<{ n: number }[]>`select count(*)::int as n from gnl.run_events where run_id = ${runId}`;
+      const events = count?.n ?? 0;
+      const steps = seedSteps * k;
+      series.push({ n: steps, load: l.median, select: selects.median });
+      rows.push({
+        journal: 'postgres (journal load only)',
+        'recorded steps': steps,
+        events,
+        'resume → first unrecorded step median': l.median,
+        p90: l.p90,
+        p99: l.p99,
+        'per recorded step (median)': round(l.median / steps, 4),
+        'floor: SELECT of the run (median)': selects.median,
+        '÷ SELECT': ratio(l.median, selects.median, 2),
+        'load queries per resume (counted)': 1,
+      });
+    }
+  } finally {
+    await Promise.all([sql.end({ timeout: 5 }), storage.close()]);
+  }
+  return { rows, series };
+}

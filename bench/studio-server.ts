@@ -1,0 +1,150 @@
+/**
+ * The real Studio for figures 4 and 6: `next start` on the existing build (built first when there is
+ * none), on a free loopback port, reading the bench database. The shared lock /tmp/gnl-playwright.lock
+ * (other engineers build .next too) is held by `flock` for the server's lifetime, so keep it short.
+ * Signing in: an operator account made with lib/accounts (addOperator, then verifyOperator with its
+ * password), and the session cookie the Studio sets after a sign-in, signed with the GNL_SESSION_SECRET
+ * the server is started with.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { addOperator, verifyOperator } from '../lib/accounts';
+import type { PostgresStorage } from '../lib/durable/storage';
+import { SESSION_COOKIE, signSessionToken } from '../lib/studio/session-token';
+import { ROOT } from './children';
+import { sleep } from './stats';
+
+export const LOCK = '/tmp/gnl-playwright.lock';
+
+export interface StudioServer {
+  baseUrl: string;
+  cookie: string;
+  /** The flock process; the server is its child (see serverPids). */
+  process: ChildProcess;
+  /** The built app existed (false: it was built now, under the lock). */
+  reusedBuild: boolean;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function signedInCookie(storage: PostgresStorage, secret: string): Promise<string> {
+  const login = `bench-${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(18).toString('base64url');
+  await addOperator({ login, name: 'Benchmark', password, by: 'bench', storage });
+  const result = await verifyOperator(login, password, { storage });
+  if (!result.ok) throw new Error(`bench: the new operator could not sign in: ${result.message}`);
+  return `${SESSION_COOKIE}=${signSessionToken({ operatorId: result.operator.id, secret: Buffer.from(secret, 'utf8') })}`;
+}
+
+export async function startStudio(args: { url: string; storage: PostgresStorage; log: (m: string) => void; timeoutMs?: number }): Promise<StudioServer> {
+  const secret = randomBytes(32).toString('base64url');
+  const cookie = await signedInCookie(args.storage, secret);
+  const port = await freePort();
+  const next = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
+  const reusedBuild = existsSync(path.join(ROOT, '.next', 'BUILD_ID'));
+  const script = `test -f .next/BUILD_ID || "${process.execPath}" "${next}" build >&2 || exit 3; exec "${process.execPath}" "${next}" start --hostname 127.0.0.1 --port ${port}`;
+  args.log(`studio: waiting for ${LOCK}, then ${reusedBuild ? 'next start' : 'next build and next start'} on port ${port}`);
+  const child = spawn('flock', ['-w', '600', LOCK, 'sh', '-c', script], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      DATABASE_URL: args.url,
+      GNL_SESSION_SECRET: secret,
+      GNL_DEMO_SERVICE: 'off',
+      GNL_DEMO_SERVICE_URL: 'http://127.0.0.1:9',
+      GNL_MODEL: '',
+      OPENAI_API_KEY: '',
+      ANTHROPIC_API_KEY: '',
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    output += c;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    output += c;
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // flock passes no signal on: end the server (its child) first, then flock.
+    const { processTree } = await import('./children');
+    for (const pid of processTree(child.pid as number).reverse()) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // gone
+      }
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + (args.timeoutMs ?? 600_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`bench: the Studio exited (${child.exitCode}): ${output.slice(-3000)}`);
+    try {
+      const response = await fetch(`${baseUrl}/sign-in`, { redirect: 'manual' });
+      if (response.status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`bench: the Studio did not answer within ${args.timeoutMs} ms: ${output.slice(-3000)}`);
+    }
+    await sleep(250);
+  }
+  return { baseUrl, cookie, process: child, reusedBuild, stop };
+}
+
+/** One SSE connection: calls onMessage for every message; `close()` aborts it. */
+export function openStream(url: string, cookie: string, onMessage: (event: string, data: unknown, at: number) => void) {
+  const controller = new AbortController();
+  const opened = (async () => {
+    const response = await fetch(url, { headers: { cookie, accept: 'text/event-stream' }, signal: controller.signal });
+    if (response.status !== 200 || !response.body) throw new Error(`bench: ${url} answered ${response.status}: ${await response.text()}`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    const pump = async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        const at = performance.now();
+        buffer += value;
+        let cut = buffer.indexOf('\n\n');
+        while (cut >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          let event = 'message';
+          let data = '';
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data += line.slice(6);
+          }
+          if (data) onMessage(event, JSON.parse(data), at);
+          cut = buffer.indexOf('\n\n');
+        }
+      }
+    };
+    void pump();
+  })();
+  return { opened, close: () => controller.abort() };
+}
