@@ -35,8 +35,19 @@ export const runs = gnl.table(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [index('runs_created_idx').on(t.createdAt, t.runId), index('runs_status_created_idx').on(t.status, t.createdAt, t.runId)],
+  (t) => [
+    index('runs_created_idx').on(t.createdAt, t.runId),
+    index('runs_status_created_idx').on(t.status, t.createdAt, t.runId),
+    /** The Studio's agent filter, newest first (migration 0006). */
+    index('runs_agent_created_idx').on(sql`(input->>'agent')`, t.createdAt, t.runId),
+    /** The Studio's run-id prefix search (`run_id like 'abc%'`, whatever the database's collation). */
+    index('runs_run_id_prefix_idx').on(t.runId.op('text_pattern_ops')),
+  ],
 );
+
+/** The event types that name a tool, and those that carry an idempotency key (the Studio's search, lib/studio/run-search.ts). */
+const TOOL_EVENT_TYPES = sql.raw(`type in ('tool-call-start', 'tool-call-end', 'tool-call-error', 'tool-approval-request')`);
+const KEY_EVENT_TYPES = sql.raw(`type in ('tool-call-start', 'tool-call-end', 'tool-call-error')`);
 
 export const runEvents = gnl.table(
   'run_events',
@@ -47,7 +58,13 @@ export const runEvents = gnl.table(
     payload: jsonb('payload').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+  (t) => [
+    primaryKey({ columns: [t.runId, t.seq] }),
+    /** Which runs called a tool: partial, so events that name none cost nothing; maintained by the insert itself. */
+    index('run_events_tool_name_idx').on(sql`(payload->>'toolName')`, t.runId).where(TOOL_EVENT_TYPES),
+    /** Which run holds an idempotency key ("did we refund o_17?": the outside service shows the key). */
+    index('run_events_idempotency_key_idx').on(sql`(payload->>'idempotencyKey')`, t.runId).where(KEY_EVENT_TYPES),
+  ],
 );
 
 /**
@@ -72,6 +89,8 @@ export const runQueue = gnl.table(
     queuedAt: timestamp('queued_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     /** The executor holding the lease (`<host>:<pid>:<random>`), or null. */
     leaseOwner: text('lease_owner'),
+    /** The executor that claimed the run last (kept when its lease is released or lapses): the Studio's evidence. */
+    lastLeaseOwner: text('last_lease_owner'),
     /** Past this instant (database clock) the lease is free to take over. */
     leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true, mode: 'date' }),
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }),

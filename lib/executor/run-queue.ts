@@ -25,6 +25,8 @@ export interface QueueEntry {
   wakeups: number;
   queuedAt: Date;
   leaseOwner: string | null;
+  /** The executor that claimed the run last, kept after its lease is released or lapses (migration 0006). */
+  lastLeaseOwner: string | null;
   leaseExpiresAt: Date | null;
   heartbeatAt: Date | null;
   claimedAt: Date | null;
@@ -71,7 +73,7 @@ export interface ClaimOptions {
 }
 
 const COLUMNS = sql`run_id as "runId", agent, crash_at as "crashAt", runnable, wakeups, queued_at as "queuedAt", lease_owner as "leaseOwner",
-  lease_expires_at as "leaseExpiresAt", heartbeat_at as "heartbeatAt", claimed_at as "claimedAt", claims, outcome, error,
+  last_lease_owner as "lastLeaseOwner", lease_expires_at as "leaseExpiresAt", heartbeat_at as "heartbeatAt", claimed_at as "claimedAt", claims, outcome, error,
   abandoned_by as "abandonedBy", abandon_reason as "abandonReason", abandoned_at as "abandonedAt", restart_of as "restartOf",
   restarted_as as "restartedAs", created_at as "createdAt"`;
 
@@ -104,8 +106,8 @@ export class RunQueue {
   async enqueue(args: { runId: string; agent: string; crashAt?: string; restartOf?: string; leaseTo?: { owner: string; leaseMs: number } }): Promise<boolean> {
     const { leaseTo } = args;
     const added = await this.rows<{ runId: string }>(sql`
-      insert into gnl.run_queue (run_id, agent, crash_at, restart_of, lease_owner, lease_expires_at, heartbeat_at, claimed_at, claims)
-      values (${args.runId}, ${args.agent}, ${args.crashAt ?? null}, ${args.restartOf ?? null}, ${leaseTo?.owner ?? null},
+      insert into gnl.run_queue (run_id, agent, crash_at, restart_of, lease_owner, last_lease_owner, lease_expires_at, heartbeat_at, claimed_at, claims)
+      values (${args.runId}, ${args.agent}, ${args.crashAt ?? null}, ${args.restartOf ?? null}, ${leaseTo?.owner ?? null}, ${leaseTo?.owner ?? null},
         ${leaseTo ? leaseEnd(leaseTo.leaseMs) : null}, ${leaseTo ? sql`now()` : null}, ${leaseTo ? sql`now()` : null}, ${leaseTo ? 1 : 0})
       on conflict (run_id) do nothing
       returning run_id as "runId"`);
@@ -125,7 +127,7 @@ export class RunQueue {
         order by queued_at
         limit ${limit}::int
         for update skip locked)
-      update gnl.run_queue q set lease_owner = ${owner}, lease_expires_at = ${leaseEnd(leaseMs)}, heartbeat_at = now(),
+      update gnl.run_queue q set lease_owner = ${owner}, last_lease_owner = ${owner}, lease_expires_at = ${leaseEnd(leaseMs)}, heartbeat_at = now(),
         claimed_at = now(), claims = q.claims + 1
       from c where q.run_id = c.run_id
       returning q.run_id as "runId", q.agent, q.crash_at as "crashAt", q.wakeups, q.claims, q.claimed_at as "claimedAt",
