@@ -270,13 +270,14 @@ describe('the Studio surface, enumerated from app/', () => {
       const cookie = PUBLIC_PAGES.includes(route.pattern) ? undefined : session;
       const ok = passes(pathname, { origin: 'http://127.0.0.1:3000', host: '127.0.0.1:3000' }, cookie);
       if (ok.headers.get('x-middleware-next') !== '1') problems.push(`${pathname} same origin: ${ok.status}`);
-      for (const [label, headers] of Object.entries({
+      const variants: Record<string, Record<string, string>> = {
         'no Origin': { host: '127.0.0.1:3000' },
         'Origin null': { origin: 'null', host: '127.0.0.1:3000' },
         'another site': { origin: 'http://evil.example', host: '127.0.0.1:3000' },
         'another port': { origin: 'http://127.0.0.1:3001', host: '127.0.0.1:3000' },
         'not a URL': { origin: 'evil', host: '127.0.0.1:3000' },
-      })) {
+      };
+      for (const [label, headers] of Object.entries(variants)) {
         const refused = passes(pathname, headers, cookie);
         if (refused.status !== 403) problems.push(`${pathname} with ${label}: ${refused.status}`);
       }
