@@ -4,6 +4,7 @@
  * and the new pending list (pure), and writes both in one transaction under the run's row lock.
  * Decisions are keyed by toolCallId: the SDK's approval ids are random per call and do not survive a resume.
  */
+import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import { z } from 'zod';
 import { DecisionConflictError } from './errors';
 import type { Decision, JournalEvent, PendingItem } from './events';
@@ -32,6 +33,12 @@ export const sideEffectResolutionSchema = z.object({
   ...base,
   outcome: z.enum(['done', 'not-done']),
   output: z.unknown().optional(),
+  /** The tool's output schema: with outcome 'done', an output that does not match it is refused (output-check.ts). */
+  outputSchema: z
+    .custom<FlexibleSchema<unknown>>((value) => value === undefined || (value !== null && ['object', 'function'].includes(typeof value)), {
+      message: 'outputSchema must be a schema (zod, valibot or jsonSchema())',
+    })
+    .optional(),
 });
 
 export const cancelRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });

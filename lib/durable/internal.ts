@@ -7,5 +7,6 @@ export { summaryChange, type SummaryChange } from './run-summary';
 export { planDecision, planCancel, approvalDecisionSchema, sideEffectResolutionSchema, cancelRequestSchema, type DecisionRequest } from './decisions';
 export { encodeJson, decodeJson } from './json-codec';
 export { encodeEvent } from './event-limit';
+export { assertOutputMatchesSchema } from './output-check';
 export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
 export { journalKeyFrom, type JournalKey } from './secret-box';

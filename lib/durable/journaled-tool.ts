@@ -11,6 +11,7 @@ import type { Tool, ToolExecutionOptions } from 'ai';
 import { JournalDataError, RunCanceledError, ToolCallFailedError } from './errors';
 import { errorInfo } from './events';
 import { gnlToolOptions } from './gnl-tool';
+import { assertModelCanRead } from './model-json';
 import { operationKey } from './operation-key';
 import type { RunSession } from './run-session';
 import type { ToolOperation } from './run-state';
@@ -70,11 +71,15 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
         }
         const end = { ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, output, durationMs: elapsed(), source: 'executed' as const };
         try {
+          assertModelCanRead({ toolName, tool, output });
           await session.append({ type: 'tool-call-end', ...end });
         } catch (error) {
           if (!JournalDataError.isInstance(error)) throw error;
-          // The output cannot be journaled (a cycle, say): record that as the call's error, keep the cause.
-          const cause = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
+          // The output cannot be journaled (a cycle, say) or sent to the model (a bigint): record that as
+          // the call's final error, keep the cause.
+          const cause = error.message.startsWith(`Output of ${toolName} `)
+            ? error
+            : new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
           await session.append(errorEvent(cause, end.durationMs, false));
           throw cause;
         }

@@ -29,6 +29,7 @@ import {
   sideEffectResolutionSchema,
   decodeJson,
   assertValidRunId,
+  assertOutputMatchesSchema,
   type PendingItem,
   isRunStatus,
   type SubscribeOptions,
@@ -114,7 +115,9 @@ export class SqlJournal implements LiveJournal {
   }
 
   async resolveSideEffect(request: SideEffectResolutionRequest): Promise<Decision> {
-    return this.decide({ kind: 'resolve', ...parse(sideEffectResolutionSchema, request, 'resolveSideEffect') });
+    const parsed = parse(sideEffectResolutionSchema, request, 'resolveSideEffect');
+    if (parsed.outcome === 'done') await assertOutputMatchesSchema({ schema: parsed.outputSchema, toolCallId: parsed.toolCallId, output: parsed.output });
+    return this.decide({ kind: 'resolve', ...parsed });
   }
 
   private async decide(request: DecisionRequest): Promise<Decision> {
