@@ -69,9 +69,11 @@ export function planDecision(args: {
   request: DecisionRequest;
   pending: readonly PendingItem[] | undefined;
   prior: PriorDecision | undefined;
+  /** Who canceled the run, when it is canceled: a decision it no longer waits for names them. */
+  canceled?: PriorDecision;
   now: Date;
 }): PlannedDecision {
-  const { request, pending, prior, now } = args;
+  const { request, pending, prior, canceled, now } = args;
   const { runId, toolCallId } = request;
   if (pending === undefined) throw new DecisionConflictError({ runId, toolCallId, reason: 'unknown-run' });
   const wantedKind = request.kind === 'resolve' ? 'side-effect' : 'approval';
@@ -79,6 +81,10 @@ export function planDecision(args: {
   const item = pending[index];
   if (!item) {
     if (prior) throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: prior.by, decidedAt: prior.at });
+    if (canceled) {
+      const detail = `canceled by ${canceled.by} at ${canceled.at.toISOString()}`;
+      throw new DecisionConflictError({ runId, toolCallId, reason: 'run-finished', decidedBy: canceled.by, decidedAt: canceled.at, detail });
+    }
     throw new DecisionConflictError({
       runId,
       toolCallId,

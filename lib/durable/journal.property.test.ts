@@ -114,7 +114,7 @@ describeEachJournal('journal properties', (target) => {
     runId = uniqueRunId('property');
     hold = await journal.hold(runId);
     await hold.create(input);
-  });
+  }, 300_000); // opening (and migrating) the database is slow on a loaded machine
   afterAll(() => hold.release()); // before the storage closes (after-hooks run last-declared first)
 
   it('a payload of any storable value is stored and read back deep-equal, at the next sequence number', async () => {

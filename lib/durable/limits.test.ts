@@ -5,7 +5,7 @@
  */
 import { tool } from 'ai';
 import { sql } from 'drizzle-orm';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { query } from '@/lib/durable/storage/sql-rows';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
@@ -34,6 +34,8 @@ const returning = (output: () => unknown, counter = { calls: 0 }) =>
 
 describeEachJournal('limits end to end', (target) => {
   const { journal, storage } = target.open();
+  // Opening (and migrating) the database is slow on a loaded machine: it happens here, not in the first test.
+  beforeAll(() => storage.database().then(() => undefined), 300_000);
 
   async function rows(runId: string) {
     const db = await storage.database();

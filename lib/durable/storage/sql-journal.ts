@@ -40,7 +40,7 @@ import {
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
 import type { Announcer, NotificationSource } from './notifications';
-import type { SqlDriver } from './sql-driver';
+import type { SqlDriver, SqlQuery } from './sql-driver';
 import { query, type TransactionalDb } from './sql-rows';
 import { z } from 'zod';
 
@@ -125,7 +125,9 @@ export class SqlJournal implements LiveJournal {
     const decisionType = request.kind === 'resolve' ? 'side-effect-resolution' : 'tool-approval-response';
     const { announcer } = this.backend;
     const { decision, recorded } = await driver.transaction(async (tx) => {
-      const [run] = await tx.query<{ pending: unknown }>('select pending from gnl.runs where run_id = $1::text for update', [request.runId]);
+      const [run] = await tx.query<{ pending: unknown; status: string }>('select pending, status from gnl.runs where run_id = $1::text for update', [
+        request.runId,
+      ]);
       const [prior] = await tx.query<{ by: string; created_at: Date | string }>(
         `select payload->>'by' as by, created_at from gnl.run_events
          where run_id = $1::text and type = $2::text and payload->>'toolCallId' = $3::text
@@ -136,6 +138,7 @@ export class SqlJournal implements LiveJournal {
         request,
         pending: run ? decodeJson<PendingItem[]>(run.pending) : undefined,
         prior: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined,
+        canceled: run?.status === 'canceled' ? await lastCancel(tx, request.runId) : undefined,
         now: new Date(),
       });
       // The pending list goes back as it was read: its secrets stay sealed (deciding needs no journal key).
@@ -264,6 +267,15 @@ class SqlRunHold implements RunHold {
     this.released = true;
     await this.releaseHold();
   }
+}
+
+/** Who canceled the run last, and when (a decision on a canceled run names them). */
+async function lastCancel(tx: SqlQuery, runId: string): Promise<{ by: string; at: Date } | undefined> {
+  const [row] = await tx.query<{ by: string; created_at: Date | string }>(
+    `select payload->>'by' as by, created_at from gnl.run_events where run_id = $1::text and type = 'run-cancel' order by seq desc limit 1`,
+    [runId],
+  );
+  return row ? { by: row.by, at: new Date(row.created_at) } : undefined;
 }
 
 /** After commit, not awaited: the append's caller never waits for its notification. */
