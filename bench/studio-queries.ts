@@ -8,7 +8,8 @@
  * (`gnl_scale_<random>`), migrates it with GNL's migrations, seeds, measures and drops it.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/studio-queries.ts
- *   (STUDIO_BENCH_RUNS=100000 by default; 20 events per run)
+ *   (STUDIO_BENCH_RUNS=100000 by default; 20 events per run; STUDIO_BENCH_KEEP=1 keeps the database,
+ *   STUDIO_BENCH_REUSE=<its name> measures it again without seeding)
  *
  * Other benchmarks call measureStudioQueries(sql) with a postgres.js client of their own.
  */
@@ -42,23 +43,28 @@ const REPEAT = 5;
 /** Seeds a throwaway database beside the one `sql` is connected to, measures the runs page's queries, drops it. */
 export async function measureStudioQueries(
   sql: postgres.Sql,
-  options: { runs?: number /** Leave the database for a look with psql (its name is printed). */; keep?: boolean } = {},
+  options: {
+    runs?: number /** Leave the database for a look with psql (its name is printed). */;
+    keep?: boolean /** A database this script seeded and kept earlier with the same `runs`: measured again, not seeded or dropped. */;
+    reuse?: string;
+  } = {},
 ): Promise<StudioQueryResults> {
   const runs = options.runs ?? 100_000;
-  const database = `gnl_scale_${randomBytes(6).toString('hex')}`;
-  await sql.unsafe(`create database ${database}`);
+  const reuse = options.reuse;
+  const database = reuse ?? `gnl_scale_${randomBytes(6).toString('hex')}`;
+  if (!reuse) await sql.unsafe(`create database ${database}`);
   const url = connectionString(sql, database);
   const storage = new PostgresStorage({ connectionString: url, max: 2 });
-  // As the Studio runs them (run-search.ts searchRuns): no parallel workers.
+  // As the Studio runs them (run-search.ts searchRuns): no parallel workers, no JIT.
   const client = postgres(url, {
     max: 1,
     onnotice: () => {},
-    connection: { max_parallel_workers_per_gather: 0 } as unknown as postgres.Options<never>['connection'],
+    connection: { max_parallel_workers_per_gather: '0', jit: 'off' } as unknown as postgres.Options<never>['connection'],
   });
   try {
     await storage.database(); // migrations, 0006 included
     const started = performance.now();
-    await seed(client, runs);
+    if (!reuse) await seed(client, runs);
     const seedSeconds = round((performance.now() - started) / 1000, 1);
     const [deep] = await client.unsafe<{ created_at: string; run_id: string }[]>(
       'select created_at::text as created_at, run_id from gnl.runs order by created_at desc, run_id desc offset $1 limit 1',
@@ -94,7 +100,7 @@ export async function measureStudioQueries(
   } finally {
     await client.end({ timeout: 5 });
     await storage.close();
-    if (options.keep) console.log(`kept database ${database}`);
+    if (options.keep || reuse) console.log(`kept database ${database}`);
     else await sql.unsafe(`drop database if exists ${database} with (force)`);
   }
 }
@@ -191,7 +197,11 @@ function connectionString(sql: postgres.Sql, database: string): string {
 if (process.argv[1] && import.meta.filename === path.resolve(process.argv[1])) {
   const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
   try {
-    const results = await measureStudioQueries(sql, { runs: Number(process.env.STUDIO_BENCH_RUNS ?? 100_000), keep: process.env.STUDIO_BENCH_KEEP === '1' });
+    const results = await measureStudioQueries(sql, {
+      runs: Number(process.env.STUDIO_BENCH_RUNS ?? 100_000),
+      keep: process.env.STUDIO_BENCH_KEEP === '1',
+      ...(process.env.STUDIO_BENCH_REUSE ? { reuse: process.env.STUDIO_BENCH_REUSE } : {}),
+    });
     printTable(
       `Studio runs page at ${results.runs} runs / ${results.events} events (seeded in ${results.seedSeconds} s): server time`,
       results.timings.map((t) => ({ ...t })),

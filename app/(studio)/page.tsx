@@ -1,9 +1,10 @@
 import Link from 'next/link';
 import { connection } from 'next/server';
 import { LiveRunsTable } from '@/components/live/live-runs-table';
+import { RunSearchForm } from '@/components/runs/run-search-form';
 import { RunStatusFilter } from '@/components/runs/run-status-filter';
 import { buttonVariants } from '@/components/ui/button';
-import { DEFAULT_PAGE_SIZE, listRuns, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/runs';
+import { agentNames, DEFAULT_PAGE_SIZE, listRuns, parseFilterText, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/runs';
 import { requireOperator } from '@/lib/studio/session';
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -15,11 +16,16 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
   const status = parseRunStatus(params.status);
   const cursor = typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : undefined;
   const limit = parsePageSize(params.limit);
-  const page = await listRuns({ status, cursor, limit });
+  const agent = parseFilterText(params.agent);
+  const q = parseFilterText(params.q);
+  const page = await listRuns({ status, agent, q, cursor, limit });
+  /** The filters besides status, carried by every link of this page. */
+  const keep = { ...(agent ? { agent } : {}), ...(q ? { q } : {}) };
 
   const query = (extra: Record<string, string>) => {
     const search = new URLSearchParams({
       ...(status ? { status } : {}),
+      ...keep,
       ...(limit !== DEFAULT_PAGE_SIZE ? { limit: String(limit) } : {}),
       ...extra,
     });
@@ -44,14 +50,29 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-xl font-semibold tracking-tight">Runs</h1>
-          <p className="text-sm text-muted-foreground">Newest first{status ? `, status ${status}` : ''}.</p>
+          <p className="text-sm text-muted-foreground">
+            Newest first{status ? `, status ${status}` : ''}
+            {agent ? `, agent ${agent}` : ''}
+            {q ? `, matching “${q}” (run id prefix, tool name or idempotency key)` : ''}.
+          </p>
         </div>
-        <RunStatusFilter statuses={RUN_STATUS_FILTERS} current={status} />
+        <RunStatusFilter statuses={RUN_STATUS_FILTERS} current={status} keep={keep} />
       </div>
+      <RunSearchForm agents={agentNames()} agent={agent} q={q} status={status} />
       <LiveRunsTable
-        params={{ status, cursor, limit }}
+        params={{ status, agent, q, cursor, limit }}
         initial={page}
-        empty={cursor ? 'No more runs.' : status ? `No run is ${status}.` : 'No runs yet. Runs appear here as soon as runDurable records them in this journal.'}
+        empty={
+          cursor
+            ? 'No more runs.'
+            : q
+              ? `No run${status ? ` that is ${status}` : ''}${agent ? ` of agent ${agent}` : ''} has an id starting with “${q}”, called a tool named “${q}” or holds the idempotency key “${q}”.`
+              : agent
+                ? `No run of agent ${agent}${status ? ` is ${status}` : ''}.`
+                : status
+                  ? `No run is ${status}.`
+                  : 'No runs yet. Runs appear here as soon as runDurable records them in this journal.'
+        }
       />
       <nav aria-label="Pages" className="flex justify-end gap-2">
         {cursor ? (

@@ -3,12 +3,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { RunsTable } from '@/components/runs/runs-table';
 import { type RunsListParams, runsQuery } from '@/lib/studio/queries';
-import type { WireRunPage } from '@/lib/studio/wire';
+import type { RunListPage } from '@/lib/studio/run-listing';
 import { StreamStatusBanner } from './stream-status-banner';
 import { useRunsLive } from './use-runs-live';
 
 /** The runs table, kept current by the runs stream. */
-export function LiveRunsTable({ params, initial, empty }: { params: RunsListParams; initial: WireRunPage; empty: string }) {
+export function LiveRunsTable({ params, initial, empty }: { params: RunsListParams; initial: RunListPage; empty: string }) {
   const status = useRunsLive();
   const { data } = useQuery({ ...runsQuery(params), initialData: initial });
   return (

@@ -2,7 +2,8 @@
 
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { runQuery, type runsQuery } from '@/lib/studio/queries';
-import type { WireRun, WireRunPage } from '@/lib/studio/wire';
+import { listingMatches, type RunListPage } from '@/lib/studio/run-listing';
+import type { WireRun } from '@/lib/studio/wire';
 import { type StreamStatus, useEventStream } from './use-event-stream';
 
 type RunsKey = ReturnType<typeof runsQuery>['queryKey'];
@@ -39,17 +40,21 @@ export function useRunsLive(): StreamStatus {
 
 function applyRunChange(queryClient: QueryClient, run: WireRun): void {
   if (queryClient.getQueryData(runQuery(run.runId).queryKey)) queryClient.setQueryData(runQuery(run.runId).queryKey, run);
-  for (const [key, page] of queryClient.getQueriesData<WireRunPage>({ queryKey: ['runs'] })) {
+  for (const [key, page] of queryClient.getQueriesData<RunListPage>({ queryKey: ['runs'] })) {
     if (!page) continue;
-    const [, status, cursor] = key as RunsKey;
-    const matches = status === null || run.status === status;
+    const [, status, cursor, , agent, q] = key as RunsKey;
+    const matches = listingMatches(run, { status: status ?? undefined, agent: agent ?? undefined });
     const index = page.runs.findIndex((r) => r.runId === run.runId);
     if (index >= 0) {
-      // A listed run is replaced, or dropped when it left the filtered status.
-      const runs = matches ? page.runs.map((r, i) => (i === index ? run : r)) : page.runs.filter((_, i) => i !== index);
+      // A listed run is replaced (a run that moved has no lapsed lease; its tokens are re-read after a
+      // model step), or dropped when it left the filtered status or agent.
+      const listed = page.runs[index];
+      const runs = matches ? page.runs.map((r, i) => (i === index ? { ...run, tokens: r.tokens } : r)) : page.runs.filter((_, i) => i !== index);
       queryClient.setQueryData(key, { ...page, runs });
-    } else if (matches && cursor === null) {
-      // A run new to a first page: re-read it, so the journal's order and page size hold.
+      if (matches && listed && listed.stepCount !== run.stepCount) void queryClient.invalidateQueries({ queryKey: key, exact: true });
+    } else if (matches && cursor === null && q === null) {
+      // A run new to a first page: re-read it, so the journal's order and page size hold. (A search's
+      // page is not: whether a new run matches a tool name or key is the server's to say, on resync.)
       void queryClient.invalidateQueries({ queryKey: key, exact: true });
     }
   }

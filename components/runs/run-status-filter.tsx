@@ -3,16 +3,24 @@ import { buttonVariants } from '@/components/ui/button';
 import type { RunStatus } from '@/lib/durable';
 import { cn } from '@/lib/utils';
 
-/** Status filter as plain links (`?status=`), so it works without JavaScript and each view has a URL. */
+/**
+ * Status filter as plain links (`?status=`), so it works without JavaScript and each view has a URL.
+ * `keep`: the other filters (agent, search), carried into every link.
+ */
 export function RunStatusFilter({
   statuses,
   current,
+  keep = {},
   className,
   ...props
-}: React.ComponentProps<'nav'> & { statuses: readonly RunStatus[]; current: RunStatus | undefined }) {
+}: React.ComponentProps<'nav'> & { statuses: readonly RunStatus[]; current: RunStatus | undefined; keep?: Record<string, string> }) {
+  const href = (status?: RunStatus) => {
+    const text = new URLSearchParams({ ...(status ? { status } : {}), ...keep }).toString();
+    return text ? `/?${text}` : '/';
+  };
   const options: { label: string; href: string; active: boolean }[] = [
-    { label: 'all', href: '/', active: current === undefined },
-    ...statuses.map((status) => ({ label: status, href: `/?status=${encodeURIComponent(status)}`, active: current === status })),
+    { label: 'all', href: href(), active: current === undefined },
+    ...statuses.map((status) => ({ label: status, href: href(status), active: current === status })),
   ];
   return (
     <nav aria-label="Filter runs by status" data-slot="run-status-filter" className={cn('flex flex-wrap gap-1.5', className)} {...props}>

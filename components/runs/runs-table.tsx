@@ -2,20 +2,23 @@ import Link from 'next/link';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
 import { Time } from '@/components/ui/time';
 import { runHref } from '@/lib/studio/run-path';
-import type { WireRun } from '@/lib/studio/wire';
+import type { RunListing } from '@/lib/studio/run-listing';
+import { RunLeaseLapsed } from './run-lease-lapsed';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
 import { RunStatusBadge } from './run-status-badge';
 
-export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly WireRun[] }) {
+export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly RunListing[] }) {
   return (
     <Table data-testid="runs-table" {...props}>
       <TableHeader>
         <TableRow>
           <TableHead>Run</TableHead>
           <TableHead>Status</TableHead>
+          <TableHead>Agent</TableHead>
           <TableHead>Model</TableHead>
           <TableHead className="text-right">Steps</TableHead>
+          <TableHead className="text-right">Tokens</TableHead>
           <TableHead>Created</TableHead>
           <TableHead>Updated</TableHead>
           <TableHead>Waiting on</TableHead>
@@ -32,10 +35,16 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
             <TableCell>
               <RunStatusBadge status={run.status} />
             </TableCell>
+            <TableCell className="text-xs" data-testid="run-agent">
+              {run.input?.agent ?? <span className="text-muted-foreground">—</span>}
+            </TableCell>
             <TableCell className="min-w-36">
               <RunModel input={run.input} />
             </TableCell>
             <TableCell className="text-right tabular-nums">{run.stepCount}</TableCell>
+            <TableCell className="text-right tabular-nums" data-testid="run-tokens">
+              {run.tokens === undefined ? '…' : run.tokens.toLocaleString('en')}
+            </TableCell>
             <TableCell className="text-xs">
               <Time value={run.createdAt} />
             </TableCell>
@@ -44,6 +53,7 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
             </TableCell>
             <TableCell className="min-w-64">
               <RunPendingReason pending={run.pending} />
+              {run.lapsedLease && run.status === 'running' ? <RunLeaseLapsed lease={run.lapsedLease} /> : null}
             </TableCell>
           </TableRow>
         ))}

@@ -59,6 +59,41 @@ test('filters runs by status through ?status= links', async ({ page }) => {
   await expect(runs.rows).toHaveCount(3);
 });
 
+test('searches by run-id prefix, tool name and idempotency key, and filters by agent, keeping the status filter', async ({ page }) => {
+  const runs = new RunsPage(page);
+  await runs.goto();
+  await expect(runs.row(completed.runId).getByTestId('run-tokens')).toHaveText(/^[\d,]+$/);
+
+  await runs.search('support:o_1');
+  await expect(page).toHaveURL(/[?&]q=support%3Ao_1/);
+  await expect.poll(() => runs.runIds()).toEqual([waiting.runId, completed.runId, blocked.runId]);
+
+  // The refund tool: asked for approval in one run, started (outcome unknown) in the other.
+  await runs.search(waiting.tool);
+  await expect.poll(() => runs.runIds()).toEqual([waiting.runId, blocked.runId]);
+  await runs.filterBy('blocked');
+  await expect(page).toHaveURL(/status=blocked/);
+  await expect(page).toHaveURL(/q=refund/);
+  await expect.poll(() => runs.runIds()).toEqual([blocked.runId]);
+
+  // "Did we refund o_19?": the key the outside service shows finds the one run that holds it.
+  const key = (await runs.row(blocked.runId).locator('[data-kind="side-effect"] code').nth(1).textContent()) ?? '';
+  expect(key).toMatch(/^gnl1[ac]_/);
+  await runs.filterBy('all');
+  await runs.search(key);
+  await expect.poll(() => runs.runIds()).toEqual([blocked.runId]);
+
+  await runs.search('no-such-run-tool-or-key');
+  await expect(runs.empty).toContainText('has an id starting with “no-such-run-tool-or-key”');
+
+  // These runs were started by runDurable directly, under no agent: the agent filter leaves none.
+  await runs.searchForm.getByRole('link', { name: 'Clear' }).click();
+  await runs.filterAgent('support');
+  await expect(page).toHaveURL(/agent=support/);
+  await expect(runs.rows).toHaveCount(0);
+  await expect(runs.empty).toHaveText('No run of agent support.');
+});
+
 test('pages through the runs with the next-page cursor', async ({ page }) => {
   const runs = new RunsPage(page);
   await runs.goto('?limit=1');

@@ -32,6 +32,23 @@ export class RunsPage {
     await this.page.getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: label, exact: true }).click();
   }
 
+  get searchForm(): Locator {
+    return this.page.getByRole('form', { name: 'Search runs' });
+  }
+
+  /** Searches by run-id prefix, tool name or idempotency key, and waits for the page it leads to. */
+  async search(text: string) {
+    await this.searchForm.getByLabel('Run id prefix, tool name or idempotency key').fill(text);
+    await this.searchForm.getByRole('button', { name: 'Search' }).click();
+    await expect(this.page).toHaveURL(new RegExp(`[?&]q=${encodeURIComponent(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    await expect(this.page.getByRole('heading', { name: 'Runs', level: 1 })).toBeVisible();
+  }
+
+  async filterAgent(agent: string) {
+    await this.searchForm.getByLabel('Agent').selectOption(agent);
+    await this.searchForm.getByRole('button', { name: 'Search' }).click();
+  }
+
   async openRun(runId: string) {
     await this.row(runId).getByRole('link', { name: runId, exact: true }).click();
   }

@@ -10,7 +10,8 @@ import { encodeRunSegment } from './run-path';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
 import type { DemoServiceState } from './demo';
 import type { Inbox } from './inbox';
-import type { WireEvent, WireRun, WireRunPage } from './wire';
+import type { RunListPage } from './run-listing';
+import type { WireEvent, WireRun } from './wire';
 
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' });
@@ -20,6 +21,9 @@ async function getJson<T>(url: string): Promise<T> {
 
 export interface RunsListParams {
   status?: RunStatus;
+  agent?: string;
+  /** Run-id prefix, tool name or idempotency key. */
+  q?: string;
   cursor?: string;
   limit: number;
 }
@@ -27,10 +31,12 @@ export interface RunsListParams {
 export function runsQuery(params: RunsListParams) {
   const search = new URLSearchParams({ limit: String(params.limit) });
   if (params.status) search.set('status', params.status);
+  if (params.agent) search.set('agent', params.agent);
+  if (params.q) search.set('q', params.q);
   if (params.cursor) search.set('cursor', params.cursor);
   return queryOptions({
-    queryKey: ['runs', params.status ?? null, params.cursor ?? null, params.limit] as const,
-    queryFn: () => getJson<WireRunPage>(`/api/runs?${search}`),
+    queryKey: ['runs', params.status ?? null, params.cursor ?? null, params.limit, params.agent ?? null, params.q ?? null] as const,
+    queryFn: () => getJson<RunListPage>(`/api/runs?${search}`),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }

@@ -82,8 +82,9 @@ export const FEW_TOOL_EVENTS = 2_000;
 
 /** How many events name the tool `q`, counted up to FEW_TOOL_EVENTS + 1 (one index range scan). */
 export function toolEventCountStatement(q: string): SQL {
+  // Ordered as the index is, so the planner walks it and stops at the limit (a bitmap scan reads every entry).
   return sql`select count(*)::int as n from (select 1 from gnl.run_events e where (e.payload->>'toolName') = ${q} and ${TOOL_EVENTS}
-    limit ${FEW_TOOL_EVENTS + 1}) x`;
+    order by (e.payload->>'toolName'), e.run_id limit ${FEW_TOOL_EVENTS + 1}) x`;
 }
 
 /**
@@ -171,13 +172,15 @@ async function rowsOf<T>(tx: { execute(statement: SQL): Promise<unknown> }, stat
 
 /**
  * One page of the runs page: limit + 1 rows at most. In one read transaction without parallel workers
- * (this is a handful of index probes; starting workers costs more than it saves, and on a loaded server
- * the planner's parallel plan for "newest runs that called a common tool" took 100+ ms to start).
+ * or JIT: this is a handful of index probes, and both cost more to start than they save (measured at
+ * 100 000 runs on a loaded server: a parallel plan took 100+ ms to start its workers, and the planner,
+ * which cannot estimate the search CTEs, judged the statement costly enough to JIT-compile for 130 ms).
  */
 export async function searchRuns(db: SearchDb, search: RunSearch): Promise<RunSearchRow[]> {
   const parsed = runSearchSchema.parse(search);
   return db.transaction(async (tx) => {
     await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
+    await tx.execute(sql`set local jit = off`);
     const toolEvents = parsed.q ? ((await rowsOf<{ n: number }>(tx, toolEventCountStatement(parsed.q)))[0]?.n ?? 0) : 0;
     return rowsOf<RunSearchRow>(tx, runSearchStatement(parsed, toolEvents));
   });

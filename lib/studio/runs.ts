@@ -5,11 +5,14 @@
  * Types come from the core with `import type`; values only through the storage adapters.
  */
 import 'server-only';
+import { registry } from '@/agents';
 import type { RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
 import { EMBEDDED_DURABILITY_NOTE, storageFromEnv } from '@/lib/durable/storage';
 import { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
-import { toWireEvent, toWireRun, type WireEvent, type WireRun, type WireRunPage } from './wire';
+import type { RunListFilters, RunListing, RunListPage } from './run-listing';
+import { decodeRunCursor, encodeRunCursor, type RunSearchRow, type SearchDb, searchRuns } from './run-search';
+import { jsonSafe, toWireEvent, toWireRun, type WireEvent, type WireRun } from './wire';
 
 /** Every status, in the order the filter shows them. A Record so the compiler fails when RunStatus gains one. */
 const STATUS_ORDER: Record<RunStatus, number> = {
@@ -45,16 +48,70 @@ export function journalInfo(): JournalInfo {
   return storage.kind === 'pglite' ? { kind: 'pglite', dataDir: storage.dataDir, durabilityNote: EMBEDDED_DURABILITY_NOTE } : { kind: 'postgres' };
 }
 
-/** One page of runs, newest first; a cursor the journal did not give out (an edited link) is a result, not an error. */
-export async function listRuns(options: { status?: RunStatus; cursor?: string; limit?: number }): Promise<WireRunPage | { badCursor: true }> {
-  try {
-    const page = await storageFromEnv().runs.listRuns(options);
-    return { runs: page.runs.map(toWireRun), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-  } catch (error) {
-    // Matched by name: the core's classes are not imported here.
-    if (options.cursor !== undefined && error instanceof Error && error.name === 'JournalDataError') return { badCursor: true };
-    throw error;
-  }
+const MAX_FILTER_LENGTH = 200;
+
+/** A `?q=` or `?agent=` value: trimmed, at most 200 characters; empty or absent means none. */
+export function parseFilterText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim().slice(0, MAX_FILTER_LENGTH);
+  return text === '' ? undefined : text;
+}
+
+/** The agents the filter offers: the registered ones (agents/index.ts), sorted. */
+export function agentNames(): string[] {
+  return registry.listAgents().map((agent) => agent.name);
+}
+
+/**
+ * One page of runs, newest first, filtered and searched (run-search.ts), with tokens and lapsed leases.
+ * A cursor the runs page did not give out (an edited link) is a result, not an error.
+ */
+export async function listRuns(options: RunListFilters & { cursor?: string; limit?: number }): Promise<RunListPage | { badCursor: true }> {
+  const cursor = options.cursor === undefined ? undefined : decodeRunCursor(options.cursor);
+  if (options.cursor !== undefined && !cursor) return { badCursor: true };
+  const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+  const storage = storageFromEnv();
+  const rows = await searchRuns((await storage.database()) as unknown as SearchDb, {
+    ...(options.status ? { status: options.status } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.q ? { q: options.q } : {}),
+    ...(cursor ? { cursor } : {}),
+    limit,
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    runs: await Promise.all(page.map(toListing)),
+    ...(rows.length > limit && last ? { nextCursor: encodeRunCursor({ createdAt: last.created_at_text, runId: last.run_id }) } : {}),
+  };
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+async function toListing(row: RunSearchRow): Promise<RunListing> {
+  // Input and pending as the journal stored them; values json-codec tagged (a Date in a prompt, …) are
+  // rare, and for those the journal's own reader decodes the run.
+  const tagged = JSON.stringify([row.input, row.pending]).includes('"$gnl"');
+  const summary = tagged ? await findRun(row.run_id) : undefined;
+  const run: WireRun = summary
+    ? toWireRun(summary)
+    : jsonSafe({
+        runId: row.run_id,
+        status: row.status as RunStatus,
+        input: row.input as RunSummary['input'],
+        stepCount: row.step_count,
+        lastSeq: row.last_seq,
+        pending: row.pending as RunSummary['pending'],
+        createdAt: iso(row.created_at),
+        updatedAt: iso(row.updated_at),
+      });
+  return {
+    ...run,
+    tokens: Number(row.tokens),
+    ...(row.lease_lapsed && row.lease_owner && row.lease_expires_at
+      ? { lapsedLease: { owner: row.lease_owner, expiredAt: iso(row.lease_expires_at), heartbeatAt: row.heartbeat_at ? iso(row.heartbeat_at) : null } }
+      : {}),
+  };
 }
 
 /** The run with this id; undefined when there is none (or the id could never be one). */

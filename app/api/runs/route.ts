@@ -1,5 +1,5 @@
 import { operatorOrRefusal } from '@/lib/studio/session';
-import { listRuns, parsePageSize, parseRunStatus } from '@/lib/studio/runs';
+import { listRuns, parseFilterText, parsePageSize, parseRunStatus } from '@/lib/studio/runs';
 
 /** One page of runs as JSON (the runs page re-reads it when its live stream says it may have missed changes). */
 export async function GET(request: Request) {
@@ -7,7 +7,13 @@ export async function GET(request: Request) {
   if ('refusal' in auth) return auth.refusal;
   const params = new URL(request.url).searchParams;
   const cursor = params.get('cursor') || undefined;
-  const page = await listRuns({ status: parseRunStatus(params.get('status')), cursor, limit: parsePageSize(params.get('limit')) });
+  const page = await listRuns({
+    status: parseRunStatus(params.get('status')),
+    agent: parseFilterText(params.get('agent')),
+    q: parseFilterText(params.get('q')),
+    cursor,
+    limit: parsePageSize(params.get('limit')),
+  });
   if ('badCursor' in page) return Response.json({ error: 'This cursor is not one the journal gave out.' }, { status: 400 });
   return Response.json(page, { headers: { 'Cache-Control': 'no-store' } });
 }
