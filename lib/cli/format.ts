@@ -3,7 +3,25 @@
  * including escape sequences that would drive the operator's terminal, so every such string goes
  * through `clean` (control and bidirectional-override characters shown as \u escapes) and is cut to a
  * readable length unless the operator asks for everything (--full).
+ *
+ * Secrets are never printed: `json`, `quoted` and `--json` output (redactedJson) show a value the
+ * redaction list names, a credential-looking string or an encrypted envelope as "•••• redacted"
+ * (lib/durable/secret-fields.ts; GNL_SECRET_FIELDS adds names).
  */
+import { looksLikeApiKey, REDACTED, redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable';
+
+let fields: SecretFields | undefined;
+function redactor(): (key: string, value: unknown) => unknown {
+  fields ??= secretFieldsFromEnv(process.env);
+  const redact = redactingReplacer(fields);
+  // A journaled bigint is written as `123n` (JSON has no bigint; JSON.stringify would throw on it).
+  return (key, value) => redact(key, typeof value === 'bigint' ? `${value}n` : value);
+}
+
+/** JSON text of a value with its secrets redacted (the CLI's --json output). */
+export function redactedJson(value: unknown, indent?: number): string | undefined {
+  return JSON.stringify(value, redactor(), indent);
+}
 
 // C0 and C1 controls (ESC, CSI…), and the characters that reorder text on screen (bidi overrides, isolates).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what must not reach a terminal
@@ -25,7 +43,7 @@ export function cut(text: string, max: number | undefined): string {
 export function json(value: unknown, max: number | undefined = DEFAULT_WIDTH): string {
   let text: string;
   try {
-    text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
+    text = value === undefined ? 'undefined' : (redactedJson(value) ?? String(value));
   } catch {
     text = String(value);
   }
@@ -34,7 +52,7 @@ export function json(value: unknown, max: number | undefined = DEFAULT_WIDTH): s
 
 /** A string as a quoted, safe, cut text. */
 export function quoted(text: string, max: number | undefined = DEFAULT_WIDTH): string {
-  return `"${cut(clean(text), max)}"`;
+  return `"${cut(clean(looksLikeApiKey(text) ? REDACTED : text), max)}"`;
 }
 
 /** `2026-11-29 21:32:46 UTC`. */

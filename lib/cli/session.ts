@@ -5,7 +5,7 @@
  * `--help` and usage errors never open a journal.
  */
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
-import { DEFAULT_WIDTH } from './format';
+import { DEFAULT_WIDTH, redactedJson } from './format';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -51,7 +51,7 @@ export class CliSession {
   }
 
   print(result: CommandResult, asJson: boolean | undefined): void {
-    if (asJson) this.line(JSON.stringify(result.data, null, 2));
+    if (asJson) this.line(redactedJson(result.data, 2) ?? 'null');
     else this.line(...result.text);
   }
 

@@ -39,6 +39,7 @@ export type {
   RunChange,
 } from './journal';
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
+export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
 export type { RunSummary } from './run-summary';
 export type { ApprovalDecisionRequest, SideEffectResolutionRequest } from './decisions';

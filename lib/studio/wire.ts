@@ -5,8 +5,14 @@
  * The journal's payloads go through json-codec and may hold Dates, bytes or bigints; JSON cannot, so
  * Dates become ISO strings (their toJSON), bigints `123n`, bytes a `[n bytes]` note. The Studio only
  * shows payloads, so nothing needs to be revived.
+ *
+ * Secrets never reach the browser: jsonSafe (and so toWireEvent, toWireRun and the inbox) replaces
+ * every value the redaction list names, every credential-looking string and every encrypted envelope
+ * with "•••• redacted" (lib/durable/secret-fields.ts, the browser-safe half of the journal's secrets
+ * rules; GNL_SECRET_FIELDS adds names on the server).
  */
 import type { JournalEvent, RecordedEvent, RunSummary } from '@/lib/durable';
+import { redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable/secret-fields';
 
 /** A journal event as JSON: `at` is an ISO string, payload values are JSON values. */
 export type WireEvent = JournalEvent & { seq: number; at: string };
@@ -28,9 +34,16 @@ export function jsonReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** A value as the JSON the browser will see. */
+let fields: SecretFields | undefined;
+function redactor(): (key: string, value: unknown) => unknown {
+  fields ??= secretFieldsFromEnv(typeof process === 'undefined' ? {} : process.env);
+  return redactingReplacer(fields);
+}
+
+/** A value as the JSON the browser will see: secrets redacted. */
 export function jsonSafe<T>(value: T): T {
-  const text = JSON.stringify(value, jsonReplacer);
+  const redact = redactor();
+  const text = JSON.stringify(value, (key, item) => redact(key, jsonReplacer(key, item)));
   return (text === undefined ? undefined : JSON.parse(text)) as T;
 }
 

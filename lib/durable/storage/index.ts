@@ -1,5 +1,5 @@
 /** Journal adapters. Applications import from here; the core never does. */
 export { PostgresStorage, type PostgresStorageOptions, advisoryKey, lockIds } from './postgres-storage';
 export { PGliteStorage, type PGliteStorageOptions, EMBEDDED_DURABILITY_NOTE } from './pglite-storage';
-export { storageFromEnv, type Storage } from './storage-from-env';
+export { storageFromEnv, secretsFromEnv, type Storage } from './storage-from-env';
 export { DataDirLockedError } from './folder-lock';

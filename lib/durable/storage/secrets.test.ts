@@ -7,8 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { tool } from 'ai';
 import { sql } from 'drizzle-orm';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { gnlTool, idempotencyKey, JournalDataError, journalKeyFrom, type JournalKey, runDurable, SideEffectRetryBlockedError } from '../internal';
@@ -45,21 +46,29 @@ function chargeAgent(options: { needsApproval?: boolean; failFirst?: boolean }) 
 
 describeEachJournal('secrets in the journal', (target) => {
   const key = journalKeyFrom(randomBytes(32).toString('base64'));
-  const open = (journalKey: JournalKey | undefined, dataDir = tempDataDir()) => {
-    const secrets = { ...(journalKey ? { key: journalKey } : {}), onClearText: () => {} };
-    return target.name === 'pglite' ? new PGliteStorage({ dataDir, secrets }) : new PostgresStorage({ connectionString: DATABASE_URL as string, secrets });
-  };
   const dataDir = tempDataDir();
-  const storage = target.name === 'pglite' ? undefined : open(key);
-  afterAll(() => storage?.close());
-  // PGlite serves one storage per folder per process: the keyed storage is opened lazily and closed before others open its folder.
-  let pglite: PGliteStorage | undefined;
-  const keyed = () => {
-    if (storage) return storage;
-    pglite ??= new PGliteStorage({ dataDir, secrets: { key, onClearText: () => {} } });
-    return pglite;
+  // Postgres: a database of its own, so runs sealed with this suite's throwaway key never reach another suite's listings.
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    if (target.name === 'postgres') database = await createFreshDatabase(DATABASE_URL as string, 'gnl_secrets');
+    await keyed().database(); // migrated before the first test (PGlite's first start is slow on a loaded machine)
+  }, 300_000);
+  const open = (journalKey: JournalKey | undefined) => {
+    const secrets = { ...(journalKey ? { key: journalKey } : {}), onClearText: () => {} };
+    return target.name === 'pglite'
+      ? new PGliteStorage({ dataDir, secrets })
+      : new PostgresStorage({ connectionString: (database as { url: string }).url, secrets });
   };
-  afterAll(() => pglite?.close());
+  // PGlite serves one storage per folder per process: the keyed storage is closed before another opens the folder.
+  let keyedStorage: PGliteStorage | PostgresStorage | undefined;
+  const keyed = () => {
+    keyedStorage ??= open(key);
+    return keyedStorage;
+  };
+  afterAll(async () => {
+    await keyedStorage?.close();
+    await database?.drop();
+  });
 
   const stored = async (runId: string) => {
     const db = await keyed().database();
@@ -148,16 +157,16 @@ describeEachJournal('secrets in the journal', (target) => {
     const runId = uniqueRunId('secrets');
     const agent = chargeAgent({ needsApproval: true });
     await runDurable({ runId, journal: keyed().runs, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
-    if (pglite) {
-      await pglite.close(); // gives the folder to the next storage in this process
-      pglite = undefined;
+    if (target.name === 'pglite') {
+      await keyedStorage?.close(); // gives the folder to the next storage in this process
+      keyedStorage = undefined;
     }
     const other = journalKeyFrom(randomBytes(32).toString('hex'));
     for (const [journalKey, message] of [
       [undefined, /no journal key is configured: set GNL_JOURNAL_KEY/],
       [other, new RegExp(`encrypted with journal key ${key.id}, but the configured GNL_JOURNAL_KEY is key ${other.id}`)],
     ] as const) {
-      const reader = open(journalKey, dataDir);
+      const reader = open(journalKey);
       const error = await reader.runs.events(runId).catch((e: unknown) => e);
       expect(JournalDataError.isInstance(error)).toBe(true);
       expect((error as Error).message).toMatch(new RegExp(`run "${runId}" event #\\d+ \\((model-step|tool-approval-request)\\) `));

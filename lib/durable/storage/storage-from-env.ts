@@ -24,7 +24,7 @@ export function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Storage {
 }
 
 /** The journal's secrets rules from GNL_JOURNAL_KEY and GNL_SECRET_FIELDS; a malformed key is an error at start. */
-export function secretsFromEnv(env: NodeJS.ProcessEnv): JournalSecrets {
+export function secretsFromEnv(env: Record<string, string | undefined>): JournalSecrets {
   const extraFields = (env.GNL_SECRET_FIELDS ?? '')
     .split(',')
     .map((name) => name.trim())
