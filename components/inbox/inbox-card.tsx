@@ -105,7 +105,19 @@ export function InboxCard({
           <Evidence label="Executor">
             {entry.executor ? (
               <>
-                {entry.executor.owner ? `held by ${entry.executor.owner}` : 'none holds it now'}
+                {entry.executor.lastOwner ? (
+                  <>
+                    last held by <code className="font-mono wrap-anywhere">{entry.executor.lastOwner}</code>
+                    {entry.executor.owner === entry.executor.lastOwner
+                      ? ' (it holds the lease now)'
+                      : entry.executor.owner
+                        ? ''
+                        : ' (no executor holds it now)'}
+                  </>
+                ) : (
+                  'no executor has claimed it'
+                )}
+                {entry.executor.owner && entry.executor.owner !== entry.executor.lastOwner ? `; held now by ${entry.executor.owner}` : ''}
                 {entry.executor.claimedAt ? (
                   <>
                     ; last claimed <Time value={entry.executor.claimedAt} />

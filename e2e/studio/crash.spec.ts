@@ -40,9 +40,15 @@ test('crash after the refund, blocked, marked done, resumed: completes with one 
   const item = inbox.item(runId, 'side-effect');
   await expect(item).toContainText('issueRefund may or may not have happened');
   await expect(item.locator('[data-slot="side-effect-evidence"]')).toContainText(refundKey);
+  // Which executor held the run when it blocked: the run queue keeps the last lease owner.
+  await expect(item.locator('[data-slot="side-effect-evidence"]')).toContainText(/last held by \S+:\d+:/);
   await inbox.markDone(runId, 'not json', 'The service issued it: see GET /refunds/by-key');
   await expect(item.getByTestId('action-invalid')).toContainText('not valid JSON');
   const refund = await (await fetch(`${demoServiceUrl()}/refunds/by-key/${refundKey}`)).json();
+  // An output that is JSON but not what issueRefund returns is refused with the reason (its output schema, via the agent registry).
+  await item.getByLabel(/What did .* return\?/).fill(JSON.stringify({ ok: true, refund: { ...refund, amount: '40 EUR' } }));
+  await item.getByRole('button', { name: 'Mark done', exact: true }).click();
+  await expect(item.getByTestId('action-invalid')).toContainText("does not match issueRefund's output schema: refund.amount");
   await item.getByLabel(/What did .* return\?/).fill(JSON.stringify({ ok: true, refund }));
   await item.getByRole('button', { name: 'Mark done', exact: true }).click();
   await expect(inbox.recentDecisions).toContainText('Resuming');

@@ -45,6 +45,50 @@ export const issueRefundInput = z.object({
 });
 export const sendEmailInput = z.object({ to: z.string().describe('Email address'), subject: z.string(), body: z.string(), ticketId: z.string().optional() });
 
+/**
+ * What each tool returns, as output schemas: the Studio checks an output an operator gives when marking
+ * a side effect done against them (found through the agent registry), before the journal accepts it.
+ */
+const customerSchema = z.object({
+  customerId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  orders: z.array(z.object({ orderId: z.string(), total: z.number(), currency: z.string() })),
+});
+const ticketSchema = z.object({ ticketId: z.string(), customerId: z.string(), subject: z.string(), message: z.string(), createdAt: z.string() });
+const refundSchema = z.object({
+  refundId: z.string().describe('As the service shows it, e.g. r_1'),
+  customerId: z.string(),
+  orderId: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  ticketId: z.string().optional(),
+  createdAt: z.string(),
+});
+const emailSchema = z.object({
+  emailId: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  body: z.string(),
+  ticketId: z.string().optional(),
+  sentAt: z.string(),
+});
+/** `{ ok: true, <name>: record }`, or `{ ok: false, refused }` when the service refused the request. */
+function performedSchema<K extends string, S extends z.ZodType>(name: K, record: S) {
+  // Discriminated by `ok`, so a wrong field is named (a plain union only says "Invalid input").
+  return z.discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true) }).extend({ [name]: record } as Record<K, S>),
+    z.object({ ok: z.literal(false), refused: z.string() }),
+  ]);
+}
+export const lookupCustomerOutput = z.discriminatedUnion('found', [
+  z.object({ found: z.literal(true), customer: customerSchema }),
+  z.object({ found: z.literal(false), customerId: z.string() }),
+]);
+export const createTicketOutput = performedSchema('ticket', ticketSchema);
+export const issueRefundOutput = performedSchema('refund', refundSchema);
+export const sendEmailOutput = performedSchema('email', emailSchema);
+
 export function supportTools(options: SupportToolsOptions = {}) {
   const client = () => serviceClient(options.serviceUrl ?? demoServiceUrl());
   const checks = options.checks ?? true;
@@ -67,6 +111,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
   const lookupCustomer = tool({
     description: 'Look up a customer and their orders by customer id. Read-only.',
     inputSchema: lookupCustomerInput,
+    outputSchema: lookupCustomerOutput,
     execute: async ({ customerId }): Promise<LookupOutput> => {
       const customer = await client().lookupCustomer(customerId);
       return customer ? { found: true, customer } : { found: false, customerId };
@@ -77,6 +122,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
     tool({
       description: "Open a support ticket for the customer's request. Do this once per request, before acting on it.",
       inputSchema: createTicketInput,
+      outputSchema: createTicketOutput,
       execute: async (input, { idempotencyKey }): Promise<TicketOutput> => {
         const answer = await perform('tickets', input, idempotencyKey, 'after-ticket-created');
         return outcome(answer, (ticket) => ({ ok: true, ticket }));
@@ -89,6 +135,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
     tool({
       description: 'Refund an amount of one of the customer’s orders. A person approves every refund before it is issued.',
       inputSchema: issueRefundInput,
+      outputSchema: issueRefundOutput,
       execute: async (input, { idempotencyKey }): Promise<RefundOutput> => {
         const answer = await perform('refunds', input, idempotencyKey, 'after-refund-answered');
         return outcome(answer, (refund) => ({ ok: true, refund }));
@@ -105,6 +152,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
     tool({
       description: 'Send an email to the customer.',
       inputSchema: sendEmailInput,
+      outputSchema: sendEmailOutput,
       execute: async (input, { idempotencyKey }): Promise<EmailOutput> => {
         const answer = await perform('emails', input, idempotencyKey, 'after-email-sent');
         return outcome(answer, (email) => ({ ok: true, email }));

@@ -32,8 +32,10 @@ export interface InboxItem {
   lastSteps: InboxStep[];
   /** For side effects: who held the run and when it last said it was alive. */
   executor?: {
-    /** The executor holding the run's lease now (the queue keeps no earlier holder once a lease is released). */
+    /** The executor holding the run's lease now, or null. */
     owner: string | null;
+    /** The executor that claimed the run last (kept after its lease ended): the one that held it when it blocked. */
+    lastOwner: string | null;
     claimedAt: string | null;
     heartbeatAt: string | null;
     /** How the last invocation ended (e.g. blocked). */
@@ -98,6 +100,7 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
           ? {
               executor: {
                 owner: entry.leaseOwner,
+                lastOwner: entry.lastLeaseOwner,
                 claimedAt: entry.claimedAt?.toISOString() ?? null,
                 heartbeatAt: entry.heartbeatAt?.toISOString() ?? null,
                 outcome: entry.outcome,
