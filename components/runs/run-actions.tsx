@@ -9,32 +9,48 @@ import { ResumeButton } from '@/components/inbox/resume-button';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
+import type { PreviewAction, PreviewCall } from '@/lib/studio/resume-preview';
 import type { WireRun } from '@/lib/studio/wire';
 import { cn } from '@/lib/utils';
 
-/** What resuming will execute: approved calls run, calls marked not done run again under their key. */
-function ResumePreview({ run }: { run: WireRun }) {
-  const lines = run.pending.flatMap((item) => {
-    const outcome = item.decision?.outcome;
-    if (outcome === 'approved') return [`${item.toolName} executes (approved by ${item.decision?.by}).`];
-    if (outcome === 'rejected') return [`${item.toolName} does not run; the model sees the refusal.`];
-    if (outcome === 'not-done' && item.kind === 'side-effect')
-      return [`${item.toolName} runs again under the same idempotency key ${item.idempotencyKey}: a service that deduplicates by it does the work once.`];
-    if (outcome === 'done') return [`${item.toolName} does not run again; the output given is its result.`];
-    return [];
-  });
-  if (lines.length === 0) return null;
+const ACTION_LABEL: Record<PreviewAction, string> = {
+  executes: 'executes',
+  'executes-again': 'executes again',
+  'checked-first': 'checked first',
+  blocks: 'blocks the run',
+  'not-run': 'does not run',
+};
+
+/**
+ * What resuming will execute: each call that runs (for the first time or again) or is settled, why, and
+ * whether its idempotency key protects a repeat, as far as GNL can know (resume-preview.ts).
+ */
+function ResumePreview({ calls }: { calls: readonly PreviewCall[] }) {
+  const running = calls.filter((c) => c.action === 'executes' || c.action === 'executes-again' || c.action === 'checked-first').length;
   return (
-    <ul className="list-inside list-disc text-xs text-muted-foreground" data-testid="resume-preview">
-      {lines.map((line) => (
-        <li key={line}>{line}</li>
-      ))}
-    </ul>
+    <div className="max-w-3xl space-y-1.5 text-xs" data-testid="resume-preview">
+      <p className="font-medium">
+        {running === 0
+          ? 'Resuming executes no tool call again; the model continues.'
+          : `Resuming executes ${running === 1 ? 'one tool call' : `${running} tool calls`}:`}
+      </p>
+      {calls.length > 0 ? (
+        <ul className="space-y-1.5">
+          {calls.map((call) => (
+            <li key={`${call.toolCallId}:${call.idempotencyKey ?? ''}`} data-testid="resume-preview-call" data-action={call.action} data-tool={call.toolName}>
+              <code className="font-mono font-medium">{call.toolName}</code> <span className="font-medium">{ACTION_LABEL[call.action]}</span>
+              <span className="text-muted-foreground"> — {call.why}.</span>
+              {call.protection ? <span className="block text-muted-foreground wrap-anywhere">{call.protection}</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
   );
 }
 
 /** Resume and cancel, with what each will do. Both act in the server: closing the page does not stop them. */
-export function RunActions({ run, className, ...props }: React.ComponentProps<'section'> & { run: WireRun }) {
+export function RunActions({ run, preview, className, ...props }: React.ComponentProps<'section'> & { run: WireRun; preview: readonly PreviewCall[] }) {
   const [canceling, setCanceling] = useState(false);
   const [reason, setReason] = useState('');
   const cancel = useMutation({ mutationFn: () => cancelRunAction({ runId: run.runId, reason }) });
@@ -56,7 +72,7 @@ export function RunActions({ run, className, ...props }: React.ComponentProps<'s
       {run.status === 'running' ? <p className="text-sm text-muted-foreground">Executing now; the journal below follows it live.</p> : null}
       {resumable ? (
         <div className="space-y-1">
-          <ResumePreview run={run} />
+          <ResumePreview calls={preview} />
           <ResumeButton runId={run.runId} label={run.status === 'failed' ? 'Resume (try again)' : 'Resume'} />
         </div>
       ) : null}

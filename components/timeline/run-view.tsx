@@ -11,6 +11,7 @@ import { RunTotalsRow } from '@/components/runs/run-totals';
 import { Button } from '@/components/ui/button';
 import { KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
 import { runChunkQuery, runQuery, runTailQuery } from '@/lib/studio/queries';
+import { resumePreview, type ToolPolicy } from '@/lib/studio/resume-preview';
 import { addToTotals, type RunTotals } from '@/lib/studio/run-totals';
 import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/timeline-window';
 import type { WireEvent, WireRun } from '@/lib/studio/wire';
@@ -25,6 +26,8 @@ export interface RunViewData {
   run: WireRun;
   tail: Tail;
   totals: RunTotals;
+  /** The run's agent's tool declarations (resume preview); null: no registered agent. */
+  policies: Record<string, ToolPolicy> | null;
 }
 
 const NO_ACTIONS = [] as const;
@@ -60,6 +63,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
   const { data: run } = useQuery({ ...runQuery(runId), initialData: initial.run });
   const { data: tail } = useQuery({ ...runTailQuery(runId), initialData: initial.tail });
   const totals = useMemo(() => addToTotals(initial.totals, tail.events), [initial.totals, tail.events]);
+  const preview = useMemo(() => resumePreview(run, tail.events, initial.policies ?? undefined), [run, tail.events, initial.policies]);
 
   const firstTailChunk = chunkOf(tail.startSeq);
   const [oldest, setOldest] = useState(firstTailChunk);
@@ -110,7 +114,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
       <StreamStatusBanner status={stream} what="This run's journal" />
       <KeyboardShortcuts actions={NO_ACTIONS} what="the timeline" />
       {children}
-      <RunActions run={run} />
+      <RunActions run={run} preview={preview} />
       <RunSummaryCard run={run}>
         <RunTotalsRow run={run} totals={totals} className="border-t pt-3" />
       </RunSummaryCard>

@@ -123,6 +123,11 @@ test('a blocked side effect is marked done with checked JSON output and a requir
   await expect(inbox.recentDecisions).toContainText('not started by a registered agent');
 
   await page.goto(runHref(blocked.runId));
+  // Before resuming, the run page says what a resume would execute: nothing again, the refund is settled.
+  const preview = page.getByTestId('resume-preview');
+  await expect(preview).toContainText('Resuming executes no tool call again');
+  await expect(preview.locator('[data-testid="resume-preview-call"][data-tool="refund"]')).toHaveAttribute('data-action', 'not-run');
+  await expect(preview).toContainText('refund does not run — marked done by alice');
   const resolution = new RunPage(page).event('side-effect-resolution');
   await expect(resolution).toContainText('Marked done by alice');
   await expect(resolution).toContainText('“PSP dashboard shows refund r_o_19”');

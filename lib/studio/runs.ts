@@ -9,8 +9,10 @@ import { registry } from '@/agents';
 import type { RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
 import { EMBEDDED_DURABILITY_NOTE, storageFromEnv } from '@/lib/durable/storage';
 import { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+import { toolPolicies } from './tool-policy';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
 import type { RunListFilters, RunListing, RunListPage } from './run-listing';
+import type { ToolPolicy } from './resume-preview';
 import { decodeRunCursor, encodeRunCursor, type RunSearchRow, type SearchDb, searchRuns } from './run-search';
 import { jsonSafe, toWireEvent, toWireRun, type WireEvent, type WireRun } from './wire';
 
@@ -131,6 +133,8 @@ export interface RunView {
   tail: Tail;
   /** Over every event up to the tail's head. */
   totals: RunTotals;
+  /** How the run's agent declares its tools (for the resume preview); null when the run names no registered agent. */
+  policies: Record<string, ToolPolicy> | null;
 }
 
 /** What a run page starts with: the summary, the tail of the journal, and the totals over all of it. */
@@ -149,7 +153,7 @@ export async function getRunView(runId: string): Promise<RunView | undefined> {
     after = last.seq;
   }
   totals = addToTotals(totals, tailEvents as unknown as WireEvent[]);
-  return { run: toWireRun(run), tail: { startSeq, events: tailEvents.map(toWireEvent) }, totals };
+  return { run: toWireRun(run), tail: { startSeq, events: tailEvents.map(toWireEvent) }, totals, policies: toolPolicies(run.input.agent) ?? null };
 }
 
 /** One chunk of a run's journal (timeline-window.ts); empty for an unknown run. */
