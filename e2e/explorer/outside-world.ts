@@ -1,0 +1,110 @@
+/**
+ * The explorer's outside world: a real HTTP service on 127.0.0.1 with its OWN store and counters per
+ * operation kind and idempotency key. Every invariant about side effects is judged from this store.
+ *
+ *   GET  /read/:id                 read-only (counted in `reads`)
+ *   POST /op/:kind                 a side effect, Idempotency-Key header required. Every request
+ *                                  EXECUTES (executions + 1 for its key), except for kinds in `dedupe`,
+ *                                  where a repeated key gets the first result and executes nothing.
+ *                                  Kinds in `flaky` answer the FIRST request under a key with 503 and
+ *                                  execute nothing (a tool that fails, then succeeds).
+ *   GET  /op/:kind/by-key/:key     the first result under a key (200) or 404: what a `check` and the
+ *                                  operator ask.
+ * A service that does not deduplicate is what makes "at most once" a claim that can fail.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface OpResult {
+  opId: string;
+  kind: string;
+  /** The n-th execution under this key (1 when all is well). */
+  execution: number;
+}
+
+export interface KeyRecord {
+  requests: number;
+  executions: number;
+  first?: OpResult;
+}
+
+export interface OutsideWorld {
+  url: string;
+  /** kind → key → record, a copy. */
+  store(): Record<string, Record<string, KeyRecord>>;
+  reads(): number;
+  close(): Promise<void>;
+}
+
+export interface OutsideWorldOptions {
+  dedupe?: readonly string[];
+  flaky?: readonly string[];
+}
+
+export async function startOutsideWorld(options: OutsideWorldOptions = {}): Promise<OutsideWorld> {
+  const dedupe = new Set(options.dedupe ?? []);
+  const flaky = new Set(options.flaky ?? []);
+  const store: Record<string, Record<string, KeyRecord>> = {};
+  let reads = 0;
+  let executions = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const parts = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const [first, kind, third, key] = parts;
+    if (req.method === 'GET' && first === 'read' && parts.length === 2) {
+      reads += 1;
+      return send(res, 200, { id: kind, value: `value of ${kind}` });
+    }
+    if (req.method === 'GET' && first === 'op' && kind && third === 'by-key' && key && parts.length === 4) {
+      const found = store[kind]?.[key]?.first;
+      return found ? send(res, 200, found) : send(res, 404, { error: 'nothing under this key' });
+    }
+    if (req.method === 'POST' && first === 'op' && kind && parts.length === 2) {
+      await readBody(req);
+      const header = req.headers['idempotency-key'];
+      if (typeof header !== 'string' || header.length === 0) return send(res, 400, { error: 'Idempotency-Key required' });
+      const byKey = store[kind] ?? {};
+      store[kind] = byKey;
+      const record = byKey[header] ?? { requests: 0, executions: 0 };
+      byKey[header] = record;
+      record.requests += 1;
+      if (flaky.has(kind) && record.requests === 1) return send(res, 503, { error: 'try again later' });
+      if (dedupe.has(kind) && record.first) return send(res, 200, record.first);
+      record.executions += 1;
+      executions += 1;
+      const result: OpResult = { opId: `${kind}_${executions}`, kind, execution: record.executions };
+      record.first ??= result;
+      return send(res, 201, result);
+    }
+    return send(res, 404, { error: `no route ${req.method} ${req.url}` });
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => send(res, 500, { error: String(error) }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    store: () => structuredClone(store),
+    reads: () => reads,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.destroyed) return; // the client was killed waiting: the work is done, nobody to tell
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,68 @@
+/**
+ * What the explorer (parent) and its child processes (child.ts) agree on: the command a warm child
+ * waits for on its IPC channel, the outcome it sends back when it is not killed, and the lines of the
+ * schedule log every child appends to synchronously (boundaries passed, real model calls).
+ */
+
+export type JournalKind = 'pglite' | 'postgres';
+
+export type JournalLocation = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; databaseUrl: string };
+
+/** An operator decision the next child applies through the journal's operator API before it resumes the run. */
+export type OperatorDecision =
+  | { kind: 'approve'; toolCallId: string }
+  | { kind: 'resolve'; toolCallId: string; outcome: 'done'; output: unknown }
+  | { kind: 'resolve'; toolCallId: string; outcome: 'not-done' };
+
+export interface RunCommand {
+  type: 'run';
+  scenario: string;
+  runId: string;
+  journal: JournalLocation;
+  serviceUrl: string;
+  /** The schedule log (appended with writeSync: nothing is lost to the SIGKILL). */
+  logFile: string;
+  /** Die (SIGKILL, by its own hand) at this boundary of this process (0-based); null: run to the end. */
+  killAt: number | null;
+  decisions: OperatorDecision[];
+  /**
+   * PGlite: once the run settles, read its rows with SQL from the journal's tables before closing the
+   * folder and send them back (opening the folder again in the explorer would cost a second PGlite start).
+   */
+  readJournal: boolean;
+}
+
+/** A run's rows as SQL reads them from gnl.runs and gnl.run_events. */
+export interface JournalRead {
+  run: { status: string; lastSeq: number } | undefined;
+  events: { seq: number; type: string; payload: Record<string, unknown> }[];
+}
+
+export const EVENTS_SQL = 'select seq, type, payload from gnl.run_events where run_id = $1 order by seq';
+export const RUN_SQL = 'select status, last_seq from gnl.runs where run_id = $1';
+
+export type ParentMessage = RunCommand;
+
+export type RunOutcome =
+  | { outcome: 'completed'; text: string }
+  | { outcome: 'waiting-approval'; pending: { toolCallId: string; toolName: string }[] }
+  | { outcome: 'blocked'; toolCallId: string; toolName: string; idempotencyKey: string }
+  | { outcome: 'failed'; message: string }
+  | { outcome: 'canceled' }
+  | { outcome: 'busy'; message: string }
+  | { outcome: 'error'; name: string; message: string; stack?: string };
+
+export type ChildMessage =
+  /** Modules loaded (and, for a warm Postgres child, the pool connected): ready for a command. */
+  | { type: 'ready'; loadMs: number }
+  /** `openMs`: from the command's arrival to the journal open and the decisions applied. */
+  | { type: 'outcome'; result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead };
+
+/**
+ * A schedule log line. Boundaries are where the child may die: `before:<what>` right before an append
+ * begins, `after:<what>` right after it committed, `in-execute:<tool>` inside a side effect's execute
+ * right after the outside service answered. `<what>` names the events of the append (a model step with
+ * the tools it asks for, a tool event with its tool), so equal labels are one boundary class.
+ */
+export type LogEntry = { kind: 'boundary'; label: string; recordedSteps?: number[] } | { kind: 'model'; step: number } | { kind: 'start' };
+export type LogLine = LogEntry & { pid: number };

@@ -1,0 +1,160 @@
+/**
+ * One schedule: a scenario run from its start to its end in successive child processes, the k-th
+ * process that passes boundary `kills[k]` (counted since the schedule began, then since the previous
+ * kill) dying there by its own SIGKILL. After a kill the run is resumed in a fresh process with the same
+ * runId; a run waiting for approval is approved, a blocked side effect is resolved as an operator would
+ * (the outside world's own store says whether it was executed: done with its result, else not done), a
+ * failed run is resumed, until it completes or is canceled. Then the invariants are judged.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { judge } from './invariants';
+import type { JournalTarget } from './journal-targets';
+import { startOutsideWorld } from './outside-world';
+import type { ChildPool } from './pool';
+import type { JournalRead, LogLine, OperatorDecision, RunOutcome } from './protocol';
+import { DEDUPE_KINDS, FLAKY_KINDS, type Scenario } from './scenarios';
+
+const MAX_INVOCATIONS = 25;
+
+export interface ScheduleResult {
+  scenario: string;
+  journal: string;
+  /** The planned kill points. */
+  schedule: number[];
+  /** Kills that happened (a planned one beyond the run's last boundary does not). */
+  kills: number;
+  /** The boundary label at each kill. */
+  killedAt: string[];
+  /** Every boundary passed, in order, across the schedule's processes. */
+  boundaries: string[];
+  children: number;
+  busyRetries: number;
+  checks: number;
+  violations: string[];
+  ms: number;
+}
+
+export async function runSchedule(args: { scenario: Scenario; target: JournalTarget; pool: ChildPool; kills: readonly number[] }): Promise<ScheduleResult> {
+  const { scenario, target, pool, kills } = args;
+  const started = performance.now();
+  const world = await startOutsideWorld({ dedupe: DEDUPE_KINDS, flaky: FLAKY_KINDS });
+  const journal = await target.forSchedule();
+  const logDir = mkdtempSync(path.join(tmpdir(), 'gnl-explorer-log-'));
+  const logFile = path.join(logDir, 'schedule.jsonl');
+  const runId = `explorer:${scenario.name}:${randomUUID()}`;
+  const result: ScheduleResult = {
+    scenario: scenario.name,
+    journal: target.kind,
+    schedule: [...kills],
+    kills: 0,
+    killedAt: [],
+    boundaries: [],
+    children: 0,
+    busyRetries: 0,
+    checks: 0,
+    violations: [],
+    ms: 0,
+  };
+  try {
+    let sinceKill = 0;
+    const killedPids: number[] = [];
+    let decisions: OperatorDecision[] = [];
+    let saidNotDone = false;
+    let last: RunOutcome | undefined;
+    let settled = false;
+    let read: JournalRead | undefined;
+    for (let invocation = 0; invocation < MAX_INVOCATIONS && !settled; invocation++) {
+      const next = kills[result.kills];
+      const killAt = next === undefined ? null : next - sinceKill;
+      const end = await pool.run({
+        type: 'run',
+        scenario: scenario.name,
+        runId,
+        journal: journal.location,
+        serviceUrl: world.url,
+        logFile,
+        killAt,
+        decisions,
+        readJournal: journal.readByChild,
+      });
+      result.children += 1;
+      decisions = [];
+      if (end.killed) {
+        result.kills += 1;
+        killedPids.push(end.pid);
+        sinceKill = 0;
+        last = undefined;
+        continue;
+      }
+      sinceKill += end.boundaries;
+      last = end.result;
+      switch (end.result.outcome) {
+        case 'completed':
+        case 'canceled':
+          settled = true;
+          read = end.journal;
+          break;
+        case 'waiting-approval':
+          decisions = end.result.pending.map((p) => ({ kind: 'approve', toolCallId: p.toolCallId }));
+          break;
+        case 'blocked': {
+          const kind = scenario.sideEffects[end.result.toolName];
+          const found = kind ? world.store()[kind]?.[end.result.idempotencyKey]?.first : undefined;
+          if (found) decisions = [{ kind: 'resolve', toolCallId: end.result.toolCallId, outcome: 'done', output: found }];
+          else {
+            saidNotDone = true;
+            decisions = [{ kind: 'resolve', toolCallId: end.result.toolCallId, outcome: 'not-done' }];
+          }
+          break;
+        }
+        case 'failed':
+          break;
+        case 'busy':
+          // The killed holder's session may take a moment to end on the server: resume again.
+          result.busyRetries += 1;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          break;
+        case 'error':
+          result.violations.push(`child ${end.pid} failed: ${end.result.name}: ${end.result.message}\n${end.result.stack ?? ''}\n${end.stderr}`);
+          settled = true;
+          break;
+      }
+    }
+    if (!settled) result.violations.push(`the run did not settle in ${MAX_INVOCATIONS} invocations (last outcome ${JSON.stringify(last)})`);
+    const log = readLog(logFile);
+    result.boundaries = log.flatMap((line) => (line.kind === 'boundary' ? [line.label] : []));
+    result.killedAt = killLabels(log, killedPids);
+    const verdict = judge({ scenario, journal: read ?? (await journal.read(runId)), store: world.store(), log, saidNotDone });
+    result.checks = verdict.checks;
+    result.violations.push(...verdict.violations);
+  } finally {
+    await world.close();
+    await journal.dispose();
+    rmSync(logDir, { recursive: true, force: true });
+  }
+  result.ms = performance.now() - started;
+  return result;
+}
+
+function readLog(file: string): LogLine[] {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** The boundary each killed process died at: the last one it passed. */
+function killLabels(log: LogLine[], killedPids: number[]): string[] {
+  const lastByPid = new Map<number, string>();
+  for (const line of log) if (line.kind === 'boundary') lastByPid.set(line.pid, line.label);
+  return killedPids.map((pid) => lastByPid.get(pid) ?? '(none)');
+}
