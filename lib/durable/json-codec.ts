@@ -141,15 +141,20 @@ class Encoder {
   }
 }
 
-/** A NUL or a lone surrogate: text jsonb refuses. */
+/** A NUL or a lone surrogate: text jsonb refuses. isWellFormed (native, Node 20) is false exactly for a lone surrogate. */
 function unstorable(value: string): boolean {
-  return value.includes('\u0000') || LONE_SURROGATE.test(value);
+  return value.includes('\u0000') || !isWellFormed(value);
 }
+
+const isWellFormed: (value: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (value) => (value as string & { isWellFormed(): boolean }).isWellFormed()
+    : (value) => !LONE_SURROGATE.test(value);
 
 function encodeString(value: string): unknown {
   if (!unstorable(value)) return value;
   // A lone surrogate has no UTF-8 form: keep the UTF-16 code units. A NUL alone keeps the older UTF-8 tag.
-  if (LONE_SURROGATE.test(value)) return { [TAG]: 'utf16', v: Buffer.from(value, 'utf16le').toString('base64') };
+  if (!isWellFormed(value)) return { [TAG]: 'utf16', v: Buffer.from(value, 'utf16le').toString('base64') };
   return { [TAG]: 'string', v: Buffer.from(value, 'utf8').toString('base64') };
 }
 
