@@ -1,8 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { idempotencyKey } from './idempotency-key';
 import { looksLikeApiKey, REDACTED, redactSecrets, SecretFields, secretFieldsFromEnv } from './secret-fields';
 
 const fields = new SecretFields();
+
+describe('secret-fields.ts', () => {
+  it("is browser-safe: it imports nothing (the Studio's wire, bundled for the browser, uses it)", () => {
+    const source = readFileSync(new URL('./secret-fields.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/^\s*import\s/m);
+    expect(source).not.toMatch(/\brequire\(/);
+  });
+});
 
 describe('secret field names', () => {
   it('match the default list case-insensitively, ignoring _ and -, and as a suffix for names of 5+ characters', () => {
