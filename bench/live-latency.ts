@@ -65,7 +65,7 @@ function serverRss(server: StudioServer): number {
 export const studioMemory: FigureResult['rows'] = [];
 
 export async function liveLatency(ctx: BenchContext): Promise<FigureResult> {
-  const n = ctx.quick ? 40 : 150;
+  const n = ctx.quick ? 40 : 120;
   const storage = new PostgresStorage({ connectionString: ctx.url });
   await storage.database();
   const server = await startStudio({ url: ctx.url, storage, log: ctx.log });
@@ -88,7 +88,7 @@ export async function liveLatency(ctx: BenchContext): Promise<FigureResult> {
 
     ctx.log('figure 4: with 100 runs executing (a bench worker, 100 at once)');
     const prefix = `bench:live-load:${randomUUID().slice(0, 8)}:`;
-    await enqueueRuns(ctx.url, prefix, ctx.quick ? 200 : 400);
+    await enqueueRuns(ctx.url, prefix, ctx.quick ? 150 : 300);
     const [worker] = startBenchWorkers(ctx.url, 1, 100);
     try {
       await worker?.waitFor((l) => l.type === 'started', 90_000);
@@ -106,6 +106,7 @@ export async function liveLatency(ctx: BenchContext): Promise<FigureResult> {
       });
     } finally {
       await worker?.stop();
+      await parkRuns(storage, prefix);
     }
 
     ctx.log('figure 6: the Studio server with 50 open event streams');
@@ -153,10 +154,17 @@ export async function liveLatency(ctx: BenchContext): Promise<FigureResult> {
     notes: [
       `${n} appends per condition, 20 ms apart, each a 300-byte model-step event to a run whose stream /api/runs/<run>/events is open in the client. Path: commit → NOTIFY from the appending process’s side session (after commit, coalesced) → the Studio’s LISTEN connection → the run’s follower reads the journal after its sequence number → SSE over HTTP → the client.`,
       'Under load: a bench worker process (the Executor of npm run worker with the bench agent) executing 100 runs at once on the same database, the Studio server and the client on the same 2 cores.',
-      `Memory (figure 6) is in figure 6’s table. Studio started with \`next start\` on ${server.reusedBuild ? 'the existing .next build' : 'a build made by this run'}.`,
+      `Memory (figure 6) is in figure 6’s table. The Studio: \`next start\` in ${server.app} on ${server.reusedBuild ? 'its existing build' : 'a build made by this run'}.`,
       'Browser responsiveness on a long run (virtualised timeline) is covered by e2e/studio/long-run.spec.ts (a 2 501-event run in a real Chromium), not re-tested here.',
     ],
   };
+}
+
+/** The load's runs still queued are taken off the queue, so later figures' workers do not find them. */
+async function parkRuns(storage: PostgresStorage, prefix: string): Promise<void> {
+  const db = await storage.database();
+  const { sql } = await import('drizzle-orm');
+  await db.execute(sql`update gnl.run_queue set runnable = false where run_id like ${`${prefix}%`}`);
 }
 
 async function executing(storage: PostgresStorage): Promise<number> {

@@ -47,7 +47,7 @@ async function runUntil(journal: Journal, runId: string, n: number): Promise<num
 
 export async function resume(ctx: BenchContext): Promise<FigureResult> {
   const sizes = ctx.quick ? [10, 100] : [10, 100, 1000];
-  const reps = (n: number) => (n <= 10 ? 15 : n <= 100 ? (ctx.quick ? 5 : 8) : 2);
+  const reps = (n: number, journal: string) => (n <= 10 ? 15 : n <= 100 ? (ctx.quick ? 5 : 8) : journal === 'postgres' ? 2 : 1);
   const rows: FigureResult['rows'] = [];
   const series: Record<string, { n: number; median: number; select: number }[]> = { postgres: [], pglite: [] };
   let seedRun: string | undefined;
@@ -68,7 +68,7 @@ export async function resume(ctx: BenchContext): Promise<FigureResult> {
         const events = (await journal.events(runId)).length;
         const times: number[] = [];
         const statements: number[] = [];
-        for (let i = 0; i < reps(n); i++) {
+        for (let i = 0; i < reps(n, journalName); i++) {
           log.mark('resume');
           times.push(await runUntil(journal, runId, n));
           statements.push(log.between('resume').statements.filter((s) => s.startsWith('load')).length);
@@ -124,7 +124,7 @@ export async function resume(ctx: BenchContext): Promise<FigureResult> {
     goals,
     data: { series, load: loadRows.series },
     notes: [
-      `Each resume replays every recorded step through generateText (the model is not called, tools are not executed) and stops when the model is asked for step N; it also journals run-resume and run-fail. Repetitions: ${sizes.map((n) => `${n}: ${reps(n)}`).join(', ')}.`,
+      `Each resume replays every recorded step through generateText (the model is not called, tools are not executed) and stops when the model is asked for step N; it also journals run-resume and run-fail. Repetitions (Postgres / PGlite): ${sizes.map((n) => `${n}: ${reps(n, 'postgres')} / ${reps(n, 'pglite')}`).join(', ')} (the 1,000-step replay takes seconds each: see below).`,
       'Rows "journal load only": the journal’s one load query (journal.events, decoded) for a history of 1 or 10 copies of the largest recorded run, against the raw SELECT of the same rows.',
       'Replay is quadratic: each replayed step hashes the whole prompt so far (recording-model.ts hashRequest: encodeJson + canonicalJson + SHA-256, the top of a CPU profile) and the SDK converts the whole prompt again (convertToLanguageModelPrompt). A 10,000-step replay was not run: at the measured growth it would take on the order of half an hour.',
     ],

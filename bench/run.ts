@@ -10,11 +10,12 @@
  *
  *   npm run bench [-- --quick] [-- --only 1,2]
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
+import { chartSvg } from './chart';
 import { writeReport } from './report';
 import type { BenchContext, FigureResult } from './report-types';
 import { resume } from './resume';
@@ -104,6 +105,21 @@ async function main() {
     command: `npm run bench${quick || only ? ' --' : ''}${quick ? ' --quick' : ''}${only ? ` --only ${only.join(',')}` : ''}`,
     durationS: round((performance.now() - started) / 1000, 0),
   };
+  if (figures.some((f) => f.id === '1' || f.id === '2')) {
+    const svg = path.join(resultsDir, `${stamp}-overhead-resume.svg`);
+    writeFileSync(
+      svg,
+      chartSvg(
+        figures,
+        `${machine.command}, ${machine.at.slice(0, 16).replace('T', ' ')} UTC, ${machine.cores} cores, load average ${machine.loadAverage.start[0]}–${machine.loadAverage.end[0]}`,
+      ),
+    );
+    charts.push(path.basename(svg));
+    if (!quick && !only) {
+      copyFileSync(svg, path.join(import.meta.dirname, '..', 'docs', 'images', 'bench-overhead-resume.svg'));
+      ctx.log('chart copied to docs/images/bench-overhead-resume.svg');
+    }
+  }
   const written = writeReport(path.join(resultsDir, stamp), machine, figures, charts);
   console.log(`\n${written.md}\n${written.json}\n(${machine.durationS} s; load average ${machine.loadAverage.end.join(' ')})`);
   if (failures.length > 0) {

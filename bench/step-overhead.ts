@@ -97,8 +97,8 @@ async function countPGliteRun(dataDir: string) {
 }
 
 export async function stepOverhead(ctx: BenchContext): Promise<FigureResult> {
-  const reps = ctx.quick ? 15 : 60;
-  const floorN = ctx.quick ? 300 : 1000;
+  const reps = ctx.quick ? 10 : 30;
+  const floorN = ctx.quick ? 300 : 800;
   const pg = new PostgresStorage({ connectionString: ctx.url });
   const lite = new PGliteStorage({ dataDir: path.join(ctx.tmp, 'pglite-overhead') });
   const samples = { plain: [] as number[], postgres: [] as number[], pglite: [] as number[] };

@@ -1,7 +1,8 @@
 /**
- * The real Studio for figures 4 and 6: `next start` on the existing build (built first when there is
- * none), on a free loopback port, reading the bench database. The shared lock /tmp/gnl-playwright.lock
- * (other engineers build .next too) is held by `flock` for the server's lifetime, so keep it short.
+ * The real Studio for figures 4 and 6: `next start` on an existing build (built first when there is
+ * none), on a free loopback port, reading the bench database. When it runs from the shared checkout the
+ * lock /tmp/gnl-playwright.lock (other engineers build .next too) is held by `flock` for the server's
+ * lifetime, so keep it short.
  * Signing in: an operator account made with lib/accounts (addOperator, then verifyOperator with its
  * password), and the session cookie the Studio sets after a sign-in, signed with the GNL_SESSION_SECRET
  * the server is started with.
@@ -26,6 +27,8 @@ export interface StudioServer {
   process: ChildProcess;
   /** The built app existed (false: it was built now, under the lock). */
   reusedBuild: boolean;
+  /** The folder it runs from. */
+  app: string;
   stop(): Promise<void>;
 }
 
@@ -38,6 +41,18 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/**
+ * Where the built Studio is: GNL_BENCH_STUDIO_DIR (default /tmp/gnl-bench-studio) when it holds a build
+ * (a snapshot of the last commit, `git archive HEAD` with node_modules hard-linked, built there: for a
+ * shared checkout whose sources are mid-change and whose .next others rebuild); else this checkout,
+ * built first if it has no build, under the shared lock.
+ */
+function studioApp(): { dir: string; shared: boolean } {
+  const snapshot = process.env.GNL_BENCH_STUDIO_DIR ?? '/tmp/gnl-bench-studio';
+  if (existsSync(path.join(snapshot, '.next', 'BUILD_ID'))) return { dir: snapshot, shared: false };
+  return { dir: ROOT, shared: true };
 }
 
 export async function signedInCookie(storage: PostgresStorage, secret: string): Promise<string> {
@@ -54,11 +69,14 @@ export async function startStudio(args: { url: string; storage: PostgresStorage;
   const cookie = await signedInCookie(args.storage, secret);
   const port = await freePort();
   const next = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
-  const reusedBuild = existsSync(path.join(ROOT, '.next', 'BUILD_ID'));
+  const { dir: app, shared } = studioApp();
+  const reusedBuild = existsSync(path.join(app, '.next', 'BUILD_ID'));
   const script = `test -f .next/BUILD_ID || "${process.execPath}" "${next}" build >&2 || exit 3; exec "${process.execPath}" "${next}" start --hostname 127.0.0.1 --port ${port}`;
-  args.log(`studio: waiting for ${LOCK}, then ${reusedBuild ? 'next start' : 'next build and next start'} on port ${port}`);
-  const child = spawn('flock', ['-w', '600', LOCK, 'sh', '-c', script], {
-    cwd: ROOT,
+  args.log(`studio: ${shared ? `waiting for ${LOCK}, then ` : ''}${reusedBuild ? 'next start' : 'next build and next start'} in ${app} on port ${port}`);
+  // The shared checkout's .next is rebuilt by others under the lock: hold it while the server runs from it.
+  const [command, commandArgs] = shared ? ['flock', ['-w', '600', LOCK, 'sh', '-c', script]] : ['sh', ['-c', script]];
+  const child = spawn(command as string, commandArgs as string[], {
+    cwd: app,
     env: {
       ...process.env,
       NODE_OPTIONS: '',
@@ -84,7 +102,7 @@ export async function startStudio(args: { url: string; storage: PostgresStorage;
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    // flock passes no signal on: end the server (its child) first, then flock.
+    // flock and sh pass no signal on: end the server (their child) first.
     const { processTree } = await import('./children');
     for (const pid of processTree(child.pid as number).reverse()) {
       try {
@@ -112,7 +130,7 @@ export async function startStudio(args: { url: string; storage: PostgresStorage;
     }
     await sleep(250);
   }
-  return { baseUrl, cookie, process: child, reusedBuild, stop };
+  return { baseUrl, cookie, process: child, reusedBuild, app, stop };
 }
 
 /** One SSE connection: calls onMessage for every message; `close()` aborts it. */

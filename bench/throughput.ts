@@ -122,7 +122,7 @@ async function notifyModes(ctx: BenchContext) {
     DATABASE_URL: ctx.url,
     BENCH_WRITERS: '50',
     BENCH_PGLITE_WRITERS: '1',
-    BENCH_SECONDS: ctx.quick ? '2' : '3',
+    BENCH_SECONDS: ctx.quick ? '1' : '2',
     BENCH_ROUNDS: ctx.quick ? '1' : '2',
   });
   const code = await child.exited;
@@ -131,8 +131,8 @@ async function notifyModes(ctx: BenchContext) {
 }
 
 export async function throughput(ctx: BenchContext): Promise<FigureResult> {
-  const seconds = ctx.quick ? 3 : 6;
-  const concurrencies = ctx.quick ? [1, 10, 100] : [1, 10, 100, 500];
+  const seconds = ctx.quick ? 2 : 5;
+  const concurrencies = ctx.quick ? [1, 100] : [1, 10, 100, 500];
   const rows: FigureResult['rows'] = [];
   let at100: { journal: number; floor: number } | undefined;
   for (const c of concurrencies) {
@@ -152,8 +152,8 @@ export async function throughput(ctx: BenchContext): Promise<FigureResult> {
       'floor ÷ journal': ratio(floor, commitsPerS),
     });
   }
-  const batch = ctx.quick ? 150 : 400;
-  for (const w of ctx.quick ? [1, 2] : [1, 2, 4]) {
+  const batch = ctx.quick ? 100 : 200;
+  for (const w of ctx.quick ? [1] : [1, 2, 4]) {
     ctx.log(`figure 3: ${w} worker process(es), 100 concurrent runs in all, ${batch} runs`);
     const r = await withWorkers(ctx, w, batch);
     const commitsPerS = r.events / r.elapsed;
