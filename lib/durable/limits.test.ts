@@ -9,6 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { query } from '@/lib/durable/storage/sql-rows';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
+import { refundAgent } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
 import { gnlTool, InvalidRunIdError, MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_RUN_ID_LENGTH, RunEventLimitError, runDurable } from './index';
 
@@ -159,6 +160,24 @@ describeEachJournal('limits end to end', (target) => {
     await expect(runDurable({ runId: uniqueRunId(), journal, model: model.model, tools, prompt: 'x', maxEventsPerRun: 1 })).rejects.toThrow(
       /maxEventsPerRun must be a whole number of at least 2/,
     );
+  });
+
+  it('a run waiting for a person with no room left to resume is failed with RunEventLimitError, not left waiting; asking again writes nothing', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    const call = (maxEventsPerRun: number) =>
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', maxEventsPerRun });
+    expect((await call(100)).status).toBe('waiting-approval');
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme' });
+    const full = (await journal.getRun(runId))?.lastSeq as number;
+    await expect(call(full)).rejects.toThrow(RunEventLimitError);
+    expect(await journal.getRun(runId)).toMatchObject({ status: 'failed', lastSeq: full + 1 });
+    expect((await journal.events(runId)).at(-1)).toMatchObject({ type: 'run-fail', error: { name: 'RunEventLimitError' } });
+    await expect(call(full)).rejects.toThrow(RunEventLimitError);
+    expect((await journal.getRun(runId))?.lastSeq).toBe(full + 1);
+    expect(agent.ledger.total).toBe(0);
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
   });
 
   it('a side effect never starts past the limit: its start is refused before execute', async () => {

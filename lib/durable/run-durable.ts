@@ -12,7 +12,7 @@ import { type GenerateTextResult, generateText, type LanguageModel, type StopCon
 import { RunDivergedError, RunEventLimitError, SideEffectRetryBlockedError } from './errors';
 import { assertEventRoom, eventLimitOption } from './event-limit';
 import { errorInfo, type PendingItem, type RecordedEvent } from './events';
-import type { Journal } from './journal';
+import type { Journal, RunHold } from './journal';
 import { journaledTool } from './journaled-tool';
 import { recordingModel } from './recording-model';
 import { assertValidRunId } from './run-id';
@@ -135,7 +135,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
       const stillWaiting = undecidedApprovals(state, lastSuspend(events));
       if (stillWaiting) return { status: 'waiting-approval', runId, pending: stillWaiting };
       if (state.status !== 'completed') {
-        assertEventRoom({ runId, events: state.lastSeq, adding: 1, limit: maxEvents });
+        await refuseResumeAtLimit(hold, state, maxEvents);
         for (const event of await hold.append([{ type: 'run-resume', fromStatus: state.status ?? 'running' }])) state.apply(event);
       }
     }
@@ -220,6 +220,20 @@ async function canceled<TOOLS extends ToolSet>(session: RunSession): Promise<Dur
   const cancel = session.state.canceled ?? (await session.hold.load()).findLast((e) => e.type === 'run-cancel');
   const { by, reason } = cancel && 'by' in cancel ? cancel : { by: 'unknown', reason: undefined };
   return { status: 'canceled', runId: session.runId, by, ...(reason ? { reason } : {}) };
+}
+
+/**
+ * A run with no room for its `run-resume` is not resumed: RunEventLimitError. Its failure is recorded
+ * (one event past the limit) unless it is failed already, so it never stays waiting or blocked with no
+ * way to go on, and asking again writes nothing.
+ */
+async function refuseResumeAtLimit(hold: RunHold, state: RunState, limit: number): Promise<void> {
+  try {
+    assertEventRoom({ runId: hold.runId, events: state.lastSeq, adding: 1, limit });
+  } catch (error) {
+    if (state.status !== 'failed') await hold.append([{ type: 'run-fail', error: errorInfo(error) }]);
+    throw error;
+  }
 }
 
 /** A failed invocation is journaled (the run is resumable); if the journal itself failed, the original error wins. */
