@@ -3,7 +3,7 @@
  * tool's arguments and output and a model's text are whatever a model or an outside system produced.
  * Each payload, if it ever ran, would set window.__gnlPwned or open a dialog; the spec checks neither
  * happens, that no javascript: link exists, that the text is shown as text, and that the page still
- * answers after a 2 MB output and a 900-level JSON (the journal refuses more than 1 000: MAX_JSON_DEPTH).
+ * answers after 2.6 MB of huge strings and a 900-level JSON (the journal refuses deeper: MAX_JSON_DEPTH).
  */
 
 /** Markup that runs script if a page ever renders it as HTML (or as a link, or in an attribute). */
@@ -18,12 +18,16 @@ export const SCRIPT_PAYLOADS = [
 ] as const;
 
 export const HOSTILE = {
-  /** A completed run: a read-only tool with hostile arguments, a 2 MB output and a deeply nested one; hostile model text. */
+  /** A completed run: a read-only tool with hostile, 900-level arguments and a huge output; huge hostile model text. */
   completed: { runId: 'security:<img src=x onerror="window.__gnlPwned=\'runid\'">' },
   /** Waiting for approval of a side effect whose arguments are hostile (so the inbox shows them too). */
   waiting: { runId: 'security:waiting <script>window.__gnlPwned=1</script>' },
-  /** Characters in the huge string. */
-  hugeChars: 2 * 1024 * 1024,
+  /**
+   * Characters in each huge string: a tool output and a model text carry one each (the answer repeats
+   * the text), 2.6 MB on one page. One 2 MB value cannot be journaled at all: the journal refuses an
+   * event over 1 MiB (MAX_EVENT_BYTES), which the seed's first attempt found.
+   */
+  hugeChars: 900 * 1024,
   /** Levels of the nested JSON. */
   depth: 900,
   /** Text a person sees on the page when a payload is shown as text. */
@@ -37,7 +41,7 @@ export function nested(depth: number): unknown {
   return value;
 }
 
-/** A 2 MB string that starts and ends with a payload. */
+/** A huge one-line string that starts and ends with a payload. */
 export function huge(chars: number): string {
   const head = SCRIPT_PAYLOADS[1];
   return `${head}${'A'.repeat(chars - 2 * head.length)}${head}`;

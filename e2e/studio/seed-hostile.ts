@@ -1,8 +1,8 @@
 /**
  * Journals the security spec's untrusted payloads (hostile-data.ts) with the real runtime (runDurable,
  * a scripted model, real tools) into the `long` project's journal, before its Studio starts: a completed
- * run whose tool arguments, output and model text carry script, event handlers, javascript: links, a
- * 2 MB string and a 900-level JSON; and a run waiting for approval of hostile arguments.
+ * run whose tool arguments, output and model text carry script, event handlers, javascript: links,
+ * 0.9 MB strings and a 900-level JSON; and a run waiting for approval of hostile arguments.
  */
 import { stepCountIs, tool } from 'ai';
 import { z } from 'zod';
@@ -14,7 +14,7 @@ import { HOSTILE, huge, nested, SCRIPT_PAYLOADS } from './hostile-data';
 const lookup = tool({
   description: 'Look up a page <script>window.__gnlPwned="description"</script>',
   inputSchema: z.object({ url: z.string(), notes: z.array(z.string()), tree: z.unknown() }),
-  execute: async ({ url }) => ({ url, body: huge(HOSTILE.hugeChars), links: SCRIPT_PAYLOADS, tree: nested(HOSTILE.depth) }),
+  execute: async ({ url }) => ({ url, links: SCRIPT_PAYLOADS, body: huge(HOSTILE.hugeChars) }),
 });
 
 const send = gnlTool(
@@ -27,7 +27,7 @@ const send = gnlTool(
 );
 
 export async function seedHostile(storage: PGliteStorage): Promise<void> {
-  const text = SCRIPT_PAYLOADS.join('\n');
+  const text = `${SCRIPT_PAYLOADS.join('\n')}\n${huge(HOSTILE.hugeChars)}`;
   const completed = await runDurable({
     runId: HOSTILE.completed.runId,
     journal: storage.runs,
@@ -49,6 +49,9 @@ export async function seedHostile(storage: PGliteStorage): Promise<void> {
     prompt: `Summarise ${SCRIPT_PAYLOADS[0]}`,
   });
   if (completed.status !== 'completed') throw new Error(`seed-hostile: expected completed, got ${completed.status}`);
+  // The output must be journaled as such (a tool-call-error instead would leave the spec without its huge output).
+  const types = (await storage.runs.events(HOSTILE.completed.runId)).map((e) => e.type);
+  if (!types.includes('tool-call-end')) throw new Error(`seed-hostile: the hostile output was not journaled (events: ${types.join(', ')})`);
 
   const waiting = await runDurable({
     runId: HOSTILE.waiting.runId,
