@@ -124,6 +124,8 @@ async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<R
   }
 }
 
+// The explorer is gone (stopped, or crashed): a waiting child has nothing to wait for.
+process.once('disconnect', () => process.exit(0));
 process.once('message', (command: RunCommand) => {
   run(command)
     .catch((error: unknown) => ({
