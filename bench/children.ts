@@ -4,7 +4,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
-const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 export interface Child {
   child: ChildProcess;
@@ -15,11 +14,11 @@ export interface Child {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** `tsx <script> …args` with JSON lines collected from stdout. */
+/** `node --import tsx <script> …args` (one process, so its RSS is the script's) with JSON lines collected from stdout. */
 export function spawnTsx(script: string, args: string[], env: Record<string, string>): Child {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.NODE_OPTIONS;
-  const child = spawn(process.execPath, [TSX, script, ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   let buffer = '';

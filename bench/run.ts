@@ -82,7 +82,8 @@ async function main() {
         figures.push(result);
         console.log(`\nFigure ${result.id}: ${result.title}`);
         console.table(result.rows);
-        for (const goal of result.goals ?? []) console.log(`  goal: ${goal.goal}: ${goal.measured} → ${goal.met ? 'met' : 'NOT met'}`);
+        for (const goal of result.goals ?? [])
+          console.log(`  goal: ${goal.goal}: ${goal.measured} → ${goal.met === null ? 'n/a' : goal.met ? 'met' : 'NOT met'}`);
       } catch (error) {
         failures.push(`figure ${id}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         console.error(`figure ${id} could not run:`, error);
@@ -92,6 +93,7 @@ async function main() {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+  figures.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
   const charts: string[] = [];
   const machine = {
     at: at.toISOString(),

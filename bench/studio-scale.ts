@@ -65,6 +65,8 @@ export async function studioScale(ctx: BenchContext): Promise<FigureResult> {
   const sql = postgres(ctx.url, { max: 1, onnotice: () => {} });
   const runId = `bench:long:${Date.now()}`;
   try {
+    const { storageFromEnv } = await import('../lib/durable/storage');
+    await storageFromEnv().database(); // migrated (when this figure runs alone)
     await seedLongRun(sql, runId);
     const view = await timed(10, async () => {
       const v = await studio.getRunView(runId);
