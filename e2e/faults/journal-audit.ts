@@ -82,6 +82,8 @@ export async function auditRuns(db: Database): Promise<RunAudit[]> {
       else if (e.writer !== writer) problems.push(`${e.type} at seq ${e.seq} written by ${e.writer} inside ${writer}'s invocation`);
       if (e.type === 'run-complete' || e.type === 'run-fail' || e.type === 'run-suspend') open = false;
     }
+    // With a problem, the run's whole story: seq:type@writer.
+    if (problems.length > 0) problems.push(`journal: ${events.map((e) => `${e.seq}:${e.type}@${e.writer}`).join(' ')}`);
     audits.push({ runId, events: events.length, invocations, cutShort, writers: [...writers], problems });
   }
   return audits;

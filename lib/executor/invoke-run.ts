@@ -44,10 +44,15 @@ export async function invokeRun(args: {
   const { claim, journal, registry, owner, stopRequested } = args;
   const { runId } = claim;
   let invoke: () => Promise<DurableResult<any>>;
+  let lastSeq: number | undefined;
   try {
     const run = await journal.getRun(runId);
     if (!run) return { kind: 'settled', outcome: 'failed', error: `run "${runId}" is not in the journal` };
     if (run.status === 'canceled') return { kind: 'settled', outcome: 'canceled' };
+    // Completed by an invocation whose lease expired before it could release it: nothing to run. (Invoked
+    // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
+    if (run.status === 'completed') return { kind: 'settled', outcome: 'completed' };
+    lastSeq = run.lastSeq;
     const agent = registry.getAgent(claim.agent);
     const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
     const prepareStep = async (options: unknown) => {
@@ -58,13 +63,13 @@ export async function invokeRun(args: {
     const input: AgentInput = agentInputOf(run.input);
     invoke = () => runAgent({ agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0]);
   } catch (error) {
-    return classify(error, await statusOf(journal, runId));
+    return classify(error, await statusOf(journal, runId, lastSeq));
   }
   try {
     const result = await (claim.crashAt ? withCrashPoint(claim.crashAt as CrashPoint, invoke) : invoke());
     return { kind: 'settled', outcome: result.status };
   } catch (error) {
-    return classify(error, await statusOf(journal, runId));
+    return classify(error, await statusOf(journal, runId, lastSeq));
   }
 }
 
@@ -84,9 +89,17 @@ function classify(error: unknown, status: string | undefined): Invocation {
   return { kind: 'given-back', outcome: 'journal-error', error: message };
 }
 
-async function statusOf(journal: LiveJournal, runId: string): Promise<string | undefined> {
+/**
+ * The run's status after the invocation, as far as this invocation made it: 'failed' counts only if the
+ * journal moved on since the claim (this invocation journaled its failure). A run left 'failed' by an
+ * earlier invocation (a step-boundary stop is journaled as run-fail) whose invocation now failed to even
+ * take the hold (a connection lost) was not failed by it: that is the journal's error, retried.
+ */
+async function statusOf(journal: LiveJournal, runId: string, lastSeqBefore: number | undefined): Promise<string | undefined> {
   try {
-    return (await journal.getRun(runId))?.status;
+    const run = await journal.getRun(runId);
+    if (run?.status === 'failed' && lastSeqBefore !== undefined && run.lastSeq <= lastSeqBefore) return undefined;
+    return run?.status;
   } catch {
     return undefined; // the journal is unreachable: classify() treats the error as the journal's
   }

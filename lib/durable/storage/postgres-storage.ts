@@ -167,6 +167,11 @@ class AdvisoryLockHolds implements HoldProvider {
     try {
       // On a side session that was lost and reconnected this unlocks nothing, which is right.
       if (this.session) await this.session`select pg_advisory_unlock(${key}::bigint)`;
+    } catch (error) {
+      // The session is gone (terminated by a takeover, the server restarted): its locks went with it, so
+      // there is nothing left to release. Thrown from runDurable's finally, this error would hide the
+      // invocation's own (a HoldLostError, a step-boundary stop) from whoever classifies it.
+      if (!sessionLost(error)) throw error;
     } finally {
       this.held.delete(runId);
     }
@@ -175,6 +180,13 @@ class AdvisoryLockHolds implements HoldProvider {
   async close(): Promise<void> {
     await this.session?.end({ timeout: 5 });
   }
+}
+
+/** A connection-level failure (postgres.js errors without a server SQLSTATE, or the server ending the session). */
+function sessionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (error instanceof postgres.PostgresError) return code === '57P01' || code === '57P02' || code === '57P03';
+  return typeof code === 'string' && /^(CONNECTION_|E[A-Z]+$)/.test(code);
 }
 
 /** The two halves of the advisory key, as pg_locks shows them. */

@@ -1,0 +1,177 @@
+/**
+ * Leases and fencing under pressure, with real worker processes (`npm run worker`, fault-worker.ts) on a
+ * fresh database of their own: eight workers race for the same fifty runs, round after round, while
+ * workers are paused (SIGSTOP) past their lease and woken (SIGCONT); and workers whose clocks are an
+ * hour off share runs with an honest one. Judged by the outside service's own counters (each ticket and
+ * email once), by the queue (claims), and by the journal audit (journal-audit.ts: seq contiguous, one
+ * writer per invocation, so a paused worker that appended after waking would show).
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { supportAgent } from '@/agents/support';
+import { createAgentRegistry } from '@/lib/agents';
+import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { PostgresStorage } from '@/lib/durable/storage';
+import { queueEntry, startRun } from '@/lib/executor';
+import { createFreshDatabase } from '@/tests/support/fresh-database';
+import { DATABASE_URL } from '@/tests/support/journals';
+import { expectOnce, QUESTION, quiet, until } from './fault-checks';
+import { FaultWorker, type FaultWorkerOptions, faultTotals, namedUrl } from './fault-worker';
+import { auditRuns, installAudit, type RunAudit } from './journal-audit';
+
+const HOUR = 3_600_000;
+const suite = DATABASE_URL ? describe : describe.skip;
+
+suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
+  let service: OutsideService;
+  let storage: PostgresStorage;
+  let databaseUrl: string;
+  let drop: () => Promise<void>;
+  let workers: FaultWorker[] = [];
+  let started = 0;
+
+  beforeEach(async () => {
+    service = await startOutsideService();
+    const database = await createFreshDatabase(DATABASE_URL as string, 'gnl_faults');
+    databaseUrl = database.url;
+    drop = database.drop;
+    storage = new PostgresStorage({ connectionString: namedUrl(databaseUrl, 'faults-test') });
+    await installAudit(await storage.database());
+  });
+  afterEach(async () => {
+    await Promise.all(workers.map((w) => w.end()));
+    workers = [];
+    await storage.close();
+    await service.close();
+    await drop();
+  });
+  afterAll(() => {
+    console.log(
+      `[faults] totals: ${started} runs, ${faultTotals.processes} worker processes, ${faultTotals.sigstop} SIGSTOP / ${faultTotals.sigcont} SIGCONT, ` +
+        `${faultTotals.sigkill} SIGKILL, ${faultTotals.sigterm} SIGTERM, ${faultTotals.terminatedBackends} backends terminated by tests`,
+    );
+  });
+
+  async function pool(names: string[], options: Partial<FaultWorkerOptions> = {}) {
+    const created = names.map((name) => new FaultWorker({ name: `${name}-${process.pid}`, databaseUrl, serviceUrl: service.url, pollMs: 100, ...options }));
+    workers.push(...created);
+    await Promise.all(created.map((w) => w.waitFor((l) => l.type === 'started', 120_000)));
+    return created;
+  }
+
+  /** Starts `count` runs, ten at a time (the workers claim them as they come). */
+  async function startRuns(count: number) {
+    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url })]);
+    const first = started;
+    started += count;
+    const runs: string[] = [];
+    for (let n = 0; n < count; n += 10) {
+      const batch = Array.from({ length: Math.min(10, count - n) }, (_, i) =>
+        startRun({ storage, registry, agent: 'support', input: QUESTION(first + n + i) }),
+      );
+      runs.push(...(await Promise.all(batch)).map((run) => run.runId));
+    }
+    return runs;
+  }
+
+  async function soundJournal(runs: string[]): Promise<RunAudit[]> {
+    for (const runId of runs) expect((await storage.runs.getRun(runId))?.status, runId).toBe('completed');
+    const audits = await auditRuns(await storage.database());
+    expect(audits.map((a) => a.runId).sort()).toEqual([...runs].sort());
+    expect(audits.flatMap((a) => a.problems.map((p) => `${a.runId}: ${p}`))).toEqual([]);
+    return audits;
+  }
+
+  it('eight workers race for the same fifty runs, three rounds, two workers paused past their lease each round: every run completes once, each side effect once, one writer per invocation', async () => {
+    const leaseMs = 3_000;
+    const workersUp = await pool(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8'], { concurrency: 2, leaseMs, heartbeatMs: 600 });
+    const all: string[] = [];
+    const paused = new Set<FaultWorker>();
+    const roundMs: number[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const t0 = performance.now();
+      const starting = startRuns(50); // the pauses strike while runs are still being started and claimed
+      for (let pause = 0; pause < 2; pause++) {
+        // A worker in the middle of runs, not paused yet this round: paused for twice its lease, then woken.
+        const victim = await until('a worker with runs in flight', () => workersUp.find((w) => w.activeRuns().length > 0 && !paused.has(w)));
+        victim.signal('SIGSTOP');
+        paused.add(victim);
+        await new Promise((resolve) => setTimeout(resolve, 2 * leaseMs));
+        victim.signal('SIGCONT');
+      }
+      paused.clear();
+      all.push(...(await starting));
+      await quiet(storage);
+      await soundJournal(all);
+      expectOnce(service.stats(), { tickets: all.length, refunds: 0, emails: all.length });
+      roundMs.push(Math.round(performance.now() - t0));
+    }
+    const audits = await soundJournal(all);
+    const lines = workersUp.flatMap((w) => w.lines);
+    const tookOver = lines.filter((l) => l.type === 'took-over');
+    const lost = lines.filter((l) => l.type === 'finished' && (l.outcome === 'hold-lost' || l.outcome === 'lease-lost'));
+    const claims = lines.filter((l) => l.type === 'claimed').length;
+    const cutShort = audits.reduce((n, a) => n + a.cutShort, 0);
+    const invocations = audits.reduce((n, a) => n + a.invocations, 0);
+    console.log(
+      `[faults] race: 8 workers × concurrency 2, 3 rounds × 50 runs: ${claims} claims, ${invocations} invocations journaled (${cutShort} cut short by a takeover), ` +
+        `${tookOver.length} takeovers, ${lost.length} invocations ended as hold-lost/lease-lost after waking; rounds took ${roundMs.join(' / ')} ms; claims per worker ${workersUp.map((w) => w.events('claimed').length).join(' / ')}`,
+    );
+    expect(faultTotals.sigstop).toBeGreaterThanOrEqual(6);
+    expect(tookOver.length, 'a paused worker held a run another took over').toBeGreaterThan(0);
+    expect(lost.length, 'a woken worker gave a run up').toBeGreaterThan(0);
+    // A woken worker never settles a run it lost: each of its ends after a takeover is a give-back without the lease.
+    for (const line of lost) expect(line).toMatchObject({ kind: 'given-back', released: false });
+    // Every invocation that wrote to the journal was one claim (claims without a write: given back before run-resume).
+    expect(invocations).toBeLessThanOrEqual(claims);
+    for (const runId of all) expect((await queueEntry(runId, { storage }))?.claims).toBeGreaterThanOrEqual(1);
+    for (const w of workersUp) expect((await w.stop()).code, `worker ${w.options.name}: ${w.stderr.slice(-1000)}`).toBe(0);
+  }, 420_000);
+
+  it('workers whose clocks are an hour ahead and an hour behind share runs with an honest one: no lease taken early or lost, each run claimed once', async () => {
+    const leaseMs = 2_000;
+    const skewed = [
+      new FaultWorker({ name: `honest-${process.pid}`, databaseUrl, serviceUrl: service.url, pollMs: 100, concurrency: 4, leaseMs, heartbeatMs: 400 }),
+      new FaultWorker({
+        name: `ahead-${process.pid}`,
+        databaseUrl,
+        serviceUrl: service.url,
+        pollMs: 100,
+        concurrency: 4,
+        leaseMs,
+        heartbeatMs: 400,
+        clockSkewMs: HOUR,
+      }),
+      new FaultWorker({
+        name: `behind-${process.pid}`,
+        databaseUrl,
+        serviceUrl: service.url,
+        pollMs: 100,
+        concurrency: 4,
+        leaseMs,
+        heartbeatMs: 400,
+        clockSkewMs: -HOUR,
+      }),
+    ];
+    workers.push(...skewed);
+    await Promise.all(skewed.map((w) => w.waitFor((l) => l.type === 'started', 120_000)));
+    const runs = await startRuns(30);
+    await quiet(storage);
+    await soundJournal(runs);
+    expectOnce(service.stats(), { tickets: 30, refunds: 0, emails: 30 });
+    const now = Date.now();
+    for (const [w, skew] of [
+      [skewed[0], 0],
+      [skewed[1], HOUR],
+      [skewed[2], -HOUR],
+    ] as const) {
+      const first = w?.lines[0] as { t: string };
+      expect(Math.abs(Date.parse(first.t) - now - skew), `${w?.options.name}'s clock is off by its skew`).toBeLessThan(10 * 60_000);
+      expect(w?.events('claimed').length, `${w?.options.name} claimed runs`).toBeGreaterThan(0);
+      for (const claim of w?.events('claimed') ?? []) expect(Date.parse(claim.leaseExpiresAt as string) - Date.parse(claim.claimedAt as string)).toBe(leaseMs);
+      expect(w?.lines.filter((l) => l.type === 'took-over' || l.type === 'lease-lost' || (l.type === 'finished' && l.kind !== 'settled'))).toEqual([]);
+    }
+    for (const runId of runs) expect((await queueEntry(runId, { storage }))?.claims, runId).toBe(1);
+    console.log(`[faults] clocks: honest / +1 h / −1 h claimed ${skewed.map((w) => w.events('claimed').length).join(' / ')} of 30 runs, each once`);
+    for (const w of skewed) expect((await w.stop()).code).toBe(0);
+  }, 240_000);
+});
