@@ -219,6 +219,45 @@ describeEachJournal('journal properties', (target) => {
     );
   });
 
+  it('any sequence of approvals and rejections records exactly the first; each later one is a conflict naming who decided first', async () => {
+    const decision = fc.record({ approve: fc.boolean(), by: fc.constantFrom('alice@acme', 'bob@acme', 'Zoë 🙂'), reason: fc.option(text, { nil: undefined }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(decision, { minLength: 1, maxLength: 5 }), async (decisions) => {
+        const id = uniqueRunId('approve');
+        const waiting = await journal.hold(id);
+        try {
+          await waiting.create(input);
+          const requestedAt = new Date(0).toISOString();
+          await waiting.append([
+            { type: 'tool-approval-request', toolCallId: 'call-1', toolName: 't', input: {}, requestedAt },
+            { type: 'run-suspend', status: 'waiting-approval', pending: [{ kind: 'approval', toolCallId: 'call-1', toolName: 't', input: {}, requestedAt }] },
+          ]);
+        } finally {
+          await waiting.release();
+        }
+        const [first, ...later] = decisions as [(typeof decisions)[number], ...typeof decisions];
+        const decide = ({ approve, by, reason }: typeof first) =>
+          (approve ? journal.approve : journal.reject).call(journal, { runId: id, toolCallId: 'call-1', by, ...(reason ? { reason } : {}) });
+        const recorded = await decide(first);
+        expect(recorded).toMatchObject({ outcome: first.approve ? 'approved' : 'rejected', by: first.by });
+        for (const next of later) {
+          const error = await decide(next).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error).toMatchObject({ name: 'DecisionConflictError', reason: 'already-decided', decidedBy: first.by });
+          expect((error as Error).message).toContain(`by ${first.by} at `);
+        }
+        const responses = (await journal.events(id)).filter((e) => e.type === 'tool-approval-response');
+        expect(responses).toHaveLength(1);
+        expect(responses[0]).toMatchObject({ approved: first.approve, by: first.by });
+        expect((responses[0] as { reason?: string }).reason).toBe(first.reason || undefined);
+        expect((await journal.getRun(id))?.pending[0]?.decision).toEqual(recorded);
+      }),
+      { numRuns: NUM_RUNS / 6 },
+    );
+  });
+
   it('operator names and call ids must be printable: a NUL or a lone surrogate is refused at the edge, not stored', async () => {
     const id = uniqueRunId('decide');
     const blocked = await journal.hold(id);
