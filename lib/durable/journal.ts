@@ -34,7 +34,10 @@ export interface Journal {
   approve(request: ApprovalDecisionRequest): Promise<Decision>;
   /** Rejects a call waiting for approval; the model sees the refusal (and the reason) as the tool's result. */
   reject(request: ApprovalDecisionRequest): Promise<Decision>;
-  /** Settles a side effect of unknown outcome: 'done' records `output` as its result, 'not-done' lets the next resume run it again under the same key. */
+  /**
+   * Settles a side effect of unknown outcome: 'done' records `output` as its result, 'not-done' lets the next resume run it again under the same key.
+   * Given the tool's `outputSchema`, an output marked done that does not match it is refused (JournalDataError naming the fields) and nothing is recorded.
+   */
   resolveSideEffect(request: SideEffectResolutionRequest): Promise<Decision>;
   /**
    * Cancels a run: it stops at its next step boundary (a run executing elsewhere notices on its next

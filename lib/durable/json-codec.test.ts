@@ -22,6 +22,12 @@ describe('json-codec', () => {
     expect(back.nested.when[0]).toEqual(new Date(0));
   });
 
+  it('keeps an invalid Date invalid', () => {
+    const back = roundTrip({ when: new Date(Number.NaN) }) as { when: Date };
+    expect(back.when).toBeInstanceOf(Date);
+    expect(Number.isNaN(back.when.getTime())).toBe(true);
+  });
+
   it('keeps a tool that returns nothing distinct from one that returns null', () => {
     expect(roundTrip(undefined)).toBeUndefined();
     expect(roundTrip(null)).toBeNull();
