@@ -4,7 +4,7 @@
  * again on that account.
  */
 import { tool } from 'ai';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
@@ -17,7 +17,9 @@ const script =
 const oversized = () => 'x'.repeat(MAX_EVENT_BYTES + 1);
 
 describeEachJournal('event size limit', (target) => {
-  const { journal } = target.open();
+  const { journal, storage } = target.open();
+  // Opening (and migrating) the database is slow on a loaded machine: it happens here, not in the first test.
+  beforeAll(() => storage.database().then(() => undefined), 300_000);
 
   it("a read-only tool output over the limit is the call's tool error, naming the limit; the run completes and replays it", async () => {
     let executions = 0;
