@@ -74,7 +74,16 @@ suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABAS
   }
 
   async function soundJournal(runs: string[]): Promise<RunAudit[]> {
-    for (const runId of runs) expect((await storage.runs.getRun(runId))?.status, runId).toBe('completed');
+    for (const runId of runs) {
+      const status = (await storage.runs.getRun(runId))?.status;
+      if (status === 'completed') continue;
+      // The story of a run that did not complete, in the failure message.
+      const events = (await storage.runs.events(runId)).map(
+        (e) => `${e.seq}:${e.type}${e.type === 'run-fail' ? `(${e.error.name}: ${e.error.message.slice(0, 120)})` : ''}`,
+      );
+      const entry = await queueEntry(runId, { storage });
+      expect(status, `${runId}: ${events.join(' ')}; queue: ${entry?.outcome} ${entry?.error}`).toBe('completed');
+    }
     const audits = await auditRuns(await storage.database());
     expect(audits.map((a) => a.runId).sort()).toEqual([...runs].sort());
     expect(audits.flatMap((a) => a.problems.map((p) => `${a.runId}: ${p}`))).toEqual([]);

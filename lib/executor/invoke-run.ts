@@ -44,7 +44,6 @@ export async function invokeRun(args: {
   const { claim, journal, registry, owner, stopRequested } = args;
   const { runId } = claim;
   let invoke: () => Promise<DurableResult<any>>;
-  let lastSeq: number | undefined;
   try {
     const run = await journal.getRun(runId);
     if (!run) return { kind: 'settled', outcome: 'failed', error: `run "${runId}" is not in the journal` };
@@ -52,24 +51,26 @@ export async function invokeRun(args: {
     // Completed by an invocation whose lease expired before it could release it: nothing to run. (Invoked
     // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
     if (run.status === 'completed') return { kind: 'settled', outcome: 'completed' };
-    lastSeq = run.lastSeq;
     const agent = registry.getAgent(claim.agent);
     const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
     const prepareStep = async (options: unknown) => {
       const why = stopRequested();
-      if (why) throw new InvocationStoppedError({ runId, owner, why });
+      // A run completed in the journal is only being replayed here (it completed after the check above,
+      // before this invocation took the hold): the replay appends nothing, so it is let through. Stopped,
+      // it would journal a run-fail after the run's run-complete.
+      if (why && (await journal.getRun(runId))?.status !== 'completed') throw new InvocationStoppedError({ runId, owner, why });
       return own ? own(options) : undefined;
     };
     const input: AgentInput = agentInputOf(run.input);
     invoke = () => runAgent({ agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0]);
   } catch (error) {
-    return classify(error, await statusOf(journal, runId, lastSeq));
+    return classify(error, await statusOf(journal, runId, error));
   }
   try {
     const result = await (claim.crashAt ? withCrashPoint(claim.crashAt as CrashPoint, invoke) : invoke());
     return { kind: 'settled', outcome: result.status };
   } catch (error) {
-    return classify(error, await statusOf(journal, runId, lastSeq));
+    return classify(error, await statusOf(journal, runId, error));
   }
 }
 
@@ -91,15 +92,17 @@ function classify(error: unknown, status: string | undefined): Invocation {
 
 /**
  * The run's status after the invocation, as far as this invocation made it: 'failed' counts only if the
- * journal moved on since the claim (this invocation journaled its failure). A run left 'failed' by an
- * earlier invocation (a step-boundary stop is journaled as run-fail) whose invocation now failed to even
- * take the hold (a connection lost) was not failed by it: that is the journal's error, retried.
+ * run's last event is this error's run-fail (this invocation journaled its failure). A run left failed
+ * by another invocation (a step-boundary stop is journaled as run-fail) while this one could not even
+ * reach the journal (its connection lost) was not failed by it: that is the journal's error, retried.
  */
-async function statusOf(journal: LiveJournal, runId: string, lastSeqBefore: number | undefined): Promise<string | undefined> {
+async function statusOf(journal: LiveJournal, runId: string, error: unknown): Promise<string | undefined> {
   try {
     const run = await journal.getRun(runId);
-    if (run?.status === 'failed' && lastSeqBefore !== undefined && run.lastSeq <= lastSeqBefore) return undefined;
-    return run?.status;
+    if (run?.status !== 'failed') return run?.status;
+    const [last] = await journal.events(runId, { afterSeq: run.lastSeq - 1 });
+    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) }; // as the core's errorInfo records it
+    return last?.type === 'run-fail' && last.error.name === name && last.error.message === message ? 'failed' : undefined;
   } catch {
     return undefined; // the journal is unreachable: classify() treats the error as the journal's
   }
