@@ -29,6 +29,25 @@ const alice = storageStatePath('alice');
 const longPort = port + 2;
 const longDataDir = path.join(path.dirname(process.env.GNL_E2E_DATA_DIR as string), 'long-data');
 
+// On Postgres too when DATABASE_URL is set (CI sets it): a third Studio, project `postgres`, on that server,
+// in a database of its own beside the one named (`<name>_studio_e2e`, created on first use, kept between
+// runs like the shared one): its executor claims every runnable run it finds, and the shared database
+// holds runs other suites left runnable, some with crash points armed.
+const postgresAdminUrl = process.env.DATABASE_URL || undefined;
+const postgresUrl = postgresAdminUrl ? studioDatabaseUrl(postgresAdminUrl) : undefined;
+const postgresPort = port + 4;
+if (postgresUrl) {
+  process.env.GNL_E2E_PG_LOGIN ??= `pg-e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  process.env.GNL_E2E_PG_DEMO_PORT ??= String(port + 1104);
+  process.env.GNL_E2E_PG_SESSION_SECRET ??= `e2e-${crypto.randomUUID()}-${crypto.randomUUID()}`;
+}
+
+function studioDatabaseUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${decodeURIComponent(parsed.pathname.slice(1) || 'postgres')}_studio_e2e`;
+  return parsed.toString();
+}
+
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
 function launchOptions(): LaunchOptions {
@@ -92,6 +111,15 @@ export default defineConfig({
       dependencies: ['live'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
+    ...(postgresUrl
+      ? [
+          {
+            name: 'postgres',
+            testMatch: ['postgres.spec.ts'],
+            use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${postgresPort}` },
+          },
+        ]
+      : []),
   ],
   webServer: [
     {
@@ -140,5 +168,33 @@ export default defineConfig({
       stdout: 'pipe',
       stderr: 'pipe',
     },
+    ...(postgresUrl
+      ? [
+          {
+            // The same build on the database DATABASE_URL names (shared, never assumed empty); its own demo service.
+            command: 'npx tsx e2e/studio/seed-postgres.ts && node scripts/studio.mjs',
+            url: `http://127.0.0.1:${postgresPort}/sign-in`,
+            env: {
+              DATABASE_URL: postgresUrl,
+              GNL_E2E_PG_ADMIN_URL: postgresAdminUrl as string,
+              GNL_DATA_DIR: path.join(path.dirname(process.env.GNL_E2E_DATA_DIR as string), 'postgres-data'),
+              GNL_SESSION_SECRET: process.env.GNL_E2E_PG_SESSION_SECRET as string,
+              GNL_E2E_PG_LOGIN: process.env.GNL_E2E_PG_LOGIN as string,
+              PORT: String(postgresPort),
+              GNL_STUDIO_HOST: '127.0.0.1',
+              GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_PG_DEMO_PORT as string,
+              GNL_DEMO_SERVICE_URL: '',
+              GNL_DEMO_CHECKS: '0',
+              GNL_MODEL: '',
+              OPENAI_API_KEY: '',
+              ANTHROPIC_API_KEY: '',
+            },
+            timeout: 300_000,
+            reuseExistingServer: false,
+            stdout: 'pipe' as const,
+            stderr: 'pipe' as const,
+          },
+        ]
+      : []),
   ],
 });

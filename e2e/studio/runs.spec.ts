@@ -60,6 +60,7 @@ test('filters runs by status through ?status= links', async ({ page }) => {
 });
 
 test('searches by run-id prefix, tool name and idempotency key, and filters by agent, keeping the status filter', async ({ page }) => {
+  test.setTimeout(120_000); // ten page loads: a shared, loaded machine needs more than the default
   const runs = new RunsPage(page);
   await runs.goto();
   await expect(runs.row(completed.runId).getByTestId('run-tokens')).toHaveText(/^[\d,]+$/);

@@ -33,3 +33,14 @@ export const LONG = {
   lastSeq: 2_501,
   operator: { login: 'carol', name: 'Carol First', password: 'carol-first-start-pw' },
 } as const;
+
+/**
+ * The operator of the Postgres Studio (project `postgres`, only when DATABASE_URL is set): its database
+ * keeps accounts between runs, so the login is new each run (GNL_E2E_PG_LOGIN, set once by
+ * playwright.config.ts and inherited by the web server and the workers).
+ */
+export function postgresOperator() {
+  const login = process.env.GNL_E2E_PG_LOGIN;
+  if (!login) throw new Error('GNL_E2E_PG_LOGIN is set by playwright.config.ts when DATABASE_URL is set');
+  return { login, name: 'Pat Postgres', password: 'pat-postgres-e2e-password' };
+}
