@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import type { Journal } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
 
@@ -16,6 +16,8 @@ export const DATABASE_URL = process.env.DATABASE_URL;
 if (process.env.CI === 'true' && !DATABASE_URL) {
   throw new Error('CI=true but DATABASE_URL is not set: the Postgres suites must run in CI.');
 }
+
+const OPEN_TIMEOUT_MS = 300_000;
 
 export interface JournalTarget {
   name: 'pglite' | 'postgres';
@@ -27,6 +29,9 @@ export const pgliteTarget: JournalTarget = {
   name: 'pglite',
   open() {
     const storage = new PGliteStorage({ dataDir: tempDataDir() });
+    // Opened (and migrated) before the suite's first test: on a loaded machine PGlite can take over a
+    // minute to start, which must not be charged to whichever test happens to come first.
+    beforeAll(() => storage.database().then(() => undefined), OPEN_TIMEOUT_MS);
     afterAll(() => storage.close());
     return { journal: storage.runs, storage };
   },
@@ -36,6 +41,7 @@ export const postgresTarget: JournalTarget = {
   name: 'postgres',
   open() {
     const storage = new PostgresStorage({ connectionString: DATABASE_URL as string });
+    beforeAll(() => storage.database().then(() => undefined), OPEN_TIMEOUT_MS);
     afterAll(() => storage.close());
     return { journal: storage.runs, storage };
   },
