@@ -96,7 +96,7 @@ export default defineConfig({
     },
     {
       name: 'live',
-      testMatch: ['live-tail.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts'],
+      testMatch: ['live-tail.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts', 'secrets.spec.ts'],
       dependencies: ['seeded'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
