@@ -13,7 +13,7 @@ export async function ormVsRaw(ctx: BenchContext): Promise<FigureResult> {
   const child = spawnTsx(path.join(ROOT, 'bench', 'append.ts'), [], {
     DATABASE_URL: ctx.url,
     BENCH_ROUNDS: ctx.quick ? '1' : '3',
-    BENCH_PER_ROUND: ctx.quick ? '100' : '150',
+    BENCH_PER_ROUND: ctx.quick ? '60' : '150',
   });
   const code = await child.exited;
   if (code !== 0) throw new Error(`bench/append.ts exited ${code}: ${child.stderr().slice(-1500)}`);

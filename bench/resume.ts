@@ -47,7 +47,7 @@ async function runUntil(journal: Journal, runId: string, n: number): Promise<num
 
 export async function resume(ctx: BenchContext): Promise<FigureResult> {
   const sizes = ctx.quick ? [10, 100] : [10, 100, 1000];
-  const reps = (n: number, journal: string) => (n <= 10 ? 15 : n <= 100 ? (ctx.quick ? 5 : 8) : journal === 'postgres' ? 2 : 1);
+  const reps = (n: number, journal: string) => (n <= 10 ? (ctx.quick ? 8 : 15) : n <= 100 ? (ctx.quick ? 4 : 8) : journal === 'postgres' ? 2 : 1);
   const rows: FigureResult['rows'] = [];
   const series: Record<string, { n: number; median: number; select: number }[]> = { postgres: [], pglite: [] };
   let seedRun: string | undefined;

@@ -97,7 +97,7 @@ async function countPGliteRun(dataDir: string) {
 }
 
 export async function stepOverhead(ctx: BenchContext): Promise<FigureResult> {
-  const reps = ctx.quick ? 10 : 30;
+  const reps = ctx.quick ? 8 : 30;
   const floorN = ctx.quick ? 300 : 800;
   const pg = new PostgresStorage({ connectionString: ctx.url });
   const lite = new PGliteStorage({ dataDir: path.join(ctx.tmp, 'pglite-overhead') });
