@@ -17,6 +17,8 @@ async function gotoWhenUp(page: Page, path: string) {
 }
 
 test('crash after the refund, blocked, marked done, resumed: completes with one refund', async ({ page, context }) => {
+  // A server killed and started again, two pages, a refused and an accepted decision: more than the default on a loaded machine.
+  test.setTimeout(120_000);
   const runId = await new DemoPage(page).start({ crashAt: 'after-refund-answered' });
   const run = new RunPage(page);
   await expect(run.event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
