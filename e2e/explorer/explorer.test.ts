@@ -6,6 +6,8 @@
  * of schedules run must equal the number enumerated, so the suite cannot pass on an empty census.
  * Long mode: `npm run test:chaos -- --schedules N` (chaos.ts).
  */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL } from '@/tests/support/journals';
 import { bundleChild } from './bundle';
@@ -28,11 +30,15 @@ import { SCENARIOS } from './scenarios';
 // Generous: the machines that run the suite are shared; nothing here is timed.
 const TIMEOUT_MS = 60 * 60_000;
 
+/** One bundle for both journals, removed when the file is done. */
 let bundle: Promise<{ file: string; ms: number }> | undefined;
 const sharedBundle = () => {
   bundle ??= bundleChild();
   return bundle;
 };
+afterAll(async () => {
+  if (bundle) rmSync(path.dirname((await bundle).file), { recursive: true, force: true });
+});
 
 interface Target {
   name: 'pglite' | 'postgres';
@@ -62,9 +68,10 @@ for (const target of targets) {
     let explorer: Explorer;
     let censuses: Census[] = [];
     const all: ScheduleResult[] = [];
-    const started = performance.now();
+    let started = 0;
 
     beforeAll(async () => {
+      started = performance.now();
       journal = await target.open();
       explorer = await openExplorer(journal, { poolSize: 3, bundle: (await sharedBundle()).file });
     }, TIMEOUT_MS);
