@@ -55,8 +55,9 @@ export class ChildPool {
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-20_000);
     });
+    // 'close', not 'exit': after the IPC channel too, so an outcome sent just before exit(0) is not missed.
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
+      child.once('close', (code, signal) => resolve({ code, signal })),
     );
     const ready = new Promise<number>((resolve, reject) => {
       child.once('message', (message: ChildMessage) =>
