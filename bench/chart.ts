@@ -112,6 +112,7 @@ export function chartSvg(figures: FigureResult[], caption: string): string {
   const H = 420;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">`,
+    `<title>GNL benchmark: overhead per journaled step and resume time against history length</title>`,
     `<rect width="${W}" height="${H}" fill="#ffffff"/>`,
     overheadPanel(
       figures.find((f) => f.id === '1'),
