@@ -21,6 +21,8 @@ export default defineConfig({
       'packages/**/*.test.ts',
       'docs/**/*.test.ts',
     ],
+    // The child processes the suites spawn, precompiled once for the run (tests/support/child-bundles.ts).
+    globalSetup: ['tests/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.

@@ -33,9 +33,9 @@ import {
 } from './refund-tools';
 import { refundScript, replanScript, worldModel } from './test-support/models';
 import { type OutsideWorld, startOutsideWorld } from './test-support/outside-world';
+import { childArgs } from '@/tests/support/child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const CHILD = path.join(ROOT, 'docs/examples/test-support/child.ts');
 
 interface ChildEnd {
   code: number | null;
@@ -60,7 +60,7 @@ function startChild(
   };
   delete childEnv.NODE_OPTIONS;
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+  const child = spawn(process.execPath, childArgs('docs/examples/test-support/child.ts'), {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

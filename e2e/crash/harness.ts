@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AgentOutcome, APPEND_BEGIN, type CrashPoint, ENV, type JournalKind, type ModelLogLine, type Scenario } from './protocol';
+import { childArgs } from '@/tests/support/child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const AGENT = path.join(ROOT, 'e2e/crash/crash-agent.ts');
 const CHILD_TIMEOUT_MS = 45_000;
 
 export interface AgentConfig {
@@ -60,7 +60,7 @@ export function startAgent(config: AgentConfig): RunningChild {
     ...(config.databaseUrl ? { [ENV.databaseUrl]: config.databaseUrl } : {}),
   });
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', AGENT], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, childArgs('e2e/crash/crash-agent.ts'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error('crash-agent did not start');
   totals.children += 1;
   let stdout = '';

@@ -1,51 +1,20 @@
 /**
- * Precompiles child.ts and everything it imports into one .mjs bundle (esbuild; plus a chunk for the
- * PGlite storage), built once per explorer
- * run into a temp folder, so a child starts without TypeScript transpiling or module resolution.
- * PGlite stays a separate module, imported by its absolute path: it finds its WASM and data files next
- * to its own module.
+ * The explorer's child (child.ts and everything it imports) as one precompiled .mjs bundle, so a child
+ * starts without TypeScript transpiling or module resolution: the test run's bundle when vitest's
+ * globalSetup built the child bundles (tests/support/child-bundles.ts), else one built here into a temp
+ * folder (`npm run test:chaos`), which `owned` says the caller removes.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { BUNDLES_ENV, buildChildBundles, bundlePath } from '@/tests/support/child-bundles';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ENTRY = 'e2e/explorer/child.ts';
 
-const pgliteByAbsolutePath: Plugin = {
-  name: 'pglite-external',
-  setup(b) {
-    const pkgDir = path.join(ROOT, 'node_modules/@electric-sql/pglite');
-    const pkg = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { exports: Record<string, { import?: { default?: string } | string }> };
-    b.onResolve({ filter: /^@electric-sql\/pglite/ }, (args) => {
-      // ESM-only with an exports map: take the import condition of the subpath.
-      const sub = args.path.slice('@electric-sql/pglite'.length);
-      const entry = pkg.exports[sub ? `.${sub}` : '.']?.import;
-      const file = typeof entry === 'string' ? entry : entry?.default;
-      if (!file) throw new Error(`cannot resolve ${args.path} for the explorer bundle`);
-      return { path: pathToFileURL(path.join(pkgDir, file)).href, external: true };
-    });
-  },
-};
-
-export async function bundleChild(): Promise<{ file: string; ms: number }> {
-  const started = performance.now();
+export async function bundleChild(): Promise<{ file: string; ms: number; owned: boolean }> {
+  const shared = process.env[BUNDLES_ENV];
+  if (shared && existsSync(bundlePath(shared, ENTRY))) return { file: bundlePath(shared, ENTRY), ms: 0, owned: false };
   const outdir = mkdtempSync(path.join(tmpdir(), 'gnl-explorer-bundle-'));
-  await build({
-    entryPoints: { child: path.join(import.meta.dirname, 'child.ts') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    // The PGlite storage is imported dynamically by child.ts: a chunk of its own, loaded only by PGlite children.
-    splitting: true,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    tsconfig: path.join(ROOT, 'tsconfig.json'),
-    plugins: [pgliteByAbsolutePath],
-    banner: { js: "import { createRequire as __gnlRequire } from 'node:module'; const require = __gnlRequire(import.meta.url);" },
-    logLevel: 'error',
-  });
-  return { file: path.join(outdir, 'child.mjs'), ms: performance.now() - started };
+  const { ms } = await buildChildBundles(outdir, [ENTRY]);
+  return { file: bundlePath(outdir, ENTRY), ms, owned: true };
 }

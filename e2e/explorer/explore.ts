@@ -41,7 +41,7 @@ export interface Explorer {
 
 /** Bundles the child (or reuses a bundle) and opens a warm pool on the target. */
 export async function openExplorer(target: JournalTarget, options: { poolSize: number; bundle?: string }): Promise<Explorer> {
-  const built = options.bundle ? { file: options.bundle, ms: 0 } : await bundleChild();
+  const built = options.bundle ? { file: options.bundle, ms: 0, owned: false } : await bundleChild();
   const pool = new ChildPool(built.file, options.poolSize, target.childEnv);
   return {
     pool,
@@ -50,7 +50,7 @@ export async function openExplorer(target: JournalTarget, options: { poolSize: n
     run: (plan) => runSchedule({ scenario: scenarioNamed(plan.scenario), target, pool, kills: plan.kills }),
     close: async () => {
       await pool.close();
-      if (!options.bundle) rmSync(path.dirname(built.file), { recursive: true, force: true });
+      if (built.owned) rmSync(path.dirname(built.file), { recursive: true, force: true });
     },
   };
 }

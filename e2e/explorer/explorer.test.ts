@@ -30,14 +30,15 @@ import { SCENARIOS } from './scenarios';
 // Generous: the machines that run the suite are shared; nothing here is timed.
 const TIMEOUT_MS = 60 * 60_000;
 
-/** One bundle for both journals, removed when the file is done. */
-let bundle: Promise<{ file: string; ms: number }> | undefined;
+/** One bundle for both journals (the test run's own, or one built here and removed when the file is done). */
+let bundle: Promise<{ file: string; ms: number; owned: boolean }> | undefined;
 const sharedBundle = () => {
   bundle ??= bundleChild();
   return bundle;
 };
 afterAll(async () => {
-  if (bundle) rmSync(path.dirname((await bundle).file), { recursive: true, force: true });
+  const built = await bundle;
+  if (built?.owned) rmSync(path.dirname(built.file), { recursive: true, force: true });
 });
 
 interface Target {

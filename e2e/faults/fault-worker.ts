@@ -6,9 +6,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { childArgs } from '@/tests/support/child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const ENTRY = path.join(ROOT, 'e2e/faults/worker-entry.ts');
 
 export const faultTotals = { processes: 0, sigstop: 0, sigcont: 0, sigkill: 0, sigterm: 0, terminatedBackends: 0 };
 
@@ -66,7 +66,7 @@ export class FaultWorker {
       ...flag('poll-ms', options.pollMs),
       ...flag('grace-ms', options.graceMs),
     ];
-    this.child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [...childArgs('e2e/faults/worker-entry.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     faultTotals.processes += 1;
     let buffer = '';
     this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

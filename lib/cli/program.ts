@@ -1,5 +1,4 @@
 /** The `gnl` command tree (commander): every command, its options and help. Actions live beside their concern. */
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerDecisionCommands } from './decision-commands';
 import { EXIT } from './failures';
@@ -8,7 +7,10 @@ import { registerReadCommands } from './read-commands';
 import { registerRunCommands } from './run-commands';
 import type { CliSession } from './session';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+// A JSON import, so the version travels with the code when it is bundled (the tests' child bundles).
+import packageJson from '@/package.json' with { type: 'json' };
+
+const { version } = packageJson;
 
 const ABOUT = `
 The journal: Postgres when DATABASE_URL is set, else the embedded journal in GNL_DATA_DIR (default .gnl/data).
@@ -19,7 +21,7 @@ Examples:
   gnl list --status waiting-approval
   gnl show support:1b2c…
   gnl approve support:1b2c… call-2-issueRefund --by alice@example.com
-  gnl resume support:1b2c… --wait
+  gnl resume support:1b2c… --by alice@example.com --wait
 
 Exit codes: ${EXIT.ok} done · ${EXIT.unexpected} unexpected error · ${EXIT.usage} bad usage or input · ${EXIT.notFound} not found · ${EXIT.conflict} refused (decided already, finished, diverged…) · ${EXIT.unavailable} journal unavailable (folder held by another process, Postgres unreachable) · ${EXIT.timeout} --wait timed out`;
 

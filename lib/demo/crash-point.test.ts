@@ -11,9 +11,9 @@ import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
 import type { DemoChildOutcome } from '@/tests/support/demo-child';
 import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { type OutsideService, startOutsideService } from './index';
+import { childArgs } from '@/tests/support/child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const CHILD = path.join(ROOT, 'tests/support/demo-child.ts');
 const PROMPT = 'Customer c_42 wants a refund of 40 for order o_17';
 
 interface ChildEnd {
@@ -57,7 +57,7 @@ describeEachJournal('demo crash points (child processes, SIGKILL)', (target) => 
       delete env[name];
     }
     Object.assign(env, target.name === 'pglite' ? { GNL_DATA_DIR: dataDir } : { DATABASE_URL }, { GNL_DEMO_SERVICE_URL: service.url }, demoEnv);
-    const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, runId, PROMPT], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...childArgs('tests/support/demo-child.ts'), runId, PROMPT], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {

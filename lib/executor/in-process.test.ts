@@ -11,6 +11,7 @@ import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { queueEntry } from './index';
+import { childArgs } from '@/tests/support/child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -18,7 +19,7 @@ function serverProcess(env: Record<string, string>, args: string[]) {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.DATABASE_URL;
   delete childEnv.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests/support/executor-child.ts'), ...args], {
+  const child = spawn(process.execPath, [...childArgs('tests/support/executor-child.ts'), ...args], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

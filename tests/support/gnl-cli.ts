@@ -1,10 +1,12 @@
 /**
- * `gnl` as a real child process (node bin/gnl.mjs, as npx runs it), with an environment of the test's
- * choosing and nothing inherited that would point it elsewhere (DATABASE_URL, GNL_DATA_DIR, a model key).
+ * `gnl` as a real child process, with an environment of the test's choosing and nothing inherited that
+ * would point it elsewhere (DATABASE_URL, GNL_DATA_DIR, a model key). It runs lib/cli/cli-entry.ts
+ * precompiled (child-bundles.ts), or, with `viaBin`, through bin/gnl.mjs as npx runs it.
  * Every invocation's duration is kept, for the suites to report.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { childArgs } from './child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/gnl.mjs');
@@ -22,6 +24,8 @@ export interface GnlOptions {
   /** Written to stdin, then stdin is closed (default: closed at once, empty). */
   input?: string;
   timeoutMs?: number;
+  /** Through bin/gnl.mjs (tsx) instead of the precompiled entry: the launcher a user runs. */
+  viaBin?: boolean;
 }
 
 export const gnlTimings: { args: string; ms: number }[] = [];
@@ -33,7 +37,11 @@ export function gnl(args: string[], options: GnlOptions): Promise<GnlResult> {
   for (const name of INHERITED_AWAY) delete env[name];
   for (const [name, value] of Object.entries(options.env)) if (value !== undefined) env[name] = value;
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.viaBin ? [BIN] : childArgs('lib/cli/cli-entry.ts')), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

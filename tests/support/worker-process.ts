@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { childArgs } from './child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const WORKER = path.join(ROOT, 'lib/executor/worker-main.ts');
 
 export interface WorkerLine {
   t: string;
@@ -51,7 +51,7 @@ export class WorkerProcess {
       ...flag('poll-ms', options.pollMs),
       ...flag('grace-ms', options.graceMs),
     ];
-    this.child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [...childArgs('lib/executor/worker-main.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     workerTotals.started += 1;
     let buffer = '';
     this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

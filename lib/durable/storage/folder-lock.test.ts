@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDataDir } from '@/tests/support/journals';
 import { DataDirLockedError, PGliteStorage } from './index';
 import { lockFolder } from './folder-lock';
+import { childArgs } from '@/tests/support/child-bundles';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -14,7 +15,7 @@ afterEach(() => {
 });
 
 async function holdInChild(dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('tests/support/hold-data-dir.ts'), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...childArgs('tests/support/hold-data-dir.ts'), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   let out = '';
   child.stdout?.on('data', (chunk) => {
