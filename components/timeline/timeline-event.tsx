@@ -27,6 +27,7 @@ const TONE = {
   'run-suspend': 'waiting',
   'run-complete': 'lifecycle',
   'run-cancel': 'operator',
+  'run-resume-request': 'operator',
   'run-fail': 'problem',
 } satisfies Record<JournalEventType, Tone>;
 
@@ -198,6 +199,13 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
       return (
         <>
           <EventHeader title={`Canceled by ${event.by}`} at={event.at} />
+          <Reason reason={event.reason} />
+        </>
+      );
+    case 'run-resume-request':
+      return (
+        <>
+          <EventHeader title={`Resume requested by ${event.by}`} at={event.at} />
           <Reason reason={event.reason} />
         </>
       );

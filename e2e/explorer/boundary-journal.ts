@@ -47,6 +47,7 @@ export function boundaryJournal(journal: Journal, boundary: BoundaryListener): J
     reject: (request) => journal.reject(request),
     resolveSideEffect: (request) => journal.resolveSideEffect(request),
     cancel: (request) => journal.cancel(request),
+    requestResume: (request) => journal.requestResume(request),
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),
     events: (runId, options) => journal.events(runId, options),

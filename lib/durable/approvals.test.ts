@@ -51,6 +51,35 @@ describeEachJournal('approvals', (target) => {
     expect(agent.ledger.total).toBe(1);
   });
 
+  it('a resume request in the journal is inert: undecided, the run stays waiting and appends nothing; approved, it resumes and replays past it', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    await call(agent, runId);
+    await journal.requestResume({ runId, by: 'alice@acme', reason: 'too early' });
+    const before = (await journal.events(runId)).length;
+    expect(await call(agent, runId)).toMatchObject({ status: 'waiting-approval', pending: [{ toolCallId: 'call-refund' }] });
+    expect((await journal.events(runId)).length).toBe(before);
+    expect(agent.scripted.calls()).toBe(1);
+
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme' });
+    await journal.requestResume({ runId, by: 'alice@acme', reason: 'after approving refund (call-refund)' });
+    expect((await call(agent, runId)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+    expect(agent.scripted.calls()).toBe(2);
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types.slice(types.indexOf('tool-approval-response'))).toEqual([
+      'tool-approval-response',
+      'run-resume-request',
+      'run-resume',
+      'tool-call-start',
+      'tool-call-end',
+      'model-step',
+      'run-complete',
+    ]);
+    await call(agent, runId);
+    expect([agent.ledger.total, agent.scripted.calls()]).toEqual([1, 2]);
+  });
+
   it("after reject, the model receives the SDK's execution-denied output with the reason and carries on", async () => {
     const runId = uniqueRunId();
     const agent = refundAgent({ sideEffect: true, needsApproval: true });

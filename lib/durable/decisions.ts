@@ -41,7 +41,10 @@ export const sideEffectResolutionSchema = z.object({
     .optional(),
 });
 
-export const cancelRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });
+/** What a cancel and a resume request carry: the run, who asks, why. */
+const runRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });
+export const cancelRequestSchema = runRequestSchema;
+export const resumeRequestSchema = runRequestSchema;
 
 export type ApprovalDecisionRequest = z.input<typeof approvalDecisionSchema>;
 export type SideEffectResolutionRequest = z.input<typeof sideEffectResolutionSchema>;
@@ -142,4 +145,24 @@ export function planCancel(args: {
   }
   if (status === 'completed') throw new DecisionConflictError({ runId, toolCallId: '', reason: 'run-finished', detail: status });
   return { type: 'run-cancel', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
+}
+
+/**
+ * A resume request is refused for an unknown run, a completed one, or a canceled one (naming who canceled
+ * and when). Any other run may be asked to continue: waiting, blocked, failed, or running (a lapsed lease).
+ */
+export function planResumeRequest(args: {
+  request: z.output<typeof resumeRequestSchema>;
+  status: string | undefined;
+  /** Who canceled the run, when it is canceled. */
+  canceled: PriorDecision | undefined;
+}): JournalEvent {
+  const { request, status, canceled } = args;
+  const { runId } = request;
+  if (status === undefined) throw new DecisionConflictError({ runId, toolCallId: '', reason: 'unknown-run' });
+  if (status === 'canceled') {
+    throw new DecisionConflictError({ runId, toolCallId: '', reason: 'already-decided', decidedBy: canceled?.by, decidedAt: canceled?.at, detail: 'canceled' });
+  }
+  if (status === 'completed') throw new DecisionConflictError({ runId, toolCallId: '', reason: 'run-finished', detail: status });
+  return { type: 'run-resume-request', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
 }

@@ -147,6 +147,12 @@ export type JournalEvent =
   | { type: 'run-complete'; text: string; finishReason: string; steps: number }
   /** An operator canceled the run: it stops at its next step boundary and never executes another tool. Terminal. */
   | { type: 'run-cancel'; by: string; reason?: string }
+  /**
+   * An operator asked for the run to continue (journal.requestResume): the audit of a resume, appended from
+   * anywhere like a decision. Inert: it changes neither the status nor the pending list, and replay skips it;
+   * the invocation that follows records its own `run-resume`.
+   */
+  | { type: 'run-resume-request'; by: string; reason?: string }
   | { type: 'run-fail'; error: ErrorInfo };
 
 export type JournalEventType = JournalEvent['type'];

@@ -31,6 +31,7 @@ export type {
   LiveJournal,
   RunHold,
   CancelRequest,
+  ResumeRequest,
   ListRunsOptions,
   RunPage,
   SubscribeOptions,

@@ -4,7 +4,16 @@
  */
 export * from './index';
 export { summaryChange, type SummaryChange } from './run-summary';
-export { planDecision, planCancel, approvalDecisionSchema, sideEffectResolutionSchema, cancelRequestSchema, type DecisionRequest } from './decisions';
+export {
+  planDecision,
+  planCancel,
+  planResumeRequest,
+  approvalDecisionSchema,
+  sideEffectResolutionSchema,
+  cancelRequestSchema,
+  resumeRequestSchema,
+  type DecisionRequest,
+} from './decisions';
 export { encodeJson, decodeJson } from './json-codec';
 export { encodeEvent } from './event-limit';
 export { assertOutputMatchesSchema } from './output-check';

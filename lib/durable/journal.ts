@@ -44,6 +44,12 @@ export interface Journal {
    * append) and never executes another tool. Terminal. A finished or already canceled run is a conflict.
    */
   cancel(request: CancelRequest): Promise<{ canceledAt: Date }>;
+  /**
+   * Records who asks for the run to continue, and why (`run-resume-request`, the audit of a resume). It
+   * changes neither the run's status nor what it waits for: making it runnable is the executor's
+   * (resumeRun), and runDurable replays past it. A completed or canceled run is a conflict.
+   */
+  requestResume(request: ResumeRequest): Promise<{ requestedAt: Date }>;
   getRun(runId: string): Promise<RunSummary | undefined>;
   listRuns(options?: ListRunsOptions): Promise<RunPage>;
   /** The run's events in order, after `afterSeq` (default 0), at most `limit` (default: all). */
@@ -99,6 +105,13 @@ export interface Subscription {
 export interface CancelRequest {
   runId: string;
   /** Who cancels (an operator account, a service name). */
+  by: string;
+  reason?: string;
+}
+
+export interface ResumeRequest {
+  runId: string;
+  /** Who asks for the resume (an operator account, a service name). */
   by: string;
   reason?: string;
 }

@@ -137,6 +137,7 @@ export class RunState {
       }
       case 'side-effect-check':
       case 'replay-mismatch':
+      case 'run-resume-request': // audit only: who asked for the resume, and why
         return;
     }
   }

@@ -79,6 +79,32 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     ]);
   });
 
+  it('a blocked run with resume requests in its journal stays blocked until resolved, then runs the call again once, replaying past them', async () => {
+    const runId = uniqueRunId();
+    await leaveRefundInFlight(journal, runId);
+    const agent = refundAgent({ sideEffect: true });
+    const resume = () => runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
+    await blockedError(resume());
+    await journal.requestResume({ runId, by: 'ops@acme', reason: 'is the PSP back?' });
+    await blockedError(resume());
+    expect(agent.ledger.total).toBe(0);
+    await journal.resolveSideEffect({ runId, toolCallId: 'call-refund', outcome: 'not-done', by: 'ops@acme' });
+    await journal.requestResume({ runId, by: 'ops@acme' });
+    expect((await resume()).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+    expect(agent.scripted.calls()).toBe(1); // step 0 replayed
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types.slice(types.indexOf('side-effect-resolution'))).toEqual([
+      'side-effect-resolution',
+      'run-resume-request',
+      'run-resume',
+      'tool-call-start',
+      'tool-call-end',
+      'model-step',
+      'run-complete',
+    ]);
+  });
+
   it('with retrySafe it runs again under the same key', async () => {
     const runId = uniqueRunId();
     await leaveRefundInFlight(journal, runId);

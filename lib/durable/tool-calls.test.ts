@@ -90,9 +90,12 @@ describeEachJournal('tool calls', (target) => {
     expect(events.at(-1)).toMatchObject({ type: 'run-fail', error: { name: 'ToolCallFailedError' } });
 
     failing = false;
+    // An operator's resume request after the failure is inert: the resume replays past it.
+    await journal.requestResume({ runId, by: 'ops@acme', reason: 'search backend is back' });
     const second = scriptedModel(script);
     const result = await runDurable({ runId, journal, model: second.model, tools: { search }, prompt: 'x' });
     expect(result.status).toBe('completed');
+    expect((await journal.events(runId)).map((e) => e.type)).toContain('run-resume-request');
     expect(executions).toBe(2);
     expect(second.calls()).toBe(1); // step 0 replayed, only the step after the tool
     expect(JSON.stringify(second.prompts.at(-1))).toContain('results for x');

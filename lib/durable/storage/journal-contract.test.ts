@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '@/db/migrations.generated';
 import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { type JournalEvent, MAX_EVENT_BYTES, RunBusyError } from '../index';
+import { type JournalEvent, MAX_EVENT_BYTES, type RecordedEvent, RunBusyError } from '../index';
 import { PostgresStorage } from './index';
 import { advisoryKey } from './postgres-storage';
 import { query } from './sql-rows';
@@ -69,6 +69,97 @@ describeEachJournal('journal contract', (target) => {
     ]);
     expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', stepCount: 1, lastSeq: 5, pending: [] });
     await hold.release();
+  });
+
+  it('a resume request is recorded with who, why and when, announced live, and changes neither the status nor the pending list', async () => {
+    const pending = [{ kind: 'approval' as const, toolCallId: 'c', toolName: 't', input: {}, requestedAt: new Date().toISOString() }];
+    for (const status of ['waiting-approval', 'blocked'] as const) {
+      const runId = uniqueRunId();
+      const hold = await journal.hold(runId);
+      await hold.create(input);
+      await hold.append([{ type: 'run-suspend', status, pending }]);
+      await hold.release();
+      const seen: RecordedEvent[] = [];
+      const subscription = await storage.runs.subscribe({ runId, afterSeq: 2, onEvents: (events) => void seen.push(...events) });
+      const before = await journal.getRun(runId);
+      const { requestedAt } = await journal.requestResume({ runId, by: '  alice@acme ', reason: 'customer called back' });
+      expect(Math.abs(requestedAt.getTime() - Date.now())).toBeLessThan(60_000);
+      expect((await journal.events(runId)).at(-1)).toEqual({
+        type: 'run-resume-request',
+        by: 'alice@acme',
+        reason: 'customer called back',
+        seq: 3,
+        at: requestedAt,
+      });
+      expect(await journal.getRun(runId)).toEqual({ ...before, lastSeq: 3, updatedAt: expect.any(Date) });
+      await expect.poll(() => seen.map((e) => [e.seq, e.type])).toEqual([[3, 'run-resume-request']]);
+      await subscription.close();
+      // Without a reason, none is recorded.
+      await journal.requestResume({ runId, by: 'bob@acme' });
+      expect((await journal.events(runId)).at(-1)).toEqual({ type: 'run-resume-request', by: 'bob@acme', seq: 4, at: expect.any(Date) });
+      expect((await journal.getRun(runId))?.status).toBe(status);
+    }
+  });
+
+  it('a resume request lands under the run row lock beside its holder’s appends, numbered in turn, and leaves the status the holder sets', async () => {
+    const runId = uniqueRunId();
+    const hold = await journal.hold(runId);
+    await hold.create(input);
+    const [requested, appended] = await Promise.all([
+      journal.requestResume({ runId, by: 'alice@acme' }),
+      Promise.all(Array.from({ length: 5 }, (_, i) => hold.append([note(i)]))),
+    ]);
+    await hold.release();
+    const events = await journal.events(runId);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(events.filter((e) => e.type === 'run-resume-request')).toEqual([expect.objectContaining({ at: requested.requestedAt })]);
+    expect(appended.flat().map((e) => e.seq)).not.toContain(events.find((e) => e.type === 'run-resume-request')?.seq);
+    expect(await journal.getRun(runId)).toMatchObject({ status: 'failed', lastSeq: 7 });
+  });
+
+  it('a resume request for an unknown, completed or canceled run is refused with the conflict, naming who canceled; nothing is written', async () => {
+    await expect(journal.requestResume({ runId: uniqueRunId('none'), by: 'alice@acme' })).rejects.toMatchObject({
+      name: 'DecisionConflictError',
+      reason: 'unknown-run',
+    });
+    const done = uniqueRunId();
+    const hold = await journal.hold(done);
+    await hold.create(input);
+    await hold.append([{ type: 'run-complete', text: 't', finishReason: 'stop', steps: 0 }]);
+    await hold.release();
+    await expect(journal.requestResume({ runId: done, by: 'alice@acme' })).rejects.toMatchObject({ reason: 'run-finished', runId: done });
+    expect(await journal.events(done)).toHaveLength(2);
+
+    const canceled = uniqueRunId();
+    const other = await journal.hold(canceled);
+    await other.create(input);
+    await other.release();
+    const { canceledAt } = await journal.cancel({ runId: canceled, by: 'carol@acme', reason: 'duplicate' });
+    const refused = await journal.requestResume({ runId: canceled, by: 'alice@acme', reason: 'try again' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'DecisionConflictError', reason: 'already-decided', decidedBy: 'carol@acme', decidedAt: canceledAt });
+    expect((refused as Error).message).toBe(`Decision refused: run "${canceled}" was already canceled by carol@acme at ${canceledAt.toISOString()}.`);
+    expect((await journal.events(canceled)).map((e) => e.type)).toEqual(['run-start', 'run-cancel']);
+  });
+
+  it('a bad resume request (no one named, control characters, an over-long reason, a bad runId) is refused and writes nothing', async () => {
+    const runId = uniqueRunId();
+    const hold = await journal.hold(runId);
+    await hold.create(input);
+    await hold.release();
+    for (const [request, message] of [
+      [{ runId, by: '   ' }, /requestResume: .*by: say who decides/s],
+      [{ runId, by: 'alice\u0007@acme' }, /by must contain only printable characters/],
+      [{ runId, by: 'ali\nce' }, /by must contain only printable characters/],
+      [{ runId, by: 'alice', reason: 'x'.repeat(4001) }, /reason/],
+      [{ runId: '', by: 'alice' }, /runId/],
+      [{ runId } as never, /by/],
+    ] as const) {
+      const error = await journal.requestResume(request).catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'JournalDataError', message: expect.stringMatching(message) });
+      expect((error as Error).cause).toBeDefined();
+    }
+    await journal.requestResume({ runId, by: 'alice', reason: 'x'.repeat(4000) });
+    expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-resume-request']);
   });
 
   it('a released hold cannot append, and a held run cannot be held twice', async () => {

@@ -2,9 +2,10 @@
  * The one SQL implementation of the Journal port, shared by PostgresStorage and PGliteStorage.
  *
  * The hot path (create, append, load) is one prepared statement each, through the raw driver
- * (event-rows.ts, sql-driver.ts). Decisions read the run under its row lock, plan with the core's pure
- * planDecision, and append in the same transaction. Listings go through drizzle. Every write is
- * announced to live subscribers (notifications.ts): inside the statement, or after it committed.
+ * (event-rows.ts, sql-driver.ts). Decisions, cancels and resume requests read the run under its row
+ * lock, plan with the core's pure planDecision / planCancel / planResumeRequest, and append in the same
+ * transaction. Listings go through drizzle. Every write is announced to live subscribers
+ * (notifications.ts): inside the statement, or after it committed.
  */
 import { sql } from 'drizzle-orm';
 import {
@@ -20,6 +21,9 @@ import {
   planCancel,
   cancelRequestSchema,
   type CancelRequest,
+  planResumeRequest,
+  resumeRequestSchema,
+  type ResumeRequest,
   type RecordedEvent,
   type RunHold,
   type RunInput,
@@ -160,15 +164,33 @@ export class SqlJournal implements LiveJournal {
     const { announcer } = this.backend;
     const recorded = await driver.transaction(async (tx) => {
       const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [parsed.runId]);
-      const [prior] = await tx.query<{ by: string; created_at: Date | string }>(
-        `select payload->>'by' as by, created_at from gnl.run_events where run_id = $1::text and type = 'run-cancel' order by seq desc limit 1`,
-        [parsed.runId],
-      );
-      const event = planCancel({ request: parsed, status: run?.status, priorCancel: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined });
+      const event = planCancel({
+        request: parsed,
+        status: run?.status,
+        priorCancel: run?.status === 'canceled' ? await lastCancel(tx, parsed.runId) : undefined,
+      });
       return appendEvents(tx, parsed.runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
     });
     announce(announcer, parsed.runId, recorded);
     return { canceledAt: (recorded[0] as RecordedEvent).at };
+  }
+
+  /** Built as cancel is: the run's row lock, the pure plan, one append in the same transaction, announced. */
+  async requestResume(request: ResumeRequest): Promise<{ requestedAt: Date }> {
+    const parsed = parse(resumeRequestSchema, request, 'requestResume');
+    const { sql: driver } = await this.db();
+    const { announcer } = this.backend;
+    const recorded = await driver.transaction(async (tx) => {
+      const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [parsed.runId]);
+      const event = planResumeRequest({
+        request: parsed,
+        status: run?.status,
+        canceled: run?.status === 'canceled' ? await lastCancel(tx, parsed.runId) : undefined,
+      });
+      return appendEvents(tx, parsed.runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
+    });
+    announce(announcer, parsed.runId, recorded);
+    return { requestedAt: (recorded[0] as RecordedEvent).at };
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {
@@ -269,7 +291,7 @@ class SqlRunHold implements RunHold {
   }
 }
 
-/** Who canceled the run last, and when (a decision on a canceled run names them). */
+/** Who canceled the run last, and when (a decision, a second cancel or a resume request on a canceled run names them). */
 async function lastCancel(tx: SqlQuery, runId: string): Promise<{ by: string; at: Date } | undefined> {
   const [row] = await tx.query<{ by: string; created_at: Date | string }>(
     `select payload->>'by' as by, created_at from gnl.run_events where run_id = $1::text and type = 'run-cancel' order by seq desc limit 1`,
