@@ -45,9 +45,20 @@ describeEachStorage('in-process executor', (holder) => {
     const run = await holder.storage.runs.getRun(runId);
     expect(run).toMatchObject({ status: 'waiting-approval', pending: [{ toolName: 'issueRefund' }] });
     await holder.storage.runs.approve({ runId, toolCallId: run?.pending[0]?.toolCallId as string, by: 'ops@example.com' });
-    await executor.resumeRun(runId);
+    await executor.resumeRun(runId, { by: 'ops@example.com', reason: 'refund approved' });
     await settled(runId, 'completed');
     expect(await holder.storage.runs.getRun(runId)).toMatchObject({ status: 'completed' });
+    // Who asked is journaled before the invocation it woke: the request, then that invocation's run-resume.
+    const types = (await holder.storage.runs.events(runId)).map((e) => e.type);
+    expect(types.slice(types.indexOf('tool-approval-response'), types.indexOf('tool-approval-response') + 3)).toEqual([
+      'tool-approval-response',
+      'run-resume-request',
+      'run-resume',
+    ]);
+    expect((await holder.storage.runs.events(runId)).find((e) => e.type === 'run-resume-request')).toMatchObject({
+      by: 'ops@example.com',
+      reason: 'refund approved',
+    });
     const after = service.stats();
     expect(after.tickets.performed - before.tickets.performed).toBe(1);
     expect(after.refunds.performed - before.refunds.performed).toBe(1);

@@ -137,10 +137,10 @@ export class Executor {
     return started;
   }
 
-  /** resumeRun, then claim the run here at once when a slot is free. */
-  async resumeRun(runId: string): Promise<ControlledRun> {
+  /** resumeRun (with `by`: who asks, and why, journaled first), then claim the run here at once when a slot is free. */
+  async resumeRun(runId: string, request: { by?: string; reason?: string } = {}): Promise<ControlledRun> {
     const { storage, registry } = this.resolved;
-    const resumed = await resumeRun(runId, { storage, registry });
+    const resumed = await resumeRun(runId, { ...request, storage, registry });
     if (!this.active.has(runId) && this.reserve()) {
       try {
         const [claim] = await this.resolved.queue.claim({

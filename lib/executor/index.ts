@@ -4,7 +4,16 @@
  * call these.
  */
 export { startRun, type StartRunOptions, type StartedRun } from './start-run';
-export { resumeRun, cancelRun, abandonRun, restartRun, type ControlledRun, type OperatorRequest, type RestartRequest } from './run-control';
+export {
+  resumeRun,
+  cancelRun,
+  abandonRun,
+  restartRun,
+  type ControlledRun,
+  type OperatorRequest,
+  type ResumeRunRequest,
+  type RestartRequest,
+} from './run-control';
 export { Executor, type ExecutorOptions, type ExecutorEvent } from './executor';
 export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';

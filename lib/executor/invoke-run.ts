@@ -92,15 +92,18 @@ function classify(error: unknown, status: string | undefined): Invocation {
 
 /**
  * The run's status after the invocation, as far as this invocation made it: 'failed' counts only if the
- * run's last event is this error's run-fail (this invocation journaled its failure). A run left failed
- * by another invocation (a step-boundary stop is journaled as run-fail) while this one could not even
- * reach the journal (its connection lost) was not failed by it: that is the journal's error, retried.
+ * run's last event (resume requests aside) is this error's run-fail (this invocation journaled its
+ * failure). A run left failed by another invocation (a step-boundary stop is journaled as run-fail)
+ * while this one could not even reach the journal (its connection lost) was not failed by it: that is
+ * the journal's error, retried.
  */
 async function statusOf(journal: LiveJournal, runId: string, error: unknown): Promise<string | undefined> {
   try {
     const run = await journal.getRun(runId);
     if (run?.status !== 'failed') return run?.status;
-    const [last] = await journal.events(runId, { afterSeq: run.lastSeq - 1 });
+    // An operator's resume request may have landed after it: it is no event of the invocation's.
+    const recent = await journal.events(runId, { afterSeq: Math.max(0, run.lastSeq - 8) });
+    const last = recent.findLast((event) => event.type !== 'run-resume-request');
     const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) }; // as the core's errorInfo records it
     return last?.type === 'run-fail' && last.error.name === name && last.error.message === message ? 'failed' : undefined;
   } catch {

@@ -17,17 +17,31 @@ export interface ControlledRun {
   queue: QueueEntry | undefined;
 }
 
-/** Makes a run runnable again (after approvals or side-effect resolutions); an executor claims it next. */
-export async function resumeRun(runId: string, context: ExecutorContext = {}): Promise<ControlledRun> {
-  const resolved = resolveContext(context);
+export interface ResumeRunRequest extends ExecutorContext {
+  /** Who asks for the resume: recorded in the journal as `run-resume-request` with `reason`. Default: nothing is recorded. */
+  by?: string;
+  reason?: string;
+}
+
+/**
+ * Makes a run runnable again (after approvals or side-effect resolutions); an executor claims it next.
+ * With `by`, who asked and why is journaled first (journal.requestResume), after the checks: a refused
+ * resume writes nothing. `run` is the run as it was before the resume.
+ */
+export async function resumeRun(runId: string, request: ResumeRunRequest = {}): Promise<ControlledRun> {
+  const resolved = resolveContext(request);
   const { queue } = resolved;
   const run = await existingRun(resolved, runId);
   const before = await queue.entry(runId);
   if (before?.abandonedAt) throw new RunNotResumableError({ runId, reason: 'abandoned', detail: `by ${before.abandonedBy}: ${before.abandonReason}` });
   if (run.status === 'completed' || run.status === 'canceled') throw new RunNotResumableError({ runId, reason: run.status });
+  const agent = run.input.agent;
+  if (!before && !agent) throw new RunNotResumableError({ runId, reason: 'no-agent' });
+  if (request.by !== undefined) {
+    await resolved.journal.requestResume({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
+  }
   if (!before) {
-    if (!run.input.agent) throw new RunNotResumableError({ runId, reason: 'no-agent' });
-    await queue.enqueue({ runId, agent: run.input.agent });
+    await queue.enqueue({ runId, agent: agent as string });
     return { runId, run, queue: await queue.entry(runId) };
   }
   return { runId, run, queue: await queue.wake(runId) };

@@ -80,6 +80,39 @@ describeEachStorage('startRun and run control', (holder) => {
     expect((await holder.storage.runs.events(runId)).at(-1)).toMatchObject({ type: 'run-cancel', by: 'ops@example.com', reason: 'abandoned: agent changed' });
   });
 
+  it('resumeRun with by journals who asked and why before waking the run; a refused resume writes nothing and wakes nothing', async () => {
+    const journal = holder.storage.runs;
+    const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    const resumed = await resumeRun(runId, { ...ctx(), by: 'alice@example.com', reason: 'customer called back' });
+    expect(resumed.queue).toMatchObject({ runnable: true, wakeups: 2 });
+    expect(
+      (await journal.events(runId)).map(({ type, ...e }) => ({ type, by: 'by' in e ? e.by : undefined, reason: 'reason' in e ? e.reason : undefined })),
+    ).toEqual([
+      { type: 'run-start', by: undefined, reason: undefined },
+      { type: 'run-resume-request', by: 'alice@example.com', reason: 'customer called back' },
+    ]);
+    expect((await journal.getRun(runId))?.status).toBe('running');
+
+    // Refused by the journal (no one named): nothing written, the queue not woken.
+    await expect(resumeRun(runId, { ...ctx(), by: '  ' })).rejects.toMatchObject({ name: 'JournalDataError' });
+    expect(await queueEntry(runId, ctx())).toMatchObject({ wakeups: 2 });
+    // Not resumable: refused before the journal is asked.
+    await abandonRun(runId, { ...ctx(), by: 'ops@example.com', reason: 'agent changed' });
+    const count = (await journal.events(runId)).length;
+    await expect(resumeRun(runId, { ...ctx(), by: 'alice@example.com' })).rejects.toMatchObject({ name: 'RunNotResumableError', reason: 'abandoned' });
+    const canceled = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    await journal.cancel({ runId: canceled.runId, by: 'ops@example.com' });
+    await expect(resumeRun(canceled.runId, { ...ctx(), by: 'alice@example.com' })).rejects.toMatchObject({ reason: 'canceled' });
+    const direct = uniqueRunId('direct');
+    const hold = await journal.hold(direct);
+    await hold.create({ prompt: 'x', modelId: 'm', provider: 'p', toolNames: [] });
+    await hold.release();
+    await expect(resumeRun(direct, { ...ctx(), by: 'alice@example.com' })).rejects.toMatchObject({ reason: 'no-agent' });
+    expect((await journal.events(runId)).length).toBe(count);
+    expect((await journal.events(canceled.runId)).map((e) => e.type)).toEqual(['run-start', 'run-cancel']);
+    expect((await journal.events(direct)).map((e) => e.type)).toEqual(['run-start']);
+  });
+
   it('restartRun starts the same input as a new run of the agent as it is now and abandons the old one, both linked', async () => {
     const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
     const restarted = await restartRun(runId, { ...ctx(), by: 'ops@example.com' });
