@@ -85,8 +85,8 @@ async function report(
   const call = item ? `${clean(item.toolName)} (${clean(toolCallId)})` : clean(toolCallId);
   const next =
     open.length > 0
-      ? `Still waiting for ${open.map((p) => `${clean(p.toolName)} (${clean(p.toolCallId)})`).join(', ')}; when all are decided: gnl resume ${shellQuote(runId)}`
-      : `Continue the run: gnl resume ${shellQuote(runId)} (--wait to follow it)`;
+      ? `Still waiting for ${open.map((p) => `${clean(p.toolName)} (${clean(p.toolCallId)})`).join(', ')}; when all are decided: gnl resume ${shellQuote(runId)} --by <you>`
+      : `Continue the run: gnl resume ${shellQuote(runId)} --by <you> (--wait to follow it)`;
   session.print(
     {
       text: [`${verb} ${call} of run ${clean(runId)}, by ${clean(decision.by)}${decision.reason ? `: ${clean(decision.reason)}` : ''}.`, ...extra, next],

@@ -22,7 +22,7 @@ interface WaitFlags {
 function whereItRuns(session: CliSession, runId: string): string {
   const id = shellQuote(runId);
   return session.storage().kind === 'pglite'
-    ? `Queued. On the embedded journal it executes when the Studio starts (npm run studio), or in this terminal: gnl resume ${id} --wait`
+    ? `Queued. On the embedded journal it executes when the Studio starts (npm run studio), or in this terminal: gnl resume ${id} --wait --by <you>`
     : `Queued: a worker (npm run worker) or the Studio executes it. Follow it: gnl show ${id}`;
 }
 
@@ -80,18 +80,22 @@ export function registerRunCommands(program: Command, session: CliSession): void
     session.print(result, opts.json);
   });
 
-  const resume = program
-    .command('resume')
-    .description('make a run runnable again (after approvals, rejections or resolutions, or a failure): an executor continues it')
-    .argument('<runId>', 'the run');
+  const resume = byOption(
+    program
+      .command('resume')
+      .description('make a run runnable again (after approvals, rejections or resolutions, or a failure): an executor continues it')
+      .argument('<runId>', 'the run'),
+    'resumes it',
+  ).option('--reason <text>', 'why (recorded)');
   waitOptions(resume);
-  jsonOption(resume).action(async (runId: string, opts: WaitFlags) => {
-    const resumed = await resumeRun(runId, { storage: session.storage() });
+  jsonOption(resume).action(async (runId: string, opts: WaitFlags & { by: string; reason?: string }) => {
+    const resumed = await resumeRun(runId, { storage: session.storage(), by: opts.by, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) });
+    const who = `Resume requested by ${clean(opts.by)}${opts.reason ? `: ${clean(opts.reason)}` : ''}.`;
     const result = await maybeWait(session, {
       runId,
       afterSeq: resumed.run.lastSeq,
       flags: opts,
-      intro: [`Run ${clean(runId)} is runnable again (it was ${resumed.run.status}).`],
+      intro: [`Run ${clean(runId)} is runnable again (it was ${resumed.run.status}). ${who}`],
       data: { runId, run: resumed.run, queue: resumed.queue ?? null },
     });
     session.print(result, opts.json);

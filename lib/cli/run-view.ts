@@ -98,9 +98,9 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
         lines.push(`  gnl resolve ${id} ${call} --done --output '<JSON>' --by <you>    or    gnl resolve ${id} ${call} --not-done --by <you>`);
       }
     }
-    lines.push(open.length === 0 ? `All decided: gnl resume ${id}` : `Then: gnl resume ${id}`);
+    lines.push(open.length === 0 ? `All decided: gnl resume ${id} --by <you>` : `Then: gnl resume ${id} --by <you>`);
   } else if (run.status === 'failed' && !queue?.runnable) {
-    lines.push(`Failed: gnl resume ${id} tries the failed step again.`);
+    lines.push(`Failed: gnl resume ${id} --by <you> tries the failed step again.`);
   }
   return lines;
 }

@@ -61,6 +61,21 @@ describe('the timeline as text', () => {
     expect(timelineLines(events, undefined)[2]).toContain(`"note":"${'x'.repeat(50)}"`);
   });
 
+  it('says who asked for a resume and why, the reason escaped and cut like any operator text', () => {
+    const events = [
+      { type: 'run-resume-request', seq: 7, at: at('2026-11-30T08:00:00.000Z'), by: 'alice@example.com', reason: 'after approving issueRefund (call-2)' },
+      { type: 'run-resume-request', seq: 8, at: at('2026-11-30T08:00:01.000Z'), by: 'bob\u001b[2J', reason: `PSP is back\n${'x'.repeat(40)}` },
+      { type: 'run-resume-request', seq: 9, at: at('2026-11-30T08:00:02.000Z'), by: 'carol' },
+    ] as RecordedEvent[];
+    const lines = timelineLines(events, 20);
+    expect(lines[1]).toMatch(
+      /^\s+7 {2}08:00:00\.000 {2}run-resume-request {6}resume requested by alice@example\.com: after approving issu… \(16 more characters; --full shows all\)$/,
+    );
+    expect(lines[2]).toContain('resume requested by bob\\u001b[2J: PSP is back\\nxxxxxxx… (33 more characters');
+    expect(lines[3]).toMatch(/run-resume-request {6}resume requested by carol$/);
+    expect(timelineLines(events.slice(0, 1), undefined)[1]).toContain('resume requested by alice@example.com: after approving issueRefund (call-2)');
+  });
+
   it('reads token counts of the v7 shape and of plain numbers', () => {
     expect(tokensOf({ usage: { inputTokens: { total: 7 }, outputTokens: { total: 3 } } })).toEqual({ input: 7, output: 3 });
     expect(tokensOf({ usage: { inputTokens: 7, outputTokens: 3 } })).toEqual({ input: 7, output: 3 });

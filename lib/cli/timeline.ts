@@ -180,6 +180,8 @@ export class TimelineWriter {
         return { summary: `failed: ${clean(event.error.name)}`, details: [`error: ${cut(clean(event.error.message), max)}`] };
       case 'run-cancel':
         return { summary: `canceled by ${clean(event.by)}`, details: event.reason ? [`reason: ${quoted(event.reason, max)}`] : [] };
+      case 'run-resume-request':
+        return { summary: `resume requested by ${clean(event.by)}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`, details: [] };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.
         const { seq: _seq, at: _at, type: _type, ...payload } = event as RecordedEvent & Record<string, unknown>;

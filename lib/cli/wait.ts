@@ -48,7 +48,7 @@ export async function waitUntilSettled(session: CliSession, options: WaitOptions
   const stopOnSignal = () => {
     session.note(
       executor
-        ? 'Interrupted: stopping the run at its next step boundary; it stays runnable (the Studio, or gnl resume --wait, continues it)…'
+        ? 'Interrupted: stopping the run at its next step boundary; it stays runnable (the Studio, or gnl resume --by <you> --wait, continues it)…'
         : 'Stopped following; the run goes on in its executor.',
     );
     void (executor?.stop() ?? Promise.resolve()).finally(() => session.exit(130));

@@ -130,7 +130,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       // A second decision on the same call names who decided first.
       expectOneLineFailure(await run(['reject', id, call, '--by', 'bob@example.com']), 4, `was already decided by alice@example.com at `);
 
-      const resumed = await run(['resume', id, '--wait']);
+      const resumed = await run(['resume', id, '--by', 'alice@example.com', '--wait']);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toContain(`Run ${id} is runnable again (it was waiting-approval).`);
       expect(resumed.stdout).toMatch(/tool-call-end\s+issueRefund \(call-2-issueRefund\) attempt 1 · executed/);
@@ -156,7 +156,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       const rejected = await run(['reject', id, call, '--by', 'alice@example.com', '--reason', 'order already refunded by bank transfer']);
       expect(rejected.code, rejected.stderr).toBe(0);
       expect(rejected.stdout).toContain(`Rejected issueRefund (${call}) of run ${id}, by alice@example.com: order already refunded by bank transfer.`);
-      const resumed = await json(['resume', id, '--wait']);
+      const resumed = await json(['resume', id, '--by', 'alice@example.com', '--wait']);
       expect(resumed.run.status).toBe('completed');
       const after = service.stats();
       expect([delta(before, after, 'refunds'), delta(before, after, 'emails')]).toEqual([0, 1]);
@@ -183,7 +183,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       expect(shown.events.at(-1)).toMatchObject({ type: 'run-cancel', by: 'alice@example.com', reason: 'customer withdrew' });
       expect((await run(['show', id])).stdout).toMatch(/run-cancel\s+canceled by alice@example.com/);
       expectOneLineFailure(await run(['cancel', id, '--by', 'bob@example.com']), 4, 'was already canceled by alice@example.com at ');
-      expectOneLineFailure(await run(['resume', id]), 4, `Run "${id}" was canceled.`);
+      expectOneLineFailure(await run(['resume', id, '--by', 'alice@example.com']), 4, `Run "${id}" was canceled.`);
       expect((await json(['list', '--status', 'canceled'])).runs.map((r: { runId: string }) => r.runId)).toContain(id);
     });
 
@@ -197,13 +197,13 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       let blocked: GnlResult;
       if (kind === 'pglite') {
         // This gnl process executes the refund and dies right after the service answered, before the result is recorded.
-        const crashed = await run(['resume', id, '--wait']);
+        const crashed = await run(['resume', id, '--by', 'alice@example.com', '--wait']);
         expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
-        blocked = await run(['resume', id, '--wait']);
+        blocked = await run(['resume', id, '--by', 'alice@example.com', '--wait']);
       } else {
         // The worker executes it and dies; gnl keeps following while the next worker takes the run over after the lease.
         const crashedWorker = workers.at(-1) as WorkerProcess;
-        const following = run(['resume', id, '--wait', '--timeout', '60']);
+        const following = run(['resume', id, '--by', 'alice@example.com', '--wait', '--timeout', '60']);
         expect((await crashedWorker.exited).signal).toBe('SIGKILL');
         ensureWorker();
         blocked = await following;
@@ -237,7 +237,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       expect(resolved.stdout).toContain(`Marked done issueRefund (${call}) of run ${id}, by alice@example.com: the PSP dashboard shows the refund.`);
       expectOneLineFailure(await run(['resolve', id, call, '--not-done', '--by', 'bob@example.com']), 4, 'by alice@example.com');
 
-      const finished = await json(['resume', id, '--wait']);
+      const finished = await json(['resume', id, '--by', 'alice@example.com', '--wait']);
       expect(finished.run.status).toBe('completed');
       const after = service.stats();
       expect([delta(before, after, 'refunds'), delta(before, after, 'emails')]).toEqual([1, 1]); // refunded once, though its process died
@@ -308,7 +308,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
         [['start', 'support', '--prompt', 'another job', '--run-id', id], 4, `Run "${id}" exists with a different start input (prompt).`],
         [['start', 'support', '--prompt', 'x', '--crash-at', 'nowhere'], 2, "argument 'nowhere' is invalid. Allowed choices are after-ticket-created"],
         [['show', 'missing:run'], 3, `no run "missing:run" in ${journal}.`],
-        [['resume', 'missing:run'], 3, 'Run "missing:run" does not exist.'],
+        [['resume', 'missing:run', '--by', 'alice@example.com'], 3, 'Run "missing:run" does not exist.'],
         [['approve', 'missing:run', 'call-1', '--by', 'alice'], 3, 'run "missing:run" does not exist'],
         [['approve', id, 'call-9-nothing', '--by', 'alice'], 4, 'is not waiting for this decision'],
         [['cancel', id], 2, "required option '--by <who>' not specified"],
@@ -342,7 +342,10 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       const started = await json(['start', 'support', '--prompt', REFUND, '--run-id', id, '--wait']);
       await json(['approve', id, started.run.pending[0].toolCallId, '--by', 'alice@example.com']);
       // The deployment's support agent now runs on another model: the recorded run cannot replay on it.
-      const diverged = await run(['resume', id, '--wait'], { GNL_MODEL: 'openai:gpt-4.1-mini', OPENAI_API_KEY: 'sk-never-called' });
+      const diverged = await run(['resume', id, '--by', 'alice@example.com', '--wait'], {
+        GNL_MODEL: 'openai:gpt-4.1-mini',
+        OPENAI_API_KEY: 'sk-never-called',
+      });
       expect(diverged.code, diverged.stderr).toBe(0);
       expect(diverged.stdout).toContain('Last invocation: diverged.');
       expect(diverged.stdout).toMatch(/RunDivergedError: Run "[^"]+" exists with a different start input \(modelId, provider\)/);
@@ -351,7 +354,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       const abandoned = await run(['abandon', id, '--by', 'alice@example.com', '--reason', 'the model changed']);
       expect(abandoned.code, abandoned.stderr).toBe(0);
       expect(abandoned.stdout).toContain(`Abandoned run ${id} (by alice@example.com: the model changed).`);
-      expectOneLineFailure(await run(['resume', id]), 4, `Run "${id}" was abandoned (by alice@example.com: the model changed).`);
+      expectOneLineFailure(await run(['resume', id, '--by', 'alice@example.com']), 4, `Run "${id}" was abandoned (by alice@example.com: the model changed).`);
       expectOneLineFailure(await run(['abandon', id, '--by', 'alice@example.com']), 2, "required option '--reason <text>' not specified");
 
       const next = `${id}:again`;
