@@ -31,7 +31,7 @@ const resolveSchema = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('done'), runId, toolCallId, reason: requiredReason, output: jsonText }),
   z.object({ outcome: z.literal('not-done'), runId, toolCallId, reason: requiredReason }),
 ]);
-const resumeSchema = z.object({ runId });
+const resumeSchema = z.object({ runId, reason: requiredReason });
 const cancelSchema = z.object({ runId, reason: requiredReason });
 const demoSchema = z.object({
   prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
@@ -71,7 +71,7 @@ export async function resolveSideEffectAction(input: z.input<typeof resolveSchem
 export async function resumeRunAction(input: z.input<typeof resumeSchema>): Promise<ActionResult<{ resume: ResumeNote }>> {
   const parsed = await authenticate(resumeSchema, input);
   if (!parsed.ok) return parsed;
-  return resume(parsed.data.runId);
+  return resume({ ...parsed.data, by: parsed.by as string });
 }
 
 export async function cancelRunAction(input: z.input<typeof cancelSchema>): Promise<ActionResult<{ canceledBy: string }>> {

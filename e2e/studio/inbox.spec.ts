@@ -44,6 +44,9 @@ test('approve from the inbox: the run resumes in the server and completes, with 
   await page.goto(runHref(runId));
   await expect(run.event('run-complete')).toContainText('Refunded 40 EUR for order o_17', { timeout: 15_000 });
   await expect(run.event('tool-approval-response')).toContainText('Approved by alice');
+  // The Studio resumed the run in the approver's name, the approval its reason.
+  await expect(run.event('run-resume-request')).toContainText('Resume requested by alice');
+  await expect(run.event('run-resume-request')).toContainText('“after approving issueRefund (call-');
   const refundKey = await keyOf(run, 'issueRefund');
   const stats = await serviceStats();
   expect(stats.refunds.byKey[refundKey]).toEqual({ requests: 1, performed: 1 });

@@ -1,18 +1,21 @@
 /**
  * What an operator does from the Studio, each one call into the runtime: approve, reject, settle a side
- * effect (journal.approve / reject / resolveSideEffect), resume (the in-process executor's resumeRun),
- * cancel (cancelRun), start a demo run (the executor's startRun). Server-only. The server actions in
- * app/(studio)/actions.ts authenticate and parse, then call exactly one of these.
+ * effect (journal.approve / reject / resolveSideEffect), resume (the in-process executor's resumeRun,
+ * which journals who asked and why), cancel (cancelRun), start a demo run (the executor's startRun).
+ * Server-only. The server actions in app/(studio)/actions.ts authenticate and parse, then call exactly
+ * one of these.
  *
  * After a decision, the run is resumed by this server's executor once nothing it waits for is left
- * undecided (on the embedded journal it is the only executor). Conflicts (someone decided first, the run
- * finished) are results, never thrown, so the page can say who decided and when.
+ * undecided (on the embedded journal it is the only executor), in the deciding operator's name with the
+ * decision as the reason. Conflicts (someone decided first, the run finished) are results, never
+ * thrown, so the page can say who decided and when.
  */
 import 'server-only';
 import type { CrashPoint } from '@/lib/demo';
 import { type Decision, DecisionConflictError, type PendingItem } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
+import { resumeReason } from './resume-reason';
 import { checkToolOutput } from './tool-output';
 
 export type Refusal =
@@ -58,13 +61,15 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
     } else {
       decision = await journal[request.kind]({ runId, toolCallId, by, ...(reason ? { reason } : {}) });
     }
-    return { ok: true, decision, resume: await resumeWhenDecided(runId) };
+    return { ok: true, decision, resume: await resumeWhenDecided(request) };
   } catch (error) {
     return refusal(error, runId, toolCallId);
   }
 }
 
-async function resumeWhenDecided(runId: string): Promise<ResumeNote> {
+/** After the last open decision, the deciding operator resumes the run, the decision its reason. */
+async function resumeWhenDecided(request: DecisionRequest): Promise<ResumeNote> {
+  const { runId, toolCallId, by } = request;
   const run = await storageFromEnv().runs.getRun(runId);
   const open = run?.pending.filter((p) => !p.decision) ?? [];
   if (open.length > 0)
@@ -72,23 +77,33 @@ async function resumeWhenDecided(runId: string): Promise<ResumeNote> {
       state: 'waiting',
       message: `Recorded. The run resumes once ${open.length === 1 ? 'the other call is' : `${open.length} other calls are`} decided.`,
     };
-  return resumeNote(runId);
+  const toolName = run?.pending.find((p) => p.toolCallId === toolCallId)?.toolName;
+  const outcome = request.kind === 'resolve' ? request.outcome : undefined;
+  return resumeNote(runId, {
+    by,
+    reason: resumeReason({ kind: request.kind, toolCallId, ...(toolName ? { toolName } : {}), ...(outcome ? { outcome } : {}) }),
+  });
 }
 
-async function resumeNote(runId: string): Promise<ResumeNote> {
+async function resumeNote(runId: string, request: { by: string; reason: string }): Promise<ResumeNote> {
   try {
-    await getExecutor().resumeRun(runId);
+    await getExecutor().resumeRun(runId, request);
     return { state: 'resumed', message: 'Resuming in the Studio’s executor.' };
   } catch (error) {
-    if (RunNotResumableError.isInstance(error)) return { state: 'not-resumable', message: error.message };
+    // The journal refuses the resume request of a run that finished meanwhile: not resumable either.
+    if (RunNotResumableError.isInstance(error) || DecisionConflictError.isInstance(error)) return { state: 'not-resumable', message: error.message };
     throw error;
   }
 }
 
-/** Makes the run runnable again; this server's executor picks it up (a run executing elsewhere keeps its one executor). */
-export async function resume(runId: string): Promise<ActionResult<{ resume: ResumeNote }>> {
+/**
+ * Makes the run runnable again, journaling who asked and why (`run-resume-request`); this server's
+ * executor picks it up (a run executing elsewhere keeps its one executor).
+ */
+export async function resume(request: { runId: string; by: string; reason: string }): Promise<ActionResult<{ resume: ResumeNote }>> {
+  const { runId, by, reason } = request;
   try {
-    const note = await resumeNote(runId);
+    const note = await resumeNote(runId, { by, reason });
     return note.state === 'not-resumable' ? { ok: false, kind: 'not-resumable', message: note.message } : { ok: true, resume: note };
   } catch (error) {
     return refusal(error, runId, '');

@@ -1,7 +1,7 @@
 /**
  * The audit trail is the journal (gnl.run_events) and the account audit (gnl.operator_audit): every
- * decision and cancel is an event naming the operator, the time and the reason, and nothing in the app
- * can edit or delete them:
+ * decision, resume and cancel is an event naming the operator, the time and the reason, and nothing in
+ * the app can edit or delete them:
  *   - no file the Studio's server runs (everything reachable by imports from app/, proxy.ts and
  *     instrumentation.ts) issues an UPDATE, DELETE or TRUNCATE on those tables (read from the source);
  *   - through the app's own database connection (storageFromEnv, as the Studio's server opens it), the
@@ -146,17 +146,20 @@ for (const target of targets) {
   describe(`the audit trail through the app's connection [${target.name}]`, () => {
     const storage = appStorage(target.env());
 
-    it('decisions and a cancel are events with the operator, the time and the reason', async () => {
+    it('decisions, a resume and a cancel are events with the operator, the time and the reason', async () => {
       const runId = `security-audit:${randomUUID()}`;
       await waitingRun(storage, runId, ['call-a', 'call-b']);
       const before = new Date();
       await storage.runs.approve({ runId, toolCallId: 'call-a', by: 'alice', reason: 'order checked' });
       await storage.runs.reject({ runId, toolCallId: 'call-b', by: 'bob', reason: 'duplicate request' });
+      await storage.runs.requestResume({ runId, by: 'bob', reason: 'after rejecting refund (call-b)' });
       await storage.runs.cancel({ runId, by: 'carol', reason: 'customer withdrew' });
-      const recorded = (await storage.runs.events(runId)).filter((e) => e.type === 'tool-approval-response' || e.type === 'run-cancel');
+      const operatorEvents = new Set(['tool-approval-response', 'run-resume-request', 'run-cancel']);
+      const recorded = (await storage.runs.events(runId)).filter((e) => operatorEvents.has(e.type));
       expect(recorded.map((e) => ({ type: e.type, by: 'by' in e ? e.by : undefined, reason: 'reason' in e ? e.reason : undefined }))).toEqual([
         { type: 'tool-approval-response', by: 'alice', reason: 'order checked' },
         { type: 'tool-approval-response', by: 'bob', reason: 'duplicate request' },
+        { type: 'run-resume-request', by: 'bob', reason: 'after rejecting refund (call-b)' },
         { type: 'run-cancel', by: 'carol', reason: 'customer withdrew' },
       ]);
       for (const e of recorded) expect(e.at.getTime()).toBeGreaterThanOrEqual(before.getTime() - 5_000);
