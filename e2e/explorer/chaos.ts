@@ -1,7 +1,7 @@
 /**
  * Long mode of the crash-schedule explorer:
  *
- *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1|2] [--log]
+ *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4] [--log]
  *
  * Random multi-crash schedules (1 to 3 SIGKILLs each, anywhere in the run, the resumers included) over
  * every scenario, on Postgres by default (DATABASE_URL, a database of its own created and dropped). The
@@ -29,7 +29,7 @@ const argsSchema = z.object({
     .max(2 ** 32 - 1)
     .optional(),
   journal: z.enum(['postgres', 'pglite']).default('postgres'),
-  parallel: z.coerce.number().int().min(1).max(2).default(2),
+  parallel: z.coerce.number().int().min(1).max(4).default(2),
   log: z.boolean().default(false),
 });
 
@@ -46,7 +46,7 @@ function parse() {
   const parsed = argsSchema.safeParse(values);
   if (!parsed.success) {
     console.error(
-      `test:chaos: ${z.prettifyError(parsed.error)}\nusage: npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1|2] [--log]`,
+      `test:chaos: ${z.prettifyError(parsed.error)}\nusage: npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4] [--log]`,
     );
     process.exit(2);
   }

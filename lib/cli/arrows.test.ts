@@ -10,7 +10,16 @@ import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 const root = repoRoot;
 
 // '@/package.json': the manifest, for --version.
-const ALLOWED = new Set(['@/package.json', '@/lib/executor', '@/lib/accounts', '@/lib/durable/storage', '@/lib/durable', '@/agents', '@/lib/demo', 'commander']);
+const ALLOWED = new Set([
+  '@/package.json',
+  '@/lib/executor',
+  '@/lib/accounts',
+  '@/lib/durable/storage',
+  '@/lib/durable',
+  '@/agents',
+  '@/lib/demo',
+  'commander',
+]);
 
 describe('command line import arrows', () => {
   it('lib/cli reaches the layers below through their index files only', () => {

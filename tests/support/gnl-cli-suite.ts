@@ -11,6 +11,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyOperator } from '@/lib/accounts';
@@ -20,6 +21,7 @@ import { createFreshDatabase } from './fresh-database';
 import { type GnlResult, gnl, gnlJson, timingSummary } from './gnl-cli';
 import { DATABASE_URL, tempDataDir } from './journals';
 import { startWorker, type WorkerProcess } from './worker-process';
+import { childArgs } from './child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const REFUND = 'Customer c_42 wants a refund for order o_17';
@@ -88,6 +90,16 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       await drop?.();
       await service?.close();
       console.log(`gnl command line [${kind}]: ${timingSummary()}`);
+    });
+
+    it('bin/gnl.mjs, the launcher npx runs, gives the version and lists the journal as the precompiled entry does', async () => {
+      const version = await gnl(['--version'], { env, viaBin: true });
+      const { version: expected } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      expect(version).toMatchObject({ code: 0, stdout: `${expected}\n` });
+      expect((await gnl(['--version'], { env })).stdout).toBe(`${expected}\n`);
+      const viaBin = await gnl(['list', '--json'], { env, viaBin: true });
+      expect(viaBin.code, viaBin.stderr).toBe(0);
+      expect(JSON.parse(viaBin.stdout)).toEqual(await json(['list']));
     });
 
     it('start → list → show → approve → resume: the run waits for the refund approval, then finishes (one ticket, one refund, one email)', async () => {
@@ -367,7 +379,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
     });
 
     it('while another process holds the embedded journal (the Studio), gnl says who holds it (exit 5)', async () => {
-      const holder = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests/support/hold-data-dir.ts'), dataDir as string], {
+      const holder = spawn(process.execPath, [...childArgs('tests/support/hold-data-dir.ts'), dataDir as string], {
         cwd: ROOT,
         env: { ...process.env, NODE_OPTIONS: '' },
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -376,7 +388,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
         await new Promise<void>((resolve) => holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()));
         const locked = await run(['list']);
         expectOneLineFailure(locked, 5, `the embedded journal at ${dataDir} is in use by process ${holder.pid} on `);
-        expect(locked.stderr).toContain('tests/support/hold-data-dir.ts');
+        expect(locked.stderr).toMatch(/hold-data-dir\.(ts|mjs) /); // the holder's command line (its source or its bundle)
         expect(locked.stderr).toContain('stop that process first, or let both share Postgres (set DATABASE_URL)');
       } finally {
         holder.kill('SIGKILL');
