@@ -6,16 +6,17 @@
  * Random multi-crash schedules (1 to 3 SIGKILLs each, anywhere in the run, the resumers included) over
  * every scenario, on Postgres by default (DATABASE_URL, a database of its own created and dropped). The
  * seed is printed first: `--seed S` replays the same schedules. Prints the totals, and each violation
- * with the schedule that replays it; exits 1 on any violation. With `--log` appends one line to
- * docs/reliability-log.md.
+ * with the schedule that replays it; exits 1 on any violation. With `--log` adds one row to the table in
+ * docs/reliability-log.md and rewrites the totals below it (reliability-log.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { census, describeViolation, formatTotals, openExplorer, randomSchedules, runAll, totalsOf } from './explore';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
+import { appendRow, parseRows, totalsLine } from './reliability-log';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOG = path.join(ROOT, 'docs/reliability-log.md');
@@ -96,13 +97,11 @@ try {
   console.log(formatTotals(`seed ${seed}, ${args.journal}`, totals, explorer.pool, seconds));
   if (totals.violations > 0) exitCode = 1;
   if (args.log) {
-    if (!existsSync(LOG)) writeFileSync(LOG, '');
     const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    appendFileSync(
-      LOG,
-      `| ${date} | ${seed} | ${args.journal} | ${totals.schedules} | ${totals.kills} | ${totals.checks} | ${totals.violations} | ${seconds.toFixed(0)} s | ${commit()} |\n`,
-    );
-    console.log(`[explorer] appended to ${path.relative(ROOT, LOG)}`);
+    const row = { date, seed, journal: args.journal, ...totals, seconds: Math.round(seconds), commit: commit() };
+    const logged = appendRow(readFileSync(LOG, 'utf8'), row);
+    writeFileSync(LOG, logged);
+    console.log(`[explorer] appended to ${path.relative(ROOT, LOG)}: ${totalsLine(parseRows(logged))}`);
   }
 } catch (error) {
   console.error('[explorer] the explorer itself failed:', error);
