@@ -159,6 +159,8 @@ export default defineConfig({
         DATABASE_URL: '',
         GNL_DEMO_SERVICE: 'off',
         GNL_DEMO_SERVICE_URL: 'http://127.0.0.1:9',
+        // As behind one reverse proxy: the security spec plays that proxy, naming client addresses in X-Forwarded-For.
+        GNL_STUDIO_TRUST_PROXY: '1',
         GNL_STUDIO_OPERATOR_LOGIN: LONG.operator.login,
         GNL_STUDIO_OPERATOR_NAME: LONG.operator.name,
         GNL_STUDIO_OPERATOR_PASSWORD: LONG.operator.password,

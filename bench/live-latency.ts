@@ -4,7 +4,7 @@
  *   appends one event at a time to that run through its own PostgresStorage; latency = from the
  *   append's commit (its promise resolving) to the event arriving in the client (same process clock).
  *   Idle, then with 100 runs executing (a bench worker process with 100 runs at once on the same database).
- * - the Studio server's resident memory (the process tree of `next start`) with 50 open event streams,
+ * - the Studio server's resident memory (the process tree of scripts/studio-server.mjs) with 50 open event streams,
  *   against the same server with none.
  */
 import { randomUUID } from 'node:crypto';
@@ -154,7 +154,7 @@ export async function liveLatency(ctx: BenchContext): Promise<FigureResult> {
     notes: [
       `${n} appends per condition, 20 ms apart, each a 300-byte model-step event to a run whose stream /api/runs/<run>/events is open in the client. Path: commit → NOTIFY from the appending process’s side session (after commit, coalesced) → the Studio’s LISTEN connection → the run’s follower reads the journal after its sequence number → SSE over HTTP → the client.`,
       'Under load: a bench worker process (the Executor of npm run worker with the bench agent) executing 100 runs at once on the same database, the Studio server and the client on the same 2 cores.',
-      `Memory (figure 6) is in figure 6’s table. The Studio: \`next start\` in ${server.app} on ${server.reusedBuild ? 'its existing build' : 'a build made by this run'}.`,
+      `Memory (figure 6) is in figure 6’s table. The Studio: \`scripts/studio-server.mjs\` in ${server.app} on ${server.reusedBuild ? 'its existing build' : 'a build made by this run'}.`,
       'Browser responsiveness on a long run (virtualised timeline) is covered by e2e/studio/long-run.spec.ts (a 2 501-event run in a real Chromium), not re-tested here.',
     ],
   };

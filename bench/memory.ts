@@ -62,7 +62,7 @@ export async function memory(ctx: BenchContext): Promise<FigureResult> {
     notes: [
       `The worker's RSS sampled every 200 ms from /proc while its ${runs} runs (the ${20}-step bench agent) executed; "most leased at one time" is read from gnl.run_queue meanwhile.`,
       studioMemory.length
-        ? 'The Studio rows: the process tree of `next start` (figure 4’s server), with 50 signed-in SSE clients, each on its own run, every run appended to meanwhile.'
+        ? 'The Studio rows: the process tree of the Studio’s server (scripts/studio-server.mjs, figure 4’s), with 50 signed-in SSE clients, each on its own run, every run appended to meanwhile.'
         : 'The Studio rows are missing: figure 4 did not run.',
     ],
   };

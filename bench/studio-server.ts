@@ -1,5 +1,5 @@
 /**
- * The real Studio for figures 4 and 6: `next start` on an existing build (built first when there is
+ * The real Studio for figures 4 and 6: its server (scripts/studio-server.mjs, as `npm run studio` runs it) on an existing build (built first when there is
  * none), on a free loopback port, reading the bench database. When it runs from the shared checkout the
  * lock /tmp/gnl-playwright.lock (other engineers build .next too) is held by `flock` for the server's
  * lifetime, so keep it short.
@@ -71,8 +71,8 @@ export async function startStudio(args: { url: string; storage: PostgresStorage;
   const next = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
   const { dir: app, shared } = studioApp();
   const reusedBuild = existsSync(path.join(app, '.next', 'BUILD_ID'));
-  const script = `test -f .next/BUILD_ID || "${process.execPath}" "${next}" build >&2 || exit 3; exec "${process.execPath}" "${next}" start --hostname 127.0.0.1 --port ${port}`;
-  args.log(`studio: ${shared ? `waiting for ${LOCK}, then ` : ''}${reusedBuild ? 'next start' : 'next build and next start'} in ${app} on port ${port}`);
+  const script = `test -f .next/BUILD_ID || "${process.execPath}" "${next}" build >&2 || exit 3; exec "${process.execPath}" scripts/studio-server.mjs --hostname 127.0.0.1 --port ${port}`;
+  args.log(`studio: ${shared ? `waiting for ${LOCK}, then ` : ''}${reusedBuild ? '' : 'next build, then '}scripts/studio-server.mjs in ${app} on port ${port}`);
   // The shared checkout's .next is rebuilt by others under the lock: hold it while the server runs from it.
   const [command, commandArgs] = shared ? ['flock', ['-w', '600', LOCK, 'sh', '-c', script]] : ['sh', ['-c', script]];
   const child = spawn(command as string, commandArgs as string[], {

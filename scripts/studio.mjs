@@ -5,9 +5,11 @@
  *   2. `next build` when there is no build or a source file is newer than it;
  *   3. the demo's outside service (scripts/demo-service.ts) on GNL_DEMO_SERVICE_PORT (default 4010),
  *      unless GNL_DEMO_SERVICE_URL points at one already (or GNL_DEMO_SERVICE=off);
- *   4. `next start` on GNL_STUDIO_HOST (default 127.0.0.1) and PORT (default 3000), supervised: a
- *      server killed by a signal (a demo crash point SIGKILLs it on purpose) is started again at once,
- *      and its in-process executor takes the interrupted runs up; browsers reconnect and catch up.
+ *   4. the built Studio (scripts/studio-server.mjs: Next's production handler, as `next start` serves
+ *      it, behind a server that stamps each request with the client's address, client-address.mjs) on
+ *      GNL_STUDIO_HOST (default 127.0.0.1) and PORT (default 3000), supervised: a server killed by a
+ *      signal (a demo crash point SIGKILLs it on purpose) is started again at once, and its in-process
+ *      executor takes the interrupted runs up; browsers reconnect and catch up.
  * It listens on loopback unless told otherwise; every page needs a signed-in operator.
  * Plain Node on purpose: it must run before any dependency is installed.
  */
@@ -94,7 +96,7 @@ if (!process.env.GNL_DEMO_SERVICE_URL && process.env.GNL_DEMO_SERVICE !== 'off')
 const restarts = [];
 function startServer() {
   console.log(`studio: starting on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
-  const server = spawnChild(process.execPath, [next, 'start', '--hostname', host, '--port', port]);
+  const server = spawnChild(process.execPath, [path.join(root, 'scripts', 'studio-server.mjs'), '--hostname', host, '--port', port]);
   server.on('exit', (code, signal) => {
     if (stopping) return finish(code ?? 0);
     const now = Date.now();

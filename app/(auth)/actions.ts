@@ -6,6 +6,7 @@
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
+import { CLIENT_ADDRESS_HEADER } from '@/lib/studio/client-address';
 import { endSession } from '@/lib/studio/session';
 import { createFirstOperator, safeNextPath, signIn } from '@/lib/studio/sign-in';
 
@@ -16,8 +17,8 @@ const signInSchema = z.object({ login: z.string().trim().min(1, 'Give your login
 export async function signInAction(_state: FormState, form: FormData): Promise<FormState> {
   const parsed = signInSchema.safeParse({ login: form.get('login'), password: form.get('password') });
   if (!parsed.success) return { message: parsed.error.issues.map((i) => i.message).join(' '), login: String(form.get('login') ?? '') };
-  // The client's address as Next reports it (the socket's peer unless a proxy or the client set the header).
-  const address = (await headers()).get('x-forwarded-for') ?? undefined;
+  // The client's address as the Studio's server wrote it (never a header the client chose): scripts/client-address.mjs.
+  const address = (await headers()).get(CLIENT_ADDRESS_HEADER) ?? undefined;
   const result = await signIn({ ...parsed.data, address });
   if (!result.ok) return { message: result.message, login: parsed.data.login };
   redirect(safeNextPath(form.get('next')));

@@ -22,7 +22,9 @@ export function RunSearchForm({
       {status ? <input type="hidden" name="status" value={status} /> : null}
       <div className="grid gap-1">
         <Label htmlFor="runs-agent">Agent</Label>
+        {/* Keyed by the value: after a client navigation (Clear, a status link) the field shows the URL's value, not the last one typed. */}
         <select
+          key={agent ?? ''}
           id="runs-agent"
           name="agent"
           defaultValue={agent ?? ''}
@@ -38,7 +40,7 @@ export function RunSearchForm({
       </div>
       <div className="grid min-w-64 flex-1 gap-1">
         <Label htmlFor="runs-q">Run id prefix, tool name or idempotency key</Label>
-        <Input id="runs-q" name="q" type="search" defaultValue={q ?? ''} maxLength={200} placeholder="e.g. issueRefund or gnl1a_…" autoComplete="off" />
+        <Input key={q ?? ''} id="runs-q" name="q" type="search" defaultValue={q ?? ''} maxLength={200} placeholder="e.g. issueRefund or gnl1a_…" autoComplete="off" />
       </div>
       <Button type="submit" variant="outline" size="sm" className="h-9">
         Search

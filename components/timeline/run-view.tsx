@@ -16,6 +16,7 @@ import { addToTotals, type RunTotals } from '@/lib/studio/run-totals';
 import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/timeline-window';
 import type { WireEvent, WireRun } from '@/lib/studio/wire';
 import { NewEventsMarker } from './new-events-marker';
+import { pinInView } from './pin-in-view';
 import { TimelineChunk } from './timeline-chunk';
 import { TimelineEvent } from './timeline-event';
 import { buildTimelineIndex } from './timeline-index';
@@ -32,20 +33,11 @@ export interface RunViewData {
 
 const NO_ACTIONS = [] as const;
 
-/**
- * Scrolls to an event and keeps it there for a few frames: events skip layout while off-screen
- * (content-visibility) and are laid out at their estimated height, so the ones coming into view above
- * the target change size once, and the target would drift without a second look.
- */
+/** Scrolls to an event and keeps it in view while the page settles (pin-in-view.ts). */
 function scrollToEvent(seq: number): boolean {
   const element = document.getElementById(`seq-${seq}`);
   if (!element) return false;
-  let frames = 0;
-  const settle = () => {
-    element.scrollIntoView({ block: 'start' });
-    if (++frames < 12) requestAnimationFrame(settle);
-  };
-  settle();
+  pinInView(element, { within: element.closest('[data-testid="run-view"]') });
   return true;
 }
 

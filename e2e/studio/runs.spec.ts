@@ -89,6 +89,9 @@ test('searches by run-id prefix, tool name and idempotency key, and filters by a
 
   // These runs were started by runDurable directly, under no agent: the agent filter leaves none.
   await runs.searchForm.getByRole('link', { name: 'Clear' }).click();
+  await expect(page).not.toHaveURL(/[?&]q=/);
+  // The field follows the URL after a client navigation (it once kept the last search and sent it again).
+  await expect(runs.searchForm.getByLabel('Run id prefix, tool name or idempotency key')).toHaveValue('');
   await runs.filterAgent('support');
   await expect(page).toHaveURL(/agent=support/);
   await expect(runs.rows).toHaveCount(0);

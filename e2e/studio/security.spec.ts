@@ -10,8 +10,11 @@
  *   POST from this origin reaches the action: it answers "invalid" to the empty input).
  * - The session cookie is HttpOnly, SameSite=Strict, not Secure on loopback http, Secure over https or
  *   at another host name.
- * - Sign-in is rate-limited per login and per address (the address as X-Forwarded-For says: each test
- *   uses addresses of its own, so the suite's own sign-ins from 127.0.0.1 are not counted).
+ * - Sign-in is rate-limited per login and per address. This Studio runs as behind a reverse proxy
+ *   (GNL_STUDIO_TRUST_PROXY=1), so the address is the last X-Forwarded-For entry, which the test writes
+ *   as that proxy would: each test uses addresses of its own, so the suite's own sign-ins from 127.0.0.1
+ *   are not counted. That a client reaching the Studio directly cannot choose its address is
+ *   lib/studio/client-address.test.ts.
  * - Untrusted tool arguments, outputs, model text, prompts and run ids are shown as text: no script runs
  *   (no dialog, window.__gnlPwned stays undefined), no javascript: URL or event-handler attribute is in
  *   the DOM, and the pages still answer the keyboard and clicks after 2.6 MB of huge strings and a 900-level JSON.

@@ -8,9 +8,10 @@
  * In memory: right for one Studio process (the Studio is one server; a restart forgets the counts).
  * Several Studio processes behind one address would each count on their own.
  *
- * The address is the one Next reports in X-Forwarded-For: the socket's peer when the request has no
- * such header, and what a reverse proxy writes when there is one. A client that talks to the Studio
- * directly can send its own header and so vary its address; the per-login limit does not depend on it.
+ * The address is the one the Studio's server wrote into the request (scripts/client-address.mjs): the
+ * socket's peer, or behind a reverse proxy (GNL_STUDIO_TRUST_PROXY=1) the X-Forwarded-For entry that
+ * proxy added. A client cannot choose it by sending headers. Served by plain `next start` instead of
+ * `npm run studio`, requests carry no address and only the per-login limit applies.
  *
  * Pure (time is passed in): the tests drive it with an explicit clock.
  */

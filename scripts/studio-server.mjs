@@ -1,0 +1,53 @@
+/**
+ * The Studio's HTTP server: Next's own request handler (the production build, as `next start` serves
+ * it) behind a Node http server of ours, so that every request carries the client's address as the
+ * Studio determined it (client-address.mjs) before Next sees it. scripts/studio.mjs starts it.
+ *
+ *   node scripts/studio-server.mjs --hostname 127.0.0.1 --port 3000
+ */
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import next from 'next';
+import { stampClientAddress, trustProxyFromEnv } from './client-address.mjs';
+
+const { values } = parseArgs({ options: { hostname: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '3000' } } });
+const hostname = values.hostname;
+const port = Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error(`studio-server: --port must be a port number, not ${JSON.stringify(values.port)}`);
+  process.exit(2);
+}
+const trustProxy = trustProxyFromEnv();
+const root = path.resolve(import.meta.dirname, '..');
+
+const app = next({ dev: false, dir: root, hostname, port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((request, response) => {
+  stampClientAddress(request, { trustProxy });
+  handle(request, response).catch((error) => {
+    console.error('studio-server: the request handler failed', error);
+    if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+    response.end('Internal Server Error');
+  });
+});
+server.on('error', (error) => {
+  console.error(`studio-server: cannot listen on ${hostname}:${port}: ${error.message}`);
+  process.exit(1);
+});
+server.listen(port, hostname, () => {
+  console.log(
+    `studio-server: ready on http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}` +
+      (trustProxy ? ' (client addresses from the last X-Forwarded-For entry: GNL_STUDIO_TRUST_PROXY)' : ''),
+  );
+});
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    server.close(() => process.exit(0));
+    // Open event streams keep connections alive: do not wait for them longer than this.
+    setTimeout(() => process.exit(0), 5_000).unref();
+  });
+}
