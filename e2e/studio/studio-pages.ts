@@ -28,8 +28,11 @@ export class RunsPage {
     return this.rows.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id') ?? ''));
   }
 
+  /** Follows a status link and waits for the page it leads to (the link is then the current one). */
   async filterBy(label: string) {
-    await this.page.getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: label, exact: true }).click();
+    const link = this.page.getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: label, exact: true });
+    await link.click();
+    await expect(link).toHaveAttribute('aria-current', 'page');
   }
 
   get searchForm(): Locator {
@@ -47,6 +50,7 @@ export class RunsPage {
   async filterAgent(agent: string) {
     await this.searchForm.getByLabel('Agent').selectOption(agent);
     await this.searchForm.getByRole('button', { name: 'Search' }).click();
+    await expect(this.page).toHaveURL(new RegExp(`[?&]agent=${encodeURIComponent(agent)}(&|$)`));
   }
 
   async openRun(runId: string) {
