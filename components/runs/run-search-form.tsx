@@ -40,7 +40,16 @@ export function RunSearchForm({
       </div>
       <div className="grid min-w-64 flex-1 gap-1">
         <Label htmlFor="runs-q">Run id prefix, tool name or idempotency key</Label>
-        <Input key={q ?? ''} id="runs-q" name="q" type="search" defaultValue={q ?? ''} maxLength={200} placeholder="e.g. issueRefund or gnl1a_…" autoComplete="off" />
+        <Input
+          key={q ?? ''}
+          id="runs-q"
+          name="q"
+          type="search"
+          defaultValue={q ?? ''}
+          maxLength={200}
+          placeholder="e.g. issueRefund or gnl1a_…"
+          autoComplete="off"
+        />
       </div>
       <Button type="submit" variant="outline" size="sm" className="h-9">
         Search

@@ -30,7 +30,11 @@ describe('reliability log', () => {
   it('adds the row at the end of the table and writes the totals over every row below it, keeping the notes', () => {
     const once = appendRow(LOG, row);
     expect(parseRows(once)).toHaveLength(2);
-    expect(once).toContain('| 2026-12-01T07:00:00Z | 7 | postgres | 2000 | 3300 | 35000 | 0 | 900 s | abc1234 |');
+    expect(once).toContain('| 2026-12-01T07:00:00Z | 7          | postgres | 2000      | 3300  | 35000            | 0          | 900 s    | abc1234 |');
+    // Aligned as the formatter writes it: every row of the table as long as its header.
+    const table = once.split('\n').filter((line) => line.startsWith('|'));
+    expect(new Set(table.map((line) => line.length)).size).toBe(1);
+    expect(table[1]).toMatch(/^\| -+ \| -+ \|/);
     expect(once).toContain('Total: 2 runs, 2 150 schedules, 3 552 SIGKILLs, 37 639 invariant checks, 0 violations.');
     expect(once).toContain('## Notes\n\nA note that stays.');
     expect(once.indexOf('Total:')).toBeLessThan(once.indexOf('## Notes'));

@@ -64,8 +64,22 @@ export function appendRow(text: string, row: LogRow): string {
   while (end < lines.length && (lines[end] as string).startsWith('|')) end += 1;
   lines.splice(end, 0, formatRow(row));
   const rows = parseRows(lines.join('\n'));
+  lines.splice(header, end + 1 - header, ...alignTable(lines.slice(header, end + 1)));
   lines.splice(end + 1, 0, '', TOTALS_START, totalsLine(rows), TOTALS_END);
   return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
+}
+
+/** The table's cells padded to their column's width, as the repository's formatter (biome) writes Markdown tables. */
+function alignTable(table: readonly string[]): string[] {
+  const cells = table.map((line) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((cell) => cell.trim()),
+  );
+  const widths = (cells[0] ?? []).map((_, column) => Math.max(3, ...cells.filter((_, i) => i !== 1).map((row) => (row[column] ?? '').length)));
+  return cells.map((row, i) => `| ${widths.map((width, column) => (i === 1 ? '-'.repeat(width) : (row[column] ?? '').padEnd(width))).join(' | ')} |`);
 }
 
 function escapeRegExp(text: string): string {
