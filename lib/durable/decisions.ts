@@ -131,19 +131,7 @@ export function planCancel(args: {
   priorCancel: PriorDecision | undefined;
 }): JournalEvent {
   const { request, status, priorCancel } = args;
-  const { runId } = request;
-  if (status === undefined) throw new DecisionConflictError({ runId, toolCallId: '', reason: 'unknown-run' });
-  if (status === 'canceled') {
-    throw new DecisionConflictError({
-      runId,
-      toolCallId: '',
-      reason: 'already-decided',
-      decidedBy: priorCancel?.by,
-      decidedAt: priorCancel?.at,
-      detail: 'canceled',
-    });
-  }
-  if (status === 'completed') throw new DecisionConflictError({ runId, toolCallId: '', reason: 'run-finished', detail: status });
+  refuseEndedRun({ runId: request.runId, status, canceled: priorCancel });
   return { type: 'run-cancel', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
 }
 
@@ -158,11 +146,15 @@ export function planResumeRequest(args: {
   canceled: PriorDecision | undefined;
 }): JournalEvent {
   const { request, status, canceled } = args;
-  const { runId } = request;
+  refuseEndedRun({ runId: request.runId, status, canceled });
+  return { type: 'run-resume-request', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
+}
+
+/** A request about a whole run needs one that exists and has not ended: DecisionConflictError otherwise (a canceled one names who canceled it). */
+function refuseEndedRun({ runId, status, canceled }: { runId: string; status: string | undefined; canceled: PriorDecision | undefined }): void {
   if (status === undefined) throw new DecisionConflictError({ runId, toolCallId: '', reason: 'unknown-run' });
   if (status === 'canceled') {
     throw new DecisionConflictError({ runId, toolCallId: '', reason: 'already-decided', decidedBy: canceled?.by, decidedAt: canceled?.at, detail: 'canceled' });
   }
   if (status === 'completed') throw new DecisionConflictError({ runId, toolCallId: '', reason: 'run-finished', detail: status });
-  return { type: 'run-resume-request', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
 }

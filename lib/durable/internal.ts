@@ -13,6 +13,7 @@ export {
   cancelRequestSchema,
   resumeRequestSchema,
   type DecisionRequest,
+  type PriorDecision,
 } from './decisions';
 export { encodeJson, decodeJson } from './json-codec';
 export { encodeEvent } from './event-limit';

@@ -35,6 +35,7 @@ import {
   assertValidRunId,
   assertOutputMatchesSchema,
   type PendingItem,
+  type PriorDecision,
   isRunStatus,
   type SubscribeOptions,
   type Subscription,
@@ -160,37 +161,31 @@ export class SqlJournal implements LiveJournal {
 
   async cancel(request: CancelRequest): Promise<{ canceledAt: Date }> {
     const parsed = parse(cancelRequestSchema, request, 'cancel');
-    const { sql: driver } = await this.db();
-    const { announcer } = this.backend;
-    const recorded = await driver.transaction(async (tx) => {
-      const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [parsed.runId]);
-      const event = planCancel({
-        request: parsed,
-        status: run?.status,
-        priorCancel: run?.status === 'canceled' ? await lastCancel(tx, parsed.runId) : undefined,
-      });
-      return appendEvents(tx, parsed.runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
-    });
-    announce(announcer, parsed.runId, recorded);
-    return { canceledAt: (recorded[0] as RecordedEvent).at };
+    const canceledAt = await this.appendRunRequest(parsed.runId, (status, priorCancel) => planCancel({ request: parsed, status, priorCancel }));
+    return { canceledAt };
   }
 
-  /** Built as cancel is: the run's row lock, the pure plan, one append in the same transaction, announced. */
   async requestResume(request: ResumeRequest): Promise<{ requestedAt: Date }> {
     const parsed = parse(resumeRequestSchema, request, 'requestResume');
+    const requestedAt = await this.appendRunRequest(parsed.runId, (status, canceled) => planResumeRequest({ request: parsed, status, canceled }));
+    return { requestedAt };
+  }
+
+  /**
+   * A request about the whole run (cancel, resume), from anywhere: the run's row lock, the pure plan
+   * (given the status and, for a canceled run, who canceled it), one append in the same transaction,
+   * announced. Returns when it was recorded.
+   */
+  private async appendRunRequest(runId: string, plan: (status: string | undefined, canceled: PriorDecision | undefined) => JournalEvent): Promise<Date> {
     const { sql: driver } = await this.db();
     const { announcer } = this.backend;
     const recorded = await driver.transaction(async (tx) => {
-      const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [parsed.runId]);
-      const event = planResumeRequest({
-        request: parsed,
-        status: run?.status,
-        canceled: run?.status === 'canceled' ? await lastCancel(tx, parsed.runId) : undefined,
-      });
-      return appendEvents(tx, parsed.runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
+      const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [runId]);
+      const event = plan(run?.status, run?.status === 'canceled' ? await lastCancel(tx, runId) : undefined);
+      return appendEvents(tx, runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
     });
-    announce(announcer, parsed.runId, recorded);
-    return { requestedAt: (recorded[0] as RecordedEvent).at };
+    announce(announcer, runId, recorded);
+    return (recorded[0] as RecordedEvent).at;
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {
