@@ -89,7 +89,7 @@ describeEachStorage('in-process executor', (holder) => {
     await settled(runId, 'waiting-approval');
     const canceled = await cancelRun(runId, { storage: holder.storage, by: 'ops@example.com', reason: 'customer withdrew' });
     expect(canceled).toMatchObject({ run: { status: 'canceled' }, queue: { runnable: false, outcome: 'canceled' } });
-    const refused = await resumeRun(runId, { storage: holder.storage }).catch((e: unknown) => e);
+    const refused = await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com' }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ name: 'RunNotResumableError', reason: 'canceled' });
     const again = await cancelRun(runId, { storage: holder.storage, by: 'ops@example.com' }).catch((e: unknown) => e);
     expect(again).toMatchObject({ name: 'DecisionConflictError' });

@@ -137,8 +137,8 @@ export class Executor {
     return started;
   }
 
-  /** resumeRun (with `by`: who asks, and why, journaled first), then claim the run here at once when a slot is free. */
-  async resumeRun(runId: string, request: { by?: string; reason?: string } = {}): Promise<ControlledRun> {
+  /** resumeRun (who asks, and why, journaled first), then claim the run here at once when a slot is free. */
+  async resumeRun(runId: string, request: { by: string; reason?: string }): Promise<ControlledRun> {
     const { storage, registry } = this.resolved;
     const resumed = await resumeRun(runId, { ...request, storage, registry });
     if (!this.active.has(runId) && this.reserve()) {

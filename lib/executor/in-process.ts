@@ -5,7 +5,7 @@
  * On the embedded journal it is the only executor: at start it also takes up the runs a previous
  * server process left runnable (after a crash, the supervisor restarts the server and the runs go on).
  *
- * Server actions call `getExecutor().startRun(…)` / `.resumeRun(runId)`; cancel, abandon and restart
+ * Server actions call `getExecutor().startRun(…)` / `.resumeRun(runId, { by, reason })`; cancel, abandon and restart
  * are the plain functions of `@/lib/executor`.
  */
 import { Executor, type ExecutorOptions } from './executor';

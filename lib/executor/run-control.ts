@@ -18,17 +18,17 @@ export interface ControlledRun {
 }
 
 export interface ResumeRunRequest extends ExecutorContext {
-  /** Who asks for the resume: recorded in the journal as `run-resume-request` with `reason`. Default: nothing is recorded. */
-  by?: string;
+  /** Who asks for the resume (an operator's login, a service name): recorded in the journal as `run-resume-request` with `reason`. */
+  by: string;
   reason?: string;
 }
 
 /**
  * Makes a run runnable again (after approvals or side-effect resolutions); an executor claims it next.
- * With `by`, who asked and why is journaled first (journal.requestResume), after the checks: a refused
- * resume writes nothing. `run` is the run as it was before the resume.
+ * Who asked and why is journaled first (journal.requestResume), after the checks: a refused resume
+ * writes nothing, and no resume goes unattributed. `run` is the run as it was before the resume.
  */
-export async function resumeRun(runId: string, request: ResumeRunRequest = {}): Promise<ControlledRun> {
+export async function resumeRun(runId: string, request: ResumeRunRequest): Promise<ControlledRun> {
   const resolved = resolveContext(request);
   const { queue } = resolved;
   const run = await existingRun(resolved, runId);
@@ -37,9 +37,7 @@ export async function resumeRun(runId: string, request: ResumeRunRequest = {}): 
   if (run.status === 'completed' || run.status === 'canceled') throw new RunNotResumableError({ runId, reason: run.status });
   const agent = run.input.agent;
   if (!before && !agent) throw new RunNotResumableError({ runId, reason: 'no-agent' });
-  if (request.by !== undefined) {
-    await resolved.journal.requestResume({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
-  }
+  await resolved.journal.requestResume({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
   if (!before) {
     await queue.enqueue({ runId, agent: agent as string });
     return { runId, run, queue: await queue.entry(runId) };

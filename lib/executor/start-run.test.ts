@@ -64,15 +64,15 @@ describeEachStorage('startRun and run control', (holder) => {
   });
 
   it('resumeRun makes a run runnable again; unknown, abandoned runs are refused with the reason', async () => {
-    const unknown = await resumeRun(uniqueRunId('none'), ctx()).catch((e: unknown) => e);
+    const unknown = await resumeRun(uniqueRunId('none'), { ...ctx(), by: 'alice@example.com' }).catch((e: unknown) => e);
     expect(unknown).toMatchObject({ name: 'RunNotResumableError', reason: 'unknown-run' });
     const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
-    const resumed = await resumeRun(runId, ctx());
+    const resumed = await resumeRun(runId, { ...ctx(), by: 'alice@example.com' });
     expect(resumed.queue).toMatchObject({ runnable: true, wakeups: 2 });
 
     const abandoned = await abandonRun(runId, { ...ctx(), by: 'ops@example.com', reason: 'agent changed' });
     expect(abandoned.queue).toMatchObject({ runnable: false, abandonedBy: 'ops@example.com', abandonReason: 'agent changed', outcome: 'abandoned' });
-    const refused = await resumeRun(runId, ctx()).catch((e: unknown) => e);
+    const refused = await resumeRun(runId, { ...ctx(), by: 'alice@example.com' }).catch((e: unknown) => e);
     expect(RunNotResumableError.isInstance(refused)).toBe(true);
     expect((refused as Error).message).toContain('was abandoned (by ops@example.com: agent changed)');
     // Recorded in the journal too: the run is canceled there, with the reason.
