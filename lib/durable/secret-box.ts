@@ -4,6 +4,10 @@
  * `{ "$gnl:enc": "v1:<keyId>:<base64(iv | tag | ciphertext)>" }`. The key id (8 hex characters of a
  * hash of the key) lets a wrong key be named as such instead of failing as "corrupt data".
  *
+ * Rotation: the journal is append-only, so an envelope is never re-sealed. New secrets are sealed with
+ * the current key; envelopes of earlier keys open with those keys, kept for reading only
+ * (GNL_JOURNAL_KEY_PREVIOUS), chosen by the envelope's key id.
+ *
  * The core never reads the environment: the key is handed to it (journalKeyFrom, by storageFromEnv).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
@@ -38,27 +42,36 @@ export function seal(key: JournalKey, plaintext: string, context: string): { [EN
   return { [ENVELOPE_KEY]: `${VERSION}:${key.id}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}` };
 }
 
-/** The plaintext of an envelope. `where` names the value in errors (run, event, field path). */
-export function open(key: JournalKey | undefined, envelope: string, context: string, where: string): string {
+/**
+ * The plaintext of an envelope, opened with the key whose id it names: the current key or one of
+ * `previous` (earlier keys, kept to read what they sealed). `where` names the value in errors (run,
+ * event, field path).
+ */
+export function open(key: JournalKey | undefined, envelope: string, context: string, where: string, previous: readonly JournalKey[] = []): string {
   const [version, keyId, data] = envelope.split(':');
   if (version !== VERSION || !keyId || data === undefined) throw new JournalDataError(`${where} is an encrypted value GNL cannot read (format "${version}").`);
-  if (!key) {
+  if (!key && previous.length === 0) {
     throw new JournalDataError(
       `${where} is encrypted in the journal (key ${keyId}) and no journal key is configured: set GNL_JOURNAL_KEY to the key it was written with.`,
     );
   }
-  if (keyId !== key.id) {
+  const match = key?.id === keyId ? key : previous.find((k) => k.id === keyId);
+  if (!match) {
+    const known = [
+      key ? `GNL_JOURNAL_KEY is key ${key.id}` : 'GNL_JOURNAL_KEY is not set',
+      ...(previous.length ? [`GNL_JOURNAL_KEY_PREVIOUS holds ${previous.map((k) => k.id).join(', ')}`] : []),
+    ];
     throw new JournalDataError(
-      `${where} is encrypted with journal key ${keyId}, but the configured GNL_JOURNAL_KEY is key ${key.id}: set the key it was written with.`,
+      `${where} is encrypted with journal key ${keyId}, but ${known.join(' and ')}: set the key it was written with (as GNL_JOURNAL_KEY, or in GNL_JOURNAL_KEY_PREVIOUS after a rotation).`,
     );
   }
   const raw = Buffer.from(data, 'base64');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key.bytes, raw.subarray(0, 12));
+    const decipher = createDecipheriv('aes-256-gcm', match.bytes, raw.subarray(0, 12));
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   } catch (error) {
-    throw new JournalDataError(`${where} could not be decrypted with journal key ${key.id}: it was altered or belongs to another run.`, { cause: error });
+    throw new JournalDataError(`${where} could not be decrypted with journal key ${match.id}: it was altered or belongs to another run.`, { cause: error });
   }
 }

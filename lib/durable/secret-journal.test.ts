@@ -74,9 +74,28 @@ describe('JournalSecrets', () => {
     expect(open(new JournalSecrets())).toThrow(JournalDataError);
     expect(open(new JournalSecrets())).toThrow(/event #3 \(tool-call-start\) input\.apiKey is encrypted .*no journal key is configured/);
     expect(open(new JournalSecrets({ key: otherKey }))).toThrow(
-      new RegExp(`input\\.apiKey is encrypted with journal key ${key.id}, but the configured GNL_JOURNAL_KEY is key ${otherKey.id}`),
+      new RegExp(`input\\.apiKey is encrypted with journal key ${key.id}, but GNL_JOURNAL_KEY is key ${otherKey.id}: set the key it was written with`),
     );
     expect(open(secrets, 'run-2')).toThrow(/input\.apiKey could not be decrypted .*another run/);
+  });
+
+  it('after a rotation: new secrets are sealed with the new key, old envelopes open with the previous keys, by their key id', () => {
+    const sealedBefore = secrets.sealEvent(start, 'run-1');
+    const thirdKey = journalKeyFrom(randomBytes(32).toString('base64'));
+    const rotated = new JournalSecrets({ key: otherKey, previousKeys: [thirdKey, key] });
+    expect(rotated.openEvent(sealedBefore, 'run-1', 'event')).toEqual(start);
+    const sealedAfter = rotated.sealEvent(start, 'run-1');
+    expect(JSON.stringify(sealedAfter)).toContain(`"v1:${otherKey.id}:`);
+    expect(rotated.openEvent(sealedAfter, 'run-1', 'event')).toEqual(start);
+    // The old key alone cannot read what the new one sealed; previous keys never seal.
+    expect(() => secrets.openEvent(sealedAfter, 'run-1', 'event')).toThrow(
+      new RegExp(`encrypted with journal key ${otherKey.id}, but GNL_JOURNAL_KEY is key ${key.id}`),
+    );
+    // Only previous keys (the current one unset): still readable, and the error names what is configured.
+    expect(new JournalSecrets({ previousKeys: [key] }).openEvent(sealedBefore, 'run-1', 'event')).toEqual(start);
+    expect(() => new JournalSecrets({ key: thirdKey, previousKeys: [otherKey] }).openEvent(sealedBefore, 'run-1', 'event')).toThrow(
+      new RegExp(`key ${key.id}, but GNL_JOURNAL_KEY is key ${thirdKey.id} and GNL_JOURNAL_KEY_PREVIOUS holds ${otherKey.id}`),
+    );
   });
 
   it('without a key stores secrets in clear and says so once', () => {

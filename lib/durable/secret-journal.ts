@@ -25,6 +25,8 @@ import { ENVELOPE_KEY, isEnvelope, KEY_VALUE_HINT, looksLikeApiKey, SecretFields
 export interface JournalSecretsOptions extends SecretFieldOptions {
   /** The key secrets are encrypted with (journalKeyFrom). Without one they are stored in clear. */
   key?: JournalKey;
+  /** Earlier keys, to open what they sealed before a rotation (never used to seal). Default: none. */
+  previousKeys?: readonly JournalKey[];
   /** Told once per JournalSecrets when a secret is stored in clear for want of a key (field path, run). Default: a console warning. */
   onClearText?: (where: string) => void;
 }
@@ -47,12 +49,14 @@ type Walk = (value: unknown, path: string) => unknown;
 export class JournalSecrets {
   readonly fields: SecretFields;
   private readonly key: JournalKey | undefined;
+  private readonly previousKeys: readonly JournalKey[];
   private readonly onClearText: (where: string) => void;
   private warned = false;
 
   constructor(options: JournalSecretsOptions = {}) {
     this.fields = new SecretFields(options);
     this.key = options.key;
+    this.previousKeys = options.previousKeys ?? [];
     this.onClearText =
       options.onClearText ??
       ((where) =>
@@ -202,7 +206,7 @@ export class JournalSecrets {
   private openValue(value: unknown, runId: string, where: string): unknown {
     const walk = (node: unknown, path: string): unknown => {
       if (node === null || typeof node !== 'object' || node instanceof Date || node instanceof Uint8Array) return node;
-      if (isEnvelope(node)) return decodeJson(JSON.parse(open(this.key, node[ENVELOPE_KEY], context(runId), path)));
+      if (isEnvelope(node)) return decodeJson(JSON.parse(open(this.key, node[ENVELOPE_KEY], context(runId), path, this.previousKeys)));
       if (Array.isArray(node)) return this.mapList(node, (item, i) => walk(item, `${path}[${i}]`));
       let out: Record<string, unknown> | undefined;
       for (const [name, item] of Object.entries(node)) {

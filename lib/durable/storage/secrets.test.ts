@@ -16,6 +16,7 @@ import { gnlTool, idempotencyKey, JournalDataError, journalKeyFrom, type Journal
 import { PGliteStorage } from './pglite-storage';
 import { PostgresStorage } from './postgres-storage';
 import { query } from './sql-rows';
+import { secretsFromEnv } from './storage-from-env';
 
 const API_KEY = 'sk-proj-Zq81mN0pLkR7sT2vW9xY4bC6dE3fG5hJ';
 const INPUT = { apiKey: API_KEY, amount: 40 };
@@ -164,7 +165,7 @@ describeEachJournal('secrets in the journal', (target) => {
     const other = journalKeyFrom(randomBytes(32).toString('hex'));
     for (const [journalKey, message] of [
       [undefined, /no journal key is configured: set GNL_JOURNAL_KEY/],
-      [other, new RegExp(`encrypted with journal key ${key.id}, but the configured GNL_JOURNAL_KEY is key ${other.id}`)],
+      [other, new RegExp(`encrypted with journal key ${key.id}, but GNL_JOURNAL_KEY is key ${other.id}`)],
     ] as const) {
       const reader = open(journalKey);
       const error = await reader.runs.events(runId).catch((e: unknown) => e);
@@ -179,5 +180,48 @@ describeEachJournal('secrets in the journal', (target) => {
     const result = await runDurable({ runId, journal: keyed().runs, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
     expect(result.status).toBe('completed');
     expect(agent.received.map((r) => r.input)).toEqual([INPUT]);
+  });
+
+  it('a key rotation: the run sealed with the old key resumes under the new one (GNL_JOURNAL_KEY_PREVIOUS holds the old); what it writes then is sealed with the new key', async () => {
+    const runId = uniqueRunId('rotate');
+    const agent = chargeAgent({ needsApproval: true });
+    await runDurable({ runId, journal: keyed().runs, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
+    await keyedStorage?.close(); // the old process stops; the new one starts with the rotated keys
+    keyedStorage = undefined;
+    const newKey = randomBytes(32).toString('base64');
+    const rotatedSecrets = secretsFromEnv({ GNL_JOURNAL_KEY: newKey, GNL_JOURNAL_KEY_PREVIOUS: ` ${key.bytes.toString('hex')} ` });
+    const rotated =
+      target.name === 'pglite'
+        ? new PGliteStorage({ dataDir, secrets: rotatedSecrets })
+        : new PostgresStorage({ connectionString: (database as { url: string }).url, secrets: rotatedSecrets });
+    try {
+      await rotated.runs.approve({ runId, toolCallId: 'call-charge', by: 'alice@acme' });
+      const result = await runDurable({ runId, journal: rotated.runs, model: agent.scripted.model, tools: agent.tools, prompt: 'Charge 40' });
+      expect(result.status).toBe('completed');
+      // The approved call ran with the real apiKey, opened with the previous key.
+      expect(agent.received.map((r) => r.input.apiKey)).toEqual([API_KEY]);
+      const db = await rotated.database();
+      const rows = await query<{ seq: number; text: string }>(
+        db,
+        sql`select seq, payload::text as text from gnl.run_events where run_id = ${runId} order by seq`,
+      );
+      const ids = (text: string) => [...text.matchAll(/"v1:([0-9a-f]{8}):/g)].map((m) => m[1]);
+      const sealedBy = rows.flatMap((row) => ids(row.text).map((id) => ({ seq: row.seq, id })));
+      const newId = journalKeyFrom(newKey).id;
+      // Before the rotation: the old key; the call's start and end, written after it: the new one. Never in clear.
+      expect(sealedBy.filter((s) => s.id === key.id).length).toBeGreaterThan(0);
+      expect(sealedBy.filter((s) => s.id === newId).length).toBeGreaterThan(0);
+      expect(Math.max(...sealedBy.filter((s) => s.id === key.id).map((s) => s.seq))).toBeLessThan(
+        Math.min(...sealedBy.filter((s) => s.id === newId).map((s) => s.seq)),
+      );
+      for (const row of rows) expect(row.text).not.toContain(API_KEY);
+      expect((await rotated.runs.events(runId)).length).toBe(rows.length);
+    } finally {
+      await rotated.close();
+    }
+    // A malformed previous key is refused at start, naming which one.
+    expect(() => secretsFromEnv({ GNL_JOURNAL_KEY: newKey, GNL_JOURNAL_KEY_PREVIOUS: `${key.bytes.toString('hex')},nope` })).toThrow(
+      /GNL_JOURNAL_KEY_PREVIOUS \(key 2\) must be 32 random bytes/,
+    );
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The storage the environment asks for: Postgres when DATABASE_URL is set, else the embedded journal
  * in GNL_DATA_DIR (default .gnl/data in the working directory). The only reader of DATABASE_URL, and
- * of GNL_JOURNAL_KEY (the key secrets are encrypted with in the journal; docs/secrets.md) beside
- * GNL_SECRET_FIELDS (names added to the redaction list). One storage per process.
+ * of GNL_JOURNAL_KEY (the key secrets are encrypted with in the journal; docs/secrets.md) and
+ * GNL_JOURNAL_KEY_PREVIOUS (earlier keys, read-only, after a rotation) beside GNL_SECRET_FIELDS (names
+ * added to the redaction list). One storage per process.
  */
 import path from 'node:path';
 import { JournalSecrets, journalKeyFrom } from '../internal';
@@ -30,9 +31,16 @@ export function secretsFromEnv(env: Record<string, string | undefined>): Journal
     .map((name) => name.trim())
     .filter(Boolean);
   const journalKey = env.GNL_JOURNAL_KEY ? journalKeyFrom(env.GNL_JOURNAL_KEY, 'GNL_JOURNAL_KEY') : undefined;
+  // After a rotation: the earlier keys, comma-separated, to read what they sealed (new secrets use GNL_JOURNAL_KEY).
+  const previousKeys = (env.GNL_JOURNAL_KEY_PREVIOUS ?? '')
+    .split(',')
+    .map((text) => text.trim())
+    .filter(Boolean)
+    .map((text, i) => journalKeyFrom(text, `GNL_JOURNAL_KEY_PREVIOUS (key ${i + 1})`));
   return new JournalSecrets({
     extraFields,
     ...(journalKey ? { key: journalKey } : {}),
+    ...(previousKeys.length ? { previousKeys } : {}),
     onClearText: (where) =>
       process.stderr.write(
         `gnl: warning: ${where} is a secret and GNL_JOURNAL_KEY is not set, so it is stored in clear in the journal (shown redacted). Set GNL_JOURNAL_KEY to 32 random bytes (base64) to encrypt secrets: docs/secrets.md\n`,
