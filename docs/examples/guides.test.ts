@@ -4,7 +4,6 @@
  * process runs the example code and is SIGKILLed by the outside world at the guide's moment.
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Journal,
@@ -33,9 +32,7 @@ import {
 } from './refund-tools';
 import { refundScript, replanScript, worldModel } from './test-support/models';
 import { type OutsideWorld, startOutsideWorld } from './test-support/outside-world';
-import { childArgs } from '@/tests/support/child-bundles';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { childArgs, ROOT } from '@/tests/support/child-bundles';
 
 interface ChildEnd {
   code: number | null;

@@ -7,9 +7,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AgentOutcome, APPEND_BEGIN, type CrashPoint, ENV, type JournalKind, type ModelLogLine, type Scenario } from './protocol';
-import { childArgs } from '@/tests/support/child-bundles';
+import { childArgs, ROOT } from '@/tests/support/child-bundles';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHILD_TIMEOUT_MS = 45_000;
 
 export interface AgentConfig {

@@ -5,10 +5,7 @@
  * Counts processes and every signal sent.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { childArgs } from '@/tests/support/child-bundles';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { childArgs, ROOT } from '@/tests/support/child-bundles';
 
 export const faultTotals = { processes: 0, sigstop: 0, sigcont: 0, sigkill: 0, sigterm: 0, terminatedBackends: 0 };
 

@@ -4,16 +4,14 @@
  * verdict comes from the outside service's own counters.
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Journal } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
 import type { DemoChildOutcome } from '@/tests/support/demo-child';
 import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { type OutsideService, startOutsideService } from './index';
-import { childArgs } from '@/tests/support/child-bundles';
+import { childArgs, ROOT } from '@/tests/support/child-bundles';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const PROMPT = 'Customer c_42 wants a refund of 40 for order o_17';
 
 interface ChildEnd {

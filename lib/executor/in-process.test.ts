@@ -5,15 +5,12 @@
  * lease) and finishes it. Judged by the outside service's counters.
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { queueEntry } from './index';
-import { childArgs } from '@/tests/support/child-bundles';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { childArgs, ROOT } from '@/tests/support/child-bundles';
 
 function serverProcess(env: Record<string, string>, args: string[]) {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };

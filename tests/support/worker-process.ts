@@ -4,10 +4,7 @@
  * signal sent.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { childArgs } from './child-bundles';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { childArgs, ROOT } from './child-bundles';
 
 export interface WorkerLine {
   t: string;
