@@ -53,10 +53,20 @@ export type PendingItem =
       startedAt: string;
       reason: string;
       decision?: Decision;
+    }
+  | {
+      /** A call to a tool without `execute` (a client-side tool): the run waits for journal.provideToolResult. */
+      kind: 'tool-result';
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      idempotencyKey: string;
+      requestedAt: string;
+      decision?: Decision;
     };
 
 export interface Decision {
-  outcome: 'approved' | 'rejected' | 'done' | 'not-done';
+  outcome: 'approved' | 'rejected' | 'done' | 'not-done' | 'provided';
   by: string;
   at: string;
   reason?: string;
@@ -96,8 +106,13 @@ export type JournalEvent =
       /** Read-only calls record no start: their end carries the input and when execute began. */
       input?: unknown;
       startedAt?: string;
-      /** executed: execute returned it; check: the outside system said done; deduplicated: another call with the same key did the work. */
-      source: 'executed' | 'check' | 'deduplicated';
+      /**
+       * executed: execute returned it; check: the outside system said done; deduplicated: another call with
+       * the same key did the work; provided: a tool without execute, answered by journal.provideToolResult.
+       */
+      source: 'executed' | 'check' | 'deduplicated' | 'provided';
+      /** Who provided the output (source 'provided'). */
+      by?: string;
     }
   | {
       type: 'tool-call-error';
@@ -117,7 +132,19 @@ export type JournalEvent =
       retryable?: boolean;
     }
   | { type: 'tool-approval-request'; toolCallId: string; toolName: string; input: unknown; requestedAt: string; expiresAt?: string }
-  | { type: 'tool-approval-response'; toolCallId: string; approved: boolean; by: string; reason?: string; expired?: boolean }
+  | {
+      type: 'tool-approval-response';
+      toolCallId: string;
+      approved: boolean;
+      by: string;
+      reason?: string;
+      expired?: boolean;
+      /**
+       * Decided by the toolApproval policy (no request was journaled before it): the call it names, so the
+       * decision is replayed as recorded even when the policy later answers otherwise.
+       */
+      policy?: { toolName: string; input: unknown };
+    }
   | {
       type: 'side-effect-check';
       toolCallId: string;
@@ -143,7 +170,7 @@ export type JournalEvent =
       recorded: string;
       given: string;
     }
-  | { type: 'run-suspend'; status: 'waiting-approval' | 'blocked'; pending: PendingItem[] }
+  | { type: 'run-suspend'; status: 'waiting-approval' | 'blocked' | 'waiting-tool-result'; pending: PendingItem[] }
   | { type: 'run-complete'; text: string; finishReason: string; steps: number }
   /** An operator canceled the run: it stops at its next step boundary and never executes another tool. Terminal. */
   | { type: 'run-cancel'; by: string; reason?: string }

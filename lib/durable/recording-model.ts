@@ -1,7 +1,16 @@
 /**
  * Records and replays model steps. A model middleware: a step already in the journal is returned
- * from it (the model is not called), a new step is journaled before the loop sees it. The n-th model
- * call of an invocation is step n of the run, because every invocation replays from the first step.
+ * from it (the model is not called), a new step is journaled before the loop sees it.
+ *
+ * A step is a logical model call, not an attempt: the SDK retries a failed call (a 429, a 5xx) by
+ * calling this middleware again for the same step, so the step number is the loop's own (set by
+ * runDurable's prepareStep before each step, `session.stepNumber`), never a count of calls here.
+ * Every invocation replays from the first step, so step n of an invocation is step n of the run.
+ *
+ * Tool call ids name work (keys, approvals, decisions), so they must be unique in a run. Providers
+ * do not promise that: some number calls per response (`call_0` in every answer), some repeat an id
+ * in one answer. A new step's colliding ids are renamed before it is recorded (tool-call-ids.ts); the
+ * recorded step is what every replay returns, so the new names are as stable as the old ones.
  */
 import { createHash } from 'node:crypto';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4Middleware } from '@ai-sdk/provider';
@@ -10,6 +19,7 @@ import { canonicalJson } from './canonical-json';
 import { JournalDataError } from './errors';
 import { encodeJson } from './json-codec';
 import type { RunSession } from './run-session';
+import { uniqueToolCallIds } from './tool-call-ids';
 
 export function recordingModel(model: LanguageModelV4, session: RunSession): LanguageModelV4 {
   return wrapLanguageModel({ model, middleware: recordingMiddleware(session) });
@@ -20,7 +30,7 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
     specificationVersion: 'v4',
     wrapGenerate: async ({ doGenerate, model, params }) => {
       session.throwIfFatal();
-      const step = session.nextStep++;
+      const step = session.stepNumber;
       const requestHash = hashRequest(params);
       const recorded = session.state.modelSteps[step];
       if (recorded !== undefined) {
@@ -40,7 +50,7 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
         );
       }
       const startedAt = performance.now();
-      const result = await doGenerate();
+      const result = uniqueToolCallIds(await doGenerate(), step, session.state.toolCallIdsOfSteps());
       const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
       await session.append({
         type: 'model-step',

@@ -167,7 +167,7 @@ async function execute<TOOLS extends ToolSet>(args: {
       tools: journaledTools as TOOLS,
       toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
       stopWhen: [...userStops, session.mustStop],
-      ...(prepareStep ? { prepareStep: recordingPrepareStep(prepareStep, session) } : {}),
+      prepareStep: recordingPrepareStep(prepareStep, session),
     } as unknown as GenerateTextOptions<TOOLS>);
   } catch (error) {
     if (session.canceled && session.fatal === undefined) return canceled(session);
@@ -251,9 +251,14 @@ async function recordFailure(session: RunSession, error: unknown): Promise<void>
   }
 }
 
-function recordingPrepareStep(prepareStep: (...a: any[]) => any, session: RunSession) {
-  return async (...a: any[]) => {
-    const prepared = await prepareStep(...a);
+/**
+ * Always installed: it tells the session which step the loop is on (the SDK's own count, so a retried
+ * model call stays the same step), then runs the caller's prepareStep, whose model is recorded too.
+ */
+function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, session: RunSession) {
+  return async (options: { stepNumber: number }, ...a: any[]) => {
+    session.stepNumber = options.stepNumber;
+    const prepared = prepareStep ? await prepareStep(options, ...a) : undefined;
     if (!prepared?.model) return prepared;
     return { ...prepared, model: recordingModel(resolveModel(prepared.model), session) };
   };

@@ -14,8 +14,8 @@ import type { RunHold } from './journal';
 import type { RunState } from './run-state';
 
 export class RunSession {
-  /** Index of the next model call in this run. */
-  nextStep = 0;
+  /** The loop's current step (runDurable's prepareStep sets it before each model call; retries of a call keep it). */
+  stepNumber = 0;
   /** Approval questions this invocation leaves open. */
   readonly waiting: Extract<PendingItem, { kind: 'approval' }>[] = [];
   /** Side effects of unknown outcome this invocation cannot settle. */

@@ -40,12 +40,18 @@ export class RunState {
   canceled: { by: string; reason?: string } | undefined;
   readonly modelSteps: unknown[] = [];
   readonly modelRequestHashes: (string | undefined)[] = [];
+  /** Every tool call id the recorded model steps hold (a new step's ids must not repeat them). */
+  private readonly stepCallIds = new Set<string>();
   readonly operations = new Map<string, ToolOperation>();
   readonly keyOfCall = new Map<string, string>();
   readonly approvals = new Map<string, ApprovalState>();
 
   constructor(events: readonly RecordedEvent[] = []) {
     for (const event of events) this.apply(event);
+  }
+
+  toolCallIdsOfSteps(): ReadonlySet<string> {
+    return this.stepCallIds;
   }
 
   operationOfCall(toolCallId: string): ToolOperation | undefined {
@@ -76,6 +82,9 @@ export class RunState {
       case 'model-step':
         this.modelSteps[event.step] = event.result;
         this.modelRequestHashes[event.step] = event.requestHash;
+        for (const part of (event.result as { content?: { type?: string; toolCallId?: string }[] } | undefined)?.content ?? []) {
+          if (part.type === 'tool-call' && typeof part.toolCallId === 'string') this.stepCallIds.add(part.toolCallId);
+        }
         return;
       case 'tool-call-start': {
         const op = this.operations.get(event.idempotencyKey) ?? {

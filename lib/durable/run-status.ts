@@ -1,5 +1,5 @@
 /** Every state a run can be in. Defined once; the journal, the executors and the Studio all use this union. */
-export const RUN_STATUSES = ['running', 'waiting-approval', 'blocked', 'completed', 'failed', 'canceled'] as const;
+export const RUN_STATUSES = ['running', 'waiting-approval', 'waiting-tool-result', 'blocked', 'completed', 'failed', 'canceled'] as const;
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
