@@ -8,6 +8,8 @@
  * executor holds a time lease on each. It is not the journal: rows are updated in place.
  * `operators` are the people who sign in to the Studio and decide (lib/accounts); every change to an
  * account is a row of the append-only `operator_audit`.
+ * `payloads` holds the big values events name by SHA-256 (docs/large-payloads.md): append-only too,
+ * written in the same statement as the first event that names each.
  */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
@@ -57,15 +59,35 @@ export const runEvents = gnl.table(
     type: text('type').notNull(),
     payload: jsonb('payload').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The `payloads` hashes this event's payload names (null for nearly every event): the load fetches them in the same query. */
+    blobs: text('blobs').array(),
   },
   (t) => [
     primaryKey({ columns: [t.runId, t.seq] }),
+    /** The few events that name blobs, so a load of a run without any finds none at the cost of one empty index probe. */
+    index('run_events_blobs_idx').on(t.runId, t.seq).where(sql`blobs is not null`),
     /** Which runs called a tool: partial, so events that name none cost nothing; maintained by the insert itself. */
     index('run_events_tool_name_idx').on(sql`(payload->>'toolName')`, t.runId).where(TOOL_EVENT_TYPES),
     /** Which run holds an idempotency key ("did we refund o_17?": the outside service shows the key). */
     index('run_events_idempotency_key_idx').on(sql`(payload->>'idempotencyKey')`, t.runId).where(KEY_EVENT_TYPES),
   ],
 );
+
+/**
+ * Values too big to keep in an event row (over 64 KiB of encoded JSON), content-addressed: `hash` is the
+ * SHA-256 (hex) of `body`'s JSON text as GNL wrote it, so the same value stored by two runs is one row.
+ * Append-only (a trigger, migration 0007, refuses UPDATE, DELETE and TRUNCATE): events name these rows
+ * and events are never rewritten. Inserted `on conflict do nothing` in the statement that writes the
+ * event naming it (lib/durable/storage/event-rows.ts).
+ */
+export const payloads = gnl.table('payloads', {
+  hash: text('hash').primaryKey(),
+  /** UTF-8 bytes of the body's JSON text: what counts against MAX_EVENT_BYTES. */
+  bytes: bigint('bytes', { mode: 'number' }).notNull(),
+  /** The value as json-codec encoded it (secrets sealed before it was cut out of its event). */
+  body: jsonb('body').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
 
 /**
  * The executor layer's queue (lib/executor): one row per run started or resumed through it. A run is
