@@ -179,3 +179,41 @@ export class RunEventLimitError extends GnlError {
   }
   static override isInstance = hasName<RunEventLimitError>('RunEventLimitError');
 }
+
+export type HoldSessionProblem = 'transaction-pooling' | 'session-lost';
+
+/**
+ * The database session that holds this process's runs cannot hold them. 'transaction-pooling': the lock
+ * taken for a run was not its connection's on the very next statement (thrown when the hold is taken:
+ * something between GNL and Postgres hands statements to different server sessions). 'session-lost':
+ * the keep-alive found the session gone while runs were held (reported, not thrown: the appends of
+ * those runs already write nothing, HoldLostError).
+ */
+export class HoldSessionError extends GnlError {
+  override name = 'HoldSessionError';
+  readonly reason: HoldSessionProblem;
+  readonly runIds: string[];
+  /** The server session (backend pid) that took the locks. */
+  readonly lockPid: number;
+  /** The session that answered instead; undefined when nothing answered (the connection failed). */
+  readonly answeredPid?: number;
+  constructor(args: { reason: HoldSessionProblem; runIds: string[]; lockPid: number; answeredPid?: number; cause?: unknown }) {
+    const runs = args.runIds.map((id) => `"${id}"`).join(', ');
+    const answered = args.answeredPid === undefined ? 'nothing answered' : `database session ${args.answeredPid} answered`;
+    super(
+      args.reason === 'transaction-pooling'
+        ? `Cannot hold run ${runs}: its lock was taken on database session ${args.lockPid}, and on the same connection's next statement ${answered}, ` +
+            'which does not hold it. Something between GNL and Postgres hands statements to different server sessions (a transaction-pooling ' +
+            'proxy such as pgbouncer with pool_mode=transaction); session advisory locks need a session-level connection. Connect to Postgres ' +
+            'directly or through a session-mode pool (docs/postgres-holds.md).'
+        : `Lost the database session (${args.lockPid}) that holds run(s) ${runs}: its keep-alive failed (${answered}). Those holds are gone; ` +
+            'the runs append nothing more from this process (HoldLostError) and can be resumed anywhere.',
+      { cause: args.cause },
+    );
+    this.reason = args.reason;
+    this.runIds = args.runIds;
+    this.lockPid = args.lockPid;
+    this.answeredPid = args.answeredPid;
+  }
+  static override isInstance = hasName<HoldSessionError>('HoldSessionError');
+}

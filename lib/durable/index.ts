@@ -18,6 +18,8 @@ export {
   DecisionConflictError,
   JournalDataError,
   RunEventLimitError,
+  HoldSessionError,
+  type HoldSessionProblem,
   type DecisionConflictReason,
 } from './errors';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';

@@ -16,18 +16,19 @@
  * (Appends do not go through the locking connection itself: postgres.js 3.4.9 crashes the process
  * with a TypeError when a reserved connection is used after the server closed it.)
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { type JournalSecrets, type JournalSecretsOptions, type LiveJournal, RunBusyError } from '../internal';
+import type { HoldSessionError, JournalSecrets, JournalSecretsOptions, LiveJournal } from '../internal';
+import { AdvisoryLockHolds } from './advisory-holds';
 import { journalSecrets } from './event-rows';
 import { migrate } from './migrate';
-import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
 import { PostgresListener } from './postgres-listener';
+import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_TCP_KEEP_ALIVE_S } from './session-settings';
 import { type SqlDriver, postgresDriver } from './sql-driver';
-import { type HoldProvider, SqlJournal } from './sql-journal';
-import { query, type TransactionalDb } from './sql-rows';
+import { SqlJournal } from './sql-journal';
+import type { TransactionalDb } from './sql-rows';
+
+export { advisoryKey, lockIds } from './advisory-holds';
 
 export interface PostgresStorageOptions {
   /** postgres://user@host:port/database */
@@ -38,6 +39,19 @@ export interface PostgresStorageOptions {
   clientOptions?: postgres.Options<Record<string, postgres.PostgresType>>;
   /** Secrets in tool arguments and outputs: the journal key and the redaction list (docs/secrets.md). storageFromEnv sets it from GNL_JOURNAL_KEY. */
   secrets?: JournalSecrets | JournalSecretsOptions;
+  /**
+   * Interval (ms) of a keep-alive statement on the two sessions that are idle by design: the hold session
+   * while this process holds at least one run, and the listener while anything subscribes. Keep it below
+   * the idle timeout of any proxy, NAT or load balancer between GNL and Postgres (docs/postgres-holds.md).
+   * Default 30 000.
+   */
+  keepAliveMs?: number;
+  /**
+   * Told when the keep-alive finds the hold session lost while runs were held (HoldSessionError, reason
+   * 'session-lost', with the runIds): those runs append nothing more from here. Live subscribers' onError
+   * hear it too. Default: a console warning.
+   */
+  onHoldsLost?: (error: HoldSessionError) => void;
 }
 
 type Role = 'gnl' | 'gnl-holds' | 'gnl-listen';
@@ -55,18 +69,29 @@ export class PostgresStorage {
     this.client = this.connect('gnl', { max: options.max ?? 10 });
     // Never recycled (postgres.js recycles connections after 30-60 minutes by default): closing the side
     // session would drop every hold of this process.
-    const sideSession = () => this.connect('gnl-holds', { max: 1, idle_timeout: 0, max_lifetime: null });
-    this.holds = new AdvisoryLockHolds(
-      sideSession,
-      () => this.migrated(),
-      (error) => this.journal.reportLiveError(error),
-    );
+    // TCP keepalive on both idle-by-design sessions even if clientOptions turned it off for the pool.
+    const keep_alive = options.clientOptions?.keep_alive || DEFAULT_TCP_KEEP_ALIVE_S;
+    const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    if (!(keepAliveMs > 0)) throw new TypeError(`PostgresStorage: keepAliveMs must be a positive number of milliseconds (got ${options.keepAliveMs}).`);
+    const onHoldsLost = options.onHoldsLost ?? ((error: HoldSessionError) => console.warn(`[gnl] ${error.message}`));
+    this.holds = new AdvisoryLockHolds({
+      openSession: () => this.connect('gnl-holds', { max: 1, idle_timeout: 0, max_lifetime: null, keep_alive }),
+      pool: () => this.migrated(),
+      keepAliveMs,
+      onNotifyError: (error) => this.journal.reportLiveError(error),
+      onHoldsLost: (error) => {
+        this.journal.reportLiveError(error);
+        onHoldsLost(error);
+      },
+    });
     this.journal = new SqlJournal({
       database: () => this.migrated(),
       holds: this.holds,
       announcer: { mode: 'after-commit', announce: (runId, lastSeq) => this.holds.notifier.announce(runId, lastSeq) },
-      notifications: new PostgresListener((hooks) =>
-        this.connect('gnl-listen', { max: 1, idle_timeout: 0, max_lifetime: null, fetch_types: false, ...hooks } as postgres.Options<never>),
+      notifications: new PostgresListener(
+        (hooks) =>
+          this.connect('gnl-listen', { max: 1, idle_timeout: 0, max_lifetime: null, keep_alive, fetch_types: false, ...hooks } as postgres.Options<never>),
+        keepAliveMs,
       ),
       secrets: journalSecrets(options.secrets),
     });
@@ -113,101 +138,4 @@ export class PostgresStorage {
       connection: { ...(named ? {} : { application_name: role }), ...extra.connection },
     });
   }
-}
-
-class AdvisoryLockHolds implements HoldProvider {
-  private readonly held = new Set<string>();
-  private session: postgres.Sql | undefined;
-  readonly notifier: CoalescingNotifier;
-
-  constructor(
-    private readonly openSession: () => postgres.Sql,
-    private readonly pool: () => Promise<{ orm: TransactionalDb }>,
-    /** A notification could not be sent (subscribers catch up with the next one). */
-    onNotifyError: (error: unknown) => void,
-  ) {
-    this.notifier = new CoalescingNotifier(async (payloads) => {
-      await this.side().unsafe(`select pg_notify('${NOTIFY_CHANNEL}', p) from jsonb_array_elements_text($1::text::jsonb) as p`, [JSON.stringify(payloads)], {
-        prepare: true,
-      });
-    }, onNotifyError);
-  }
-
-  private side(): postgres.Sql {
-    this.session ??= this.openSession();
-    return this.session;
-  }
-
-  async acquire(runId: string) {
-    const { orm } = await this.pool();
-    // Advisory locks are re-entrant within a session, so a second caller in this process is refused here.
-    if (this.held.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}` });
-    this.held.add(runId);
-    try {
-      const key = advisoryKey(runId);
-      const holder = randomUUID();
-      // One statement: the lock, and (only if it was granted) the run's new holder token. Data-modifying
-      // CTEs always run; the update matches no row for a run that does not exist yet (create sets it).
-      const [row] = await this.side().unsafe<{ locked: boolean; pid: number }[]>(
-        `with l as (select pg_try_advisory_lock($1::bigint) as locked),
-              u as (update gnl.runs set holder = $3::text from l where l.locked and run_id = $2::text)
-         select locked, pg_backend_pid() as pid from l`,
-        [key, runId, holder],
-        { prepare: true },
-      );
-      if (!row?.locked) throw new RunBusyError({ runId, holder: await describeHolder(orm, key) });
-      return { fence: { holder, lock: { pid: row.pid, ...lockIds(key) } }, release: () => this.release(runId, key) };
-    } catch (error) {
-      this.held.delete(runId);
-      throw error;
-    }
-  }
-
-  private async release(runId: string, key: string): Promise<void> {
-    try {
-      // On a side session that was lost and reconnected this unlocks nothing, which is right.
-      if (this.session) await this.session`select pg_advisory_unlock(${key}::bigint)`;
-    } catch (error) {
-      // The session is gone (terminated by a takeover, the server restarted): its locks went with it, so
-      // there is nothing left to release. Thrown from runDurable's finally, this error would hide the
-      // invocation's own (a HoldLostError, a step-boundary stop) from whoever classifies it.
-      if (!sessionLost(error)) throw error;
-    } finally {
-      this.held.delete(runId);
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.session?.end({ timeout: 5 });
-  }
-}
-
-/** A connection-level failure (postgres.js errors without a server SQLSTATE, or the server ending the session). */
-function sessionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  if (error instanceof postgres.PostgresError) return code === '57P01' || code === '57P02' || code === '57P03';
-  return typeof code === 'string' && /^(CONNECTION_|E[A-Z]+$)/.test(code);
-}
-
-/** The two halves of the advisory key, as pg_locks shows them. */
-export function lockIds(key: string): { classid: string; objid: string } {
-  const big = BigInt(key);
-  const unsigned = big < 0n ? big + (1n << 64n) : big;
-  return { classid: (unsigned >> 32n).toString(), objid: (unsigned & 0xffffffffn).toString() };
-}
-
-/** 64 bits of SHA-256 of the runId, as the signed bigint Postgres expects. */
-export function advisoryKey(runId: string): string {
-  return createHash('sha256').update(`gnl-run:${runId}`).digest().readBigInt64BE(0).toString();
-}
-
-async function describeHolder(db: TransactionalDb, key: string): Promise<string | undefined> {
-  const { classid, objid } = lockIds(key);
-  const [row] = await query<{ pid: number; client_addr: string | null }>(
-    db,
-    sql`select a.pid, a.client_addr::text as client_addr from pg_locks l join pg_stat_activity a on a.pid = l.pid
-        where l.locktype = 'advisory' and l.granted and l.classid = ${classid}::bigint::oid and l.objid = ${objid}::bigint::oid and l.objsubid = 1
-        limit 1`,
-  );
-  return row ? `held by database session ${row.pid}${row.client_addr ? ` from ${row.client_addr}` : ''}` : undefined;
 }

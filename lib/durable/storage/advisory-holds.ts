@@ -1,0 +1,203 @@
+/**
+ * Holds on Postgres: a session advisory lock per run, all on one side session per process (`gnl-holds`).
+ *
+ * The lock lives exactly as long as that server session, so the session must stay up for as long as a
+ * run is held, however long its tool and model calls take:
+ * - the statement that takes a lock also exempts its session from `idle_session_timeout`
+ *   (session-settings.ts);
+ * - while at least one run is held, a keep-alive statement runs every `keepAliveMs`, so no proxy or load
+ *   balancer sees the connection idle (TCP keepalive alone does not count as traffic for an L7 proxy).
+ *   It also checks that the connection still reaches the session that took the locks: when it does not
+ *   (the session was killed, the network cut), the holds are gone and `onHoldsLost` is told at once,
+ *   rather than at the run's next append (which writes nothing either way: event-rows.ts fences it);
+ * - right after a lock is granted, a second statement re-enters it: only the session holding a lock can,
+ *   so a connection whose statements land on different server sessions (a transaction-pooling proxy)
+ *   is refused at the start of the run with HoldSessionError instead of holding nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { HoldSessionError, RunBusyError } from '../internal';
+import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
+import { EXEMPT_FROM_IDLE_TIMEOUT } from './session-settings';
+import type { HoldProvider } from './sql-journal';
+import { query, type TransactionalDb } from './sql-rows';
+
+/** A lock granted to this process: the server session (backend pid) that holds it. */
+type Locked = { pid: number; reported: boolean };
+
+export interface AdvisoryHoldsOptions {
+  /** Opens the side session's client (one connection, never recycled). */
+  openSession: () => postgres.Sql;
+  /** The migrated pool (for naming a run's other holder). */
+  pool: () => Promise<{ orm: TransactionalDb }>;
+  /** Interval of the keep-alive statement while a run is held. */
+  keepAliveMs: number;
+  /** A notification could not be sent (subscribers catch up with the next one). */
+  onNotifyError: (error: unknown) => void;
+  /** The keep-alive found that the session holding these runs is gone. */
+  onHoldsLost: (error: HoldSessionError) => void;
+}
+
+export class AdvisoryLockHolds implements HoldProvider {
+  /** Runs being taken or held here (advisory locks are re-entrant within a session: a second caller is refused by this set). */
+  private readonly busy = new Set<string>();
+  private readonly locked = new Map<string, Locked>();
+  private session: postgres.Sql | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private pinging = false;
+  readonly notifier: CoalescingNotifier;
+
+  constructor(private readonly options: AdvisoryHoldsOptions) {
+    this.notifier = new CoalescingNotifier(async (payloads) => {
+      await this.side().unsafe(`select pg_notify('${NOTIFY_CHANNEL}', p) from jsonb_array_elements_text($1::text::jsonb) as p`, [JSON.stringify(payloads)], {
+        prepare: true,
+      });
+    }, options.onNotifyError);
+  }
+
+  private side(): postgres.Sql {
+    this.session ??= this.options.openSession();
+    return this.session;
+  }
+
+  async acquire(runId: string) {
+    const { orm } = await this.options.pool();
+    if (this.busy.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}` });
+    this.busy.add(runId);
+    try {
+      const key = advisoryKey(runId);
+      const holder = randomUUID();
+      // One statement: the lock, and (only if it was granted) the run's new holder token. Data-modifying
+      // CTEs always run; the update matches no row for a run that does not exist yet (create sets it).
+      const [row] = await this.side().unsafe<{ locked: boolean; pid: number }[]>(
+        `with l as (select pg_try_advisory_lock($1::bigint) as locked),
+              u as (update gnl.runs set holder = $3::text from l where l.locked and run_id = $2::text)
+         select locked, pg_backend_pid() as pid, ${EXEMPT_FROM_IDLE_TIMEOUT} as exempt from l`,
+        [key, runId, holder],
+        { prepare: true },
+      );
+      if (!row?.locked) throw new RunBusyError({ runId, holder: await describeHolder(orm, key) });
+      await this.assertSessionHolds(runId, key, row.pid);
+      this.watch(runId, row.pid);
+      return { fence: { holder, lock: { pid: row.pid, ...lockIds(key) } }, release: () => this.release(runId, key) };
+    } catch (error) {
+      this.busy.delete(runId);
+      throw error;
+    }
+  }
+
+  /**
+   * The connection's next statement takes the lock once more and gives that level back: granted at once
+   * to the session that holds it, refused to any other while it is held. (Its text starts like the
+   * lock statement's, which tells the statement logs of the tests that it is the side session's.)
+   */
+  private async assertSessionHolds(runId: string, key: string, lockPid: number): Promise<void> {
+    const [check] = await this.side().unsafe<{ reentered: boolean; pid: number }[]>(
+      `with l as (select pg_try_advisory_lock($1::bigint) as again)
+       select case when l.again then pg_advisory_unlock($1::bigint) else false end as reentered, pg_backend_pid() as pid from l`,
+      [key],
+      { prepare: true },
+    );
+    if (check?.reentered && check.pid === lockPid) return;
+    // Best effort: the lock is on a server session this connection may never reach again.
+    await this.side()`select pg_advisory_unlock(${key}::bigint)`.catch(() => {});
+    throw new HoldSessionError({ reason: 'transaction-pooling', runIds: [runId], lockPid, answeredPid: check?.pid });
+  }
+
+  private async release(runId: string, key: string): Promise<void> {
+    this.unwatch(runId);
+    try {
+      // On a side session that was lost and reconnected this unlocks nothing, which is right.
+      if (this.session) await this.session`select pg_advisory_unlock(${key}::bigint)`;
+    } catch (error) {
+      // The session is gone (terminated by a takeover, the server restarted): its locks went with it, so
+      // there is nothing left to release. Thrown from runDurable's finally, this error would hide the
+      // invocation's own (a HoldLostError, a step-boundary stop) from whoever classifies it.
+      if (!sessionLost(error)) throw error;
+    } finally {
+      this.busy.delete(runId);
+    }
+  }
+
+  private watch(runId: string, pid: number): void {
+    this.locked.set(runId, { pid, reported: false });
+    if (this.keepAlive) return;
+    this.keepAlive = setInterval(() => void this.ping(), this.options.keepAliveMs);
+    this.keepAlive.unref(); // a keep-alive never keeps the process itself alive
+  }
+
+  private unwatch(runId: string): void {
+    this.locked.delete(runId);
+    if (this.locked.size > 0) return;
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+  }
+
+  /** One statement on the side session; every run locked by a session other than the one that answers is lost. */
+  private async ping(): Promise<void> {
+    if (this.pinging) return; // a slow answer: the one in flight counts as traffic already
+    this.pinging = true;
+    const watched = [...this.locked];
+    try {
+      const [row] = await this.side()<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      this.lost(
+        watched.filter(([, lock]) => lock.pid !== row?.pid),
+        row?.pid,
+      );
+    } catch (error) {
+      this.lost(watched, undefined, error);
+    } finally {
+      this.pinging = false;
+    }
+  }
+
+  private lost(entries: [string, Locked][], answeredPid: number | undefined, cause?: unknown): void {
+    const byPid = new Map<number, string[]>();
+    for (const [runId, lock] of entries) {
+      if (this.locked.get(runId) !== lock || lock.reported) continue; // released meanwhile, or told already
+      lock.reported = true;
+      byPid.set(lock.pid, [...(byPid.get(lock.pid) ?? []), runId]);
+    }
+    for (const [lockPid, runIds] of byPid) {
+      this.options.onHoldsLost(new HoldSessionError({ reason: 'session-lost', runIds, lockPid, answeredPid, cause }));
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+    await this.session?.end({ timeout: 5 });
+  }
+}
+
+/** A connection-level failure (postgres.js errors without a server SQLSTATE, or the server ending the session). */
+function sessionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (error instanceof postgres.PostgresError) return code === '57P01' || code === '57P02' || code === '57P03';
+  return typeof code === 'string' && /^(CONNECTION_|E[A-Z]+$)/.test(code);
+}
+
+/** The two halves of the advisory key, as pg_locks shows them. */
+export function lockIds(key: string): { classid: string; objid: string } {
+  const big = BigInt(key);
+  const unsigned = big < 0n ? big + (1n << 64n) : big;
+  return { classid: (unsigned >> 32n).toString(), objid: (unsigned & 0xffffffffn).toString() };
+}
+
+/** 64 bits of SHA-256 of the runId, as the signed bigint Postgres expects. */
+export function advisoryKey(runId: string): string {
+  return createHash('sha256').update(`gnl-run:${runId}`).digest().readBigInt64BE(0).toString();
+}
+
+async function describeHolder(db: TransactionalDb, key: string): Promise<string | undefined> {
+  const { classid, objid } = lockIds(key);
+  const [row] = await query<{ pid: number; client_addr: string | null }>(
+    db,
+    sql`select a.pid, a.client_addr::text as client_addr from pg_locks l join pg_stat_activity a on a.pid = l.pid
+        where l.locktype = 'advisory' and l.granted and l.classid = ${classid}::bigint::oid and l.objid = ${objid}::bigint::oid and l.objsubid = 1
+        limit 1`,
+  );
+  return row ? `held by database session ${row.pid}${row.client_addr ? ` from ${row.client_addr}` : ''}` : undefined;
+}
