@@ -55,6 +55,30 @@ export class RunBusyError extends GnlError {
   static override isInstance = hasName<RunBusyError>('RunBusyError');
 }
 
+/**
+ * A conditional append (RunHold.appendAfter) found that the run moved: something was recorded after the
+ * event the writer loaded (a decision, a cancel, a resume request, from anywhere). Nothing was appended;
+ * the writer loads again and plans with what is now recorded.
+ */
+export class RunMovedError extends GnlError {
+  override name = 'RunMovedError';
+  readonly runId: string;
+  /** The last sequence number the writer loaded. */
+  readonly expectedLastSeq: number;
+  /** The run's last sequence number when the append was refused. */
+  readonly lastSeq: number;
+  constructor(args: { runId: string; expectedLastSeq: number; lastSeq: number; cause?: unknown }) {
+    super(
+      `Run "${args.runId}" moved while this writer planned: it expected event #${args.expectedLastSeq} to be the last, the run is at #${args.lastSeq}. Nothing was appended.`,
+      { cause: args.cause },
+    );
+    this.runId = args.runId;
+    this.expectedLastSeq = args.expectedLastSeq;
+    this.lastSeq = args.lastSeq;
+  }
+  static override isInstance = hasName<RunMovedError>('RunMovedError');
+}
+
 /** This writer no longer holds the run (its database session was lost): nothing was appended. */
 export class HoldLostError extends GnlError {
   override name = 'HoldLostError';
@@ -126,7 +150,29 @@ export class InvalidRunIdError extends GnlError {
   static override isInstance = hasName<InvalidRunIdError>('InvalidRunIdError');
 }
 
-export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-decided' | 'expired' | 'run-finished';
+/**
+ * Why a decision was refused. 'run-executing': the run is between its start or resume and its next
+ * suspend, so it waits for nothing now; what it asks next is decided once it waits again.
+ */
+export type DecisionConflictReason = 'unknown-run' | 'unknown-call' | 'already-decided' | 'expired' | 'run-finished' | 'run-executing';
+
+function conflictMessage(args: ConstructorParameters<typeof DecisionConflictError>[0]): string {
+  const subject = args.toolCallId ? `call ${args.toolCallId} of run "${args.runId}"` : `run "${args.runId}"`;
+  switch (args.reason) {
+    case 'unknown-run':
+      return `run "${args.runId}" does not exist`;
+    case 'run-executing':
+      return `run "${args.runId}" is executing${args.executingSince ? ` (since ${args.executingSince.toISOString()})` : ''} and waits for no decision now; decide when it waits again`;
+    case 'unknown-call':
+      return `${subject} is not waiting for this decision${args.detail ? ` (${args.detail})` : ''}`;
+    case 'expired':
+      return `the approval question for ${subject} expired${args.detail ? ` at ${args.detail}` : ''}; the run treats it as rejected`;
+    case 'run-finished':
+      return `${subject} has finished (${args.detail ?? 'completed'})`;
+    case 'already-decided':
+      return `${subject} was already ${args.detail ?? 'decided'} by ${args.decidedBy ?? 'someone'}${args.decidedAt ? ` at ${args.decidedAt.toISOString()}` : ''}`;
+  }
+}
 
 /** An operator decision that cannot be recorded: unknown run or call, or decided already (by whom, when). */
 export class DecisionConflictError extends GnlError {
@@ -136,24 +182,24 @@ export class DecisionConflictError extends GnlError {
   readonly reason: DecisionConflictReason;
   readonly decidedBy?: string;
   readonly decidedAt?: Date;
-  constructor(args: { runId: string; toolCallId: string; reason: DecisionConflictReason; decidedBy?: string; decidedAt?: Date; detail?: string }) {
-    const subject = args.toolCallId ? `call ${args.toolCallId} of run "${args.runId}"` : `run "${args.runId}"`;
-    const what =
-      args.reason === 'unknown-run'
-        ? `run "${args.runId}" does not exist`
-        : args.reason === 'unknown-call'
-          ? `${subject} is not waiting for this decision${args.detail ? ` (${args.detail})` : ''}`
-          : args.reason === 'expired'
-            ? `the approval question for ${subject} expired${args.detail ? ` at ${args.detail}` : ''}; the run treats it as rejected`
-            : args.reason === 'run-finished'
-              ? `${subject} has finished (${args.detail ?? 'completed'})`
-              : `${subject} was already ${args.detail ?? 'decided'} by ${args.decidedBy ?? 'someone'}${args.decidedAt ? ` at ${args.decidedAt.toISOString()}` : ''}`;
-    super(`Decision refused: ${what}.`);
+  /** reason 'run-executing': when the invocation now executing began (its run-start or run-resume). */
+  readonly executingSince?: Date;
+  constructor(args: {
+    runId: string;
+    toolCallId: string;
+    reason: DecisionConflictReason;
+    decidedBy?: string;
+    decidedAt?: Date;
+    executingSince?: Date;
+    detail?: string;
+  }) {
+    super(`Decision refused: ${conflictMessage(args)}.`);
     this.runId = args.runId;
     this.toolCallId = args.toolCallId;
     this.reason = args.reason;
     this.decidedBy = args.decidedBy;
     this.decidedAt = args.decidedAt;
+    this.executingSince = args.executingSince;
   }
   static override isInstance = hasName<DecisionConflictError>('DecisionConflictError');
 }
@@ -161,6 +207,12 @@ export class DecisionConflictError extends GnlError {
 /** Something the journal holds, or is asked to hold, cannot be encoded or understood. */
 export class JournalDataError extends GnlError {
   override name = 'JournalDataError';
+  /** Set when an event was refused for its size (event-limit.ts): callers branch on it, never on the message. */
+  readonly tooLarge?: { eventType: string; bytes: number; limit: number };
+  constructor(message: string, options?: { cause?: unknown; tooLarge?: { eventType: string; bytes: number; limit: number } }) {
+    super(message, options);
+    if (options?.tooLarge) this.tooLarge = options.tooLarge;
+  }
   static override isInstance = hasName<JournalDataError>('JournalDataError');
 }
 
@@ -178,6 +230,19 @@ export class RunEventLimitError extends GnlError {
     this.limit = args.limit;
   }
   static override isInstance = hasName<RunEventLimitError>('RunEventLimitError');
+}
+
+/**
+ * Thrown by a side-effecting tool to say it did nothing (its input failed validation, the service
+ * refused the request): the outcome is known, so it is not an unknown outcome. The call's error is
+ * recorded as final and the model sees it as the tool's error, as generateText would show it.
+ */
+export class ToolNotPerformedError extends GnlError {
+  override name = 'ToolNotPerformedError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+  static override isInstance = hasName<ToolNotPerformedError>('ToolNotPerformedError');
 }
 
 export type HoldSessionProblem = 'transaction-pooling' | 'session-lost';

@@ -131,6 +131,17 @@ export type JournalEvent =
        */
       retryable?: boolean;
     }
+  | {
+      /**
+       * What the run's repairToolCall made of a call the SDK could not parse (step, call id), or null when
+       * it gave up. Replayed as recorded: the repair (often a paid model call) runs once per call.
+       */
+      type: 'tool-call-repair';
+      step: number;
+      toolCallId: string;
+      /** The repaired call as the SDK takes it (LanguageModelV4ToolCall: input is the JSON text), or null. */
+      repaired: unknown;
+    }
   | { type: 'tool-approval-request'; toolCallId: string; toolName: string; input: unknown; requestedAt: string; expiresAt?: string }
   | {
       type: 'tool-approval-response';

@@ -42,6 +42,14 @@ export interface GnlToolOptions<INPUT = unknown, OUTPUT = unknown> {
    * Default: no expiry.
    */
   approvalExpiresInMs?: number;
+  /**
+   * Retries of a throwing call within one invocation, each attempt journaled (default: runDurable's
+   * `toolRetry.maxRetries`, else 2). A read-only tool's last error goes to the model; a side effect is
+   * retried only when the unknown-outcome rule says it is safe (retrySafe, or check says not done).
+   */
+  maxRetries?: number;
+  /** Delay before the first retry in milliseconds, doubled for each next one (default: runDurable's `toolRetry.initialDelayMs`, else 1000). */
+  retryDelayMs?: number;
 }
 
 const OPTIONS = Symbol.for('gnl.tool.options');
@@ -55,6 +63,10 @@ export function gnlTool<T extends AnyTool>(tool: T, options: GnlToolOptions<Inpu
   if (options.check && !options.sideEffect) throw new TypeError('gnlTool: check applies to side-effecting tools; set sideEffect: true.');
   if (options.approvalExpiresInMs !== undefined && !(Number.isFinite(options.approvalExpiresInMs) && options.approvalExpiresInMs > 0)) {
     throw new TypeError(`gnlTool: approvalExpiresInMs must be a positive number of milliseconds, got ${String(options.approvalExpiresInMs)}.`);
+  }
+  for (const name of ['maxRetries', 'retryDelayMs'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new TypeError(`gnlTool: ${name} must be a whole number >= 0, got ${String(value)}.`);
   }
   if (options.idempotency !== undefined && options.idempotency !== 'call' && options.idempotency !== 'args') {
     throw new TypeError(`gnlTool: idempotency must be 'call' or 'args', got ${String(options.idempotency)}.`);

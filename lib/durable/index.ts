@@ -10,9 +10,11 @@ export {
   SideEffectRetryBlockedError,
   RunBusyError,
   HoldLostError,
+  RunMovedError,
   RunDivergedError,
   RunCanceledError,
   ToolCallFailedError,
+  ToolNotPerformedError,
   type Divergence,
   InvalidRunIdError,
   DecisionConflictError,
@@ -45,4 +47,4 @@ export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-lim
 export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
 export type { RunSummary } from './run-summary';
-export type { ApprovalDecisionRequest, SideEffectResolutionRequest } from './decisions';
+export type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';

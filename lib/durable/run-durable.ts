@@ -9,18 +9,18 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { type GenerateTextResult, generateText, type LanguageModel, type StopCondition, stepCountIs, type ToolSet } from 'ai';
-import { RunDivergedError, RunEventLimitError, SideEffectRetryBlockedError } from './errors';
-import { assertEventRoom, eventLimitOption } from './event-limit';
-import { errorInfo, type PendingItem, type RecordedEvent } from './events';
-import type { Journal, RunHold } from './journal';
-import { journaledTool } from './journaled-tool';
+import { RunEventLimitError, SideEffectRetryBlockedError } from './errors';
+import { beginInvocation } from './begin-invocation';
+import { eventLimitOption } from './event-limit';
+import { errorInfo, type PendingItem } from './events';
+import type { Journal } from './journal';
+import { journaledTool, type ToolRetry } from './journaled-tool';
 import { recordingModel } from './recording-model';
 import { assertValidRunId } from './run-id';
 import { RunSession } from './run-session';
-import { RunState } from './run-state';
 import { type ReplayCallbacks, withReplayedFlag } from './replay-callbacks';
 import { resolveModel } from './resolve-model';
-import { buildRunInput, type RunInputSource, runInputDifferences } from './run-input';
+import { buildRunInput, type RunInputSource } from './run-input';
 import { toolGate } from './tool-gate';
 
 type GenerateTextOptions<TOOLS extends ToolSet> = Parameters<typeof generateText<TOOLS>>[0];
@@ -59,6 +59,11 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * RunEventLimitError and records the failure; resuming with a higher limit goes on.
    */
   maxEventsPerRun?: number;
+  /**
+   * How a throwing tool is retried within one invocation (each attempt journaled), unless its gnlTool
+   * options say otherwise: `maxRetries` (default 2) and `initialDelayMs` (default 1000, doubled each time).
+   */
+  toolRetry?: ToolRetry;
 };
 
 export interface PendingApproval {
@@ -68,6 +73,14 @@ export interface PendingApproval {
   requestedAt: Date;
   /** When set: past it, the next resume treats the call as rejected ("expired"). */
   expiresAt?: Date;
+}
+
+/** A call to a tool without execute, waiting for journal.provideToolResult. */
+export interface PendingToolResult {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  requestedAt: Date;
 }
 
 export type DurableResult<TOOLS extends ToolSet> =
@@ -89,6 +102,8 @@ export type DurableResult<TOOLS extends ToolSet> =
       result: GenerateTextResult<TOOLS, any, any>;
     }
   | { status: 'waiting-approval'; runId: string; pending: PendingApproval[] }
+  /** Every call it waits for is to a tool without execute (approvals come first: while one is open the status is waiting-approval). */
+  | { status: 'waiting-tool-result'; runId: string; pending: PendingToolResult[] }
   | { status: 'canceled'; runId: string; by: string; reason?: string };
 
 /** Step and finish events carry `replayed`: true when the model's answer came from the journal. */
@@ -107,6 +122,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     agent: _agent,
     agentVersion: _agentVersion,
     maxEventsPerRun,
+    toolRetry,
     onStepFinish,
     onStepEnd,
     onFinish,
@@ -123,25 +139,13 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
   });
   const hold = await journal.hold(runId);
   try {
-    const events = await hold.load();
-    const state = new RunState(events);
-    if (state.lastSeq === 0) {
-      state.apply(await hold.create(input));
-    } else {
-      const started = events[0];
-      const differences = started?.type === 'run-start' ? runInputDifferences(started.input, input) : [];
-      if (differences.length > 0) throw new RunDivergedError({ runId, differences });
-      if (state.canceled) return { status: 'canceled', runId, ...state.canceled };
-      const stillWaiting = undecidedApprovals(state, lastSuspend(events));
-      if (stillWaiting) return { status: 'waiting-approval', runId, pending: stillWaiting };
-      if (state.status !== 'completed') {
-        await refuseResumeAtLimit(hold, state, maxEvents);
-        for (const event of await hold.append([{ type: 'run-resume', fromStatus: state.status ?? 'running' }])) state.apply(event);
-      }
-    }
+    const begun = await beginInvocation({ hold, input, maxEvents });
+    if (begun.kind === 'canceled') return { status: 'canceled', runId, by: begun.by, ...(begun.reason ? { reason: begun.reason } : {}) };
+    if (begun.kind === 'waiting-approval') return { status: 'waiting-approval', runId, pending: begun.pending.map(toPendingApproval) };
+    const { state } = begun;
     const session = new RunSession(runId, hold, state, strictReplay === true, maxEvents);
     const callbacks = withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
-    return await execute({ session, rest: { ...rest, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep });
+    return await execute({ session, rest: { ...rest, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep, toolRetry });
   } finally {
     await hold.release();
   }
@@ -155,14 +159,20 @@ async function execute<TOOLS extends ToolSet>(args: {
   stopWhen: unknown;
   toolApproval: unknown;
   prepareStep: ((...a: any[]) => any) | undefined;
+  toolRetry: ToolRetry | undefined;
 }): Promise<DurableResult<TOOLS>> {
-  const { session, rest, baseModel, tools, toolApproval, prepareStep } = args;
+  const { session, baseModel, tools, toolApproval, prepareStep } = args;
+  const { repairToolCall, experimental_repairToolCall, ...rest } = args.rest as { repairToolCall?: ToolCallRepair; experimental_repairToolCall?: ToolCallRepair };
+  const repair = repairToolCall ?? experimental_repairToolCall;
   const userStops = (args.stopWhen === undefined ? [stepCountIs(DEFAULT_MAX_STEPS)] : [args.stopWhen].flat()) as StopCondition<TOOLS>[];
-  const journaledTools = Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, journaledTool({ session, toolName: name, tool })]));
+  const journaledTools = Object.fromEntries(
+    Object.entries(tools).map(([name, tool]) => [name, journaledTool({ session, toolName: name, tool, retry: args.toolRetry })]),
+  );
   let result: GenerateTextResult<TOOLS, any, any>;
   try {
     result = await generateText({
       ...(rest as object),
+      ...(repair ? { repairToolCall: journaledRepair(repair, session) } : {}),
       model: recordingModel(baseModel, session),
       tools: journaledTools as TOOLS,
       toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
@@ -185,7 +195,7 @@ async function execute<TOOLS extends ToolSet>(args: {
 
 async function finish<TOOLS extends ToolSet>(session: RunSession, result: GenerateTextResult<TOOLS, any, any>): Promise<DurableResult<TOOLS>> {
   const { runId } = session;
-  const pending: PendingItem[] = [...session.blocked, ...session.waiting];
+  const pending: PendingItem[] = [...session.blocked, ...session.waiting, ...session.waitingResults];
   const firstBlocked = session.blocked[0];
   if (firstBlocked) {
     await session.append({ type: 'run-suspend', status: 'blocked', pending });
@@ -194,6 +204,11 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
   if (session.waiting.length > 0) {
     await session.append({ type: 'run-suspend', status: 'waiting-approval', pending });
     return { status: 'waiting-approval', runId, pending: session.waiting.map(toPendingApproval) };
+  }
+  if (session.waitingResults.length > 0) {
+    await session.append({ type: 'run-suspend', status: 'waiting-tool-result', pending });
+    const waiting = session.waitingResults.map(({ toolCallId, toolName, input, requestedAt }) => ({ toolCallId, toolName, input, requestedAt: new Date(requestedAt) }));
+    return { status: 'waiting-tool-result', runId, pending: waiting };
   }
   if (session.state.status !== 'completed') {
     await session.append({ type: 'run-complete', text: result.text, finishReason: result.finishReason, steps: result.steps.length });
@@ -222,20 +237,6 @@ async function canceled<TOOLS extends ToolSet>(session: RunSession): Promise<Dur
   return { status: 'canceled', runId: session.runId, by, ...(reason ? { reason } : {}) };
 }
 
-/**
- * A run with no room for its `run-resume` is not resumed: RunEventLimitError. Its failure is recorded
- * (one event past the limit) unless it is failed already, so it never stays waiting or blocked with no
- * way to go on, and asking again writes nothing.
- */
-async function refuseResumeAtLimit(hold: RunHold, state: RunState, limit: number): Promise<void> {
-  try {
-    assertEventRoom({ runId: hold.runId, events: state.lastSeq, adding: 1, limit });
-  } catch (error) {
-    if (state.status !== 'failed') await hold.append([{ type: 'run-fail', error: errorInfo(error) }]);
-    throw error;
-  }
-}
-
 /** A failed invocation is journaled (the run is resumable); if the journal itself failed, the original error wins. */
 async function recordFailure(session: RunSession, error: unknown): Promise<void> {
   if (RunEventLimitError.isInstance(session.fatal)) {
@@ -251,6 +252,25 @@ async function recordFailure(session: RunSession, error: unknown): Promise<void>
   }
 }
 
+type ToolCallRepair = (options: { toolCall: { toolCallId: string } } & Record<string, unknown>) => unknown;
+
+/**
+ * The caller's repairToolCall, journaled: its answer for a call (step, call id) is recorded, and every
+ * replay returns the recorded answer without calling it again (a repair is often a paid model call, and
+ * a second one could repair differently).
+ */
+function journaledRepair(repair: ToolCallRepair, session: RunSession): ToolCallRepair {
+  return async (options) => {
+    const step = session.stepNumber;
+    const { toolCallId } = options.toolCall;
+    const id = `${step}:${toolCallId}`;
+    if (session.state.repairs.has(id)) return session.state.repairs.get(id);
+    const repaired = (await repair(options)) ?? null;
+    await session.append({ type: 'tool-call-repair', step, toolCallId, repaired });
+    return repaired;
+  };
+}
+
 /**
  * Always installed: it tells the session which step the loop is on (the SDK's own count, so a retried
  * model call stays the same step), then runs the caller's prepareStep, whose model is recorded too.
@@ -262,28 +282,6 @@ function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, s
     if (!prepared?.model) return prepared;
     return { ...prepared, model: recordingModel(resolveModel(prepared.model), session) };
   };
-}
-
-function lastSuspend(events: readonly RecordedEvent[]) {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as RecordedEvent;
-    if (event.type === 'run-suspend') return event;
-    if (event.type === 'run-resume' || event.type === 'run-complete' || event.type === 'run-fail') return undefined;
-  }
-  return undefined;
-}
-
-/**
- * A run waiting for approvals with none decided (and none expired) has nothing to do: answer without
- * replaying or appending.
- */
-function undecidedApprovals(state: RunState, suspend: ReturnType<typeof lastSuspend>): PendingApproval[] | undefined {
-  if (state.status !== 'waiting-approval' || !suspend) return undefined;
-  const items = suspend.pending.filter((item) => item.kind === 'approval');
-  if (items.length !== suspend.pending.length) return undefined;
-  const now = Date.now();
-  if (items.some((item) => state.approvals.get(item.toolCallId)?.decision || (item.expiresAt && Date.parse(item.expiresAt) <= now))) return undefined;
-  return items.map(toPendingApproval);
 }
 
 function toPendingApproval(item: Extract<PendingItem, { kind: 'approval' }>): PendingApproval {

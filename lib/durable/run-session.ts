@@ -18,6 +18,10 @@ export class RunSession {
   stepNumber = 0;
   /** Approval questions this invocation leaves open. */
   readonly waiting: Extract<PendingItem, { kind: 'approval' }>[] = [];
+  /** Calls to tools without execute that wait for a result provided through the journal. */
+  readonly waitingResults: Extract<PendingItem, { kind: 'tool-result' }>[] = [];
+  /** Per key, the attempts recorded when the gate let its call execute (a later attempt means a twin acted since). */
+  readonly cleared = new Map<string, number>();
   /** Side effects of unknown outcome this invocation cannot settle. */
   readonly blocked: Extract<PendingItem, { kind: 'side-effect' }>[] = [];
   /** Executions in progress per idempotency key: parallel calls with equal 'args' share one. */

@@ -45,6 +45,10 @@ export class RunState {
   readonly operations = new Map<string, ToolOperation>();
   readonly keyOfCall = new Map<string, string>();
   readonly approvals = new Map<string, ApprovalState>();
+  /** The arguments first recorded for each call: on replay they, not the arguments derived again, are the call's. */
+  readonly inputOfCall = new Map<string, unknown>();
+  /** What repairToolCall made of a call, by `<step>:<toolCallId>` (null: it gave up). */
+  readonly repairs = new Map<string, unknown>();
 
   constructor(events: readonly RecordedEvent[] = []) {
     for (const event of events) this.apply(event);
@@ -57,6 +61,10 @@ export class RunState {
   operationOfCall(toolCallId: string): ToolOperation | undefined {
     const key = this.keyOfCall.get(toolCallId);
     return key === undefined ? undefined : this.operations.get(key);
+  }
+
+  private recordInput(toolCallId: string, input: unknown): void {
+    if (!this.inputOfCall.has(toolCallId)) this.inputOfCall.set(toolCallId, input);
   }
 
   apply(event: RecordedEvent): void {
@@ -98,6 +106,7 @@ export class RunState {
           inFlight: false,
         };
         op.toolCallIds.add(event.toolCallId);
+        this.recordInput(event.toolCallId, event.input);
         op.attempts = event.attempt;
         op.lastStartedAt = event.at;
         op.inFlight = true;
@@ -115,6 +124,7 @@ export class RunState {
         op.attempts = Math.max(op.attempts, event.attempt);
         op.toolCallIds.add(event.toolCallId);
         this.keyOfCall.set(event.toolCallId, event.idempotencyKey);
+        if ('input' in event) this.recordInput(event.toolCallId, event.input);
         if (event.type === 'tool-call-error' && event.retryable) {
           // execute threw: a read-only call is simply tried again; a side effect may have acted, so its
           // outcome stays unknown (in flight) for the unknown-outcome rule.
@@ -138,12 +148,22 @@ export class RunState {
       }
       case 'tool-approval-request':
         this.approvals.set(event.toolCallId, { toolName: event.toolName, input: event.input, requestedAt: event.requestedAt, expiresAt: event.expiresAt });
+        this.recordInput(event.toolCallId, event.input);
         return;
       case 'tool-approval-response': {
-        const approval = this.approvals.get(event.toolCallId);
-        if (approval) approval.decision = { approved: event.approved, by: event.by, reason: event.reason };
+        // A policy's decision comes with no request before it: it names the call itself.
+        const approval =
+          this.approvals.get(event.toolCallId) ??
+          (event.policy ? { toolName: event.policy.toolName, input: event.policy.input, requestedAt: event.at.toISOString() } : undefined);
+        if (!approval) return;
+        approval.decision = { approved: event.approved, by: event.by, reason: event.reason };
+        this.approvals.set(event.toolCallId, approval);
+        if (event.policy) this.recordInput(event.toolCallId, event.policy.input);
         return;
       }
+      case 'tool-call-repair':
+        this.repairs.set(`${event.step}:${event.toolCallId}`, event.repaired);
+        return;
       case 'side-effect-check':
       case 'replay-mismatch':
       case 'run-resume-request': // audit only: who asked for the resume, and why

@@ -38,6 +38,8 @@ const USER_DATA: Partial<Record<JournalEvent['type'], readonly string[]>> = {
   'tool-call-end': ['input', 'output'],
   'tool-call-error': ['input'],
   'tool-approval-request': ['input'],
+  'tool-approval-response': ['policy'],
+  'tool-call-repair': ['repaired'],
   'side-effect-resolution': ['output'],
   'replay-mismatch': ['recorded', 'given'],
   'run-complete': ['text'],

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { leaveRefundInFlight, REFUND_INPUT, refundAgent } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, idempotencyKey, runDurable, ToolCallFailedError, tokenBudgetIs } from './index';
+import { gnlTool, idempotencyKey, runDurable, ToolCallFailedError, ToolNotPerformedError, tokenBudgetIs } from './index';
 
 describeEachJournal('tool calls', (target) => {
   const { journal } = target.open();
@@ -64,42 +64,61 @@ describeEachJournal('tool calls', (target) => {
     expect(events.filter((e) => e.type === 'tool-call-end')).toHaveLength(3);
   });
 
-  it('a read-only tool that throws leaves the run failed with the error journaled; resume retries that call, nothing before it', async () => {
+  it('a read-only tool that throws is tried again with backoff, each attempt journaled; its last error goes to the model, as generateText does', async () => {
     let executions = 0;
-    let failing = true;
-    const search = tool({
-      inputSchema: z.object({ q: z.string() }),
-      execute: async ({ q }): Promise<string> => {
-        executions += 1;
-        if (failing) throw new Error('search backend 503');
-        return `results for ${q}`;
-      },
-    });
+    const search = gnlTool(
+      tool({
+        inputSchema: z.object({ q: z.string() }),
+        execute: async (): Promise<string> => {
+          executions += 1;
+          throw new Error('search backend 503');
+        },
+      }),
+      { maxRetries: 2, retryDelayMs: 1 },
+    );
+    const script = (step: number): ScriptedStep =>
+      step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] } : { text: 'the search is down' };
+    const runId = uniqueRunId();
+    const first = scriptedModel(script);
+    const result = await runDurable({ runId, journal, model: first.model, tools: { search }, prompt: 'x' });
+    expect(result.status).toBe('completed');
+    expect(executions).toBe(3);
+    expect(first.calls()).toBe(2);
+    expect(JSON.stringify(first.prompts.at(-1))).toContain('search backend 503'); // the model saw the tool error
+    const errors = (await journal.events(runId)).filter((e) => e.type === 'tool-call-error');
+    expect(errors.map((e) => [e.attempt, e.retryable])).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+    ]);
+
+    // The final error is replayed as recorded: the tool is not called again.
+    const second = scriptedModel(script);
+    expect((await runDurable({ runId, journal, model: second.model, tools: { search }, prompt: 'x' })).status).toBe('completed');
+    expect(executions).toBe(3);
+    expect(second.calls()).toBe(0);
+  });
+
+  it('a read-only tool that fails then succeeds within its retries: the model sees only the result', async () => {
+    let executions = 0;
+    const search = gnlTool(
+      tool({
+        inputSchema: z.object({ q: z.string() }),
+        execute: async ({ q }): Promise<string> => {
+          executions += 1;
+          if (executions === 1) throw new Error('search backend 503');
+          return `results for ${q}`;
+        },
+      }),
+      { retryDelayMs: 1 },
+    );
     const script = (step: number): ScriptedStep =>
       step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] } : { text: 'found it' };
     const runId = uniqueRunId();
-    const first = scriptedModel(script);
-    const error = await runDurable({ runId, journal, model: first.model, tools: { search }, prompt: 'x' }).catch((e: unknown) => e);
-    expect(ToolCallFailedError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ name: 'ToolCallFailedError', runId, toolCallId: 'c1', toolName: 'search', attempt: 1 });
-    expect(((error as Error).cause as Error).message).toBe('search backend 503');
-    expect(first.calls()).toBe(1); // the model never saw the error
-    expect((await journal.getRun(runId))?.status).toBe('failed');
-    const events = await journal.events(runId);
-    expect(events.find((e) => e.type === 'tool-call-error')).toMatchObject({ error: { message: 'search backend 503' }, attempt: 1, retryable: true });
-    expect(events.at(-1)).toMatchObject({ type: 'run-fail', error: { name: 'ToolCallFailedError' } });
-
-    failing = false;
-    // An operator's resume request after the failure is inert: the resume replays past it.
-    await journal.requestResume({ runId, by: 'ops@acme', reason: 'search backend is back' });
-    const second = scriptedModel(script);
-    const result = await runDurable({ runId, journal, model: second.model, tools: { search }, prompt: 'x' });
-    expect(result.status).toBe('completed');
-    expect((await journal.events(runId)).map((e) => e.type)).toContain('run-resume-request');
+    const model = scriptedModel(script);
+    expect((await runDurable({ runId, journal, model: model.model, tools: { search }, prompt: 'x' })).status).toBe('completed');
     expect(executions).toBe(2);
-    expect(second.calls()).toBe(1); // step 0 replayed, only the step after the tool
-    expect(JSON.stringify(second.prompts.at(-1))).toContain('results for x');
-    // A read-only call records no start: its error and then its end carry the attempts.
+    expect(JSON.stringify(model.prompts.at(-1))).toContain('results for x');
     const outcomes = (await journal.events(runId)).filter((e) => e.type === 'tool-call-error' || e.type === 'tool-call-end');
     expect(outcomes.map((e) => [e.type, 'attempt' in e && e.attempt])).toEqual([
       ['tool-call-error', 1],
@@ -107,7 +126,7 @@ describeEachJournal('tool calls', (target) => {
     ]);
   });
 
-  it('a side-effecting tool that throws after it may have acted follows the unknown-outcome rule', async () => {
+  it('a side-effecting tool that throws after it may have acted is blocked at once: no retry, no guess, a person decides', async () => {
     let attempts = 0;
     const refund = gnlTool(
       tool({
@@ -117,18 +136,68 @@ describeEachJournal('tool calls', (target) => {
           throw new Error('socket hang up after the request was sent');
         },
       }),
-      { sideEffect: true },
+      { sideEffect: true, retryDelayMs: 1 },
     );
     const script = (step: number): ScriptedStep =>
       step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'refund', input: { orderId: 'o_1' } }] } : { text: 'ok' };
     const runId = uniqueRunId();
-    await expect(runDurable({ runId, journal, model: scriptedModel(script).model, tools: { refund }, prompt: 'x' })).rejects.toMatchObject({
-      name: 'ToolCallFailedError',
+    const model = scriptedModel(script);
+    await expect(runDurable({ runId, journal, model: model.model, tools: { refund }, prompt: 'x' })).rejects.toMatchObject({
+      name: 'SideEffectRetryBlockedError',
+      toolCallId: 'c1',
     });
+    expect(model.calls()).toBe(1); // the model never saw a guess
     const resumed = await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { refund }, prompt: 'x' }).catch((e: unknown) => e);
     expect(resumed).toMatchObject({ name: 'SideEffectRetryBlockedError', toolCallId: 'c1' });
     expect(attempts).toBe(1);
     expect((await journal.getRun(runId))?.status).toBe('blocked');
+  });
+
+  it('a side effect that throws ToolNotPerformedError did nothing: its error is final and the model sees it', async () => {
+    let attempts = 0;
+    const refund = gnlTool(
+      tool({
+        inputSchema: z.object({ orderId: z.string() }),
+        execute: async (): Promise<{ ok: boolean }> => {
+          attempts += 1;
+          throw new ToolNotPerformedError('the PSP refused: amount over the order total');
+        },
+      }),
+      { sideEffect: true, retryDelayMs: 1 },
+    );
+    const script = (step: number): ScriptedStep =>
+      step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'refund', input: { orderId: 'o_1' } }] } : { text: 'I could not refund.' };
+    const runId = uniqueRunId();
+    const model = scriptedModel(script);
+    const result = await runDurable({ runId, journal, model: model.model, tools: { refund }, prompt: 'x' });
+    expect(result.status).toBe('completed');
+    expect(attempts).toBe(1);
+    expect(JSON.stringify(model.prompts.at(-1))).toContain('the PSP refused');
+    expect((await journal.events(runId)).find((e) => e.type === 'tool-call-error')).toMatchObject({ retryable: false, error: { name: 'ToolNotPerformedError' } });
+    expect((await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { refund }, prompt: 'x' })).status).toBe('completed');
+    expect(attempts).toBe(1);
+  });
+
+  it('a retrySafe side effect that keeps throwing is retried under the same key, then the run fails (resumable)', async () => {
+    const keys: string[] = [];
+    const ticket = gnlTool(
+      tool({
+        inputSchema: z.object({ subject: z.string() }),
+        execute: async (_input, { idempotencyKey: key }): Promise<{ ok: boolean }> => {
+          keys.push(key as string);
+          throw new Error('ticket service 502');
+        },
+      }),
+      { sideEffect: true, retrySafe: true, maxRetries: 1, retryDelayMs: 1 },
+    );
+    const script = (step: number): ScriptedStep =>
+      step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'ticket', input: { subject: 's' } }] } : { text: 'ok' };
+    const runId = uniqueRunId();
+    const error = await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { ticket }, prompt: 'x' }).catch((e: unknown) => e);
+    expect(ToolCallFailedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ toolCallId: 'c1', toolName: 'ticket', attempt: 2 });
+    expect(keys).toEqual([keys[0], keys[0]]);
+    expect((await journal.getRun(runId))?.status).toBe('failed');
   });
 
   it('a crash between two parallel calls blocks only the one whose outcome is unknown; the finished sibling keeps its result', async () => {

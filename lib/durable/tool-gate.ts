@@ -4,14 +4,18 @@
  * then stops after its siblings settle, and the model never sees it:
  * - a rejected call gets the SDK's own execution-denied output (the model sees the refusal);
  * - a call that needs approval and has none is journaled as a question ('user-approval' stops the loop);
- * - a side effect that started and has no recorded outcome is settled by `check`, retried when
- *   `retrySafe`, or blocked (never run again on a guess).
+ * - a toolApproval policy's approve or deny is journaled as a decision (by 'policy') and replayed;
+ * - a call to a tool without execute waits for a result provided through the journal;
+ * - a side effect that started and has no recorded outcome follows the unknown-outcome rule
+ *   (unknown-outcome.ts): run again when safe, settled by `check`, or blocked (never run on a guess).
+ * Arguments and keys come from the recorded call when there is one (call-identity.ts).
  */
 import type { ToolApprovalStatus, ToolSet } from 'ai';
-import { errorInfo } from './events';
-import { type CheckResult, gnlToolOptions } from './gnl-tool';
+import { callIdentity } from './call-identity';
+import { gnlToolOptions } from './gnl-tool';
 import type { RunSession } from './run-session';
-import { operationKey } from './operation-key';
+import type { ApprovalState } from './run-state';
+import { settleUnknownOutcome } from './unknown-outcome';
 
 type GateArgs = { toolCall: { toolCallId: string; toolName: string; input: unknown }; messages: unknown; runtimeContext?: unknown; toolsContext?: unknown };
 type UserToolApproval = ((args: never) => unknown) | Record<string, unknown> | undefined;
@@ -19,16 +23,16 @@ type UserToolApproval = ((args: never) => unknown) | Record<string, unknown> | u
 export function toolGate(args: { session: RunSession; tools: ToolSet; userToolApproval: UserToolApproval }) {
   const { session, tools, userToolApproval } = args;
   return async (gateArgs: GateArgs): Promise<ToolApprovalStatus> => {
-    const { toolCallId, toolName, input } = gateArgs.toolCall;
+    const { toolCallId, toolName } = gateArgs.toolCall;
     // A canceled run executes no other tool: not executed, and the loop stops.
     if (session.canceled) return { type: 'user-approval' };
     const tool = tools[toolName];
     if (!tool) return { type: 'not-applicable' };
     const options = gnlToolOptions(tool);
-    const key = operationKey({ runId: session.runId, toolCallId, toolName, input, options });
     const { state } = session;
+    const { key, input } = callIdentity({ runId: session.runId, state, toolCallId, toolName, given: gateArgs.toolCall.input, options });
 
-    const approval = state.approvals.get(toolCallId);
+    let approval = state.approvals.get(toolCallId);
     if (approval?.decision && !approval.decision.approved) {
       return { type: 'denied', reason: approval.decision.reason ?? `Rejected by ${approval.decision.by}.` };
     }
@@ -47,8 +51,20 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
     }
     if (!approval) {
       const policy = await approvalPolicy({ gateArgs, tool, options, userToolApproval });
-      if (policy.type === 'denied' || policy.type === 'approved') return policy;
-      if (policy.type === 'user-approval') {
+      if (policy.type === 'denied' || policy.type === 'approved') {
+        // A policy's answer is a decision: journaled, and replayed even if the policy later answers otherwise.
+        const reason = policy.reason ? { reason: policy.reason } : {};
+        await session.append({
+          type: 'tool-approval-response',
+          toolCallId,
+          approved: policy.type === 'approved',
+          by: 'policy',
+          ...reason,
+          policy: { toolName, input },
+        });
+        if (policy.type === 'denied') return policy;
+        approval = state.approvals.get(toolCallId);
+      } else if (policy.type === 'user-approval') {
         const now = Date.now();
         const requestedAt = new Date(now).toISOString();
         const expiry = options.approvalExpiresInMs ? { expiresAt: new Date(now + options.approvalExpiresInMs).toISOString() } : {};
@@ -58,55 +74,25 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
       }
     }
 
-    if (op?.inFlight && op.sideEffect && op.resolution !== 'not-done') {
-      if (options.retrySafe) return { type: 'not-applicable' };
-      const checked = options.check ? await runCheck(session, options.check, { toolCallId, input, key, attempt: op.attempts }) : undefined;
-      if (checked?.done === true) {
-        await session.append({
-          type: 'tool-call-end',
-          toolCallId,
-          toolName,
-          idempotencyKey: key,
-          attempt: op.attempts,
-          output: checked.output,
-          durationMs: 0,
-          source: 'check',
-        });
-        return { type: 'not-applicable' };
+    if (!tool.execute) {
+      // A client-side tool: nothing here executes it; the run waits for journal.provideToolResult.
+      if (!session.waitingResults.some((item) => item.toolCallId === toolCallId)) {
+        session.waitingResults.push({ kind: 'tool-result', toolCallId, toolName, input, idempotencyKey: key, requestedAt: new Date().toISOString() });
       }
-      if (checked?.done === false) return { type: 'not-applicable' };
-      if (session.blocked.some((item) => item.idempotencyKey === key)) return { type: 'user-approval' };
-      session.blocked.push({
-        kind: 'side-effect',
-        toolCallId: op.firstToolCallId,
-        toolName,
-        input: op.input,
-        idempotencyKey: key,
-        attempt: op.attempts,
-        startedAt: (op.lastStartedAt ?? new Date()).toISOString(),
-        reason: checked ? `check: ${checked.reason}` : 'no check and not retrySafe',
-      });
       return { type: 'user-approval' };
     }
-    return { type: 'not-applicable' };
+    if (op?.inFlight && op.sideEffect && op.resolution !== 'not-done') {
+      const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+      if (verdict === 'blocked') return { type: 'user-approval' };
+    }
+    // May execute: the journaled tool applies the rule again if the key moves before it runs (a twin).
+    session.cleared.set(key, state.operations.get(key)?.attempts ?? 0);
+    return policyApproved(approval) ? { type: 'approved' } : { type: 'not-applicable' };
   };
 }
 
-async function runCheck(
-  session: RunSession,
-  check: NonNullable<ReturnType<typeof gnlToolOptions>['check']>,
-  args: { toolCallId: string; input: unknown; key: string; attempt: number },
-): Promise<CheckResult> {
-  let result: CheckResult;
-  try {
-    result = await check({ runId: session.runId, toolCallId: args.toolCallId, input: args.input, idempotencyKey: args.key });
-  } catch (error) {
-    // A check that cannot answer is an unknown answer: block, never guess.
-    result = { done: 'unknown', reason: `check threw ${errorInfo(error).name}: ${errorInfo(error).message}` };
-  }
-  const recorded = result.done === 'unknown' ? { done: 'unknown' as const, reason: result.reason } : { done: result.done };
-  await session.append({ type: 'side-effect-check', toolCallId: args.toolCallId, idempotencyKey: args.key, attempt: args.attempt, result: recorded });
-  return result;
+function policyApproved(approval: ApprovalState | undefined): boolean {
+  return approval?.decision?.approved === true && approval.decision.by === 'policy';
 }
 
 /** The SDK's precedence: the call's toolApproval first, then gnlTool's needsApproval, then the tool's own. */

@@ -1,0 +1,23 @@
+/**
+ * Which work a tool call names, and with which arguments. The recorded call is the truth: once the
+ * journal holds a call's arguments (its approval request, its start, its end) and its key, every replay
+ * uses those, not the arguments the SDK derives again from the replayed model step (a zod computed
+ * default, a transform or a repair can derive other ones each time, and an 'args' key computed from
+ * them would name other work). Only a call the journal has never seen takes the given arguments.
+ */
+import type { GnlToolOptions } from './gnl-tool';
+import { operationKey } from './operation-key';
+import type { RunState } from './run-state';
+
+export function callIdentity(args: {
+  runId: string;
+  state: RunState;
+  toolCallId: string;
+  toolName: string;
+  given: unknown;
+  options: GnlToolOptions;
+}): { key: string; input: unknown } {
+  const { runId, state, toolCallId, toolName, given, options } = args;
+  const input = state.inputOfCall.has(toolCallId) ? state.inputOfCall.get(toolCallId) : given;
+  return { key: state.keyOfCall.get(toolCallId) ?? operationKey({ runId, toolCallId, toolName, input, options }), input };
+}
