@@ -51,6 +51,12 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
       committed(events);
       return recorded;
     },
+    appendAfter: async (lastSeq, events) => {
+      beforeAppend?.(events);
+      const recorded = await hold.appendAfter(lastSeq, events);
+      committed(events);
+      return recorded;
+    },
     release: () => hold.release(),
     get canceled() {
       return hold.canceled;
@@ -61,6 +67,7 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
     approve: (request) => journal.approve(request),
     reject: (request) => journal.reject(request),
     resolveSideEffect: (request) => journal.resolveSideEffect(request),
+    provideToolResult: (request) => journal.provideToolResult(request),
     cancel: (request) => journal.cancel(request),
     requestResume: (request) => journal.requestResume(request),
     getRun: (runId) => journal.getRun(runId),

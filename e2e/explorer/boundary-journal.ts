@@ -36,6 +36,7 @@ export function boundaryJournal(journal: Journal, boundary: BoundaryListener): J
     load: () => hold.load(),
     create: (input) => around([{ type: 'run-start', input }], () => hold.create(input)),
     append: (events) => around(events, () => hold.append(events)),
+    appendAfter: (lastSeq, events) => around(events, () => hold.appendAfter(lastSeq, events)),
     release: () => hold.release(),
     get canceled() {
       return hold.canceled;
@@ -46,6 +47,7 @@ export function boundaryJournal(journal: Journal, boundary: BoundaryListener): J
     approve: (request) => journal.approve(request),
     reject: (request) => journal.reject(request),
     resolveSideEffect: (request) => journal.resolveSideEffect(request),
+    provideToolResult: (request) => journal.provideToolResult(request),
     cancel: (request) => journal.cancel(request),
     requestResume: (request) => journal.requestResume(request),
     getRun: (runId) => journal.getRun(runId),

@@ -1,5 +1,6 @@
 /**
- * Operator decisions: approve, reject, resolve a side effect of unknown outcome. One path for code,
+ * Operator decisions: approve, reject, resolve a side effect of unknown outcome, provide the result of a
+ * tool without execute. One path for code,
  * the CLI and the Studio: the journal validates the request here (zod, at the edge), plans the event
  * and the new pending list (pure), and writes both in one transaction under the run's row lock.
  * Decisions are keyed by toolCallId: the SDK's approval ids are random per call and do not survive a resume.
@@ -28,17 +29,26 @@ function printable(value: string): boolean {
   return !/[\p{Cc}\p{Cs}]/u.test(value);
 }
 
+/** The tool's output schema: an output that does not match it is refused before anything is written (output-check.ts). */
+const outputSchema = z
+  .custom<FlexibleSchema<unknown>>((value) => value === undefined || (value !== null && ['object', 'function'].includes(typeof value)), {
+    message: 'outputSchema must be a schema (zod, valibot or jsonSchema())',
+  })
+  .optional();
+
 export const approvalDecisionSchema = z.object(base);
 export const sideEffectResolutionSchema = z.object({
   ...base,
   outcome: z.enum(['done', 'not-done']),
   output: z.unknown().optional(),
-  /** The tool's output schema: with outcome 'done', an output that does not match it is refused (output-check.ts). */
-  outputSchema: z
-    .custom<FlexibleSchema<unknown>>((value) => value === undefined || (value !== null && ['object', 'function'].includes(typeof value)), {
-      message: 'outputSchema must be a schema (zod, valibot or jsonSchema())',
-    })
-    .optional(),
+  /** With outcome 'done'. */
+  outputSchema,
+});
+export const toolResultSchema = z.object({
+  ...base,
+  /** What the tool returned; the model sees it as the call's result. Any value the journal can hold. */
+  output: z.unknown().refine((value) => value !== undefined, 'output: give the tool result (any JSON value; null for none)'),
+  outputSchema,
 });
 
 /** What a cancel and a resume request carry: the run, who asks, why. */
@@ -48,10 +58,20 @@ export const resumeRequestSchema = runRequestSchema;
 
 export type ApprovalDecisionRequest = z.input<typeof approvalDecisionSchema>;
 export type SideEffectResolutionRequest = z.input<typeof sideEffectResolutionSchema>;
+export type ToolResultRequest = Omit<z.input<typeof toolResultSchema>, 'output'> & { output: unknown };
 
 export type DecisionRequest =
   | ({ kind: 'approve' | 'reject' } & z.output<typeof approvalDecisionSchema>)
-  | ({ kind: 'resolve' } & z.output<typeof sideEffectResolutionSchema>);
+  | ({ kind: 'resolve' } & z.output<typeof sideEffectResolutionSchema>)
+  | ({ kind: 'provide' } & z.output<typeof toolResultSchema>);
+
+/** The pending item each kind of decision answers. */
+const ANSWERS = { approve: 'approval', reject: 'approval', resolve: 'side-effect', provide: 'tool-result' } as const;
+const NOT_WAITING = {
+  approval: 'no approval is requested for it',
+  'side-effect': 'it is not a blocked side effect',
+  'tool-result': 'it does not wait for a tool result',
+} as const;
 
 export interface PriorDecision {
   by: string;
@@ -74,12 +94,17 @@ export function planDecision(args: {
   prior: PriorDecision | undefined;
   /** Who canceled the run, when it is canceled: a decision it no longer waits for names them. */
   canceled?: PriorDecision;
+  /**
+   * When the invocation now executing began, when the run's status is 'running': it waits for nothing
+   * until it suspends again, so a decision now is refused as 'run-executing' (never kept for later).
+   */
+  executingSince?: Date;
   now: Date;
 }): PlannedDecision {
-  const { request, pending, prior, canceled, now } = args;
+  const { request, pending, prior, canceled, executingSince, now } = args;
   const { runId, toolCallId } = request;
   if (pending === undefined) throw new DecisionConflictError({ runId, toolCallId, reason: 'unknown-run' });
-  const wantedKind = request.kind === 'resolve' ? 'side-effect' : 'approval';
+  const wantedKind = ANSWERS[request.kind];
   const index = pending.findIndex((item) => item.toolCallId === toolCallId && item.kind === wantedKind);
   const item = pending[index];
   if (!item) {
@@ -88,12 +113,8 @@ export function planDecision(args: {
       const detail = `canceled by ${canceled.by} at ${canceled.at.toISOString()}`;
       throw new DecisionConflictError({ runId, toolCallId, reason: 'run-finished', decidedBy: canceled.by, decidedAt: canceled.at, detail });
     }
-    throw new DecisionConflictError({
-      runId,
-      toolCallId,
-      reason: 'unknown-call',
-      detail: wantedKind === 'approval' ? 'no approval is requested for it' : 'it is not a blocked side effect',
-    });
+    if (executingSince) throw new DecisionConflictError({ runId, toolCallId, reason: 'run-executing', executingSince });
+    throw new DecisionConflictError({ runId, toolCallId, reason: 'unknown-call', detail: NOT_WAITING[wantedKind] });
   }
   if (request.kind === 'approve' && item.kind === 'approval' && item.expiresAt && Date.parse(item.expiresAt) <= now.getTime()) {
     throw new DecisionConflictError({ runId, toolCallId, reason: 'expired', detail: item.expiresAt });
@@ -101,7 +122,7 @@ export function planDecision(args: {
   if (item.decision) {
     throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: item.decision.by, decidedAt: new Date(item.decision.at) });
   }
-  const outcome = request.kind === 'resolve' ? request.outcome : request.kind === 'approve' ? 'approved' : 'rejected';
+  const outcome = request.kind === 'resolve' ? request.outcome : request.kind === 'provide' ? 'provided' : request.kind === 'approve' ? 'approved' : 'rejected';
   const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}) };
   const nextPending = pending.map((p, i) => (i === index ? { ...p, decision } : p));
   return { event: decisionEvent(request, item), pending: nextPending, decision };
@@ -109,6 +130,12 @@ export function planDecision(args: {
 
 function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEvent {
   const reason = request.reason ? { reason: request.reason } : {};
+  if (request.kind === 'provide') {
+    // The call's own end, as if execute had returned it: replay hands it to the model like any recorded result.
+    const idempotencyKey = item.kind === 'tool-result' ? item.idempotencyKey : '';
+    const { toolCallId, output, by } = request;
+    return { type: 'tool-call-end', toolCallId, toolName: item.toolName, idempotencyKey, attempt: 1, output, durationMs: 0, source: 'provided', by };
+  }
   if (request.kind !== 'resolve') {
     return { type: 'tool-approval-response', toolCallId: request.toolCallId, approved: request.kind === 'approve', by: request.by, ...reason };
   }

@@ -10,6 +10,7 @@ export {
   planResumeRequest,
   approvalDecisionSchema,
   sideEffectResolutionSchema,
+  toolResultSchema,
   cancelRequestSchema,
   resumeRequestSchema,
   type DecisionRequest,

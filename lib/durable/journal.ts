@@ -3,7 +3,7 @@
  * Adapters (lib/durable/storage) implement it over one SQL implementation; journal-contract.test.ts
  * proves them equal. The core never sees a driver.
  */
-import type { ApprovalDecisionRequest, SideEffectResolutionRequest } from './decisions';
+import type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
 import type { Decision, JournalEvent, RecordedEvent, RunInput } from './events';
 import type { RunStatus } from './run-status';
 import type { RunSummary } from './run-summary';
@@ -39,6 +39,12 @@ export interface Journal {
    * Given the tool's `outputSchema`, an output marked done that does not match it is refused (JournalDataError naming the fields) and nothing is recorded.
    */
   resolveSideEffect(request: SideEffectResolutionRequest): Promise<Decision>;
+  /**
+   * Gives the output of a call to a tool without `execute` that the run waits for (status
+   * 'waiting-tool-result'); the next resume hands it to the model as the tool's result. Given the tool's
+   * `outputSchema`, an output that does not match it is refused (JournalDataError naming the fields) and nothing is recorded.
+   */
+  provideToolResult(request: ToolResultRequest): Promise<Decision>;
   /**
    * Cancels a run: it stops at its next step boundary (a run executing elsewhere notices on its next
    * append) and never executes another tool. Terminal. A finished or already canceled run is a conflict.
@@ -128,6 +134,12 @@ export interface RunHold {
    * An event whose encoded payload is over MAX_EVENT_BYTES is refused (JournalDataError) and nothing is written.
    */
   append(events: readonly JournalEvent[]): Promise<RecordedEvent[]>;
+  /**
+   * Appends like `append`, only if event `lastSeq` is still the run's last: nothing (a decision, a cancel,
+   * a resume request, from anywhere) was recorded since the caller loaded it. Otherwise nothing is written
+   * and it rejects with RunMovedError; the caller loads again. How an invocation begins (begin-invocation.ts).
+   */
+  appendAfter(lastSeq: number, events: readonly JournalEvent[]): Promise<RecordedEvent[]>;
   /** True once an append saw that the run was canceled meanwhile (by journal.cancel, from anywhere). */
   readonly canceled: boolean;
   release(): Promise<void>;

@@ -21,6 +21,7 @@ import {
   summaryChange,
   HoldLostError,
   JournalDataError,
+  RunMovedError,
   JournalSecrets,
   type JournalSecretsOptions,
 } from '../internal';
@@ -32,6 +33,9 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
 /**
  * The append statement. `notify`: NOTIFY inside the statement (delivered at its commit).
  * JSON goes in as text (`$n::text::jsonb`): a parameter typed jsonb would be JSON-encoded again by postgres.js.
+ * `$11`, when set, is the last_seq the writer loaded: a run that moved since (a decision, cancel or resume
+ * request committed under the row lock) matches no row and nothing is written. Read committed re-checks
+ * the WHERE on the row version it waited for, so the check and the write are one atomic step.
  */
 export function appendStatement(notify: boolean): string {
   return `with r as (
@@ -41,7 +45,7 @@ export function appendStatement(notify: boolean): string {
         status = case when status = 'canceled' then status else coalesce($4::text, status) end,
         pending = coalesce($5::text::jsonb, pending),
         updated_at = now()
-      where run_id = $1::text and ($6::text is null or holder = $6::text)
+      where run_id = $1::text and ($6::text is null or holder = $6::text) and ($11::int is null or last_seq = $11::int)
         and ($8::int is null or exists (select 1 from pg_locks where locktype = 'advisory' and granted
               and pid = $8::int and classid = $9::bigint::oid and objid = $10::bigint::oid and objsubid = 1))
       returning last_seq - $2::int as base, last_seq, status),
@@ -130,6 +134,8 @@ export async function appendEvents(
     pending?: PendingItem[];
     /** `pending` was read from the run row as stored (a decision): its secrets are sealed already. */
     pendingSealed?: boolean;
+    /** Append only if the run's last_seq is still this one; otherwise nothing is written and RunMovedError says where the run is. */
+    expectedLastSeq?: number;
     onStatus?: (status: string | undefined) => void;
   },
 ): Promise<RecordedEvent[]> {
@@ -151,8 +157,10 @@ export async function appendEvents(
     options.fence?.lock.pid ?? null,
     options.fence?.lock.classid ?? null,
     options.fence?.lock.objid ?? null,
+    options.expectedLastSeq ?? null,
   ]);
   if (rows.length !== events.length) {
+    if (options.expectedLastSeq !== undefined) await assertNotMoved(db, runId, options.expectedLastSeq);
     if (options.fence) throw new HoldLostError({ runId });
     throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
   }
@@ -162,6 +170,12 @@ export async function appendEvents(
     const row = rows[i] as Written;
     return { ...event, seq: row.seq, at: new Date(row.created_at) };
   });
+}
+
+/** Which check refused a conditional append: the run moved (RunMovedError) or, if it did not, the caller's other checks. */
+async function assertNotMoved(db: SqlQuery, runId: string, expectedLastSeq: number): Promise<void> {
+  const [run] = await db.query<{ last_seq: number }>('select last_seq from gnl.runs where run_id = $1::text', [runId]);
+  if (run && run.last_seq !== expectedLastSeq) throw new RunMovedError({ runId, expectedLastSeq, lastSeq: run.last_seq });
 }
 
 function encodePending(pending: PendingItem[], runId: string, secrets: JournalSecrets, sealed: boolean): string {

@@ -31,6 +31,8 @@ import {
   type RunSummary,
   type SideEffectResolutionRequest,
   sideEffectResolutionSchema,
+  type ToolResultRequest,
+  toolResultSchema,
   decodeJson,
   assertValidRunId,
   assertOutputMatchesSchema,
@@ -125,9 +127,20 @@ export class SqlJournal implements LiveJournal {
     return this.decide({ kind: 'resolve', ...parsed });
   }
 
+  async provideToolResult(request: ToolResultRequest): Promise<Decision> {
+    const parsed = parse(toolResultSchema, request, 'provideToolResult');
+    await assertOutputMatchesSchema({ schema: parsed.outputSchema, toolCallId: parsed.toolCallId, output: parsed.output, what: 'provideToolResult' });
+    return this.decide({ kind: 'provide', ...parsed });
+  }
+
+  /**
+   * Under the run's row lock, the same lock every append takes: a decision is ordered before or after
+   * an invocation's first append (which carries the sequence number it loaded, begin-invocation.ts), so
+   * the invocation either sees it or it is refused as 'run-executing'.
+   */
   private async decide(request: DecisionRequest): Promise<Decision> {
     const { sql: driver } = await this.db();
-    const decisionType = request.kind === 'resolve' ? 'side-effect-resolution' : 'tool-approval-response';
+    const [decisionType, source] = DECISION_EVENT[request.kind];
     const { announcer } = this.backend;
     const { decision, recorded } = await driver.transaction(async (tx) => {
       const [run] = await tx.query<{ pending: unknown; status: string }>('select pending, status from gnl.runs where run_id = $1::text for update', [
@@ -136,14 +149,16 @@ export class SqlJournal implements LiveJournal {
       const [prior] = await tx.query<{ by: string; created_at: Date | string }>(
         `select payload->>'by' as by, created_at from gnl.run_events
          where run_id = $1::text and type = $2::text and payload->>'toolCallId' = $3::text
+           and ($4::text is null or payload->>'source' = $4::text)
          order by seq desc limit 1`,
-        [request.runId, decisionType, request.toolCallId],
+        [request.runId, decisionType, request.toolCallId, source],
       );
       const plan = planDecision({
         request,
         pending: run ? decodeJson<PendingItem[]>(run.pending) : undefined,
         prior: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined,
         canceled: run?.status === 'canceled' ? await lastCancel(tx, request.runId) : undefined,
+        executingSince: run?.status === 'running' ? await invocationStart(tx, request.runId) : undefined,
         now: new Date(),
       });
       // The pending list goes back as it was read: its secrets stay sealed (deciding needs no journal key).
@@ -265,9 +280,18 @@ class SqlRunHold implements RunHold {
     return recorded;
   }
 
-  async append(events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
+  append(events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
+    return this.write(events, undefined);
+  }
+
+  appendAfter(lastSeq: number, events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
+    return this.write(events, lastSeq);
+  }
+
+  private async write(events: readonly JournalEvent[], expectedLastSeq: number | undefined): Promise<RecordedEvent[]> {
     if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot append.`);
     const recorded = await appendEvents(this.db, this.runId, events, {
+      ...(expectedLastSeq === undefined ? {} : { expectedLastSeq }),
       fence: this.fence,
       notifyInStatement: this.announcer.mode === 'in-statement',
       secrets: this.secrets,
@@ -284,6 +308,23 @@ class SqlRunHold implements RunHold {
     this.released = true;
     await this.releaseHold();
   }
+}
+
+/** The event that records each kind of decision (and, for a provided result, the end's source that tells it from an executed one). */
+const DECISION_EVENT: Record<DecisionRequest['kind'], [type: JournalEvent['type'], source: string | null]> = {
+  approve: ['tool-approval-response', null],
+  reject: ['tool-approval-response', null],
+  resolve: ['side-effect-resolution', null],
+  provide: ['tool-call-end', 'provided'],
+};
+
+/** When the invocation executing now began: its run-resume, or the run-start of a first one. */
+async function invocationStart(tx: SqlQuery, runId: string): Promise<Date | undefined> {
+  const [row] = await tx.query<{ created_at: Date | string }>(
+    `select created_at from gnl.run_events where run_id = $1::text and type in ('run-start', 'run-resume') order by seq desc limit 1`,
+    [runId],
+  );
+  return row ? new Date(row.created_at) : undefined;
 }
 
 /** Who canceled the run last, and when (a decision, a second cancel or a resume request on a canceled run names them). */

@@ -1,0 +1,100 @@
+/**
+ * How an invocation begins: load the run, check it is the same job, answer at once when there is
+ * nothing to do (canceled, still waiting with nothing decided), else record `run-resume`.
+ *
+ * Decisions, cancels and resume requests land from anywhere under the run's row lock, and `run-resume`
+ * clears what the run waits for. So the resume is appended only if nothing was recorded after the event
+ * this invocation loaded (RunHold.appendAfter): whatever committed before it is seen, because a moved
+ * run is loaded and planned again; whatever comes after finds the run executing and is refused as
+ * 'run-executing' (decisions.ts). Without this a reject landing in between was cleared unseen, the run
+ * asked again, and a later approve executed a call a person had rejected.
+ */
+import { RunDivergedError, RunMovedError } from './errors';
+import { assertEventRoom } from './event-limit';
+import { errorInfo, type PendingItem, type RecordedEvent, type RunInput } from './events';
+import type { RunHold } from './journal';
+import { runInputDifferences } from './run-input';
+import { RunState } from './run-state';
+
+/**
+ * Loads and plans again at most this many times. Each retry means another write committed in the few
+ * milliseconds between a load and an append; this many in a row is a run being written to in a loop.
+ */
+export const MAX_BEGIN_ATTEMPTS = 10;
+
+export type ApprovalItem = Extract<PendingItem, { kind: 'approval' }>;
+
+export type Beginning =
+  /** Execute (replaying what is recorded): `state` includes this invocation's run-start or run-resume. */
+  | { kind: 'execute'; state: RunState }
+  | { kind: 'canceled'; by: string; reason?: string }
+  /** Waiting for approvals, none decided or expired: nothing was appended. */
+  | { kind: 'waiting-approval'; pending: ApprovalItem[] };
+
+export async function beginInvocation(args: {
+  hold: RunHold;
+  /** This invocation's start input, compared with the recorded one. */
+  input: RunInput;
+  /** The run's events-per-run limit. */
+  maxEvents: number;
+}): Promise<Beginning> {
+  const { hold, input, maxEvents } = args;
+  for (let attempt = 1; ; attempt++) {
+    const events = await hold.load();
+    const state = new RunState(events);
+    if (state.lastSeq === 0) {
+      state.apply(await hold.create(input));
+      return { kind: 'execute', state };
+    }
+    const started = events[0];
+    const differences = started?.type === 'run-start' ? runInputDifferences(started.input, input) : [];
+    if (differences.length > 0) throw new RunDivergedError({ runId: hold.runId, differences });
+    if (state.canceled) return { kind: 'canceled', ...state.canceled };
+    const stillWaiting = undecidedApprovals(state, lastSuspend(events));
+    if (stillWaiting) return { kind: 'waiting-approval', pending: stillWaiting };
+    if (state.status === 'completed') return { kind: 'execute', state };
+    await refuseResumeAtLimit(hold, state, maxEvents);
+    try {
+      for (const event of await hold.appendAfter(state.lastSeq, [{ type: 'run-resume', fromStatus: state.status ?? 'running' }])) state.apply(event);
+      return { kind: 'execute', state };
+    } catch (error) {
+      if (!RunMovedError.isInstance(error) || attempt >= MAX_BEGIN_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * A run with no room for its `run-resume` is not resumed: RunEventLimitError. Its failure is recorded
+ * (one event past the limit) unless it is failed already, so it never stays waiting or blocked with no
+ * way to go on, and asking again writes nothing.
+ */
+async function refuseResumeAtLimit(hold: RunHold, state: RunState, limit: number): Promise<void> {
+  try {
+    assertEventRoom({ runId: hold.runId, events: state.lastSeq, adding: 1, limit });
+  } catch (error) {
+    if (state.status !== 'failed') await hold.append([{ type: 'run-fail', error: errorInfo(error) }]);
+    throw error;
+  }
+}
+
+function lastSuspend(events: readonly RecordedEvent[]) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as RecordedEvent;
+    if (event.type === 'run-suspend') return event;
+    if (event.type === 'run-resume' || event.type === 'run-complete' || event.type === 'run-fail') return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A run waiting for approvals with none decided (and none expired) has nothing to do: answer without
+ * replaying or appending. A decision that commits after this load is kept for the next resume.
+ */
+function undecidedApprovals(state: RunState, suspend: ReturnType<typeof lastSuspend>): ApprovalItem[] | undefined {
+  if (state.status !== 'waiting-approval' || !suspend) return undefined;
+  const items = suspend.pending.filter((item) => item.kind === 'approval');
+  if (items.length !== suspend.pending.length) return undefined;
+  const now = Date.now();
+  if (items.some((item) => state.approvals.get(item.toolCallId)?.decision || (item.expiresAt && Date.parse(item.expiresAt) <= now))) return undefined;
+  return items;
+}
