@@ -33,12 +33,15 @@ export async function startIdleCuttingProxy(target: string, idleMs: number): Pro
     client.on('data', moved);
     server.on('data', moved);
     client.pipe(server).pipe(client);
-    const timer = setInterval(() => {
-      if (Date.now() - last < idleMs) return;
-      cut[role] = (cut[role] ?? 0) + 1;
-      client.destroy();
-      server.destroy();
-    }, Math.max(10, Math.floor(idleMs / 10)));
+    const timer = setInterval(
+      () => {
+        if (Date.now() - last < idleMs) return;
+        cut[role] = (cut[role] ?? 0) + 1;
+        client.destroy();
+        server.destroy();
+      },
+      Math.max(10, Math.floor(idleMs / 10)),
+    );
     const end = () => {
       clearInterval(timer);
       client.destroy();

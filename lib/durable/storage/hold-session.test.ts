@@ -11,10 +11,11 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startIdleCuttingProxy } from '@/tests/support/idle-cutting-proxy';
+import { startTransactionPoolingProxy } from '@/tests/support/transaction-pooling-proxy';
 import { DATABASE_URL, uniqueRunId } from '@/tests/support/journals';
 import { Ledger } from '@/tests/support/refund-agent';
-import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, runDurable } from '../index';
+import { type ScriptedStep, scriptedModel, stepResult } from '@/tests/support/scripted-model';
+import { gnlTool, HoldLostError, HoldSessionError, type RecordedEvent, runDurable } from '../index';
 import { PostgresStorage, type PostgresStorageOptions } from './index';
 
 const CALL_MS = 1500;
@@ -115,6 +116,34 @@ suite(`the hold session across a long call [postgres]${DATABASE_URL ? '' : ' (sk
     expect(outcome.ledger.total).toBe(1);
   });
 
+  it(`under the role's idle_session_timeout the hold session and the listener stay while idle; the pool's idle connections are replaced`, async () => {
+    const storage = new PostgresStorage({ connectionString: roleUrl() });
+    const runId = uniqueRunId('idle-sessions');
+    const sessions = async () => {
+      const rows = await admin<{ pid: number; role: string }[]>`
+        select pid, application_name as role from pg_stat_activity where usename = ${role} order by pid`;
+      return Object.fromEntries(['gnl', 'gnl-holds', 'gnl-listen'].map((r) => [r, rows.filter((row) => row.role === r).map((row) => row.pid)]));
+    };
+    try {
+      const subscription = await storage.runs.subscribe({ runId, onEvents: () => {} });
+      const hold = await storage.runs.hold(runId);
+      const before = await sessions();
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 4));
+      const after = await sessions();
+      console.log(`  sessions of the role before / after ${IDLE_MS * 4} ms idle: ${JSON.stringify(before)} / ${JSON.stringify(after)}`);
+      expect(after['gnl-holds']).toEqual(before['gnl-holds']);
+      expect(after['gnl-listen']).toEqual(before['gnl-listen']);
+      expect(before['gnl-holds']).toHaveLength(1);
+      expect(before['gnl-listen']).toHaveLength(1);
+      expect(after.gnl).toEqual([]); // ended by the server; postgres.js opens new ones on demand
+      await hold.create({ prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'] });
+      await hold.release();
+      await subscription.close();
+    } finally {
+      await storage.close();
+    }
+  });
+
   it(`behind a proxy that cuts connections idle for ${IDLE_MS} ms, a ${CALL_MS} ms side effect completes, performed once (keep-alive every 100 ms)`, async () => {
     const proxy = await startIdleCuttingProxy(DATABASE_URL as string, IDLE_MS);
     try {
@@ -127,6 +156,90 @@ suite(`the hold session across a long call [postgres]${DATABASE_URL ? '' : ' (sk
       expect(proxy.cuts().gnl ?? 0).toBeGreaterThan(0); // the pool's idle connections were cut, and replaced
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('behind the same proxy with a keep-alive longer than its idle timeout, the hold is lost (what the keep-alive prevents)', async () => {
+    const proxy = await startIdleCuttingProxy(DATABASE_URL as string, IDLE_MS);
+    try {
+      const outcome = await slowRun({ connectionString: proxy.url, keepAliveMs: 60_000 });
+      expect(HoldLostError.isInstance(outcome.error)).toBe(true);
+      expect(outcome.ledger.total).toBe(1); // performed, and its outcome could not be recorded: the defect
+      expect(proxy.cuts()['gnl-holds']).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('the keep-alive reports a hold session killed while a run is held (HoldSessionError, session-lost), and the run appends nothing more', async () => {
+    const applicationName = `gnl-holds-lost-${process.pid}`;
+    const url = new URL(DATABASE_URL as string);
+    url.searchParams.set('application_name', applicationName);
+    const reported: HoldSessionError[] = [];
+    const storage = new PostgresStorage({ connectionString: url.toString(), keepAliveMs: 100, onHoldsLost: (error) => reported.push(error) });
+    const runId = uniqueRunId('hold-lost');
+    try {
+      const hold = await storage.runs.hold(runId);
+      await hold.create({ prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'] });
+      const [side] = await admin<{ pid: number }[]>`
+        select l.pid from pg_locks l join pg_stat_activity a on a.pid = l.pid
+        where l.locktype = 'advisory' and l.granted and a.application_name = ${applicationName}`;
+      await admin`select pg_terminate_backend(${side?.pid as number}, 5000)`;
+      const deadline = Date.now() + 5000;
+      while (reported.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toMatchObject({ name: 'HoldSessionError', reason: 'session-lost', runIds: [runId], lockPid: side?.pid });
+      const step = { type: 'model-step' as const, step: 0, provider: 'scripted', modelId: 'scripted-v1', latencyMs: 1, result: stepResult(script(0), 0) };
+      const append = hold.append([step]).catch((e: unknown) => e);
+      expect(HoldLostError.isInstance(await append)).toBe(true);
+      expect((await storage.runs.events(runId)).map((e: RecordedEvent) => e.type)).toEqual(['run-start']);
+      await hold.release();
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a connection through a transaction-pooling proxy is refused when the hold is taken (HoldSessionError, transaction-pooling), naming both sessions', async () => {
+    const proxy = await startTransactionPoolingProxy(DATABASE_URL as string);
+    const storage = new PostgresStorage({ connectionString: proxy.url });
+    try {
+      const error = await storage.runs.hold(uniqueRunId('pooled')).catch((e: unknown) => e);
+      expect(HoldSessionError.isInstance(error)).toBe(true);
+      const refused = error as HoldSessionError;
+      expect(refused).toMatchObject({ reason: 'transaction-pooling' });
+      expect(refused.answeredPid).toBeDefined();
+      expect(refused.answeredPid).not.toBe(refused.lockPid);
+      expect(refused.message).toContain('pool_mode=transaction');
+      console.log(`  ${refused.message}`);
+    } finally {
+      await storage.close();
+      await proxy.close();
+    }
+  });
+
+  it('the listener behind an idle-cutting proxy stays up with the keep-alive, and without it reconnects and still delivers', async () => {
+    for (const keepAliveMs of [100, 60_000]) {
+      const proxy = await startIdleCuttingProxy(DATABASE_URL as string, IDLE_MS);
+      const storage = new PostgresStorage({ connectionString: proxy.url, keepAliveMs });
+      const runId = uniqueRunId('listen-idle');
+      const seen: string[] = [];
+      try {
+        const subscription = await storage.runs.subscribe({ runId, onEvents: (events: RecordedEvent[]) => void seen.push(...events.map((e) => e.type)) });
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 4));
+        const hold = await storage.runs.hold(runId);
+        await hold.create({ prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'] });
+        await hold.release();
+        const deadline = Date.now() + 10_000;
+        while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        await subscription.close();
+        console.log(`  keepAliveMs ${keepAliveMs}: listener connections cut ${proxy.cuts()['gnl-listen'] ?? 0}, events seen ${JSON.stringify(seen)}`);
+        expect(seen).toEqual(['run-start']);
+        if (keepAliveMs === 100) expect(proxy.cuts()['gnl-listen'] ?? 0).toBe(0);
+        else expect(proxy.cuts()['gnl-listen']).toBeGreaterThan(0);
+      } finally {
+        await storage.close();
+        await proxy.close();
+      }
     }
   });
 });
