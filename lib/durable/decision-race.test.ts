@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { Ledger, leaveRefundInFlight, REFUND_INPUT, refundAgent } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { DecisionConflictError, gnlTool, idempotencyKey, type Journal, type RunHold, runDurable, SideEffectRetryBlockedError } from './index';
+import { DecisionConflictError, gnlTool, idempotencyKey, type Journal, type RunHold, RunMovedError, runDurable, SideEffectRetryBlockedError } from './index';
 
 /** The real journal; the first `hold.load()` after `arm(action)` runs `action` once the load returned. */
 function raceJournal(journal: Journal) {
@@ -83,6 +83,24 @@ describeEachJournal('decisions landing while a run begins or executes', (target)
     await real.approve({ runId, toolCallId: 'call-a', by: 'alice@acme' });
     return { runId, agent, race, call };
   }
+
+  it('appendAfter writes only while the event it names is the last: after a resume request from anywhere it refuses with RunMovedError and writes nothing', async () => {
+    const runId = uniqueRunId();
+    const hold = await real.hold(runId);
+    try {
+      const start = await hold.create({ prompt: 'p', modelId: 'm', provider: 'x', toolNames: [] });
+      const [suspend] = await hold.appendAfter(start.seq, [{ type: 'run-suspend', status: 'waiting-approval', pending: [] }]);
+      expect(suspend?.seq).toBe(2);
+      await real.requestResume({ runId, by: 'ops@acme' });
+      const refused = await hold.appendAfter(2, [{ type: 'run-resume', fromStatus: 'waiting-approval' }]).catch((e: unknown) => e);
+      expect(RunMovedError.isInstance(refused)).toBe(true);
+      expect(refused).toMatchObject({ runId, expectedLastSeq: 2, lastSeq: 3 });
+      expect((await real.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-suspend', 'run-resume-request']);
+      expect((await real.getRun(runId))?.status).toBe('waiting-approval');
+    } finally {
+      await hold.release();
+    }
+  });
 
   it('a reject that commits between the resume loading the run and its first append is seen: the rejected call never executes', async () => {
     const { runId, agent, race, call } = await waitingForTwo();

@@ -134,7 +134,7 @@ function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEven
     // The call's own end, as if execute had returned it: replay hands it to the model like any recorded result.
     const idempotencyKey = item.kind === 'tool-result' ? item.idempotencyKey : '';
     const { toolCallId, output, by } = request;
-    return { type: 'tool-call-end', toolCallId, toolName: item.toolName, idempotencyKey, attempt: 1, output, durationMs: 0, source: 'provided', by };
+    return { type: 'tool-call-end', toolCallId, toolName: item.toolName, idempotencyKey, attempt: 1, output, durationMs: 0, source: 'provided', by, ...reason };
   }
   if (request.kind !== 'resolve') {
     return { type: 'tool-approval-response', toolCallId: request.toolCallId, approved: request.kind === 'approve', by: request.by, ...reason };

@@ -113,6 +113,8 @@ export type JournalEvent =
       source: 'executed' | 'check' | 'deduplicated' | 'provided';
       /** Who provided the output (source 'provided'). */
       by?: string;
+      /** Why, as they said it (source 'provided'): the audit keeps it like a decision's reason. */
+      reason?: string;
     }
   | {
       type: 'tool-call-error';

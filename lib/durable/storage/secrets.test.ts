@@ -154,6 +154,29 @@ describeEachJournal('secrets in the journal', (target) => {
     for (const event of (await stored(runId)).events) expect(event.text).not.toContain('tok-operator-typed-9f8e7d');
   });
 
+  it('a provided tool result with a secret is sealed, and so is the input of the call that waits for it; the journal reads both in clear', async () => {
+    const runId = uniqueRunId('secrets');
+    const journal = keyed().runs;
+    const hold = await journal.hold(runId);
+    await hold.create({ prompt: 'Charge 40', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['charge'] });
+    const waiting = { kind: 'tool-result' as const, toolCallId: 'call-charge', toolName: 'charge', input: INPUT, requestedAt: new Date().toISOString() };
+    await hold.append([{ type: 'run-suspend', status: 'waiting-tool-result', pending: [{ ...waiting, idempotencyKey: 'k' }] }]);
+    await hold.release();
+    const output = { receipt: 'rc_7', token: 'tok-provided-by-browser-4c3b2a' };
+    await journal.provideToolResult({ runId, toolCallId: 'call-charge', output, by: 'ops@acme' });
+
+    const raw = await stored(runId);
+    for (const event of raw.events) {
+      expect(event.text, `#${event.seq} ${event.type}`).not.toContain(API_KEY);
+      expect(event.text, `#${event.seq} ${event.type}`).not.toContain('tok-provided-by-browser-4c3b2a');
+    }
+    expect(raw.run).not.toContain(API_KEY);
+    expect((await journal.events(runId)).at(-1)).toMatchObject({ type: 'tool-call-end', source: 'provided', output });
+    expect((await journal.getRun(runId))?.pending).toEqual([
+      expect.objectContaining({ input: INPUT, decision: expect.objectContaining({ outcome: 'provided' }) }),
+    ]);
+  });
+
   it('reading with no key or another key is a clear error naming the run, the event and the field; deciding needs no key', async () => {
     const runId = uniqueRunId('secrets');
     const agent = chargeAgent({ needsApproval: true });
