@@ -11,7 +11,9 @@
  *   the lock (event-rows.ts): a writer whose session died, or whose run was taken over (even by a
  *   session that reuses its pid), cannot add a single event. The live notifications are
  *   sent from this session too, after each append committed (notifications.ts), so they never wait
- *   for, or hold up, the pool.
+ *   for, or hold up, the pool. The session must outlive any tool or model call: it is exempt from
+ *   idle_session_timeout and kept busy by a keep-alive while a run is held (advisory-holds.ts,
+ *   docs/postgres-holds.md).
  * - `gnl-listen`: LISTEN for subscribers, opened on the first subscription (postgres-listener.ts).
  * (Appends do not go through the locking connection itself: postgres.js 3.4.9 crashes the process
  * with a TypeError when a reserved connection is used after the server closed it.)
@@ -67,14 +69,14 @@ export class PostgresStorage {
   constructor(private readonly options: PostgresStorageOptions) {
     if (!options?.connectionString) throw new TypeError('PostgresStorage: connectionString is required.');
     this.client = this.connect('gnl', { max: options.max ?? 10 });
-    // Never recycled (postgres.js recycles connections after 30-60 minutes by default): closing the side
-    // session would drop every hold of this process.
     // TCP keepalive on both idle-by-design sessions even if clientOptions turned it off for the pool.
     const keep_alive = options.clientOptions?.keep_alive || DEFAULT_TCP_KEEP_ALIVE_S;
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     if (!(keepAliveMs > 0)) throw new TypeError(`PostgresStorage: keepAliveMs must be a positive number of milliseconds (got ${options.keepAliveMs}).`);
     const onHoldsLost = options.onHoldsLost ?? ((error: HoldSessionError) => console.warn(`[gnl] ${error.message}`));
     this.holds = new AdvisoryLockHolds({
+      // Never recycled (postgres.js recycles connections after 30-60 minutes by default): closing the side
+      // session would drop every hold of this process.
       openSession: () => this.connect('gnl-holds', { max: 1, idle_timeout: 0, max_lifetime: null, keep_alive }),
       pool: () => this.migrated(),
       keepAliveMs,
