@@ -18,6 +18,7 @@ import { wrapLanguageModel } from 'ai';
 import { canonicalJson } from './canonical-json';
 import { JournalDataError } from './errors';
 import { encodeJson } from './json-codec';
+import { withoutDefaults } from './schema-identity';
 import type { RunSession } from './run-session';
 import { uniqueToolCallIds } from './tool-call-ids';
 
@@ -28,6 +29,10 @@ export function recordingModel(model: LanguageModelV4, session: RunSession): Lan
 function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
   return {
     specificationVersion: 'v4',
+    // The SDK re-parses replayed calls and sends those arguments back in the prompt; a computed default or
+    // a transform can make them differ from what ran. The prompt carries the recorded arguments instead,
+    // so the model sees what really ran, and the request hash compares like with like.
+    transformParams: async ({ params }) => withRecordedArguments(params, session.state.inputOfCall),
     wrapGenerate: async ({ doGenerate, model, params }) => {
       session.throwIfFatal();
       const step = session.stepNumber;
@@ -70,11 +75,15 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
 }
 
 /**
- * The model call's input, hashed: the prompt, the tools offered, the settings. Not the abort signal or
- * headers (transport), which do not change what is asked.
+ * The model call's input, hashed: the prompt, the tools offered (their schemas without defaults:
+ * schema-identity.ts), the settings. Not the abort signal or headers (transport), which do not change
+ * what is asked.
  */
 function hashRequest(params: LanguageModelV4CallOptions): string {
-  const { abortSignal: _signal, headers: _headers, ...asked } = params;
+  const { abortSignal: _signal, headers: _headers, ...rest } = params;
+  const asked = rest.tools
+    ? { ...rest, tools: rest.tools.map((t) => ('inputSchema' in t ? { ...t, inputSchema: withoutDefaults(t.inputSchema) } : t)) }
+    : rest;
   return createHash('sha256')
     .update(canonicalJson(encodeJson(asked)))
     .digest('base64url');
@@ -86,4 +95,19 @@ function journaledResult(result: LanguageModelV4GenerateResult): LanguageModelV4
   if (!response) return rest;
   const { body: _body, headers: _headers, ...responseMeta } = response as typeof response & { body?: unknown; headers?: unknown };
   return { ...rest, response: responseMeta };
+}
+
+function withRecordedArguments(params: LanguageModelV4CallOptions, recorded: ReadonlyMap<string, unknown>): LanguageModelV4CallOptions {
+  if (recorded.size === 0) return params;
+  let changed = false;
+  const prompt = params.prompt.map((message) => {
+    if (message.role !== 'assistant') return message;
+    const content = message.content.map((part) => {
+      if (part.type !== 'tool-call' || !recorded.has(part.toolCallId)) return part;
+      changed = true;
+      return { ...part, input: recorded.get(part.toolCallId) };
+    });
+    return { ...message, content };
+  });
+  return changed ? { ...params, prompt } : params;
 }

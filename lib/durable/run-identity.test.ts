@@ -90,12 +90,16 @@ describeEachJournal('run identity and replay', (target) => {
     expect(mismatches).toEqual([expect.objectContaining({ kind: 'model-call', step: 0 })]);
   });
 
-  it('compares the arguments of replayed tool calls with the recorded ones', async () => {
+  it('arguments the SDK derives differently on replay are journaled, never fatal: the recorded ones run and reach the model', async () => {
     let nonce = 0;
+    const seen: unknown[] = [];
     // A tool whose parsed input is not deterministic (a transform that stamps each parse).
     const stamp = tool({
       inputSchema: z.object({ orderId: z.string() }).transform((v) => ({ ...v, nonce })),
-      execute: async (input) => input,
+      execute: async (input) => {
+        seen.push(input);
+        return input;
+      },
     });
     const script = (step: number): ScriptedStep =>
       step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName: 'stamp', input: { orderId: 'o_1' } }] } : { text: 'done' };
@@ -103,17 +107,13 @@ describeEachJournal('run identity and replay', (target) => {
     nonce = 1;
     await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { stamp }, prompt: 'x' });
     nonce = 2;
-    await expect(runDurable({ runId, journal, model: scriptedModel(script).model, tools: { stamp }, prompt: 'x', strictReplay: true })).rejects.toMatchObject({
-      name: 'RunDivergedError',
-      differences: [expect.objectContaining({ field: 'arguments of c1' })],
-    });
-    const replay = await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { stamp }, prompt: 'x' });
+    const replay = await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { stamp }, prompt: 'x', strictReplay: true });
     expect(replay.status).toBe('completed');
+    expect(seen).toEqual([{ orderId: 'o_1', nonce: 1 }]);
     const mismatches = (await journal.events(runId)).filter((e) => e.type === 'replay-mismatch');
-    // The re-parsed arguments also reach the next model call's prompt (the SDK sends parsed inputs), so it is noticed there too.
+    // The next model call's prompt carries the recorded arguments, so the model call is not a mismatch.
     expect(mismatches).toEqual([
       expect.objectContaining({ kind: 'tool-arguments', toolCallId: 'c1', recorded: '{"nonce":1,"orderId":"o_1"}', given: '{"nonce":2,"orderId":"o_1"}' }),
-      expect.objectContaining({ kind: 'model-call', step: 1 }),
     ]);
   });
 });

@@ -10,6 +10,7 @@ import { canonicalJson } from './canonical-json';
 import type { Divergence } from './errors';
 import type { RunInput } from './events';
 import { encodeJson } from './json-codec';
+import { withoutDefaults } from './schema-identity';
 
 export interface RunInputSource {
   agent?: string;
@@ -71,5 +72,5 @@ function same(a: unknown, b: unknown): boolean {
 
 async function schemaHash(schema: unknown): Promise<string> {
   const jsonSchema = await asSchema(schema as Parameters<typeof asSchema>[0]).jsonSchema;
-  return createHash('sha256').update(canonicalJson(jsonSchema)).digest('base64url');
+  return createHash('sha256').update(canonicalJson(withoutDefaults(jsonSchema))).digest('base64url');
 }

@@ -47,7 +47,9 @@ export class RunSession {
 
   /** Journals a replay that asks differently from what was recorded (once per subject); fatal with strictReplay. */
   async replayMismatch(event: Extract<JournalEvent, { type: 'replay-mismatch' }>, field: string): Promise<void> {
-    if (this.strictReplay) {
+    // Tool arguments derived again differently are harmless (the recorded ones are used: call-identity.ts),
+    // so only a model call asked differently is fatal under strictReplay.
+    if (this.strictReplay && event.kind === 'model-call') {
       const error = new RunDivergedError({ runId: this.runId, differences: [{ field, recorded: event.recorded, given: event.given }], replay: true });
       this.fatal ??= error;
       throw error;
@@ -58,7 +60,10 @@ export class RunSession {
     await this.append(event);
   }
 
-  /** A replayed tool call must carry the arguments recorded for it. */
+  /**
+   * A replayed tool call whose arguments, derived again by the SDK, differ from the recorded ones (a
+   * computed default, a transform): journaled once, never fatal; the recorded arguments are the call's.
+   */
   async compareArguments(args: { toolCallId: string; toolName: string; recorded: unknown; given: unknown }): Promise<void> {
     const recorded = canonicalJson(encodeJson(args.recorded));
     const given = canonicalJson(encodeJson(args.given));
