@@ -29,6 +29,7 @@ const TONE = {
   'run-cancel': 'operator',
   'run-resume-request': 'operator',
   'run-fail': 'problem',
+  'tool-call-repair': 'tool',
 } satisfies Record<JournalEventType, Tone>;
 
 export const timelineEventVariants = cva(
@@ -112,6 +113,7 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
           </EventHeader>
           <Reason reason={event.reason} />
           {event.expired ? <Note>Nobody decided in time; the run treats it as rejected.</Note> : null}
+          {event.policy ? <Note>Decided by the run’s toolApproval policy; replays keep this decision even if the policy now answers otherwise.</Note> : null}
           {!event.approved && !event.expired ? <Note>The model sees the refusal{event.reason ? ' and this reason' : ''} as the tool’s result.</Note> : null}
         </>
       );
@@ -141,6 +143,17 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
           ) : (
             <Note>The next resume runs it again under the same idempotency key.</Note>
           )}
+        </>
+      );
+    case 'tool-call-repair':
+      return (
+        <>
+          <EventHeader title={event.repaired ? 'A tool call was repaired' : 'A tool call could not be repaired'} at={event.at}>
+            <Chip>step {event.step + 1}</Chip>
+            <Chip className="font-mono">{event.toolCallId}</Chip>
+          </EventHeader>
+          {event.repaired ? <PayloadText label="Repaired call" value={event.repaired} /> : null}
+          <Note>Recorded once: replays use this repair and do not call repairToolCall again.</Note>
         </>
       );
     case 'replay-mismatch':

@@ -72,6 +72,7 @@ export async function handle(job: SupportJob, model: LanguageModel) {
   });
   if (result.status === 'waiting-approval') return { waiting: result.pending };
   if (result.status === 'canceled') return { canceledBy: result.by };
+  if (result.status === 'waiting-tool-result') return { waiting: result.pending };
   return { text: result.text };
 }
 // #endregion
