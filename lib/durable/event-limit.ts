@@ -1,9 +1,12 @@
 /**
  * The journal's limits, checked before anything is written.
  *
- * Size per event: a run's whole history is read back on every resume, so one huge tool output must not
- * make every later resume slow (or a row the database refuses). Over the limit is a JournalDataError
- * naming it; a tool output over it becomes that call's tool error (journaled-tool.ts). An event is
+ * Size per event: 128 MiB of encoded JSON, so a run carries a 64 MiB value (an image or a PDF as base64
+ * grows by a third) in one event. Values over 64 KiB are stored apart from the event row, by hash
+ * (lib/durable/storage/payload-blobs.ts, docs/large-payloads.md), and count here. A run's whole
+ * history is read back on every resume, and memory bounds what one process can hold and send (PGlite's
+ * WASM heap most of all): over the limit is a JournalDataError naming the size, with `tooLarge` set; a
+ * tool output over it becomes that call's tool error (journaled-tool.ts). An event is
  * encoded strictly (json-codec.ts): a value the journal could not give back (a function, a cycle,
  * nesting past MAX_JSON_DEPTH) is refused the same way, naming its path.
  *
@@ -16,8 +19,8 @@ import { JournalDataError, RunEventLimitError } from './errors';
 import type { JournalEvent } from './events';
 import { encodeJson, MAX_JSON_DEPTH } from './json-codec';
 
-/** Largest event the journal accepts: 1 MiB of UTF-8 JSON, after json-codec's encoding. Named in the README. */
-export const MAX_EVENT_BYTES = 1024 * 1024;
+/** Largest event the journal accepts: 128 MiB of UTF-8 JSON, after json-codec's encoding (big values stored apart included). Named in the README. */
+export const MAX_EVENT_BYTES = 128 * 1024 * 1024;
 
 /** Most events a run may hold, by default (runDurable's maxEventsPerRun). Named in the README. */
 export const MAX_EVENTS_PER_RUN = 100_000;
@@ -26,6 +29,11 @@ export { MAX_JSON_DEPTH };
 
 /** The event as the JSON the journal stores (`{ type, payload }`); JournalDataError when it cannot be encoded or is over MAX_EVENT_BYTES. */
 export function encodeEvent(event: JournalEvent): string {
+  return encodeEventParts(event).json;
+}
+
+/** encodeEvent, with the encoded payload and the JSON's UTF-8 size beside it (storage cuts big values out of the payload). */
+export function encodeEventParts(event: JournalEvent): { type: string; payload: unknown; json: string; bytes: number } {
   const { type, ...payload } = event;
   let encoded: unknown;
   try {
@@ -39,9 +47,10 @@ export function encodeEvent(event: JournalEvent): string {
   if (bytes > MAX_EVENT_BYTES) {
     throw new JournalDataError(
       `A ${type} event of ${formatBytes(bytes)} cannot be journaled: the limit is ${formatBytes(MAX_EVENT_BYTES)} per event (MAX_EVENT_BYTES). Nothing was written.`,
+      { tooLarge: { eventType: type, bytes, limit: MAX_EVENT_BYTES } },
     );
   }
-  return json;
+  return { type, payload: encoded, json, bytes };
 }
 
 /** Throws RunEventLimitError when a run of `events` events cannot take `adding` more under `limit`. */

@@ -17,7 +17,8 @@ export {
   type PriorDecision,
 } from './decisions';
 export { encodeJson, decodeJson } from './json-codec';
-export { encodeEvent } from './event-limit';
+export { encodeEvent, encodeEventParts } from './event-limit';
 export { assertOutputMatchesSchema } from './output-check';
 export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
 export { journalKeyFrom, type JournalKey } from './secret-box';
+export { ENVELOPE_KEY } from './secret-fields';

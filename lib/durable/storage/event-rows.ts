@@ -9,9 +9,13 @@
  * the run's advisory lock (the session did not die): otherwise no row matches and nothing is written.
  * A canceled run stays canceled whatever a writer appends, and the append returns the status, so a
  * writer learns of a cancel from anywhere on its next append, at no extra round trip.
+ *
+ * Values over 64 KiB are cut out of the event rows (payload-blobs.ts) and inserted into gnl.payloads
+ * by the same statement, after the run's row matched (so a refused write leaves no body behind); the
+ * load fetches the bodies its events name in the same query.
  */
 import {
-  encodeEvent,
+  encodeEventParts,
   encodeJson,
   decodeJson,
   type JournalEvent,
@@ -26,6 +30,7 @@ import {
   type JournalSecretsOptions,
 } from '../internal';
 import { NOTIFY_CHANNEL } from './notifications';
+import { type Blob, blobsParameter, hashesOf, refsIn, resolveRefs, splitEvent } from './payload-blobs';
 import type { SqlQuery } from './sql-driver';
 
 type Written = { seq: number; created_at: Date | string; last_seq: number; status?: string };
@@ -36,6 +41,8 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
  * `$11`, when set, is the last_seq the writer loaded: a run that moved since (a decision, cancel or resume
  * request committed under the row lock) matches no row and nothing is written. Read committed re-checks
  * the WHERE on the row version it waited for, so the check and the write are one atomic step.
+ * `$12`: the bodies of the values cut out of the events (payload-blobs.ts), or null; each event in `$7`
+ * names its own in `blobs`.
  */
 export function appendStatement(notify: boolean): string {
   return `with r as (
@@ -50,22 +57,38 @@ export function appendStatement(notify: boolean): string {
               and pid = $8::int and classid = $9::bigint::oid and objid = $10::bigint::oid and objsubid = 1))
       returning last_seq - $2::int as base, last_seq, status),
     e as (
-      insert into gnl.run_events (run_id, seq, type, payload)
-      select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload'
+      insert into gnl.run_events (run_id, seq, type, payload, blobs)
+      select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload', ${BLOBS_COLUMN}
       from r, jsonb_array_elements($7::text::jsonb) with ordinality as x(value, ord)
-      returning seq, created_at)${notifyClause(notify)}
+      returning seq, created_at),
+    ${insertBlobs('$12')}${notifyClause(notify)}
     select e.seq, e.created_at, r.last_seq, r.status from e, r${notify ? ', n' : ''}`;
 }
 
+// The run row's input is the run-start event's, as stored: sealed once (the run id is the envelopes'
+// context, so they open in either place) and naming the same blobs.
 const CREATE_STATEMENT = (notify: boolean) => `with r as (
       insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
-      values ($1::text, 'running', 1, 0, $2::text::jsonb, '[]'::jsonb, $4::text)
+      values ($1::text, 'running', 1, 0, $3::text::jsonb->'payload'->'input', '[]'::jsonb, $4::text)
       returning run_id, last_seq),
     e as (
-      insert into gnl.run_events (run_id, seq, type, payload)
-      select run_id, 1, 'run-start', $3::text::jsonb->'payload' from r
-      returning seq, created_at)${notifyClause(notify)}
+      insert into gnl.run_events (run_id, seq, type, payload, blobs)
+      select run_id, 1, 'run-start', x.value->'payload', ${BLOBS_COLUMN} from r, (select $3::text::jsonb as value) x
+      returning seq, created_at),
+    ${insertBlobs('$2')}${notifyClause(notify)}
     select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
+
+// An event's `blobs` (the hashes it names) as the text[] column; null for an event that names none.
+const BLOBS_COLUMN = `case when x.value ? 'blobs' then array(select jsonb_array_elements_text(x.value->'blobs')) end`;
+
+// A data-modifying CTE runs whether or not it is read; `from r` writes the bodies only if the run's row
+// was written. A body already stored (another run, an earlier event) is left as it is: same hash, same text.
+function insertBlobs(param: string): string {
+  return `b as (
+      insert into gnl.payloads (hash, bytes, body)
+      select x->>'h', (x->>'n')::bigint, x->'b' from r, jsonb_array_elements(${param}::text::jsonb) as x
+      on conflict (hash) do nothing)`;
+}
 
 // A CTE with a volatile function is evaluated once, and only because the final select reads it.
 function notifyClause(notify: boolean): string {
@@ -104,12 +127,20 @@ export function journalSecrets(option: JournalSecrets | JournalSecretsOptions | 
   return option instanceof JournalSecrets ? option : option ? new JournalSecrets(option) : secretsOrDefault(undefined);
 }
 
-/** The event as stored, encoded: secrets sealed, only when the encoded text may hold one (the hot path pays one scan). */
-function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecrets): string {
-  const json = encodeEvent(event);
-  if (!secrets.mightHold(json)) return json;
-  const sealed = secrets.sealEvent(event, runId);
-  return sealed === event ? json : encodeEvent(sealed);
+/**
+ * The event as stored: encoded, secrets sealed (only when the encoded text may hold one: the hot path
+ * pays one scan), then values over the threshold cut out. Sealing comes first, so a body never holds a
+ * secret in clear. `json` carries `blobs`, the hashes it names, beside type and payload.
+ */
+function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecrets): { json: string; blobs: Blob[] } {
+  let parts = encodeEventParts(event);
+  if (secrets.mightHold(parts.json)) {
+    const sealed = secrets.sealEvent(event, runId);
+    if (sealed !== event) parts = encodeEventParts(sealed);
+  }
+  const split = splitEvent(parts);
+  const hashes = hashesOf(split.blobs);
+  return { json: hashes ? `${split.json.slice(0, -1)},"blobs":${JSON.stringify(hashes)}}` : split.json, blobs: split.blobs };
 }
 
 export async function createRun(db: SqlQuery, runId: string, input: RunInput, options: WriteOptions): Promise<RecordedEvent> {
@@ -118,8 +149,8 @@ export async function createRun(db: SqlQuery, runId: string, input: RunInput, op
   const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
   const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : CREATE.plain, [
     runId,
-    JSON.stringify(encodeJson(secrets.mightHold(encoded) ? secrets.sealRunInput(input, runId) : input)),
-    encoded,
+    blobsParameter(encoded.blobs),
+    encoded.json,
     options.fence?.holder ?? null,
   ]);
   if (!row) throw new JournalDataError(`Run "${runId}" could not be created.`);
@@ -142,7 +173,8 @@ export async function appendEvents(
   if (events.length === 0) return [];
   const secrets = secretsOrDefault(options.secrets);
   // Encode first: data the journal cannot hold (a cycle, over MAX_EVENT_BYTES) is refused before anything is written.
-  const encoded = `[${events.map((event) => encodeStored(event, runId, secrets)).join(',')}]`;
+  const stored = events.map((event) => encodeStored(event, runId, secrets));
+  const encoded = `[${stored.map((event) => event.json).join(',')}]`;
   const change = summaryChange(events);
   const pending = options.pending ?? change.pending;
   const pendingJson = pending ? encodePending(pending, runId, secrets, options.pendingSealed === true) : null;
@@ -158,6 +190,7 @@ export async function appendEvents(
     options.fence?.lock.classid ?? null,
     options.fence?.lock.objid ?? null,
     options.expectedLastSeq ?? null,
+    blobsParameter(stored.flatMap((event) => event.blobs)),
   ]);
   if (rows.length !== events.length) {
     if (options.expectedLastSeq !== undefined) await assertNotMoved(db, runId, options.expectedLastSeq);
@@ -188,16 +221,55 @@ export function lastSeqOf(recorded: readonly RecordedEvent[]): number {
   return recorded.reduce((max, event) => Math.max(max, event.seq), 0);
 }
 
+type LoadedRow = { seq: number | null; type: string | null; payload: unknown; created_at: Date | string | null; hash: string | null };
+
+/**
+ * The events after `afterSeq`, and in the same query the bodies they name: rows with a `hash` and no
+ * seq. The bodies are found through run_events_blobs_idx, so a run that names none pays one empty
+ * index probe. A page (`limit`) names the bodies of its own events only.
+ */
+const LOAD = {
+  all: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq)
+    union all
+    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash in (
+      select unnest(blobs) from gnl.run_events where run_id = $1::text and seq > $2::int and blobs is not null))`,
+  page: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int)
+    union all
+    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash in (
+      select unnest(blobs) from (select blobs from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int) page))`,
+};
+
 export async function readEvents(db: SqlQuery, runId: string, afterSeq: number, limit: number | undefined, secrets?: JournalSecrets): Promise<RecordedEvent[]> {
   const opener = secretsOrDefault(secrets);
-  const rows = await db.query<{ seq: number; type: string; payload: unknown; created_at: Date | string }>(
-    limit === undefined
-      ? 'select seq, type, payload, created_at from gnl.run_events where run_id = $1::text and seq > $2::int order by seq'
-      : 'select seq, type, payload, created_at from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int',
-    limit === undefined ? [runId, afterSeq] : [runId, afterSeq, limit],
-  );
-  return rows.map((row) => {
-    const event = { ...decodeJson<object>(row.payload), type: row.type, seq: row.seq, at: new Date(row.created_at) } as RecordedEvent;
-    return opener.openEvent(event, runId, `run "${runId}" event #${row.seq} (${row.type})`);
+  const rows = await db.query<LoadedRow>(limit === undefined ? LOAD.all : LOAD.page, limit === undefined ? [runId, afterSeq] : [runId, afterSeq, limit]);
+  const bodies = new Map<string, unknown>();
+  const events: LoadedRow[] = [];
+  for (const row of rows) {
+    if (row.hash !== null) bodies.set(row.hash, row.payload);
+    else events.push(row);
+  }
+  // Each branch of the union keeps its order; which comes first is the server's choice.
+  if (events.some((row, i) => i > 0 && (row.seq as number) < ((events[i - 1] as LoadedRow).seq as number)))
+    events.sort((a, b) => (a.seq as number) - (b.seq as number));
+  return events.map((row) => {
+    const where = `run "${runId}" event #${row.seq} (${row.type})`;
+    const payload = bodies.size === 0 ? row.payload : resolveRefs(row.payload, bodies, (hash) => missingBody(hash, where));
+    const event = { ...decodeJson<object>(payload), type: row.type, seq: row.seq, at: new Date(row.created_at as Date | string) } as RecordedEvent;
+    return opener.openEvent(event, runId, where);
   });
+}
+
+/** A stored tree (a run row's input) with its references resolved: one query, only when it names any. */
+export async function resolveStored(db: SqlQuery, stored: unknown, where: string): Promise<unknown> {
+  const hashes = refsIn(stored);
+  if (hashes.length === 0) return stored;
+  const rows = await db.query<{ hash: string; body: unknown }>(
+    'select hash, body from gnl.payloads where hash in (select jsonb_array_elements_text($1::text::jsonb))',
+    [JSON.stringify(hashes)],
+  );
+  return resolveRefs(stored, new Map(rows.map((row) => [row.hash, row.body])), (hash) => missingBody(hash, where));
+}
+
+function missingBody(hash: string, where: string): never {
+  throw new JournalDataError(`The journal is inconsistent: ${where} names a stored value (sha256 ${hash}) that gnl.payloads does not hold.`);
 }

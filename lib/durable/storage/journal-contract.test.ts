@@ -212,7 +212,11 @@ describeEachJournal('journal contract', (target) => {
     await hold.create(input);
     const sized = (bytes: number): JournalEvent => ({ type: 'run-fail', error: { name: 'Big', message: 'x'.repeat(bytes) } });
     const refused = await hold.append([note(1), sized(MAX_EVENT_BYTES)]).catch((e: unknown) => e as Error);
-    expect(refused).toMatchObject({ name: 'JournalDataError', message: expect.stringMatching(/limit is 1 MiB per event \(MAX_EVENT_BYTES\)/) });
+    expect(refused).toMatchObject({
+      name: 'JournalDataError',
+      message: expect.stringMatching(/limit is 128 MiB per event \(MAX_EVENT_BYTES\)/),
+      tooLarge: { eventType: 'run-fail', limit: MAX_EVENT_BYTES, bytes: expect.any(Number) },
+    });
     expect((await journal.events(runId)).map((e) => e.seq)).toEqual([1]);
     expect((await journal.getRun(runId))?.lastSeq).toBe(1);
     const [kept] = await hold.append([sized(MAX_EVENT_BYTES - 1000)]);

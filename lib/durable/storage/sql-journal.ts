@@ -44,8 +44,9 @@ import {
   type WatchRunsOptions,
   type JournalSecrets,
 } from '../internal';
-import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, secretsOrDefault } from './event-rows';
+import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
+import { withPlaceholders } from './payload-blobs';
 import type { Announcer, NotificationSource } from './notifications';
 import type { SqlDriver, SqlQuery } from './sql-driver';
 import { query, type TransactionalDb } from './sql-rows';
@@ -205,8 +206,10 @@ export class SqlJournal implements LiveJournal {
 
   async getRun(runId: string): Promise<RunSummary | undefined> {
     assertValidRunId(runId);
-    const [row] = await query<RunRow>((await this.db()).orm, sql`select * from gnl.runs where run_id = ${runId}`);
-    return row ? toSummary(row, this.secrets) : undefined;
+    const { orm, sql: driver } = await this.db();
+    const [row] = await query<RunRow>(orm, sql`select * from gnl.runs where run_id = ${runId}`);
+    // One run: its input whole (the executor starts the agent from it), big values fetched by hash.
+    return row ? toSummary({ ...row, input: await resolveStored(driver, row.input, `run "${runId}" input`) }, this.secrets) : undefined;
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
@@ -223,7 +226,8 @@ export class SqlJournal implements LiveJournal {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      runs: page.map((row) => toSummary(row, this.secrets)),
+      // A page of runs: a big value in an input is shown as a placeholder, not fetched (getRun has it whole).
+      runs: page.map((row) => toSummary({ ...row, input: withPlaceholders(row.input) }, this.secrets)),
       ...(rows.length > limit && last ? { nextCursor: encodeCursor({ createdAt: last.created_at_text as string, runId: last.run_id }) } : {}),
     };
   }
