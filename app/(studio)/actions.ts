@@ -31,6 +31,7 @@ const resolveSchema = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('done'), runId, toolCallId, reason: requiredReason, output: jsonText }),
   z.object({ outcome: z.literal('not-done'), runId, toolCallId, reason: requiredReason }),
 ]);
+const provideSchema = z.object({ runId, toolCallId, output: jsonText, reason: reason.optional() });
 const resumeSchema = z.object({ runId, reason: requiredReason });
 const cancelSchema = z.object({ runId, reason: requiredReason });
 const demoSchema = z.object({
@@ -66,6 +67,12 @@ export async function resolveSideEffectAction(input: z.input<typeof resolveSchem
   const parsed = await authenticate(resolveSchema, input);
   if (!parsed.ok) return parsed;
   return decide({ kind: 'resolve', ...parsed.data, by: parsed.by as string });
+}
+
+export async function provideToolResultAction(input: z.input<typeof provideSchema>): Promise<DecisionResult> {
+  const parsed = await authenticate(provideSchema, input);
+  if (!parsed.ok) return parsed;
+  return decide({ kind: 'provide', ...parsed.data, by: parsed.by as string });
 }
 
 export async function resumeRunAction(input: z.input<typeof resumeSchema>): Promise<ActionResult<{ resume: ResumeNote }>> {

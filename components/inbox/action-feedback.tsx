@@ -1,6 +1,7 @@
 'use client';
 
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import type { DecisionConflictReason } from '@/lib/durable';
 import type { Refusal } from '@/lib/studio/operator-actions';
 
 /** "4 s ago", "3 min ago": how long since an ISO instant, for a person. */
@@ -12,7 +13,24 @@ export function ago(iso: string, now = Date.now()): string {
   return `${Math.round(s / 86_400)} days ago`;
 }
 
-const OUTCOME_WORD = { approved: 'approved', rejected: 'rejected', done: 'marked done', 'not-done': 'marked not done', canceled: 'canceled' } as const;
+const OUTCOME_WORD = {
+  approved: 'approved',
+  rejected: 'rejected',
+  done: 'marked done',
+  'not-done': 'marked not done',
+  provided: 'provided',
+  canceled: 'canceled',
+} as const;
+
+/** A refused decision's title, by the journal's reason (who decided first is said separately, above). */
+const CONFLICT_TITLE = {
+  'unknown-run': 'No such run',
+  'unknown-call': 'Not recorded: the run does not wait for this',
+  'already-decided': 'Already decided',
+  expired: 'The question expired',
+  'run-finished': 'The run has finished',
+  'run-executing': 'The run is executing: decide when it waits again',
+} satisfies Record<DecisionConflictReason, string>;
 
 /** Why an action was refused, said plainly: a conflict names who decided first and when. */
 export function RefusalNote({ refusal }: { refusal: Refusal }) {
@@ -30,7 +48,7 @@ export function RefusalNote({ refusal }: { refusal: Refusal }) {
   }
   const title =
     refusal.kind === 'conflict'
-      ? 'Not recorded'
+      ? CONFLICT_TITLE[refusal.reason]
       : refusal.kind === 'invalid'
         ? 'Check the form'
         : refusal.kind === 'unauthenticated'

@@ -12,6 +12,14 @@ import { cn } from '@/lib/utils';
 import { ApprovalForm } from './approval-form';
 import { ResumeButton } from './resume-button';
 import { SideEffectForm } from './side-effect-form';
+import { ToolResultForm } from './tool-result-form';
+
+/** How each kind of question is named and framed: keyed by the kind union, so a new kind fails to compile until it has one. */
+const KIND = {
+  approval: { badge: 'approval', asks: 'needs approval', border: 'border-amber-500/40', badgeBorder: 'border-amber-500/50' },
+  'side-effect': { badge: 'unknown outcome', asks: 'may or may not have happened', border: 'border-orange-500/40', badgeBorder: 'border-orange-500/50' },
+  'tool-result': { badge: 'tool result', asks: 'waits for a tool result', border: 'border-violet-500/40', badgeBorder: 'border-violet-500/50' },
+} satisfies Record<InboxItem['item']['kind'], { badge: string; asks: string; border: string; badgeBorder: string }>;
 
 function Evidence({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -40,17 +48,17 @@ export function InboxCard({
       data-keynav-label={`${item.toolName} of ${run.runId}`}
       className={cn(
         'space-y-3 rounded-lg border p-4 outline-none data-[keynav-focused]:ring-2 data-[keynav-focused]:ring-foreground/40',
-        item.kind === 'side-effect' ? 'border-orange-500/40' : 'border-amber-500/40',
+        KIND[item.kind].border,
         className,
       )}
       {...props}
     >
       <header className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-        <Badge variant="outline" className={item.kind === 'side-effect' ? 'border-orange-500/50' : 'border-amber-500/50'}>
-          {item.kind === 'approval' ? 'approval' : 'unknown outcome'}
+        <Badge variant="outline" className={KIND[item.kind].badgeBorder}>
+          {KIND[item.kind].badge}
         </Badge>
         <h2 className="text-sm font-medium">
-          <code className="font-mono">{item.toolName}</code> {item.kind === 'approval' ? 'needs approval' : 'may or may not have happened'}
+          <code className="font-mono">{item.toolName}</code> {KIND[item.kind].asks}
         </h2>
         <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
           {run.runId}
@@ -145,6 +153,14 @@ export function InboxCard({
         </div>
       ) : item.kind === 'approval' ? (
         <ApprovalForm runId={run.runId} toolCallId={item.toolCallId} onDecided={(result) => onDecided(entry, result)} />
+      ) : item.kind === 'tool-result' ? (
+        <ToolResultForm
+          runId={run.runId}
+          toolCallId={item.toolCallId}
+          toolName={item.toolName}
+          outputSchema={entry.outputSchema}
+          onDecided={(result) => onDecided(entry, result)}
+        />
       ) : (
         <SideEffectForm
           runId={run.runId}

@@ -57,7 +57,8 @@ export function RunActions({ run, preview, className, ...props }: React.Componen
   const finished = run.status === 'completed' || run.status === 'canceled';
   if (finished) return null;
   const undecided = run.pending.filter((p) => !p.decision).length;
-  const resumable = (run.status === 'waiting-approval' || run.status === 'blocked') && undecided === 0 ? true : run.status === 'failed';
+  const waiting = run.status === 'waiting-approval' || run.status === 'waiting-tool-result' || run.status === 'blocked';
+  const resumable = waiting && undecided === 0 ? true : run.status === 'failed';
   return (
     <section data-testid="run-actions" className={cn('flex flex-wrap items-start gap-4 rounded-lg border p-3', className)} {...props}>
       {undecided > 0 ? (

@@ -2,14 +2,20 @@ import { Time } from '@/components/ui/time';
 import type { Decision, PendingItem } from '@/lib/durable';
 import { cn } from '@/lib/utils';
 
-/** Why a run is not moving: each approval or side effect of unknown outcome it waits for. */
+/** Why a run is not moving: each approval, side effect of unknown outcome or tool result it waits for. */
 export function RunPendingReason({ pending, className, ...props }: React.ComponentProps<'ul'> & { pending: readonly PendingItem[] }) {
   if (pending.length === 0) return null;
   return (
     <ul data-slot="run-pending-reason" className={cn('space-y-1.5 text-xs', className)} {...props}>
       {pending.map((item) => (
         <li key={`${item.kind}:${item.toolCallId}`} data-kind={item.kind}>
-          {item.kind === 'approval' ? <ApprovalReason item={item} /> : <SideEffectReason item={item} />}
+          {item.kind === 'approval' ? (
+            <ApprovalReason item={item} />
+          ) : item.kind === 'tool-result' ? (
+            <ToolResultReason item={item} />
+          ) : (
+            <SideEffectReason item={item} />
+          )}
         </li>
       ))}
     </ul>
@@ -22,6 +28,18 @@ function ApprovalReason({ item }: { item: Extract<PendingItem, { kind: 'approval
       <span className="text-muted-foreground">Awaiting approval of </span>
       <code className="font-mono font-medium">{item.toolName}</code>
       <span className="text-muted-foreground"> since </span>
+      <Time value={item.requestedAt} />
+      {item.decision ? <DecisionNote decision={item.decision} /> : null}
+    </>
+  );
+}
+
+function ToolResultReason({ item }: { item: Extract<PendingItem, { kind: 'tool-result' }> }) {
+  return (
+    <>
+      <span className="text-muted-foreground">Awaiting the result of </span>
+      <code className="font-mono font-medium">{item.toolName}</code>
+      <span className="text-muted-foreground"> (a tool without execute) since </span>
       <Time value={item.requestedAt} />
       {item.decision ? <DecisionNote decision={item.decision} /> : null}
     </>

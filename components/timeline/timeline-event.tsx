@@ -32,6 +32,17 @@ const TONE = {
   'tool-call-repair': 'tool',
 } satisfies Record<JournalEventType, Tone>;
 
+const SUSPEND_TITLE = {
+  'waiting-approval': 'Waiting for approval',
+  'waiting-tool-result': 'Waiting for a tool result',
+  blocked: 'Blocked: a side effect’s outcome is unknown',
+} satisfies Record<WireEventOf<'run-suspend'>['status'], string>;
+
+const PENDING_VERB = { approval: 'approve or reject ', 'side-effect': 'settle ', 'tool-result': 'provide the result of ' } satisfies Record<
+  WireEventOf<'run-suspend'>['pending'][number]['kind'],
+  string
+>;
+
 export const timelineEventVariants = cva(
   'grid scroll-mt-20 gap-x-3 gap-y-1 border-l-4 px-4 py-3 outline-none sm:grid-cols-[4rem_1fr] data-[keynav-focused]:ring-2 data-[keynav-focused]:ring-foreground/40 data-[keynav-focused]:ring-inset',
   {
@@ -174,11 +185,11 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
     case 'run-suspend':
       return (
         <>
-          <EventHeader title={event.status === 'blocked' ? 'Blocked: a side effect’s outcome is unknown' : 'Waiting for approval'} at={event.at} />
+          <EventHeader title={SUSPEND_TITLE[event.status]} at={event.at} />
           <ul className="list-inside list-disc text-sm">
             {event.pending.map((item) => (
               <li key={item.toolCallId}>
-                {item.kind === 'approval' ? 'approve or reject ' : 'settle '}
+                {PENDING_VERB[item.kind]}
                 <code className="font-mono">{item.toolName}</code>
                 {item.kind === 'side-effect' ? ` (${item.reason})` : ''}
               </li>

@@ -9,12 +9,14 @@ const SOURCE: Record<WireEventOf<'tool-call-end'>['source'], string> = {
   executed: 'executed',
   check: 'settled by check',
   deduplicated: 'deduplicated',
+  provided: 'provided',
 };
 
 const SOURCE_NOTE: Record<WireEventOf<'tool-call-end'>['source'], string> = {
   executed: 'This attempt executed the tool.',
   check: 'After an unknown outcome, the tool’s check asked the outside system, which said it was done: this is its answer.',
   deduplicated: 'Another call with the same idempotency key did the work: its result is reused, nothing ran again.',
+  provided: 'The tool has no execute: a person or a client provided this result through the journal (provideToolResult).',
 };
 
 /** A tool call's start, result or error: name, arguments, key, attempt, duration, output or error, executed or replayed. */
@@ -25,6 +27,10 @@ export function ToolCallBody({ event, index }: { event: ToolEvent; index: Timeli
     event.type === 'tool-call-start' ? (
       <>
         <code className="font-mono">{event.toolName}</code> started
+      </>
+    ) : event.type === 'tool-call-end' && event.source === 'provided' ? (
+      <>
+        result of <code className="font-mono">{event.toolName}</code> provided by {event.by ?? 'someone'}
       </>
     ) : event.type === 'tool-call-end' ? (
       <>
@@ -50,6 +56,7 @@ export function ToolCallBody({ event, index }: { event: ToolEvent; index: Timeli
       <IdempotencyKey value={event.idempotencyKey} />
       {input !== undefined ? <PayloadText label="Arguments" value={input} /> : null}
       {event.type === 'tool-call-end' ? <PayloadText label="Output" value={event.output} data-slot="tool-output" /> : null}
+      {event.type === 'tool-call-end' && event.reason ? <PayloadText label="Why (as they said it)" value={event.reason} /> : null}
       {event.type === 'tool-call-error' ? (
         <PayloadText
           label="Error"

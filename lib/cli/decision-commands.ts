@@ -1,6 +1,6 @@
 /**
- * Operator decisions: approve, reject, resolve. Each is one call of the journal's operator API
- * (journal.approve / reject / resolveSideEffect), the path the Studio takes too; a second decision on
+ * Operator decisions: approve, reject, resolve, provide. Each is one call of the journal's operator API
+ * (journal.approve / reject / resolveSideEffect / provideToolResult), the path the Studio takes too; a second decision on
  * the same call is the journal's DecisionConflictError naming who decided first (exit 4).
  */
 import { type Command, Option } from 'commander';
@@ -69,6 +69,34 @@ export function registerDecisionCommands(program: Command, session: CliSession):
       extra: opts.done
         ? [output !== undefined ? `Output the model gets: ${json(output, session.maxWidth)}` : 'No output given: the model gets none.']
         : ['The next resume runs it again under the same idempotency key.'],
+      asJson: opts.json,
+    });
+  });
+
+  const provide = byOption(
+    program
+      .command('provide')
+      .description('give the result of a call to a tool without execute (the run waits for it): the next resume hands it to the model as the tool result')
+      .argument('<runId>', 'the run')
+      .argument('<toolCallId>', 'the call (gnl show lists what the run waits for)')
+      .requiredOption('--output <json>', 'the result the model gets, as JSON'),
+    'provides it',
+  ).option('--reason <text>', 'where the result comes from (recorded)');
+  jsonOption(provide).action(async (runId: string, toolCallId: string, opts: DecisionFlags & { output: string }) => {
+    const output = parseJsonOption('--output', opts.output);
+    const decision = await session.storage().runs.provideToolResult({
+      runId,
+      toolCallId,
+      output,
+      by: opts.by,
+      ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+    });
+    await report(session, {
+      runId,
+      toolCallId,
+      decision,
+      verb: 'Provided the result of',
+      extra: [`Output the model gets: ${json(output, session.maxWidth)}`],
       asJson: opts.json,
     });
   });

@@ -113,6 +113,10 @@ function explain(error: GnlError): string {
     const runId = (error as GnlError & { runId?: string }).runId;
     return `${error.message}${runId ? ` If its agent changed, give the old run up: gnl abandon ${shellQuote(runId)} --by … --reason …, or gnl restart ${shellQuote(runId)} --by ….` : ''}`;
   }
+  if (error.name === 'DecisionConflictError' && (error as GnlError & { reason?: string }).reason === 'run-executing') {
+    const runId = (error as GnlError & { runId: string }).runId;
+    return `${error.message} Once it waits, gnl show ${shellQuote(runId)} lists what it asks.`;
+  }
   return error.message;
 }
 

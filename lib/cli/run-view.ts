@@ -7,12 +7,14 @@ import type { QueueEntry } from '@/lib/executor';
 import { clean, cut, dateTime, json, shellQuote, table } from './format';
 import { tokensOf } from './timeline';
 
-const ACTIONABLE = new Set(['waiting-approval', 'blocked']);
+const ACTIONABLE = new Set(['waiting-approval', 'waiting-tool-result', 'blocked']);
+
+const KIND_LABEL: Record<PendingItem['kind'], string> = { approval: 'approval', 'side-effect': 'unknown outcome', 'tool-result': 'tool result' };
 
 function waitingFor(run: RunSummary): string {
   const open = run.pending.filter((item) => !item.decision);
   if (!ACTIONABLE.has(run.status) || open.length === 0) return '';
-  return open.map((item) => `${item.kind === 'approval' ? 'approval' : 'unknown outcome'}: ${clean(item.toolName)}`).join(', ');
+  return open.map((item) => `${KIND_LABEL[item.kind]}: ${clean(item.toolName)}`).join(', ');
 }
 
 export function runListLines(page: RunPage, args: { status?: string; limit?: number }): string[] {
@@ -72,6 +74,8 @@ function pendingLine(item: PendingItem, max: number | undefined): string {
   const decided = item.decision ? ` · decided: ${item.decision.outcome} by ${clean(item.decision.by)}` : '';
   if (item.kind === 'approval')
     return `approval of ${call} since ${dateTime(item.requestedAt)}${item.expiresAt ? `, expires ${dateTime(item.expiresAt)}` : ''}${decided} · args ${json(item.input, max)}`;
+  if (item.kind === 'tool-result')
+    return `the result of ${call} (a tool without execute) since ${dateTime(item.requestedAt)}${decided} · args ${json(item.input, max)}`;
   return `unknown outcome of ${call}, attempt ${item.attempt} started ${dateTime(item.startedAt)}, key ${clean(item.idempotencyKey)} (${clean(item.reason)})${decided} · args ${json(item.input, max)}`;
 }
 
@@ -94,6 +98,8 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
       const call = shellQuote(item.toolCallId);
       if (item.kind === 'approval') {
         lines.push(`  gnl approve ${id} ${call} --by <you>    or    gnl reject ${id} ${call} --by <you> --reason "…"`);
+      } else if (item.kind === 'tool-result') {
+        lines.push(`  gnl provide ${id} ${call} --output '<JSON>' --by <you>`);
       } else {
         lines.push(`  gnl resolve ${id} ${call} --done --output '<JSON>' --by <you>    or    gnl resolve ${id} ${call} --not-done --by <you>`);
       }

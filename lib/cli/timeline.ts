@@ -132,7 +132,10 @@ export class TimelineWriter {
         const details = event.input !== undefined ? [`args: ${json(event.input, max)}`] : [];
         details.push(`output: ${json(event.output, max)}`);
         return {
-          summary: `${this.call(event.toolCallId, event.toolName)} attempt ${event.attempt} · ${event.source} · ${duration(event.durationMs)} · key ${clean(event.idempotencyKey)}`,
+          summary:
+            event.source === 'provided'
+              ? `${this.call(event.toolCallId, event.toolName)} · result provided by ${clean(event.by ?? '?')}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`
+              : `${this.call(event.toolCallId, event.toolName)} attempt ${event.attempt} · ${event.source} · ${duration(event.durationMs)} · key ${clean(event.idempotencyKey)}`,
           details,
         };
       }

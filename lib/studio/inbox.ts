@@ -2,7 +2,8 @@
  * The inbox: everything waiting for a person, across runs, oldest first. Each item carries the run's
  * goal (its prompt or messages), the last model steps before it, and for an uncertain side effect the
  * evidence: tool, arguments, key, attempt and when it started, which executor held the run and its last
- * heartbeat, and the output schema a "done" must match. Server-only.
+ * heartbeat, and the output schema a "done" must match. A call to a tool without execute waits for its
+ * result, with the output schema that result must match. Server-only.
  */
 import 'server-only';
 import type { PendingItem, RunSummary } from '@/lib/durable';
@@ -27,7 +28,7 @@ export interface InboxStep {
 export interface InboxItem {
   run: Pick<WireRun, 'runId' | 'status' | 'createdAt' | 'updatedAt'> & { agent?: string; goal: unknown };
   item: PendingItem;
-  /** When the question was asked, or the uncertain attempt started. */
+  /** When the question was asked (or the result requested), or the uncertain attempt started. */
   since: string;
   lastSteps: InboxStep[];
   /** For side effects: who held the run and when it last said it was alive. */
@@ -41,7 +42,7 @@ export interface InboxItem {
     /** How the last invocation ended (e.g. blocked). */
     outcome: string | null;
   };
-  /** For side effects: the JSON Schema a "done" output must match (absent: any JSON). */
+  /** For side effects and tool results: the JSON Schema the output given must match (absent: any JSON). */
   outputSchema?: unknown;
 }
 
@@ -51,7 +52,10 @@ export interface Inbox {
   truncated: boolean;
 }
 
-async function waitingRuns(status: 'waiting-approval' | 'blocked'): Promise<{ runs: RunSummary[]; truncated: boolean }> {
+/** The statuses in which a run waits for a person. */
+const WAITING = ['waiting-approval', 'waiting-tool-result', 'blocked'] as const;
+
+async function waitingRuns(status: (typeof WAITING)[number]): Promise<{ runs: RunSummary[]; truncated: boolean }> {
   const journal = storageFromEnv().runs;
   const runs: RunSummary[] = [];
   let cursor: string | undefined;
@@ -90,11 +94,11 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
   };
   return Promise.all(
     run.pending.map(async (item) => {
-      const outputSchema = item.kind === 'side-effect' ? await toolOutputJsonSchema(run.input.agent, item.toolName) : undefined;
+      const outputSchema = item.kind === 'approval' ? undefined : await toolOutputJsonSchema(run.input.agent, item.toolName);
       return {
         run: base,
         item: jsonSafe(item),
-        since: item.kind === 'approval' ? item.requestedAt : item.startedAt,
+        since: item.kind === 'side-effect' ? item.startedAt : item.requestedAt,
         lastSteps: steps,
         ...(entry
           ? {
@@ -114,8 +118,8 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
 }
 
 export async function loadInbox(): Promise<Inbox> {
-  const [approvals, blocked] = await Promise.all([waitingRuns('waiting-approval'), waitingRuns('blocked')]);
-  const items = (await Promise.all([...approvals.runs, ...blocked.runs].map(itemsOf))).flat();
+  const lists = await Promise.all(WAITING.map(waitingRuns));
+  const items = (await Promise.all(lists.flatMap((list) => list.runs).map(itemsOf))).flat();
   items.sort((a, b) => a.since.localeCompare(b.since) || a.run.runId.localeCompare(b.run.runId));
-  return { items, truncated: approvals.truncated || blocked.truncated };
+  return { items, truncated: lists.some((list) => list.truncated) };
 }

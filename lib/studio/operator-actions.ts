@@ -1,6 +1,7 @@
 /**
  * What an operator does from the Studio, each one call into the runtime: approve, reject, settle a side
- * effect (journal.approve / reject / resolveSideEffect), resume (the in-process executor's resumeRun,
+ * effect, provide the result of a tool without execute (journal.approve / reject / resolveSideEffect /
+ * provideToolResult), resume (the in-process executor's resumeRun,
  * which journals who asked and why), cancel (cancelRun), start a demo run (the executor's startRun).
  * Server-only. The server actions in app/(studio)/actions.ts authenticate and parse, then call exactly
  * one of these.
@@ -12,7 +13,7 @@
  */
 import 'server-only';
 import type { CrashPoint } from '@/lib/demo';
-import { type Decision, DecisionConflictError, type PendingItem } from '@/lib/durable';
+import { type Decision, DecisionConflictError, type DecisionConflictReason, type PendingItem } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
 import { resumeReason } from './resume-reason';
@@ -20,8 +21,16 @@ import { checkToolOutput } from './tool-output';
 
 export type Refusal =
   | { ok: false; kind: 'unauthenticated' | 'invalid' | 'error'; message: string }
-  /** Someone decided first (or the run finished, or the question expired). */
-  | { ok: false; kind: 'conflict'; message: string; decidedBy?: string; decidedAt?: string; outcome?: Decision['outcome'] | 'canceled' }
+  /** Someone decided first (or the run finished, is executing, or the question expired): `reason` says which. */
+  | {
+      ok: false;
+      kind: 'conflict';
+      reason: DecisionConflictReason;
+      message: string;
+      decidedBy?: string;
+      decidedAt?: string;
+      outcome?: Decision['outcome'] | 'canceled';
+    }
   | { ok: false; kind: 'not-resumable'; message: string };
 
 export type ActionResult<T extends object = object> = ({ ok: true } & T) | Refusal;
@@ -33,7 +42,8 @@ export interface ResumeNote {
 
 export type DecisionRequest =
   | { kind: 'approve' | 'reject'; runId: string; toolCallId: string; by: string; reason?: string }
-  | { kind: 'resolve'; runId: string; toolCallId: string; by: string; reason: string; outcome: 'done' | 'not-done'; output?: unknown };
+  | { kind: 'resolve'; runId: string; toolCallId: string; by: string; reason: string; outcome: 'done' | 'not-done'; output?: unknown }
+  | { kind: 'provide'; runId: string; toolCallId: string; by: string; reason?: string; output: unknown };
 
 /** Records one decision through the journal, then resumes the run here when nothing else is left to decide. */
 export async function decide(request: DecisionRequest): Promise<ActionResult<{ decision: Decision; resume: ResumeNote }>> {
@@ -41,14 +51,14 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
   const { runId, toolCallId, by, reason } = request;
   try {
     let decision: Decision;
-    if (request.kind === 'resolve') {
+    if (request.kind === 'provide') {
+      const invalid = await outputRefusal(runId, toolCallId, 'tool-result', request.output);
+      if (invalid) return invalid;
+      decision = await journal.provideToolResult({ runId, toolCallId, by, output: request.output, ...(reason ? { reason } : {}) });
+    } else if (request.kind === 'resolve') {
       if (request.outcome === 'done') {
-        const run = await journal.getRun(runId);
-        const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === 'side-effect');
-        if (item) {
-          const checked = await checkToolOutput({ agentName: run?.input.agent, toolName: item.toolName, output: request.output });
-          if (!checked.ok) return { ok: false, kind: 'invalid', message: checked.message };
-        }
+        const invalid = await outputRefusal(runId, toolCallId, 'side-effect', request.output);
+        if (invalid) return invalid;
       }
       decision = await journal.resolveSideEffect({
         runId,
@@ -65,6 +75,15 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
   } catch (error) {
     return refusal(error, runId, toolCallId);
   }
+}
+
+/** An output that does not match the tool's output schema (found through the agent registry), refused before the journal is asked. */
+async function outputRefusal(runId: string, toolCallId: string, kind: 'side-effect' | 'tool-result', output: unknown): Promise<Refusal | undefined> {
+  const run = await storageFromEnv().runs.getRun(runId);
+  const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === kind);
+  if (!item) return undefined; // the journal says why it is refused
+  const checked = await checkToolOutput({ agentName: run?.input.agent, toolName: item.toolName, output });
+  return checked.ok ? undefined : { ok: false, kind: 'invalid', message: checked.message };
 }
 
 /** After the last open decision, the deciding operator resumes the run, the decision its reason. */
@@ -139,6 +158,7 @@ async function refusal(error: unknown, runId: string, toolCallId: string): Promi
     return {
       ok: false,
       kind: 'conflict',
+      reason: error.reason,
       message: error.message,
       ...(error.decidedBy ? { decidedBy: error.decidedBy } : {}),
       ...(error.decidedAt ? { decidedAt: error.decidedAt.toISOString() } : {}),
@@ -164,6 +184,7 @@ async function priorOutcome(runId: string, toolCallId: string): Promise<Decision
   for (const event of await journal.events(runId)) {
     if (event.type === 'tool-approval-response' && event.toolCallId === toolCallId) outcome = event.approved ? 'approved' : 'rejected';
     if (event.type === 'side-effect-resolution' && event.toolCallId === toolCallId) outcome = event.outcome;
+    if (event.type === 'tool-call-end' && event.source === 'provided' && event.toolCallId === toolCallId) outcome = 'provided';
   }
   return outcome;
 }

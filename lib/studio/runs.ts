@@ -20,10 +20,11 @@ import { jsonSafe, toWireEvent, toWireRun, type WireEvent, type WireRun } from '
 const STATUS_ORDER: Record<RunStatus, number> = {
   running: 0,
   'waiting-approval': 1,
-  blocked: 2,
-  completed: 3,
-  failed: 4,
-  canceled: 5,
+  'waiting-tool-result': 2,
+  blocked: 3,
+  completed: 4,
+  failed: 5,
+  canceled: 6,
 };
 
 export const RUN_STATUS_FILTERS = (Object.keys(STATUS_ORDER) as RunStatus[]).sort((a, b) => STATUS_ORDER[a] - STATUS_ORDER[b]);

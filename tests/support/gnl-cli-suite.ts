@@ -257,6 +257,50 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       expect(shown.stdout).toMatch(/side-effect-resolution\s+issueRefund \(call-2-issueRefund\) marked done by alice@example.com/);
     });
 
+    it('provide: a run waiting for the result of a tool without execute lists the command; the result is recorded once, with who and why; a decision while a run executes says so', async () => {
+      const id = runId('provide');
+      const executing = runId('executing');
+      const storage = openStorage();
+      try {
+        const hold = await storage.runs.hold(id);
+        await hold.create({ prompt: 'Where is c_42?', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['geolocate'] });
+        const item = { kind: 'tool-result' as const, toolCallId: 'call-geo', toolName: 'geolocate', input: { customerId: 'c_42' } };
+        await hold.append([
+          { type: 'run-suspend', status: 'waiting-tool-result', pending: [{ ...item, idempotencyKey: 'k-geo', requestedAt: new Date().toISOString() }] },
+        ]);
+        await hold.release();
+        const other = await storage.runs.hold(executing);
+        await other.create({ prompt: 'Busy', modelId: 'scripted-v1', provider: 'scripted', toolNames: [] });
+        await other.release(); // left running, as a worker in the middle of it would
+      } finally {
+        await storage.close();
+      }
+      const shown = await run(['show', id]);
+      expect(shown.stdout).toContain('the result of geolocate (call-geo) (a tool without execute) since');
+      expect(shown.stdout).toContain(`gnl provide ${id} call-geo --output '<JSON>' --by <you>`);
+      expect((await json(['list', '--status', 'waiting-tool-result'])).runs.map((r: { runId: string }) => r.runId)).toContain(id);
+
+      expectOneLineFailure(await run(['provide', id, 'call-geo', '--output', '{"lat":', '--by', 'alice@example.com']), 2, '--output is not valid JSON');
+      const provided = await run(['provide', id, 'call-geo', '--output', '{"lat":52.5,"lng":13.4}', '--by', 'alice@example.com', '--reason', 'from the app']);
+      expect(provided.code, provided.stderr).toBe(0);
+      expect(provided.stdout).toContain(`Provided the result of geolocate (call-geo) of run ${id}, by alice@example.com: from the app.`);
+      expect(provided.stdout).toContain('Output the model gets: {"lat":52.5,"lng":13.4}');
+      expectOneLineFailure(await run(['provide', id, 'call-geo', '--output', '{}', '--by', 'bob@example.com']), 4, 'by alice@example.com');
+      expect((await json(['show', id])).events.at(-1)).toMatchObject({
+        type: 'tool-call-end',
+        source: 'provided',
+        by: 'alice@example.com',
+        reason: 'from the app',
+      });
+      expect((await run(['show', id])).stdout).toContain('geolocate (call-geo) · result provided by alice@example.com: from the app');
+
+      expectOneLineFailure(
+        await run(['approve', executing, 'call-1', '--by', 'alice@example.com']),
+        4,
+        /is executing \(since .+\) and waits for no decision now; decide when it waits again\. Once it waits, gnl show /,
+      );
+    });
+
     it('operators add, list, disable and history: the account signs in until it is disabled; every change audited', async () => {
       const login = `ada-${randomUUID().slice(0, 6)}@example.com`;
       const added = await run(['operators', 'add', login.toUpperCase(), '--name', 'Ada Lovelace', '--by', 'root@example.com', '--json'], {}, `${PASSWORD}\n`);
