@@ -37,7 +37,7 @@ describeEachJournal('event size limit', (target) => {
     expect(JSON.stringify(model.prompts.at(-1))).toContain('MAX_EVENT_BYTES');
     const events = await journal.events(runId);
     const error = events.find((e) => e.type === 'tool-call-error');
-    expect(error).toMatchObject({ error: { name: 'JournalDataError', message: expect.stringContaining('the limit is 1 MiB per event') } });
+    expect(error).toMatchObject({ error: { name: 'JournalDataError', message: expect.stringContaining('the limit is 128 MiB per event') } });
     expect(events.some((e) => e.type === 'tool-call-end')).toBe(false);
 
     const again = await runDurable({ runId, journal, model: scriptedModel(script('fetchPage')).model, tools: { fetchPage }, prompt: 'x' });

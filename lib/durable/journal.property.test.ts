@@ -195,9 +195,17 @@ describeEachJournal('journal properties', (target) => {
       return (back as { output: unknown }).output;
     };
     for (const value of [nest(MAX_JSON_DEPTH - 1), JSON.parse('{"$gnl": {"$gnl": "date"}, "__proto__": [1]}')]) expect(await readBack(value)).toEqual(value);
+    // Values stored apart (over 64 KiB) come back the same, beside a user object shaped like GNL's reference to one.
+    const big = {
+      text: 'é\u0000'.repeat(40_000),
+      bytes: new Uint8Array(100_000).fill(7),
+      lookalike: { $gnl: 'blob', h: 'x'.repeat(64), n: 1 },
+      many: Array(40).fill('y'.repeat(3000)),
+    };
+    expect(await readBack(big)).toEqual(big);
     expectSameCollectionNesting(await readBack(nestedMaps(MAX_JSON_DEPTH - 1)), nestedMaps(MAX_JSON_DEPTH - 1), MAX_JSON_DEPTH - 1);
     const before = await snapshot(runId);
-    await expect(hold.append([toolEnd('big', '\u0000'.repeat(MAX_EVENT_BYTES))])).rejects.toThrow(/the limit is 1 MiB per event \(MAX_EVENT_BYTES\)/);
+    await expect(hold.append([toolEnd('big', '\u0000'.repeat(MAX_EVENT_BYTES))])).rejects.toThrow(/the limit is 128 MiB per event \(MAX_EVENT_BYTES\)/);
     expect(await snapshot(runId)).toEqual(before);
   });
 

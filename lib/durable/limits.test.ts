@@ -1,6 +1,6 @@
 /**
- * The journal's limits end to end, through runDurable with a scripted model on both journals: a 10 MB
- * tool output, outputs JSON cannot carry, the runId length, the events-per-run limit. Each is a clear,
+ * The journal's limits end to end, through runDurable with a scripted model on both journals: a tool
+ * output over MAX_EVENT_BYTES (129 MiB), outputs JSON cannot carry, the runId length, the events-per-run limit. Each is a clear,
  * named error, before anything is written; nothing is silently cut.
  */
 import { tool } from 'ai';
@@ -49,10 +49,10 @@ describeEachJournal('limits end to end', (target) => {
     return { events: Number(row?.events), largest: Number(row?.largest ?? 0), runs: Number(row?.runs) };
   }
 
-  it('a tool returning 10 MB is refused with the size and the limit (never cut): the model sees the error, nothing over 1 MiB is stored', async () => {
+  it('a tool returning 129 MiB is refused with the size and the limit (never cut): the model sees the error, nothing of it is stored', async () => {
     const runId = uniqueRunId();
     const counter = { calls: 0 };
-    const fetchPage = returning(() => ({ html: 'x'.repeat(10 * 1024 * 1024) }), counter);
+    const fetchPage = returning(() => ({ html: 'x'.repeat(MAX_EVENT_BYTES + 1024 * 1024) }), counter);
     const model = scriptedModel(callOnce('fetchPage'));
     const result = await runDurable({ runId, journal, model: model.model, tools: { fetchPage }, prompt: 'x' });
     expect(result.status).toBe('completed');
@@ -62,11 +62,11 @@ describeEachJournal('limits end to end', (target) => {
       retryable: false,
       error: {
         name: 'JournalDataError',
-        message: expect.stringMatching(/A tool-call-end event of 10 MiB cannot be journaled: the limit is 1 MiB per event \(MAX_EVENT_BYTES\)/),
+        message: expect.stringMatching(/A tool-call-end event of 129 MiB cannot be journaled: the limit is 128 MiB per event \(MAX_EVENT_BYTES\)/),
       },
     });
     expect(JSON.stringify(model.prompts.at(-1))).toContain('MAX_EVENT_BYTES');
-    expect((await rows(runId)).largest).toBeLessThan(MAX_EVENT_BYTES);
+    expect((await rows(runId)).largest).toBeLessThan(64 * 1024);
     // Replayed, not run again.
     await runDurable({ runId, journal, model: scriptedModel(callOnce('fetchPage')).model, tools: { fetchPage }, prompt: 'x' });
     expect(counter.calls).toBe(1);

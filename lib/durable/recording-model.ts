@@ -19,6 +19,7 @@ import { canonicalJson } from './canonical-json';
 import { JournalDataError } from './errors';
 import { encodeJson } from './json-codec';
 import { withoutDefaults } from './schema-identity';
+import { refusalOf, refusedStepError, refusedStepResult } from './refused-step';
 import type { RunSession } from './run-session';
 import { uniqueToolCallIds } from './tool-call-ids';
 
@@ -47,6 +48,9 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
             `model call ${step} input`,
           );
         }
+        // An answer refused for its size was paid for once: replaying it fails again, never asks again (refused-step.ts).
+        const refused = refusalOf(recorded);
+        if (refused) throw refusedStepError({ runId: session.runId, step, ...refused });
         return recorded as LanguageModelV4GenerateResult;
       }
       if (session.state.status === 'completed') {
@@ -57,15 +61,14 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
       const startedAt = performance.now();
       const result = uniqueToolCallIds(await doGenerate(), step, session.state.toolCallIdsOfSteps());
       const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
-      await session.append({
-        type: 'model-step',
-        step,
-        provider: model.provider,
-        modelId: model.modelId,
-        latencyMs,
-        requestHash,
-        result: journaledResult(result),
-      });
+      const event = { type: 'model-step' as const, step, provider: model.provider, modelId: model.modelId, latencyMs, requestHash };
+      try {
+        await session.append({ ...event, result: journaledResult(result) });
+      } catch (error) {
+        if (!JournalDataError.isInstance(error) || !error.tooLarge) throw error;
+        await session.append({ ...event, result: refusedStepResult(error.tooLarge) });
+        throw refusedStepError({ runId: session.runId, step, ...error.tooLarge, cause: error });
+      }
       return result;
     },
     wrapStream: async () => {
@@ -81,9 +84,7 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
  */
 function hashRequest(params: LanguageModelV4CallOptions): string {
   const { abortSignal: _signal, headers: _headers, ...rest } = params;
-  const asked = rest.tools
-    ? { ...rest, tools: rest.tools.map((t) => ('inputSchema' in t ? { ...t, inputSchema: withoutDefaults(t.inputSchema) } : t)) }
-    : rest;
+  const asked = rest.tools ? { ...rest, tools: rest.tools.map((t) => ('inputSchema' in t ? { ...t, inputSchema: withoutDefaults(t.inputSchema) } : t)) } : rest;
   return createHash('sha256')
     .update(canonicalJson(encodeJson(asked)))
     .digest('base64url');

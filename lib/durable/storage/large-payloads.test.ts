@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { journalKeyFrom, runDurable } from '../internal';
+import { journalKeyFrom, MAX_EVENT_BYTES, runDurable } from '../internal';
 import { BLOB_THRESHOLD_BYTES } from './payload-blobs';
 import { PGliteStorage } from './pglite-storage';
 import { PostgresStorage } from './postgres-storage';
@@ -121,6 +121,29 @@ describeEachJournal('large payloads', (target) => {
       // The step and the run's completion name the same text: one stored value.
       expect(rows.blobs).toHaveLength(1);
       expect(await payloadRows(db, rows.blobs)).toBe(1);
+    },
+    LONG,
+  );
+
+  it(
+    'a model answer over MAX_EVENT_BYTES fails the run and is recorded as refused: the next resume fails the same way without calling the model',
+    async () => {
+      const runId = uniqueRunId();
+      const first = scriptedModel(() => ({ text: 'x'.repeat(MAX_EVENT_BYTES + MiB) }));
+      const refused = {
+        name: 'JournalDataError',
+        tooLarge: { eventType: 'model-step', limit: MAX_EVENT_BYTES, bytes: expect.any(Number) },
+        message: expect.stringMatching(/answer to step 0 was 129 MiB, over the journal's limit of 128 MiB per event .* not asked again: restart the run/),
+      };
+      await expect(runDurable({ runId, journal, model: first.model, prompt: 'Write it all.' })).rejects.toMatchObject(refused);
+      const again = scriptedModel(() => ({ text: 'short' }));
+      await expect(runDurable({ runId, journal, model: again.model, prompt: 'Write it all.' })).rejects.toMatchObject(refused);
+      expect([first.calls(), again.calls()]).toEqual([1, 0]);
+      const events = await journal.events(runId);
+      expect(events.map((e) => e.type)).toEqual(['run-start', 'model-step', 'run-fail', 'run-resume', 'run-fail']);
+      expect(events[1]).toMatchObject({ result: { gnlRefused: { limit: MAX_EVENT_BYTES } } });
+      expect((await journal.getRun(runId))?.status).toBe('failed');
+      expect((await stored(db, runId)).largest).toBeLessThan(BLOB_THRESHOLD_BYTES);
     },
     LONG,
   );
