@@ -146,6 +146,22 @@ describeEachJournal('decisions landing while a run begins or executes', (target)
     expect(agent.ledger.total).toBe(0);
   });
 
+  it('a tool result provided between the resume loading the run and its first append is seen: the model gets it, nobody is asked again', async () => {
+    const runId = uniqueRunId();
+    const askUser = tool({ inputSchema: z.object({ question: z.string() }) });
+    const model = scriptedModel((step) =>
+      step === 0 ? { toolCalls: [{ toolCallId: 'q1', toolName: 'askUser', input: { question: 'Which order?' } }] } : { text: 'Thanks.' },
+    );
+    const race = raceJournal(real);
+    const call = () => runDurable({ runId, journal: race.journal, model: model.model, tools: { askUser }, prompt: 'Which order?' });
+    expect((await call()).status).toBe('waiting-tool-result');
+    // A resume with nothing provided yet: the answer lands right after it loaded the run.
+    race.arm(() => real.provideToolResult({ runId, toolCallId: 'q1', output: { answer: 'o_17' }, by: 'ada@acme' }));
+    expect((await call()).status).toBe('completed');
+    expect(JSON.stringify(model.prompts.at(-1))).toContain('o_17');
+    expect((await real.events(runId)).filter((e) => e.type === 'run-suspend')).toHaveLength(1);
+  });
+
   it('a cancel that commits between the resume loading the run and its first append: the resume answers canceled and executes nothing', async () => {
     const { runId, agent, race, call } = await waitingForTwo();
     race.arm(() => real.cancel({ runId, by: 'ops@acme', reason: 'stop' }));
