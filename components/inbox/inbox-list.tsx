@@ -6,6 +6,7 @@ import { useState } from 'react';
 import type { DecisionResult } from '@/app/(studio)/actions';
 import { StreamStatusBanner } from '@/components/live/stream-status-banner';
 import { useRunsLive } from '@/components/live/use-runs-live';
+import type { Decision } from '@/lib/durable';
 import type { Inbox, InboxItem } from '@/lib/studio/inbox';
 import type { Refusal } from '@/lib/studio/operator-actions';
 import { inboxQuery } from '@/lib/studio/queries';
@@ -25,9 +26,18 @@ interface Recent {
   key: string;
   runId: string;
   toolName: string;
-  outcome: string;
+  outcome: Decision['outcome'];
   resume: string;
 }
+
+/** "You … refund of <run>": every outcome worded, the compiler says when one is added. */
+const DONE_WORDS = {
+  approved: 'approved',
+  rejected: 'rejected',
+  done: 'marked done',
+  'not-done': 'marked not done',
+  provided: 'provided the result of',
+} satisfies Record<Decision['outcome'], string>;
 
 /** The inbox, kept current by the runs stream; decisions made here are listed above it. */
 export function InboxList({ initial }: { initial: Inbox }) {
@@ -63,8 +73,7 @@ export function InboxList({ initial }: { initial: Inbox }) {
         <ul className="space-y-1 rounded-lg border bg-muted/40 p-3 text-sm" data-testid="recent-decisions">
           {recent.map((r) => (
             <li key={r.key} data-run-id={r.runId}>
-              You {r.outcome === 'done' ? 'marked done' : r.outcome === 'not-done' ? 'marked not done' : r.outcome}{' '}
-              <code className="font-mono">{r.toolName}</code> of{' '}
+              You {DONE_WORDS[r.outcome]} <code className="font-mono">{r.toolName}</code> of{' '}
               <Link href={runHref(r.runId)} className="font-mono text-link hover:underline">
                 {r.runId}
               </Link>
@@ -75,7 +84,7 @@ export function InboxList({ initial }: { initial: Inbox }) {
       ) : null}
       {data.items.length === 0 ? (
         <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground" data-testid="inbox-empty">
-          Nothing waits for a person. Runs that need an approval, or whose side effect has an unknown outcome, appear here as they stop.
+          Nothing waits for a person. Runs that need an approval, wait for a tool result, or whose side effect has an unknown outcome, appear here as they stop.
         </p>
       ) : (
         data.items.map((entry) => <InboxCard key={`${entry.run.runId}:${entry.item.toolCallId}`} entry={entry} onDecided={decided} />)

@@ -62,7 +62,7 @@ export function ToolResultForm({
       {outputSchema ? <PayloadText label="Output schema" value={outputSchema} /> : null}
       <Label htmlFor={id('result-reason')}>Where does it come from? (optional, recorded with it)</Label>
       <Textarea id={id('result-reason')} name="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
-      <Button type="submit" size="sm" data-key-action="provide" disabled={mutation.isPending || output.trim() === ''}>
+      <Button type="submit" size="sm" disabled={mutation.isPending || output.trim() === ''}>
         Provide result
       </Button>
       {result && !result.ok && result.kind !== 'conflict' ? <RefusalNote refusal={result} /> : null}
