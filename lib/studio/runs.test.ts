@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '@/lib/durable';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
-import { getEventsChunk, getRunView } from './runs';
+import { getEventsChunk, getRunView, listRuns } from './runs';
 import { CHUNK_SIZE } from './timeline-window';
 
 const runId = `studio:long-run:${randomUUID()}`;
@@ -43,6 +43,24 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await storage.close();
+});
+
+describe('a run started with a 1.2 MB image (stored apart, docs/large-payloads.md)', () => {
+  it('is listed with a placeholder for the image, never its bytes; its own page reads the image whole', async () => {
+    const imageRun = `studio:image:${randomUUID()}`;
+    const image = new Uint8Array(1_200_000).fill(7);
+    const hold = await storage.runs.hold(imageRun);
+    await hold.create({ messages: [{ role: 'user', content: [{ type: 'image', image }] }], modelId: 'scripted-v1', provider: 'scripted', toolNames: [] });
+    await hold.release();
+    const page = await listRuns({ limit: 50 });
+    const listed = 'runs' in page ? page.runs.find((run) => run.runId === imageRun) : undefined;
+    const shown = JSON.stringify(listed?.input);
+    expect(shown).toMatch(/\[1\.5 MiB stored apart, sha256 [0-9a-f]{12}…\]/);
+    expect(shown.length).toBeLessThan(1000);
+    const view = await getRunView(imageRun);
+    // The run page reads the run whole (getRun), and shows bytes as the Studio always does.
+    expect(JSON.stringify(view?.run.input)).toContain('[1200000 bytes]');
+  });
 });
 
 describe('a run page over a long journal', () => {

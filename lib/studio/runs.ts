@@ -7,7 +7,7 @@
 import 'server-only';
 import { registry } from '@/agents';
 import type { RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
-import { EMBEDDED_DURABILITY_NOTE, storageFromEnv } from '@/lib/durable/storage';
+import { EMBEDDED_DURABILITY_NOTE, storageFromEnv, withBlobPlaceholders } from '@/lib/durable/storage';
 import { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 import { toolPolicies } from './tool-policy';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
@@ -93,15 +93,17 @@ const iso = (value: Date | string) => new Date(value).toISOString();
 
 async function toListing(row: RunSearchRow): Promise<RunListing> {
   // Input and pending as the journal stored them; values json-codec tagged (a Date in a prompt, …) are
-  // rare, and for those the journal's own reader decodes the run.
-  const tagged = JSON.stringify([row.input, row.pending]).includes('"$gnl"');
+  // rare, and for those the journal's own reader decodes the run. A big value stored apart (an image)
+  // is shown as a placeholder first, so a page of runs never fetches their bodies.
+  const input = withBlobPlaceholders(row.input);
+  const tagged = JSON.stringify([input, row.pending]).includes('"$gnl"');
   const summary = tagged ? await findRun(row.run_id) : undefined;
   const run: WireRun = summary
     ? toWireRun(summary)
     : jsonSafe({
         runId: row.run_id,
         status: row.status as RunStatus,
-        input: row.input as RunSummary['input'],
+        input: input as RunSummary['input'],
         stepCount: row.step_count,
         lastSeq: row.last_seq,
         pending: row.pending as RunSummary['pending'],

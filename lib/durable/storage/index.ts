@@ -3,4 +3,5 @@ export { PostgresStorage, type PostgresStorageOptions, advisoryKey, lockIds } fr
 export { PGliteStorage, type PGliteStorageOptions, EMBEDDED_DURABILITY_NOTE } from './pglite-storage';
 export { storageFromEnv, secretsFromEnv, type Storage } from './storage-from-env';
 export { DataDirLockedError } from './folder-lock';
+export { withBlobPlaceholders } from './payload-blobs';
 export { journalKeyFrom, type JournalKey, JournalSecrets, type JournalSecretsOptions } from '../internal';

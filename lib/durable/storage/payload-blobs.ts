@@ -218,7 +218,7 @@ export function resolveRefs(node: unknown, bodies: ReadonlyMap<string, unknown>,
  * megabytes per row): `[1.2 MiB stored apart, sha256 3f2a9c…]`. A tagged value holding one (bytes,
  * a Map…) becomes the placeholder as a whole.
  */
-export function withPlaceholders(node: unknown): unknown {
+export function withBlobPlaceholders(node: unknown): unknown {
   const shown = (hash: string, bytes: number) => `[${formatBytes(bytes)} stored apart, sha256 ${hash.slice(0, 12)}…]`;
   return mapRefs(
     node,

@@ -46,7 +46,7 @@ import {
 } from '../internal';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
-import { withPlaceholders } from './payload-blobs';
+import { withBlobPlaceholders } from './payload-blobs';
 import type { Announcer, NotificationSource } from './notifications';
 import type { SqlDriver, SqlQuery } from './sql-driver';
 import { query, type TransactionalDb } from './sql-rows';
@@ -227,7 +227,7 @@ export class SqlJournal implements LiveJournal {
     const last = page[page.length - 1];
     return {
       // A page of runs: a big value in an input is shown as a placeholder, not fetched (getRun has it whole).
-      runs: page.map((row) => toSummary({ ...row, input: withPlaceholders(row.input) }, this.secrets)),
+      runs: page.map((row) => toSummary({ ...row, input: withBlobPlaceholders(row.input) }, this.secrets)),
       ...(rows.length > limit && last ? { nextCursor: encodeCursor({ createdAt: last.created_at_text as string, runId: last.run_id }) } : {}),
     };
   }
