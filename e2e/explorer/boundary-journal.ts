@@ -3,7 +3,7 @@
  * append begins and right after it committed. Like e2e/crash/crashing-journal.ts it fakes nothing:
  * every call goes to the real journal; the `boundary` callback may kill the process there.
  */
-import type { Journal, JournalEvent, RunHold } from '@/lib/durable';
+import type { Journal, JournalEvent, RecordedEvent, RunHold } from '@/lib/durable';
 
 /** A name for what an append holds: `model-step[refund]`, `tool-call-start(refund)`, `run-suspend`, joined by '+'. */
 export function describeAppend(events: readonly JournalEvent[]): string {
@@ -19,39 +19,47 @@ export function describeAppend(events: readonly JournalEvent[]): string {
     .join('+');
 }
 
-export type BoundaryListener = (label: string, events: readonly JournalEvent[]) => void;
+/** May kill the process (it never returns then) or act as an operator before the run goes on. */
+export type BoundaryListener = (label: string, events: readonly JournalEvent[], loaded?: readonly RecordedEvent[]) => void | Promise<void>;
 
+/**
+ * Boundaries: `loaded` right after a hold's load (before its first append: where a resume has read the
+ * journal and decided nothing yet), `before:<what>` and `after:<what>` around each append. Every other
+ * method (the operator API, whatever the port grows) goes to the real journal as it is.
+ */
 export function boundaryJournal(journal: Journal, boundary: BoundaryListener): Journal {
   const around = async <T>(events: readonly JournalEvent[], write: () => Promise<T>): Promise<T> => {
     const what = describeAppend(events);
-    boundary(`before:${what}`, events);
+    await boundary(`before:${what}`, events);
     const recorded = await write();
-    boundary(`after:${what}`, events);
+    await boundary(`after:${what}`, events);
     return recorded;
   };
-  const wrapHold = (hold: RunHold): RunHold => ({
-    get runId() {
-      return hold.runId;
-    },
-    load: () => hold.load(),
-    create: (input) => around([{ type: 'run-start', input }], () => hold.create(input)),
-    append: (events) => around(events, () => hold.append(events)),
-    appendAfter: (lastSeq, events) => around(events, () => hold.appendAfter(lastSeq, events)),
-    release: () => hold.release(),
-    get canceled() {
-      return hold.canceled;
+  // A proxy, so members the port grows reach the real hold; the appends among them report their boundaries.
+  const wrapHold = (real: RunHold): RunHold =>
+    new Proxy(real, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (typeof value !== 'function') return value;
+        const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
+        if (property === 'load')
+          return async () => {
+            const events = (await method()) as RecordedEvent[];
+            await boundary('loaded', [], events);
+            return events;
+          };
+        if (property === 'create') return (input: unknown) => around([{ type: 'run-start', input } as JournalEvent], () => method(input));
+        if (property === 'append') return (events: readonly JournalEvent[]) => around(events, () => method(events));
+        if (property === 'appendAfter') return (lastSeq: number, events: readonly JournalEvent[]) => around(events, () => method(lastSeq, events));
+        return method;
+      },
+    });
+  const hold = async (runId: string) => wrapHold(await journal.hold(runId));
+  return new Proxy(journal, {
+    get(target, property, receiver) {
+      if (property === 'hold') return hold;
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return {
-    hold: async (runId) => wrapHold(await journal.hold(runId)),
-    approve: (request) => journal.approve(request),
-    reject: (request) => journal.reject(request),
-    resolveSideEffect: (request) => journal.resolveSideEffect(request),
-    provideToolResult: (request) => journal.provideToolResult(request),
-    cancel: (request) => journal.cancel(request),
-    requestResume: (request) => journal.requestResume(request),
-    getRun: (runId) => journal.getRun(runId),
-    listRuns: (options) => journal.listRuns(options),
-    events: (runId, options) => journal.events(runId, options),
-  };
 }

@@ -1,12 +1,16 @@
 /**
  * Long mode of the crash-schedule explorer:
  *
- *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4] [--log]
+ *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4]
+ *                         [--faults kills,provider,ids,operators,database] [--scenarios base,shapes,tools,replay] [--log]
+ *   npm run test:chaos -- --journal J --replay '<plan JSON printed beside a violation>'
  *
- * Random multi-crash schedules (1 to 3 SIGKILLs each, anywhere in the run, the resumers included) over
- * every scenario, on Postgres by default (DATABASE_URL, a database of its own created and dropped). The
- * seed is printed first: `--seed S` replays the same schedules. Prints the totals, and each violation
- * with the schedule that replays it; exits 1 on any violation. With `--log` adds one row to the table in
+ * Random schedules over the chosen scenario families (default all), on Postgres by default
+ * (DATABASE_URL, a database of its own created and dropped). Each schedule draws, from a seed of its
+ * own, 0 to 3 SIGKILLs anywhere in the run (the resumers included) and the faults of the chosen fault
+ * families (default all; faults.ts). The run's seed is printed first: `--seed S` replays the same
+ * schedules; each violation is printed with the plan that replays that one schedule. Prints the totals
+ * and the rate; exits 1 on any violation. With `--log` adds one row to the table in
  * docs/reliability-log.md and rewrites the totals below it (reliability-log.ts).
  */
 import { execFileSync } from 'node:child_process';
@@ -14,15 +18,69 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { census, describeViolation, formatTotals, openExplorer, randomSchedules, runAll, totalsOf } from './explore';
+import { census, describeViolation, formatTotals, openExplorer, type PlannedSchedule, randomSchedules, runAll, runnableScenarios, totalsOf } from './explore';
+import { FAULT_FAMILIES, type FaultFamily } from './faults';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
 import { appendRow, parseRows, totalsLine } from './reliability-log';
+import { SCENARIO_FAMILIES, type ScenarioFamily, scenariosOf } from './scenarios';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOG = path.join(ROOT, 'docs/reliability-log.md');
 
+const USAGE =
+  'usage: npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4] ' +
+  `[--faults ${FAULT_FAMILIES.join(',')}] [--scenarios ${SCENARIO_FAMILIES.join(',')}] [--log]\n` +
+  "       npm run test:chaos -- [--journal postgres|pglite] --replay '<plan JSON printed beside a violation>'";
+
+const list = <T extends string>(all: readonly T[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const names = v === undefined || v === 'all' ? [...all] : v.split(',').map((x) => x.trim());
+      const unknown = names.filter((n) => !all.includes(n as T));
+      if (unknown.length) ctx.addIssue({ code: 'custom', message: `unknown ${unknown.join(', ')}: one of ${all.join(', ')}` });
+      return new Set(names as T[]);
+    });
+
+const planSchema = z.object({
+  scenario: z.string(),
+  kills: z.array(z.number().int().min(0)),
+  faults: z
+    .object({
+      provider: z.record(z.string(), z.enum(['429', '500', '503', 'reset', 'oversize'])),
+      ids: z.enum(['script', 'random', 'sequential']),
+      races: z.array(
+        z.object({ invocation: z.number().int(), boundary: z.number().int(), action: z.enum(['approve', 'reject', 'resolve', 'cancel', 'resume']) }),
+      ),
+      terminateHold: z.object({ invocation: z.number().int() }).optional(),
+    })
+    .optional(),
+  seed: z.number().int().optional(),
+});
+
 const argsSchema = z.object({
-  schedules: z.coerce.number().int().positive(),
+  schedules: z.coerce.number().int().nonnegative().default(0),
+  faults: list<FaultFamily>(FAULT_FAMILIES),
+  scenarios: list<ScenarioFamily>(SCENARIO_FAMILIES),
+  replay: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const parsed = planSchema.safeParse(
+        (() => {
+          try {
+            return JSON.parse(v) as unknown;
+          } catch {
+            return undefined;
+          }
+        })(),
+      );
+      if (!parsed.success) ctx.addIssue({ code: 'custom', message: `--replay: not a plan: ${z.prettifyError(parsed.error)}` });
+      return parsed.data as PlannedSchedule | undefined;
+    }),
+  help: z.boolean().default(false),
   seed: z.coerce
     .number()
     .int()
@@ -42,13 +100,23 @@ function parse() {
       journal: { type: 'string' },
       parallel: { type: 'string' },
       log: { type: 'boolean' },
+      faults: { type: 'string' },
+      scenarios: { type: 'string' },
+      replay: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   const parsed = argsSchema.safeParse(values);
   if (!parsed.success) {
-    console.error(
-      `test:chaos: ${z.prettifyError(parsed.error)}\nusage: npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4] [--log]`,
-    );
+    console.error(`test:chaos: ${z.prettifyError(parsed.error)}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (parsed.data.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (parsed.data.schedules === 0 && !parsed.data.replay) {
+    console.error(`test:chaos: --schedules N (N > 0) or --replay\n${USAGE}`);
     process.exit(2);
   }
   return parsed.data;
@@ -75,28 +143,41 @@ async function openTarget(kind: 'postgres' | 'pglite'): Promise<JournalTarget> {
 const args = parse();
 const seed = args.seed ?? Math.floor(Math.random() * 2 ** 32);
 const started = performance.now();
-console.log(`[explorer] seed ${seed} (replay: npm run test:chaos -- --schedules ${args.schedules} --seed ${seed} --journal ${args.journal})`);
+const families = [...args.faults].join(',');
+const scenarioFamilies = [...args.scenarios].join(',');
+if (!args.replay)
+  console.log(
+    `[explorer] seed ${seed} (replay: npm run test:chaos -- --schedules ${args.schedules} --seed ${seed} --journal ${args.journal} --faults ${families} --scenarios ${scenarioFamilies})`,
+  );
 const target = await openTarget(args.journal);
 const explorer = await openExplorer(target, { poolSize: args.parallel + 1 });
 let exitCode = 0;
 try {
-  const counted = await census(explorer);
-  const broken = counted.results.filter((r) => r.violations.length > 0);
-  for (const r of broken) console.error(describeViolation(r));
-  console.log(`[explorer] census: ${counted.census.map((c) => `${c.scenario} ${c.boundaries.length}`).join(', ')} boundaries`);
-  const plans = randomSchedules(counted.census, args.schedules, seed);
+  let plans: PlannedSchedule[];
+  let broken: Awaited<ReturnType<typeof census>>['results'] = [];
+  if (args.replay) plans = [args.replay];
+  else {
+    const scenarios = runnableScenarios(target, scenariosOf(args.scenarios, { clientTools: true }));
+    if (!target.provideToolResult) console.log('[explorer] client-tool scenario left out: journal.provideToolResult is not on the Journal port');
+    const counted = await census(explorer, scenarios);
+    broken = counted.results.filter((r) => r.violations.length > 0);
+    for (const r of broken) console.error(`[explorer] VIOLATION (census) ${describeViolation(r)}`);
+    console.log(`[explorer] census: ${counted.census.map((c) => `${c.scenario} ${c.boundaries.length}`).join(', ')} boundaries`);
+    plans = randomSchedules(counted.census, args.schedules, seed, { families: args.faults, journal: args.journal });
+  }
   let done = 0;
   const results = await runAll(explorer, plans, args.parallel, (result) => {
     done += 1;
-    if (result.violations.length > 0) console.error(`[explorer] VIOLATION ${describeViolation(result)}`);
+    if (result.violations.length > 0 || args.replay)
+      console.error(`[explorer] ${result.violations.length ? 'VIOLATION' : 'no violation:'} ${describeViolation(result)}`);
     if (done % 50 === 0) console.log(`[explorer] ${done}/${plans.length} schedules, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   });
   const totals = totalsOf(results);
   totals.violations += broken.length;
   const seconds = (performance.now() - started) / 1000;
-  console.log(formatTotals(`seed ${seed}, ${args.journal}`, totals, explorer.pool, seconds));
+  console.log(formatTotals(`seed ${seed}, ${args.journal}, faults ${families}, scenarios ${scenarioFamilies}`, totals, explorer.pool, seconds));
   if (totals.violations > 0) exitCode = 1;
-  if (args.log) {
+  if (args.log && !args.replay) {
     const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const row = { date, seed, journal: args.journal, ...totals, seconds: Math.round(seconds), commit: commit() };
     const logged = appendRow(readFileSync(LOG, 'utf8'), row);

@@ -1,33 +1,45 @@
 /**
  * The explorer's child process, precompiled by bundle.ts into one .mjs file. It loads every module
- * (and, with EXPLORER_DATABASE_URL, connects its Postgres pool) BEFORE it is given work, says `ready`
+ * (and, with EXPLORER_DATABASE_URL, connects its Postgres pools) BEFORE it is given work, says `ready`
  * on its IPC channel and waits for one RunCommand: apply the operator's decisions through the journal's
- * operator API, run the scenario with runDurable on the real journal, and SIGKILL itself at boundary
- * `killAt` (a real kill: no finally, no flush, no release). Every boundary passed and every REAL model
- * call is appended to the schedule log with writeSync first, so the log survives the kill.
+ * operator API, run the scenario with runDurable on the real journal and the real OpenAI provider
+ * (talking to the schedule's model server), and at its boundaries: send the operator requests the
+ * schedule races there (a second Postgres connection's operator API; PGlite's own), terminate its own
+ * hold session (Postgres), and SIGKILL itself at boundary `killAt` (a real kill: no finally, no flush,
+ * no release). Every boundary passed, every real HTTP request to the model, every policy answer and
+ * operator request is appended to the schedule log with writeSync first, so the log survives the kill.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { createOpenAI } from '@ai-sdk/openai';
 import { stepCountIs } from 'ai';
-import { type Journal, RunBusyError, runDurable, SideEffectRetryBlockedError, ToolCallFailedError } from '@/lib/durable';
+import postgres from 'postgres';
+import { type Journal, type RecordedEvent, RunBusyError, RunDivergedError, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
 import { PostgresStorage } from '@/lib/durable/storage/postgres-storage';
-import { scriptedModel } from '@/tests/support/scripted-model';
 import { boundaryJournal } from './boundary-journal';
+import type { OperatorAction } from './faults';
+import { terminateOwnHoldSessions } from './own-sessions';
 import { type ChildMessage, EVENTS_SQL, type JournalRead, type LogEntry, RUN_SQL, type RunCommand, type RunOutcome } from './protocol';
-import { scenarioNamed, scenarioTools, scriptStep } from './scenarios';
+import { type Scenario, scenarioNamed, scenarioOptions, scenarioTools } from './scenarios';
 
 const loadStarted = Number(process.env.EXPLORER_SPAWNED_AT ?? Date.now());
 const OPERATOR = 'explorer-operator';
+const OPERATOR_TIMEOUT_MS = 5_000;
 
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve, reject) => process.send?.(message, undefined, {}, (error) => (error ? reject(error) : resolve())));
 }
 
-/** A Postgres pool opened while waiting for work (the database is known at spawn time). */
-const warmPostgres = process.env.EXPLORER_DATABASE_URL ? new PostgresStorage({ connectionString: process.env.EXPLORER_DATABASE_URL, max: 2 }) : undefined;
-if (warmPostgres) await warmPostgres.database();
+/** Postgres pools opened while waiting for work (the database is known at spawn time): the run's, the operator's, the fault's. */
+const warmUrl = process.env.EXPLORER_DATABASE_URL;
+const warmPostgres = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 2 }) : undefined;
+const warmOperator = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 1 }) : undefined;
+const warmSql = warmUrl ? postgres(warmUrl, { max: 1, onnotice: () => {} }) : undefined;
+if (warmPostgres && warmOperator) await Promise.all([warmPostgres.database(), warmOperator.database()]);
 
 interface Opened {
   journal: Journal;
+  /** The operator API for races: a second connection (Postgres), the same storage (PGlite serves one process). */
+  operator: Journal;
   /** SQL on the journal's own tables (PGlite only: the explorer reads Postgres itself). */
   query?: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
@@ -42,24 +54,112 @@ async function openJournal(command: RunCommand): Promise<Opened> {
     const pglite = await storage.pglite();
     return {
       journal: storage.runs,
+      operator: storage.runs,
       query: async (sql, params) => (await pglite.query<Record<string, unknown>>(sql, params)).rows,
       close: () => storage.close(),
     };
   }
   // No close on Postgres: runDurable released the run's hold, and the exit closes the sockets.
-  if (warmPostgres && command.journal.databaseUrl === process.env.EXPLORER_DATABASE_URL) return { journal: warmPostgres.runs, close: async () => {} };
+  if (warmPostgres && warmOperator && command.journal.databaseUrl === warmUrl)
+    return { journal: warmPostgres.runs, operator: warmOperator.runs, close: async () => {} };
   const storage = new PostgresStorage({ connectionString: command.journal.databaseUrl, max: 2 });
-  await storage.database();
-  return { journal: storage.runs, close: async () => {} };
+  const operator = new PostgresStorage({ connectionString: command.journal.databaseUrl, max: 1 });
+  await Promise.all([storage.database(), operator.database()]);
+  return { journal: storage.runs, operator: operator.runs, close: async () => {} };
 }
 
-async function applyDecisions(journal: Journal, command: RunCommand): Promise<void> {
+type Write = (line: LogEntry) => void;
+
+/** Runs one operator request and logs how the journal answered it; a refusal is an answer, not a failure. */
+async function operatorRequest(
+  write: Write,
+  entry: { action: OperatorAction | 'provide'; toolCallId?: string; outcome?: string; race: boolean },
+  request: () => Promise<unknown>,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      request(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`no answer in ${OPERATOR_TIMEOUT_MS} ms`), { name: 'Timeout' })), OPERATOR_TIMEOUT_MS);
+      }),
+    ]);
+    write({ kind: 'operator', ...entry, result: 'accepted' });
+  } catch (error) {
+    const name = error instanceof Error ? error.name : 'Error';
+    write({
+      kind: 'operator',
+      ...entry,
+      result: name === 'Timeout' ? 'skipped' : 'refused',
+      detail: `${name}: ${error instanceof Error ? error.message : String(error)}`,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function applyDecisions(journal: Journal, command: RunCommand, write: Write): Promise<void> {
   for (const decision of command.decisions) {
     const base = { runId: command.runId, toolCallId: decision.toolCallId, by: OPERATOR, reason: 'explorer: the operator looked at the outside service' };
-    if (decision.kind === 'approve') await journal.approve(base);
-    else if (decision.outcome === 'done') await journal.resolveSideEffect({ ...base, outcome: 'done', output: decision.output });
-    else await journal.resolveSideEffect({ ...base, outcome: 'not-done' });
+    const entry = { toolCallId: decision.toolCallId, race: false };
+    if (decision.kind === 'approve') await operatorRequest(write, { action: 'approve', ...entry }, () => journal.approve(base));
+    else if (decision.kind === 'provide') {
+      const provide = (journal as { provideToolResult?: (r: unknown) => Promise<unknown> }).provideToolResult;
+      await operatorRequest(write, { action: 'provide', ...entry }, async () => {
+        if (!provide) throw new Error('journal.provideToolResult is not on the Journal port');
+        return provide.call(journal, { runId: command.runId, toolCallId: decision.toolCallId, output: decision.output, by: OPERATOR });
+      });
+    } else if (decision.outcome === 'done') {
+      await operatorRequest(write, { action: 'resolve', ...entry, outcome: 'done' }, () =>
+        journal.resolveSideEffect({ ...base, outcome: 'done', output: decision.output }),
+      );
+    } else
+      await operatorRequest(write, { action: 'resolve', ...entry, outcome: 'not-done' }, () => journal.resolveSideEffect({ ...base, outcome: 'not-done' }));
   }
+}
+
+/** What an operator racing the run acts on: the latest undecided approval, or the latest started side effect without an end. */
+function raceTarget(seen: readonly RecordedEvent[], action: OperatorAction): RecordedEvent | undefined {
+  const decided = new Set(seen.flatMap((e) => (e.type === 'tool-approval-response' ? [e.toolCallId] : [])));
+  const ended = new Set(seen.flatMap((e) => (e.type === 'tool-call-end' || e.type === 'side-effect-resolution' ? [e.toolCallId] : [])));
+  for (let i = seen.length - 1; i >= 0; i--) {
+    const e = seen[i] as RecordedEvent;
+    if ((action === 'approve' || action === 'reject') && e.type === 'tool-approval-request' && !decided.has(e.toolCallId)) return e;
+    if (action === 'resolve' && e.type === 'tool-call-start' && !ended.has(e.toolCallId)) return e;
+  }
+  return undefined;
+}
+
+async function race(args: {
+  action: OperatorAction;
+  command: RunCommand;
+  scenario: Scenario;
+  operator: Journal;
+  seen: readonly RecordedEvent[];
+  write: Write;
+}) {
+  const { action, command, scenario, operator, seen, write } = args;
+  const base = { runId: command.runId, by: OPERATOR, reason: 'explorer: an operator racing the run' };
+  if (action === 'cancel') return operatorRequest(write, { action, race: true }, () => operator.cancel(base));
+  if (action === 'resume') return operatorRequest(write, { action, race: true }, () => operator.requestResume(base));
+  const target = raceTarget(seen, action);
+  if (!target || !('toolCallId' in target)) return write({ kind: 'operator', action, result: 'skipped', detail: 'nothing to act on', race: true });
+  const toolCallId = String((target as { toolCallId: string }).toolCallId);
+  if (action === 'approve') return operatorRequest(write, { action, toolCallId, race: true }, () => operator.approve({ ...base, toolCallId }));
+  if (action === 'reject') return operatorRequest(write, { action, toolCallId, race: true }, () => operator.reject({ ...base, toolCallId }));
+  // resolve: as an operator would, from the outside service's own answer for the key.
+  const start = target as Extract<RecordedEvent, { type: 'tool-call-start' }>;
+  const kind = scenario.sideEffects[start.toolName];
+  const res = kind ? await fetch(`${command.serviceUrl}/op/${kind}/by-key/${encodeURIComponent(start.idempotencyKey)}`) : undefined;
+  if (res?.ok) {
+    const output = (await res.json()) as unknown;
+    return operatorRequest(write, { action, toolCallId, outcome: 'done', race: true }, () =>
+      operator.resolveSideEffect({ ...base, toolCallId, outcome: 'done', output }),
+    );
+  }
+  return operatorRequest(write, { action, toolCallId, outcome: 'not-done', race: true }, () =>
+    operator.resolveSideEffect({ ...base, toolCallId, outcome: 'not-done' }),
+  );
 }
 
 type Answer = { result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead };
@@ -74,29 +174,58 @@ async function readJournal(opened: Opened, runId: string): Promise<JournalRead |
 async function run(command: RunCommand): Promise<Answer> {
   const received = performance.now();
   const log = openSync(command.logFile, 'a');
-  const write = (line: LogEntry) => writeSync(log, `${JSON.stringify({ pid: process.pid, ...line })}\n`);
-  let boundaries = 0;
-  const boundary = (label: string, recordedSteps?: number[]) => {
-    write({ kind: 'boundary', label, ...(recordedSteps?.length ? { recordedSteps } : {}) });
-    if (boundaries === command.killAt) process.kill(process.pid, 'SIGKILL');
-    boundaries += 1;
-  };
+  const write: Write = (line) => writeSync(log, `${JSON.stringify({ pid: process.pid, ...line })}\n`);
   write({ kind: 'start' });
   const scenario = scenarioNamed(command.scenario);
   const opened = await openJournal(command);
+  let boundaries = 0;
+  let terminated = false;
+  const seen: RecordedEvent[] = [];
+  const boundary = async (label: string, recordedSteps?: number[]) => {
+    write({ kind: 'boundary', label, ...(recordedSteps?.length ? { recordedSteps } : {}) });
+    const index = boundaries;
+    boundaries += 1;
+    for (const r of command.races.filter((x) => x.boundary === index))
+      await race({ action: r.action, command, scenario, operator: opened.operator, seen, write });
+    if (command.terminateHold && !terminated && label.startsWith('in-execute:') && warmSql) {
+      terminated = true;
+      write({ kind: 'terminated', sessions: await terminateOwnHoldSessions(warmSql) });
+    }
+    if (index === command.killAt) process.kill(process.pid, 'SIGKILL');
+  };
   try {
-    await applyDecisions(opened.journal, command);
+    await applyDecisions(opened.journal, command, write);
     const openMs = performance.now() - received;
-    const journal = boundaryJournal(opened.journal, (label, events) =>
-      boundary(label, label.startsWith('after:') ? events.flatMap((e) => (e.type === 'model-step' ? [e.step] : [])) : undefined),
-    );
-    const model = scriptedModel((step) => {
-      write({ kind: 'model', step });
-      return scriptStep(scenario, step);
+    const journal = boundaryJournal(opened.journal, async (label, events, loaded) => {
+      if (loaded) seen.push(...loaded);
+      // What was appended, as far as a racing operator needs it (types and fields, no seq).
+      if (label.startsWith('after:')) seen.push(...(events as RecordedEvent[]));
+      await boundary(label, label.startsWith('after:') ? events.flatMap((e) => (e.type === 'model-step' ? [e.step] : [])) : undefined);
+    });
+    const provider = createOpenAI({
+      baseURL: command.modelUrl,
+      apiKey: 'x',
+      fetch: async (input, init) => {
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { messages?: { role: string }[] }) : undefined;
+        write({ kind: 'model', step: (body?.messages ?? []).filter((m) => m.role === 'assistant').length });
+        return fetch(input, init);
+      },
     });
     const tools = scenarioTools(scenario, command.serviceUrl, (toolName) => boundary(`in-execute:${toolName}`));
+    const options = scenarioOptions(scenario, {
+      invocation: command.invocation,
+      policy: (toolCallId, decision) => write({ kind: 'policy', toolCallId, decision }),
+    });
     const result = await outcomeOf(() =>
-      runDurable({ runId: command.runId, journal, model: model.model, tools, stopWhen: stepCountIs(10), prompt: `explore ${scenario.name}` }),
+      runDurable({
+        runId: command.runId,
+        journal,
+        model: provider.chat('explorer-model'),
+        tools,
+        stopWhen: stepCountIs(10),
+        prompt: `explore ${scenario.name}`,
+        ...options,
+      } as Parameters<typeof runDurable>[0]),
     );
     const settled = result.outcome === 'completed' || result.outcome === 'canceled';
     const read = command.readJournal && settled ? await readJournal(opened, command.runId) : undefined;
@@ -107,19 +236,26 @@ async function run(command: RunCommand): Promise<Answer> {
   }
 }
 
+/** Errors after which the run is failed and resumable: a tool threw, the provider failed past its retries, the hold was lost, an answer could not be journaled. */
+const RESUMABLE = new Set(['ToolCallFailedError', 'HoldLostError', 'JournalDataError', 'RunEventLimitError', 'AI_RetryError', 'AI_APICallError']);
+
 async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<RunOutcome> {
   try {
-    const result = await invoke();
-    if (result.status === 'completed') return { outcome: 'completed', text: result.text };
+    const result = (await invoke()) as { status: string; text?: string; pending?: { toolCallId: string; toolName: string }[] };
+    if (result.status === 'completed') return { outcome: 'completed', text: result.text ?? '' };
     if (result.status === 'canceled') return { outcome: 'canceled' };
-    return { outcome: 'waiting-approval', pending: result.pending.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })) };
+    const pending = (result.pending ?? []).map(({ toolCallId, toolName }) => ({ toolCallId, toolName }));
+    if (result.status === 'waiting-tool-result') return { outcome: 'waiting-tool-result', pending };
+    return { outcome: 'waiting-approval', pending };
   } catch (error) {
     if (SideEffectRetryBlockedError.isInstance(error)) {
       const { toolCallId, toolName, idempotencyKey } = error;
       return { outcome: 'blocked', toolCallId, toolName, idempotencyKey };
     }
-    if (ToolCallFailedError.isInstance(error)) return { outcome: 'failed', message: error.message };
     if (RunBusyError.isInstance(error)) return { outcome: 'busy', message: error.message };
+    if (RunDivergedError.isInstance(error)) throw error;
+    const name = error instanceof Error ? error.name : '';
+    if (RESUMABLE.has(name)) return { outcome: 'failed', name, message: (error as Error).message.slice(0, 500) };
     throw error;
   }
 }

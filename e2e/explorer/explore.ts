@@ -1,19 +1,26 @@
 /**
  * The explorer: census runs that enumerate every boundary a scenario passes, the schedules built from
- * them (every boundary class once, or random multi-crash schedules from a seed), a runner that keeps
- * at most `parallel` schedules going, and the totals.
+ * them (every boundary class once, the world's faults family by family, or random schedules from a
+ * seed: kills and faults drawn per schedule from a seed of its own), a runner that keeps at most
+ * `parallel` schedules going, and the totals.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { bundleChild } from './bundle';
 import type { JournalTarget } from './journal-targets';
+import { drawFaults, type FaultFamily, type Faults, hasFaults, type OperatorAction, type ProviderFault } from './faults';
 import { ChildPool } from './pool';
+import { seededRandom } from './random';
 import { runSchedule, type ScheduleResult } from './schedule';
 import { SCENARIOS, type Scenario, scenarioNamed } from './scenarios';
 
 export interface PlannedSchedule {
   scenario: string;
   kills: number[];
+  /** The world's faults besides the kills (none when absent). */
+  faults?: Faults;
+  /** The schedule's own seed (its random tool call ids; the draw that made it). */
+  seed?: number;
 }
 
 export interface Census {
@@ -47,7 +54,15 @@ export async function openExplorer(target: JournalTarget, options: { poolSize: n
     pool,
     target,
     bundleMs: built.ms,
-    run: (plan) => runSchedule({ scenario: scenarioNamed(plan.scenario), target, pool, kills: plan.kills }),
+    run: (plan) =>
+      runSchedule({
+        scenario: scenarioNamed(plan.scenario),
+        target,
+        pool,
+        kills: plan.kills,
+        ...(plan.faults ? { faults: plan.faults } : {}),
+        ...(plan.seed !== undefined ? { seed: plan.seed } : {}),
+      }),
     close: async () => {
       await pool.close();
       if (built.owned) rmSync(path.dirname(built.file), { recursive: true, force: true });
@@ -55,7 +70,15 @@ export async function openExplorer(target: JournalTarget, options: { poolSize: n
   };
 }
 
-export async function census(explorer: Explorer, scenarios: readonly Scenario[] = SCENARIOS): Promise<{ census: Census[]; results: ScheduleResult[] }> {
+/** The scenarios this journal can run (a client-side tool needs journal.provideToolResult). */
+export function runnableScenarios(target: JournalTarget, scenarios: readonly Scenario[] = SCENARIOS): Scenario[] {
+  return scenarios.filter((s) => !s.clientTool || target.provideToolResult);
+}
+
+export async function census(
+  explorer: Explorer,
+  scenarios: readonly Scenario[] = runnableScenarios(explorer.target),
+): Promise<{ census: Census[]; results: ScheduleResult[] }> {
   const results = await runAll(
     explorer,
     scenarios.map((s) => ({ scenario: s.name, kills: [] })),
@@ -104,30 +127,110 @@ export function multiCrashSchedules(censuses: readonly Census[], scenarios: read
     });
 }
 
-/** mulberry32: a small seeded generator, so a seed replays the same schedules. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+export { seededRandom } from './random';
+
+/**
+ * Random schedules: each gets a seed of its own from the run's seed, and from it a scenario, 0 to 3
+ * kills (the first anywhere in the census, each next one anywhere a resumer can pass) and the faults of
+ * the chosen families. A schedule with no fault at all gets one kill. `replaySchedule` rebuilds one.
+ */
+export function randomSchedules(
+  censuses: readonly Census[],
+  count: number,
+  seed: number,
+  options: { families?: ReadonlySet<FaultFamily>; journal?: JournalTarget['kind'] } = {},
+): PlannedSchedule[] {
+  const families = options.families ?? new Set<FaultFamily>(['kills']);
+  const master = seededRandom(seed);
+  return Array.from({ length: count }, () => drawSchedule(censuses, Math.floor(master() * 2 ** 32), families, options.journal ?? 'pglite'));
 }
 
-/** Random schedules: a scenario, 1 to 3 kills, the first anywhere in the census, each next one anywhere in what a resumer can pass. */
-export function randomSchedules(censuses: readonly Census[], count: number, seed: number): PlannedSchedule[] {
+export function drawSchedule(censuses: readonly Census[], seed: number, families: ReadonlySet<FaultFamily>, journal: JournalTarget['kind']): PlannedSchedule {
   const random = seededRandom(seed);
   const pick = (n: number) => Math.floor(random() * n);
+  const c = censuses[pick(censuses.length)] as Census;
+  const n = c.boundaries.length;
+  const kills: number[] = [];
+  if (families.has('kills')) {
+    kills.push(pick(n));
+    for (let more = pick(3); more > 0; more--) kills.push(pick(Math.max(2, n - (kills[0] as number) + 4)));
+  }
+  const steps = scenarioNamed(c.scenario).script.length;
+  const faults = drawFaults({ random, steps, boundaries: n, families, journal });
+  if (kills.length === 0 && !hasFaults(faults)) kills.push(pick(n));
+  return { scenario: c.scenario, kills, faults, seed };
+}
+
+/**
+ * The world's faults, family by family, on the scenarios each is about: every provider fault, each id
+ * shape, each operator request at the boundaries where a run decides (right after a resume's load, at
+ * its approval question, inside its side effect), the hold's session terminated inside a side effect.
+ */
+export function familySchedules(censuses: readonly Census[], journal: JournalTarget['kind']): PlannedSchedule[] {
+  const has = (name: string) => censuses.some((c) => c.scenario === name);
+  const boundaryOf = (name: string, label: (l: string) => boolean) => censuses.find((c) => c.scenario === name)?.boundaries.findIndex(label) ?? -1;
+  const none: Faults = { provider: {}, ids: 'script', races: [] };
   const plans: PlannedSchedule[] = [];
-  for (let i = 0; i < count; i++) {
-    const c = censuses[pick(censuses.length)] as Census;
-    const n = c.boundaries.length;
-    const kills = [pick(n)];
-    const more = pick(3);
-    for (let k = 0; k < more; k++) kills.push(pick(Math.max(2, n - (kills[0] as number) + 4)));
-    plans.push({ scenario: c.scenario, kills });
+  const add = (scenario: string, kills: number[], faults: Partial<Faults>, seed = 1) => {
+    if (has(scenario)) plans.push({ scenario, kills, faults: { ...none, ...faults }, seed });
+  };
+  const provider = (entries: [string, ProviderFault][]) => ({ provider: Object.fromEntries(entries) });
+  add(
+    'side-effect',
+    [],
+    provider([
+      ['0:1', '429'],
+      ['0:2', '503'],
+      ['1:1', '500'],
+    ]),
+  );
+  add(
+    'side-effect',
+    [],
+    provider([
+      ['1:1', '500'],
+      ['1:2', '429'],
+      ['1:3', '503'],
+    ]),
+  );
+  add('approval', [], provider([['0:1', 'reset']]));
+  add('side-effect', [], provider([['1:1', 'oversize']]));
+  add('parallel', [], provider([['0:1', '429']]));
+  const inside = boundaryOf('side-effect', (l) => l.startsWith('in-execute:'));
+  if (inside >= 0)
+    add(
+      'side-effect',
+      [inside],
+      provider([
+        ['1:2', '429'],
+        ['2:1', '503'],
+      ]),
+    );
+  for (const ids of ['random', 'sequential'] as const) {
+    add('many-steps', [], { ids }, 7);
+    add('approval', [], { ids }, 7);
+  }
+  const race = (scenario: string, invocation: number, label: (l: string) => boolean, action: OperatorAction, kills: number[] = []) => {
+    // Invocation 0 passes the census's boundaries; a later one starts at `loaded` (its boundary 0).
+    const boundary = invocation === 0 ? boundaryOf(scenario, label) : 0;
+    if (boundary >= 0) add(scenario, kills, { races: [{ invocation, boundary, action }] });
+  };
+  const atQuestion = (l: string) => l === 'after:tool-approval-request(approvedRefund)' || l.startsWith('after:tool-approval-request');
+  race('approval', 0, atQuestion, 'approve');
+  race('approval', 0, atQuestion, 'reject');
+  race('approval', 1, () => true, 'approve');
+  race('approval', 1, () => true, 'reject');
+  race('approval', 1, () => true, 'cancel');
+  race('side-effect', 0, (l) => l.startsWith('in-execute:'), 'cancel');
+  race('side-effect', 0, (l) => l.startsWith('after:model-step'), 'resume');
+  if (inside >= 0) {
+    // Killed inside the side effect: the resumer, right after its load, races the operator's resolve.
+    add('side-effect', [inside], { races: [{ invocation: 1, boundary: 0, action: 'resolve' }] });
+    add('side-effect', [inside], { races: [{ invocation: 1, boundary: 0, action: 'resume' }] });
+  }
+  if (journal === 'postgres') {
+    add('side-effect', [], { terminateHold: { invocation: 0 } });
+    add('check', [], { terminateHold: { invocation: 0 } });
   }
   return plans;
 }
@@ -175,7 +278,10 @@ export function median(values: readonly number[]): number {
 
 /** A violation, with the schedule that replays it. */
 export function describeViolation(result: ScheduleResult): string {
-  return `[${result.journal}] scenario ${result.scenario}, schedule [${result.schedule.join(', ')}] (killed at ${result.killedAt.join(' → ') || 'nothing'}):\n  - ${result.violations.join('\n  - ')}`;
+  return (
+    `[${result.journal}] scenario ${result.scenario}, kills [${result.schedule.join(', ')}] (killed at ${result.killedAt.join(' → ') || 'nothing'}), faults: ${result.faults}\n` +
+    `  replay: npm run test:chaos -- --journal ${result.journal} --replay '${result.replay}'\n  - ${result.violations.join('\n  - ')}`
+  );
 }
 
 export function formatTotals(label: string, totals: Totals, pool: ChildPool, seconds: number): string {

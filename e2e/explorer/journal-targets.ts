@@ -30,6 +30,8 @@ export interface JournalTarget {
   kind: JournalKind;
   /** Environment for warm children (a Postgres child connects while it waits). */
   childEnv: Record<string, string>;
+  /** The Journal port has provideToolResult (tools without execute; being built in issue 11's time). */
+  provideToolResult: boolean;
   forSchedule(): Promise<ScheduleJournal>;
   close(): Promise<void>;
 }
@@ -40,11 +42,13 @@ export async function pgliteTarget(): Promise<JournalTarget & { templateMs: numb
   const template = path.join(base, 'template');
   const storage = new PGliteStorage({ dataDir: template });
   await storage.database();
+  const provideToolResult = typeof (storage.runs as { provideToolResult?: unknown }).provideToolResult === 'function';
   await storage.close();
   let n = 0;
   return {
     kind: 'pglite',
     childEnv: {},
+    provideToolResult,
     templateMs: performance.now() - started,
     async forSchedule() {
       n += 1;
@@ -77,11 +81,13 @@ export async function postgresTarget(serverUrl: string): Promise<JournalTarget> 
   const database = await createFreshDatabase(serverUrl, 'gnl_explorer');
   const storage = new PostgresStorage({ connectionString: database.url, max: 1 });
   await storage.database();
+  const provideToolResult = typeof (storage.runs as { provideToolResult?: unknown }).provideToolResult === 'function';
   await storage.close();
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
   return {
     kind: 'postgres',
     childEnv: { EXPLORER_DATABASE_URL: database.url },
+    provideToolResult,
     async forSchedule() {
       return {
         location: { kind: 'postgres', databaseUrl: database.url },

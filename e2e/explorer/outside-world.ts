@@ -10,6 +10,8 @@
  *                                  execute nothing (a tool that fails, then succeeds).
  *   GET  /op/:kind/by-key/:key     the first result under a key (200) or 404: what a `check` and the
  *                                  operator ask.
+ *   POST /attempt/:kind/:key       counts how often a tool reached this point under a key ({ attempt }):
+ *                                  the tools that throw before or after acting throw only the first time.
  * A service that does not deduplicate is what makes "at most once" a claim that can fail.
  */
 import { once } from 'node:events';
@@ -48,6 +50,7 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
   const store: Record<string, Record<string, KeyRecord>> = {};
   let reads = 0;
   let executions = 0;
+  const attempts = new Map<string, number>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const parts = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.split('/').filter(Boolean).map(decodeURIComponent);
@@ -55,6 +58,11 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
     if (req.method === 'GET' && first === 'read' && parts.length === 2) {
       reads += 1;
       return send(res, 200, { id: kind, value: `value of ${kind}` });
+    }
+    if (req.method === 'POST' && first === 'attempt' && kind && third !== undefined && parts.length === 3) {
+      const n = (attempts.get(`${kind}/${third}`) ?? 0) + 1;
+      attempts.set(`${kind}/${third}`, n);
+      return send(res, 200, { attempt: n });
     }
     if (req.method === 'GET' && first === 'op' && kind && third === 'by-key' && key && parts.length === 4) {
       const found = store[kind]?.[key]?.first;

@@ -4,6 +4,8 @@
  * schedule log every child appends to synchronously (boundaries passed, real model calls).
  */
 
+import type { OperatorAction } from './faults';
+
 export type JournalKind = 'pglite' | 'postgres';
 
 export type JournalLocation = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; databaseUrl: string };
@@ -12,7 +14,8 @@ export type JournalLocation = { kind: 'pglite'; dataDir: string } | { kind: 'pos
 export type OperatorDecision =
   | { kind: 'approve'; toolCallId: string }
   | { kind: 'resolve'; toolCallId: string; outcome: 'done'; output: unknown }
-  | { kind: 'resolve'; toolCallId: string; outcome: 'not-done' };
+  | { kind: 'resolve'; toolCallId: string; outcome: 'not-done' }
+  | { kind: 'provide'; toolCallId: string; output: unknown };
 
 export interface RunCommand {
   type: 'run';
@@ -20,6 +23,14 @@ export interface RunCommand {
   runId: string;
   journal: JournalLocation;
   serviceUrl: string;
+  /** The model server's baseURL (model-server.ts), for the real OpenAI provider. */
+  modelUrl: string;
+  /** This process's place in the schedule (0: the first): a policy may answer differently per process. */
+  invocation: number;
+  /** Operator requests to send at this process's boundaries (0-based), through the operator API. */
+  races: { boundary: number; action: OperatorAction }[];
+  /** Postgres: terminate the hold's session (application_name gnl-holds) at the first in-execute boundary. */
+  terminateHold: boolean;
   /** The schedule log (appended with writeSync: nothing is lost to the SIGKILL). */
   logFile: string;
   /** Die (SIGKILL, by its own hand) at this boundary of this process (0-based); null: run to the end. */
@@ -46,8 +57,10 @@ export type ParentMessage = RunCommand;
 export type RunOutcome =
   | { outcome: 'completed'; text: string }
   | { outcome: 'waiting-approval'; pending: { toolCallId: string; toolName: string }[] }
+  | { outcome: 'waiting-tool-result'; pending: { toolCallId: string; toolName: string }[] }
   | { outcome: 'blocked'; toolCallId: string; toolName: string; idempotencyKey: string }
-  | { outcome: 'failed'; message: string }
+  /** The run failed and may be resumed: a tool threw, the provider failed after its retries, the hold was lost, an answer could not be journaled. */
+  | { outcome: 'failed'; name: string; message: string }
   | { outcome: 'canceled' }
   | { outcome: 'busy'; message: string }
   | { outcome: 'error'; name: string; message: string; stack?: string };
@@ -64,5 +77,25 @@ export type ChildMessage =
  * right after the outside service answered. `<what>` names the events of the append (a model step with
  * the tools it asks for, a tool event with its tool), so equal labels are one boundary class.
  */
-export type LogEntry = { kind: 'boundary'; label: string; recordedSteps?: number[] } | { kind: 'model'; step: number } | { kind: 'start' };
+export type LogEntry =
+  | { kind: 'boundary'; label: string; recordedSteps?: number[] }
+  /** A real HTTP request to the model server, for the step its conversation is at (retries included). */
+  | { kind: 'model'; step: number }
+  | { kind: 'start' }
+  /** A toolApproval policy's answer, as the child's policy gave it. */
+  | { kind: 'policy'; toolCallId: string; decision: 'approved' | 'denied' }
+  /**
+   * An operator request sent through the journal's operator API (a race at a boundary, or the explorer's
+   * own decisions before a resume): accepted, refused (the API said why), or nothing to act on.
+   */
+  | {
+      kind: 'operator';
+      action: OperatorAction | 'provide';
+      toolCallId?: string;
+      outcome?: string;
+      result: 'accepted' | 'refused' | 'skipped';
+      detail?: string;
+      race: boolean;
+    }
+  | { kind: 'terminated'; sessions: number };
 export type LogLine = LogEntry & { pid: number };

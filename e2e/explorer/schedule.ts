@@ -4,14 +4,19 @@
  * kill) dying there by its own SIGKILL. After a kill the run is resumed in a fresh process with the same
  * runId; a run waiting for approval is approved, a blocked side effect is resolved as an operator would
  * (the outside world's own store says whether it was executed: done with its result, else not done), a
- * failed run is resumed, until it completes or is canceled. Then the invariants are judged.
+ * failed run is resumed, a client-side tool's call is answered with provideToolResult, until it completes
+ * or is canceled. Besides the kills the schedule's Faults (faults.ts) play: the model server answers
+ * with the drawn provider faults and id shapes, the children race the drawn operator requests at their
+ * boundaries and terminate their hold's session. Then the invariants are judged.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { describeFaults, type Faults, NO_FAULTS } from './faults';
 import { judge } from './invariants';
 import type { JournalTarget } from './journal-targets';
+import { startModelServer } from './model-server';
 import { startOutsideWorld } from './outside-world';
 import type { ChildPool } from './pool';
 import type { JournalRead, LogLine, OperatorDecision, RunOutcome } from './protocol';
@@ -24,6 +29,9 @@ export interface ScheduleResult {
   journal: string;
   /** The planned kill points. */
   schedule: number[];
+  /** The schedule's other faults, as describeFaults writes them, and the plan that replays it (JSON). */
+  faults: string;
+  replay: string;
   /** Kills that happened (a planned one beyond the run's last boundary does not). */
   kills: number;
   /** The boundary label at each kill. */
@@ -37,10 +45,20 @@ export interface ScheduleResult {
   ms: number;
 }
 
-export async function runSchedule(args: { scenario: Scenario; target: JournalTarget; pool: ChildPool; kills: readonly number[] }): Promise<ScheduleResult> {
+export async function runSchedule(args: {
+  scenario: Scenario;
+  target: JournalTarget;
+  pool: ChildPool;
+  kills: readonly number[];
+  faults?: Faults;
+  seed?: number;
+}): Promise<ScheduleResult> {
   const { scenario, target, pool, kills } = args;
+  const faults = args.faults ?? NO_FAULTS;
+  const seed = args.seed ?? 0;
   const started = performance.now();
   const world = await startOutsideWorld({ dedupe: DEDUPE_KINDS, flaky: FLAKY_KINDS });
+  const model = await startModelServer({ script: scenario.script, faults: faults.provider, ids: faults.ids, seed });
   const journal = await target.forSchedule();
   const logDir = mkdtempSync(path.join(tmpdir(), 'gnl-explorer-log-'));
   const logFile = path.join(logDir, 'schedule.jsonl');
@@ -49,6 +67,8 @@ export async function runSchedule(args: { scenario: Scenario; target: JournalTar
     scenario: scenario.name,
     journal: target.kind,
     schedule: [...kills],
+    faults: describeFaults(faults),
+    replay: JSON.stringify({ scenario: scenario.name, kills, faults, seed }),
     kills: 0,
     killedAt: [],
     boundaries: [],
@@ -75,6 +95,10 @@ export async function runSchedule(args: { scenario: Scenario; target: JournalTar
         runId,
         journal: journal.location,
         serviceUrl: world.url,
+        modelUrl: model.url,
+        invocation,
+        races: faults.races.filter((r) => r.invocation === invocation).map(({ boundary, action }) => ({ boundary, action })),
+        terminateHold: faults.terminateHold?.invocation === invocation,
         logFile,
         killAt,
         decisions,
@@ -99,6 +123,9 @@ export async function runSchedule(args: { scenario: Scenario; target: JournalTar
           break;
         case 'waiting-approval':
           decisions = end.result.pending.map((p) => ({ kind: 'approve', toolCallId: p.toolCallId }));
+          break;
+        case 'waiting-tool-result':
+          decisions = end.result.pending.map((p) => ({ kind: 'provide', toolCallId: p.toolCallId, output: { answer: 'yes', by: 'explorer' } }));
           break;
         case 'blocked': {
           const kind = scenario.sideEffects[end.result.toolName];
@@ -127,11 +154,12 @@ export async function runSchedule(args: { scenario: Scenario; target: JournalTar
     const log = readLog(logFile);
     result.boundaries = log.flatMap((line) => (line.kind === 'boundary' ? [line.label] : []));
     result.killedAt = killLabels(log, killedPids);
-    const verdict = judge({ scenario, journal: read ?? (await journal.read(runId)), store: world.store(), log, saidNotDone });
+    const verdict = judge({ scenario, journal: read ?? (await journal.read(runId)), store: world.store(), log, saidNotDone, modelRequests: model.requests() });
     result.checks = verdict.checks;
     result.violations.push(...verdict.violations);
   } finally {
     await world.close();
+    await model.close();
     await journal.dispose();
     rmSync(logDir, { recursive: true, force: true });
   }
