@@ -4,8 +4,13 @@
  * uses those, not the arguments the SDK derives again from the replayed model step (a zod computed
  * default, a transform or a repair can derive other ones each time, and an 'args' key computed from
  * them would name other work). Only a call the journal has never seen takes the given arguments.
+ * When the given arguments equal the recorded ones (as canonical JSON), the given object is used: the
+ * journal's jsonb does not keep key order, and an outside service that compares request bodies for an
+ * idempotency key must see the same body again.
  */
+import { canonicalJson } from './canonical-json';
 import type { GnlToolOptions } from './gnl-tool';
+import { encodeJson } from './json-codec';
 import { operationKey } from './operation-key';
 import type { RunState } from './run-state';
 
@@ -18,6 +23,11 @@ export function callIdentity(args: {
   options: GnlToolOptions;
 }): { key: string; input: unknown } {
   const { runId, state, toolCallId, toolName, given, options } = args;
-  const input = state.inputOfCall.has(toolCallId) ? state.inputOfCall.get(toolCallId) : given;
+  const input = state.inputOfCall.has(toolCallId) ? sameOrRecorded(state.inputOfCall.get(toolCallId), given) : given;
   return { key: state.keyOfCall.get(toolCallId) ?? operationKey({ runId, toolCallId, toolName, input, options }), input };
+}
+
+/** The recorded arguments, unless the given ones are the same (then the given object, in its own key order). */
+export function sameOrRecorded(recorded: unknown, given: unknown): unknown {
+  return canonicalJson(encodeJson(recorded)) === canonicalJson(encodeJson(given)) ? given : recorded;
 }

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4Middleware } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
+import { sameOrRecorded } from './call-identity';
 import { canonicalJson } from './canonical-json';
 import { JournalDataError } from './errors';
 import { encodeJson } from './json-codec';
@@ -105,8 +106,10 @@ function withRecordedArguments(params: LanguageModelV4CallOptions, recorded: Rea
     if (message.role !== 'assistant') return message;
     const content = message.content.map((part) => {
       if (part.type !== 'tool-call' || !recorded.has(part.toolCallId)) return part;
+      const input = sameOrRecorded(recorded.get(part.toolCallId), part.input);
+      if (input === part.input) return part;
       changed = true;
-      return { ...part, input: recorded.get(part.toolCallId) };
+      return { ...part, input };
     });
     return { ...message, content };
   });
