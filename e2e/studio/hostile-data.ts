@@ -24,8 +24,10 @@ export const HOSTILE = {
   waiting: { runId: 'security:waiting <script>window.__gnlPwned=1</script>' },
   /**
    * Characters in each huge string: a tool output and a model text carry one each (the answer repeats
-   * the text), 2.6 MB on one page. One 2 MB value cannot be journaled at all: the journal refuses an
-   * event over 1 MiB (MAX_EVENT_BYTES), which the seed's first attempt found.
+   * the text), 2.6 MB on one page. Each is over 64 KiB, so the journal stores it apart from its event
+   * row (docs/large-payloads.md) and the page reads it back through the load's one query. The size is
+   * what one page should render, not the journal's limit (MAX_EVENT_BYTES is 128 MiB now; it was 1 MiB
+   * when the seed's first attempt found a 2 MB value refused).
    */
   hugeChars: 900 * 1024,
   /** Levels of the nested JSON. */
