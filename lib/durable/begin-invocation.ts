@@ -23,13 +23,16 @@ import { RunState } from './run-state';
 export const MAX_BEGIN_ATTEMPTS = 10;
 
 export type ApprovalItem = Extract<PendingItem, { kind: 'approval' }>;
+export type ToolResultItem = Extract<PendingItem, { kind: 'tool-result' }>;
 
 export type Beginning =
   /** Execute (replaying what is recorded): `state` includes this invocation's run-start or run-resume. */
   | { kind: 'execute'; state: RunState }
   | { kind: 'canceled'; by: string; reason?: string }
   /** Waiting for approvals, none decided or expired: nothing was appended. */
-  | { kind: 'waiting-approval'; pending: ApprovalItem[] };
+  | { kind: 'waiting-approval'; pending: ApprovalItem[] }
+  /** Waiting only for results of tools without execute, none provided: nothing was appended. */
+  | { kind: 'waiting-tool-result'; pending: ToolResultItem[] };
 
 export async function beginInvocation(args: {
   hold: RunHold;
@@ -52,6 +55,8 @@ export async function beginInvocation(args: {
     if (state.canceled) return { kind: 'canceled', ...state.canceled };
     const stillWaiting = undecidedApprovals(state, lastSuspend(events));
     if (stillWaiting) return { kind: 'waiting-approval', pending: stillWaiting };
+    const resultsAwaited = unprovidedResults(state, lastSuspend(events));
+    if (resultsAwaited) return { kind: 'waiting-tool-result', pending: resultsAwaited };
     if (state.status === 'completed') return { kind: 'execute', state };
     await refuseResumeAtLimit(hold, state, maxEvents);
     try {
@@ -96,5 +101,14 @@ function undecidedApprovals(state: RunState, suspend: ReturnType<typeof lastSusp
   if (items.length !== suspend.pending.length) return undefined;
   const now = Date.now();
   if (items.some((item) => state.approvals.get(item.toolCallId)?.decision || (item.expiresAt && Date.parse(item.expiresAt) <= now))) return undefined;
+  return items;
+}
+
+/** A run waiting only for tool results, none provided yet, has nothing to do either. */
+function unprovidedResults(state: RunState, suspend: ReturnType<typeof lastSuspend>): ToolResultItem[] | undefined {
+  if (state.status !== 'waiting-tool-result' || !suspend) return undefined;
+  const items = suspend.pending.filter((item): item is ToolResultItem => item.kind === 'tool-result');
+  if (items.length !== suspend.pending.length) return undefined;
+  if (items.some((item) => state.operations.get(item.idempotencyKey)?.result)) return undefined;
   return items;
 }

@@ -146,7 +146,7 @@ describeEachJournal('decisions landing while a run begins or executes', (target)
     expect(agent.ledger.total).toBe(0);
   });
 
-  it('a tool result provided between the resume loading the run and its first append is seen: the model gets it, nobody is asked again', async () => {
+  it('a tool result provided right after a resume loaded the run (nothing provided yet, so it appends nothing) is kept for the next resume: the model gets it, nobody is asked again', async () => {
     const runId = uniqueRunId();
     const askUser = tool({ inputSchema: z.object({ question: z.string() }) });
     const model = scriptedModel((step) =>
@@ -157,6 +157,8 @@ describeEachJournal('decisions landing while a run begins or executes', (target)
     expect((await call()).status).toBe('waiting-tool-result');
     // A resume with nothing provided yet: the answer lands right after it loaded the run.
     race.arm(() => real.provideToolResult({ runId, toolCallId: 'q1', output: { answer: 'o_17' }, by: 'ada@acme' }));
+    // It answers as of its load (waiting, without appending), like a resume of undecided approvals.
+    expect((await call()).status).toBe('waiting-tool-result');
     expect((await call()).status).toBe('completed');
     expect(JSON.stringify(model.prompts.at(-1))).toContain('o_17');
     expect((await real.events(runId)).filter((e) => e.type === 'run-suspend')).toHaveLength(1);

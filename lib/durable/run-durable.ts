@@ -144,6 +144,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     const begun = await beginInvocation({ hold, input, maxEvents });
     if (begun.kind === 'canceled') return { status: 'canceled', runId, by: begun.by, ...(begun.reason ? { reason: begun.reason } : {}) };
     if (begun.kind === 'waiting-approval') return { status: 'waiting-approval', runId, pending: begun.pending.map(toPendingApproval) };
+    if (begun.kind === 'waiting-tool-result') return { status: 'waiting-tool-result', runId, pending: begun.pending.map(toPendingToolResult) };
     const { state } = begun;
     const session = new RunSession(runId, hold, state, strictReplay === true, maxEvents);
     const callbacks = withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
@@ -209,8 +210,7 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
   }
   if (session.waitingResults.length > 0) {
     await session.append({ type: 'run-suspend', status: 'waiting-tool-result', pending });
-    const waiting = session.waitingResults.map(({ toolCallId, toolName, input, requestedAt }) => ({ toolCallId, toolName, input, requestedAt: new Date(requestedAt) }));
-    return { status: 'waiting-tool-result', runId, pending: waiting };
+    return { status: 'waiting-tool-result', runId, pending: session.waitingResults.map(toPendingToolResult) };
   }
   if (session.state.status !== 'completed') {
     await session.append({ type: 'run-complete', text: result.text, finishReason: result.finishReason, steps: result.steps.length });
@@ -294,4 +294,8 @@ function toPendingApproval(item: Extract<PendingItem, { kind: 'approval' }>): Pe
     requestedAt: new Date(item.requestedAt),
     ...(item.expiresAt ? { expiresAt: new Date(item.expiresAt) } : {}),
   };
+}
+
+function toPendingToolResult(item: Extract<PendingItem, { kind: 'tool-result' }>): PendingToolResult {
+  return { toolCallId: item.toolCallId, toolName: item.toolName, input: item.input, requestedAt: new Date(item.requestedAt) };
 }

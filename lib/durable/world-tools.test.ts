@@ -239,6 +239,10 @@ describeEachJournal('tools as the world writes them', (target) => {
     const run = await journal.getRun(runId);
     expect(run?.status).toBe('waiting-tool-result');
     expect(run?.pending).toEqual([expect.objectContaining({ kind: 'tool-result', toolCallId: 'q1' })]);
+    // Asked again before anything is provided: the same answer, nothing appended, the model not called.
+    const again = await runDurable({ runId, journal, model: first.model, tools: { askUser }, prompt: 'x' });
+    expect(again.status).toBe('waiting-tool-result');
+    expect((await journal.getRun(runId))?.lastSeq).toBe(run?.lastSeq);
 
     await journal.provideToolResult({ runId, toolCallId: 'q1', output: { answer: 'o_17' }, by: 'ada@acme' });
     const resumed = interruptedModel(script);
