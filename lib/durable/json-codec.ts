@@ -18,6 +18,8 @@
  * instance as its own enumerable properties (a plain object comes back); a boxed primitive as the
  * primitive; an Error as its name and message; a property whose value is undefined is dropped, as are
  * symbol-keyed properties.
+ * The tag `blob` is the storage's (storage/payload-blobs.ts: a value stored apart from its row, resolved
+ * before decoding); this codec never writes it, and reading one unresolved is an unknown-tag error.
  * Refused: a cycle, nesting deeper than MAX_JSON_DEPTH, and in the journal (`strict`, event-limit.ts) a
  * function or symbol anywhere, which no journal can give back. Hashing and comparison (non-strict)
  * drop functions and symbols as JSON does.
