@@ -58,6 +58,17 @@ describe('payload blobs', () => {
     expect(decodeJson(resolve(event.json, event.blobs))).toEqual(value);
   });
 
+  it('a model step keeps its usage in the row (the Studio sums it in SQL) however big its content', () => {
+    const value = {
+      step: 0,
+      result: { content: Array.from({ length: 40 }, () => ({ type: 'text', text: 'w'.repeat(4000) })), usage: { inputTokens: { total: 7 } } },
+    };
+    const event = split('model-step', value);
+    expect(event.blobs).toHaveLength(1);
+    expect(JSON.parse(event.json).payload.result.usage).toEqual({ inputTokens: { total: 7 } });
+    expect(decodeJson(resolve(event.json, event.blobs))).toEqual(value);
+  });
+
   it("a run-start keeps its input in the row (the run row copies it, listings read input->>'agent')", () => {
     const value = { input: { agent: 'support', messages: Array.from({ length: 40 }, () => ({ role: 'user', content: 'z'.repeat(4000) })) } };
     const event = split('run-start', value);

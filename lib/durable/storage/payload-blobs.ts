@@ -17,7 +17,8 @@
  * as a whole (its body holds its big children too, whose own blobs are dropped). So a body never
  * names another blob and a load resolves every reference with the rows it fetched in its one query.
  * The payload root stays in the row: the indexes and decisions read `payload->>'toolName'`, `'by'`…;
- * so does a run-start's `input`, which the run row copies and the agent filter reads (`input->>'agent'`).
+ * so do a run-start's `input`, which the run row copies and the agent filter reads (`input->>'agent'`),
+ * and a model step's `result` (the Studio sums `payload->'result'->'usage'` in SQL).
  */
 import { createHash } from 'node:crypto';
 import { ENVELOPE_KEY } from '../internal';
@@ -63,9 +64,12 @@ interface Part {
  */
 export function splitEvent(event: { json: string; bytes: number; type: string; payload: unknown }): Split {
   if (event.bytes <= BLOB_THRESHOLD_BYTES) return { json: event.json, blobs: [] };
-  const payload = splitRoot(event.payload, event.type === 'run-start' ? ['input'] : []);
+  const payload = splitRoot(event.payload, KEPT_IN_ROW[event.type] ?? []);
   return { json: `{"type":${JSON.stringify(event.type)},"payload":${payload.row}}`, blobs: payload.blobs };
 }
+
+/** Members of a payload that stay objects in the row (their own members may still be cut out), by event type. */
+const KEPT_IN_ROW: Record<string, readonly string[]> = { 'run-start': ['input'], 'model-step': ['result'] };
 
 /** Splits a value whose root (and the members named by `keepKeys`) must stay in place. */
 export function splitRoot(value: unknown, keepKeys: readonly string[] = []): { row: string; blobs: Blob[] } {
