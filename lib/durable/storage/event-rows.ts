@@ -225,18 +225,19 @@ type LoadedRow = { seq: number | null; type: string | null; payload: unknown; cr
 
 /**
  * The events after `afterSeq`, and in the same query the bodies they name: rows with a `hash` and no
- * seq. The bodies are found through run_events_blobs_idx, so a run that names none pays one empty
- * index probe. A page (`limit`) names the bodies of its own events only.
+ * seq. The hashes are found through run_events_blobs_idx (a run that names none pays one empty index
+ * probe) and the bodies by primary key: `= any(array(…))` keeps the plan an index lookup (an `in`
+ * subquery may become a hash join over the whole table). A page (`limit`) names its own events' only.
  */
 const LOAD = {
   all: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq)
     union all
-    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash in (
-      select unnest(blobs) from gnl.run_events where run_id = $1::text and seq > $2::int and blobs is not null))`,
+    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
+      select unnest(blobs) from gnl.run_events where run_id = $1::text and seq > $2::int and blobs is not null)))`,
   page: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int)
     union all
-    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash in (
-      select unnest(blobs) from (select blobs from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int) page))`,
+    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
+      select unnest(blobs) from (select blobs from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int) page)))`,
 };
 
 export async function readEvents(db: SqlQuery, runId: string, afterSeq: number, limit: number | undefined, secrets?: JournalSecrets): Promise<RecordedEvent[]> {
