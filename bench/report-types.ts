@@ -7,7 +7,7 @@ export interface FigureResult {
   notes: string[];
   /** Goal checks: what the issue asks, what was measured, met or not. */
   goals?: GoalCheck[];
-  /** Anything the chart or the README needs. */
+  /** Anything the chart or docs/benchmarks.md needs. */
   data?: Record<string, unknown>;
 }
 

@@ -19,10 +19,10 @@ import { JournalDataError, RunEventLimitError } from './errors';
 import type { JournalEvent } from './events';
 import { encodeJson, MAX_JSON_DEPTH } from './json-codec';
 
-/** Largest event the journal accepts: 128 MiB of UTF-8 JSON, after json-codec's encoding (big values stored apart included). Named in the README. */
+/** Largest event the journal accepts: 128 MiB of UTF-8 JSON, after json-codec's encoding (big values stored apart included). Named in docs/limits.md. */
 export const MAX_EVENT_BYTES = 128 * 1024 * 1024;
 
-/** Most events a run may hold, by default (runDurable's maxEventsPerRun). Named in the README. */
+/** Most events a run may hold, by default (runDurable's maxEventsPerRun). Named in docs/limits.md. */
 export const MAX_EVENTS_PER_RUN = 100_000;
 
 export { MAX_JSON_DEPTH };

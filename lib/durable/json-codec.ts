@@ -29,7 +29,7 @@ import { JournalDataError } from './errors';
 const TAG = '$gnl';
 type Tagged = { [TAG]: string; v?: unknown; f?: string; t?: string };
 
-/** Deepest nesting of arrays and objects (Maps, Sets…) the journal accepts. Named in the README. */
+/** Deepest nesting of arrays and objects (Maps, Sets…) the journal accepts. Named in docs/limits.md. */
 export const MAX_JSON_DEPTH = 1000;
 
 export interface EncodeOptions {

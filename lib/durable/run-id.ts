@@ -1,6 +1,6 @@
 import { InvalidRunIdError } from './errors';
 
-/** Longest runId accepted, in characters (Unicode code points). Named in the README. */
+/** Longest runId accepted, in characters (Unicode code points). Named in docs/limits.md. */
 export const MAX_RUN_ID_LENGTH = 512;
 
 // Control characters and lone surrogates cannot be shown, logged or put in a header safely.
