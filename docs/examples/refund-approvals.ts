@@ -35,7 +35,8 @@ export async function handleRefundRequest(args: {
     return { status: 'waiting' as const, questions: result.pending };
   }
   if (result.status === 'canceled') return { status: 'canceled' as const, by: result.by };
-  if (result.status === 'waiting-tool-result') return { status: 'waiting' as const, questions: result.pending };
+  if (result.status === 'waiting-tool-result')
+    return { status: 'waiting' as const, questions: result.pending };
   return { status: 'done' as const, text: result.text };
 }
 // #endregion

@@ -14,14 +14,10 @@ import { encodeJson } from './json-codec';
 import { operationKey } from './operation-key';
 import type { RunState } from './run-state';
 
-export function callIdentity(args: {
-  runId: string;
-  state: RunState;
-  toolCallId: string;
-  toolName: string;
-  given: unknown;
-  options: GnlToolOptions;
-}): { key: string; input: unknown } {
+export function callIdentity(args: { runId: string; state: RunState; toolCallId: string; toolName: string; given: unknown; options: GnlToolOptions }): {
+  key: string;
+  input: unknown;
+} {
   const { runId, state, toolCallId, toolName, given, options } = args;
   const input = state.inputOfCall.has(toolCallId) ? sameOrRecorded(state.inputOfCall.get(toolCallId), given) : given;
   return { key: state.keyOfCall.get(toolCallId) ?? operationKey({ runId, toolCallId, toolName, input, options }), input };

@@ -66,7 +66,8 @@ export function gnlTool<T extends AnyTool>(tool: T, options: GnlToolOptions<Inpu
   }
   for (const name of ['maxRetries', 'retryDelayMs'] as const) {
     const value = options[name];
-    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new TypeError(`gnlTool: ${name} must be a whole number >= 0, got ${String(value)}.`);
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+      throw new TypeError(`gnlTool: ${name} must be a whole number >= 0, got ${String(value)}.`);
   }
   if (options.idempotency !== undefined && options.idempotency !== 'call' && options.idempotency !== 'args') {
     throw new TypeError(`gnlTool: idempotency must be 'call' or 'args', got ${String(options.idempotency)}.`);

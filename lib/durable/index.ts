@@ -2,7 +2,15 @@
  * The public surface of GNL's runtime core. Keep it minimal: add nothing here unless callers need it.
  * This folder imports only ai, @ai-sdk/provider, zod and node built-ins (tests/import-arrows.test.ts).
  */
-export { runDurable, DEFAULT_MAX_STEPS, type RunDurableOptions, type DurableResult, type PendingApproval, type PendingToolResult, type Replayed } from './run-durable';
+export {
+  runDurable,
+  DEFAULT_MAX_STEPS,
+  type RunDurableOptions,
+  type DurableResult,
+  type PendingApproval,
+  type PendingToolResult,
+  type Replayed,
+} from './run-durable';
 export { tokenBudgetIs, type TokenBudget } from './stop-conditions';
 export { gnlTool, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
 export {

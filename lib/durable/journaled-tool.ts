@@ -135,7 +135,14 @@ async function attempts(args: {
       await backoff(retry, tries);
       continue;
     }
-    return recordOutput({ session, toolName, tool, output, end: { ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, durationMs: elapsed() }, errorEvent });
+    return recordOutput({
+      session,
+      toolName,
+      tool,
+      output,
+      end: { ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, durationMs: elapsed() },
+      errorEvent,
+    });
   }
 }
 

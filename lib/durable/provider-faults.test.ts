@@ -30,7 +30,14 @@ afterEach(async () => {
 });
 
 async function run(journal: Journal, runId: string, ledger: Ledger) {
-  return runDurable({ runId, journal, model: (server as ChatCompletionsServer).model(), tools: { refund: refundTool(ledger) }, prompt: 'Refund', stopWhen: stepCountIs(5) });
+  return runDurable({
+    runId,
+    journal,
+    model: (server as ChatCompletionsServer).model(),
+    tools: { refund: refundTool(ledger) },
+    prompt: 'Refund',
+    stopWhen: stepCountIs(5),
+  });
 }
 
 async function modelSteps(journal: Journal, runId: string): Promise<number[]> {
@@ -79,7 +86,9 @@ describeEachJournal('tool call ids as providers number them', (target) => {
   const { journal } = target.open();
 
   it('the same id in every response (call_0) names a new call each step: both refunds run, once each', async () => {
-    server = await startChatCompletionsServer((step) => (step === 0 ? refundCall('call_0', 'o_a') : step === 1 ? refundCall('call_0', 'o_b') : { text: 'Both.' }));
+    server = await startChatCompletionsServer((step) =>
+      step === 0 ? refundCall('call_0', 'o_a') : step === 1 ? refundCall('call_0', 'o_b') : { text: 'Both.' },
+    );
     const runId = uniqueRunId();
     const ledger = new Ledger();
     const result = await run(journal, runId, ledger);

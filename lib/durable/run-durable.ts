@@ -165,7 +165,10 @@ async function execute<TOOLS extends ToolSet>(args: {
   toolRetry: ToolRetry | undefined;
 }): Promise<DurableResult<TOOLS>> {
   const { session, baseModel, tools, toolApproval, prepareStep } = args;
-  const { repairToolCall, experimental_repairToolCall, ...rest } = args.rest as { repairToolCall?: ToolCallRepair; experimental_repairToolCall?: ToolCallRepair };
+  const { repairToolCall, experimental_repairToolCall, ...rest } = args.rest as {
+    repairToolCall?: ToolCallRepair;
+    experimental_repairToolCall?: ToolCallRepair;
+  };
   const repair = repairToolCall ?? experimental_repairToolCall;
   const userStops = (args.stopWhen === undefined ? [stepCountIs(DEFAULT_MAX_STEPS)] : [args.stopWhen].flat()) as StopCondition<TOOLS>[];
   const journaledTools = Object.fromEntries(

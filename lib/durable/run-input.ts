@@ -72,5 +72,7 @@ function same(a: unknown, b: unknown): boolean {
 
 async function schemaHash(schema: unknown): Promise<string> {
   const jsonSchema = await asSchema(schema as Parameters<typeof asSchema>[0]).jsonSchema;
-  return createHash('sha256').update(canonicalJson(withoutDefaults(jsonSchema))).digest('base64url');
+  return createHash('sha256')
+    .update(canonicalJson(withoutDefaults(jsonSchema)))
+    .digest('base64url');
 }

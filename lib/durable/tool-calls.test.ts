@@ -173,7 +173,10 @@ describeEachJournal('tool calls', (target) => {
     expect(result.status).toBe('completed');
     expect(attempts).toBe(1);
     expect(JSON.stringify(model.prompts.at(-1))).toContain('the PSP refused');
-    expect((await journal.events(runId)).find((e) => e.type === 'tool-call-error')).toMatchObject({ retryable: false, error: { name: 'ToolNotPerformedError' } });
+    expect((await journal.events(runId)).find((e) => e.type === 'tool-call-error')).toMatchObject({
+      retryable: false,
+      error: { name: 'ToolNotPerformedError' },
+    });
     expect((await runDurable({ runId, journal, model: scriptedModel(script).model, tools: { refund }, prompt: 'x' })).status).toBe('completed');
     expect(attempts).toBe(1);
   });

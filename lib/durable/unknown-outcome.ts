@@ -8,7 +8,7 @@
  * call's twin (equal arguments under 'args') left the shared key unknown while this call waited.
  */
 import { errorInfo } from './events';
-import { type CheckResult, gnlToolOptions } from './gnl-tool';
+import type { CheckResult, gnlToolOptions } from './gnl-tool';
 import type { RunSession } from './run-session';
 import type { ToolOperation } from './run-state';
 
@@ -26,7 +26,16 @@ export async function settleUnknownOutcome(args: {
   if (options.retrySafe) return 'run';
   const checked = options.check ? await runCheck(session, options.check, { toolCallId, input: op.input, key, attempt: op.attempts }) : undefined;
   if (checked?.done === true) {
-    await session.append({ type: 'tool-call-end', toolCallId, toolName, idempotencyKey: key, attempt: op.attempts, output: checked.output, durationMs: 0, source: 'check' });
+    await session.append({
+      type: 'tool-call-end',
+      toolCallId,
+      toolName,
+      idempotencyKey: key,
+      attempt: op.attempts,
+      output: checked.output,
+      durationMs: 0,
+      source: 'check',
+    });
     return 'settled';
   }
   if (checked?.done === false) return 'run';

@@ -40,7 +40,11 @@ function interruptedModel(script: (step: number) => ScriptedStep | LanguageModel
 
 const callRefund = (toolCallId: string, input: unknown): ScriptedStep => ({ toolCalls: [{ toolCallId, toolName: 'refund', input }] });
 
-function refundTool(ledger: Ledger, options: GnlToolOptions<any, any> = { sideEffect: true }, schema: z.ZodType = z.object({ orderId: z.string(), amount: z.number() })) {
+function refundTool(
+  ledger: Ledger,
+  options: GnlToolOptions<any, any> = { sideEffect: true },
+  schema: z.ZodType = z.object({ orderId: z.string(), amount: z.number() }),
+) {
   return gnlTool(
     tool({
       inputSchema: schema,
@@ -116,12 +120,21 @@ describeEachJournal('tools as the world writes them', (target) => {
     };
     const tools = { refund: refundTool(ledger, { sideEffect: true, idempotency: 'args' }) };
     const script = (step: number): ScriptedStep => (step === 0 ? callRefund('c1', { orderId: 'o_1', amount: 'forty' }) : { text: 'Refunded.' });
-    await failed(runDurable({ runId, journal, model: interruptedModel(script, 1).model, tools, experimental_repairToolCall: repairToolCall as never, prompt: 'x' }));
+    await failed(
+      runDurable({ runId, journal, model: interruptedModel(script, 1).model, tools, experimental_repairToolCall: repairToolCall as never, prompt: 'x' }),
+    );
     expect(repairs).toBe(1);
     expect(ledger.total).toBe(1);
     expect((await journal.events(runId)).find((e) => e.type === 'tool-call-repair')).toMatchObject({ step: 0, toolCallId: 'c1' });
 
-    const result = await runDurable({ runId, journal, model: interruptedModel(script).model, tools, experimental_repairToolCall: repairToolCall as never, prompt: 'x' });
+    const result = await runDurable({
+      runId,
+      journal,
+      model: interruptedModel(script).model,
+      tools,
+      experimental_repairToolCall: repairToolCall as never,
+      prompt: 'x',
+    });
     expect(result.status).toBe('completed');
     expect(repairs).toBe(1);
     expect(ledger.total).toBe(1);
@@ -141,7 +154,7 @@ describeEachJournal('tools as the world writes them', (target) => {
     expect(ledger.total).toBe(1);
   });
 
-  it("computed defaults, refinements and transforms do not make a tool look changed; a real schema change still does", async () => {
+  it('computed defaults, refinements and transforms do not make a tool look changed; a real schema change still does', async () => {
     const runId = uniqueRunId();
     const ledger = new Ledger();
     const schema = () =>
@@ -152,10 +165,28 @@ describeEachJournal('tools as the world writes them', (target) => {
         nested: z.object({ seed: z.number().default(() => Math.random()) }).optional(),
       });
     const script = (step: number): ScriptedStep => (step === 0 ? { text: 'nothing to do' } : { text: 'x' });
-    await runDurable({ runId, journal, model: interruptedModel(script).model, tools: { refund: refundTool(ledger, { sideEffect: true }, schema()) }, prompt: 'x' });
-    expect((await runDurable({ runId, journal, model: interruptedModel(script).model, tools: { refund: refundTool(ledger, { sideEffect: true }, schema()) }, prompt: 'x' })).status).toBe('completed');
+    await runDurable({
+      runId,
+      journal,
+      model: interruptedModel(script).model,
+      tools: { refund: refundTool(ledger, { sideEffect: true }, schema()) },
+      prompt: 'x',
+    });
+    expect(
+      (
+        await runDurable({
+          runId,
+          journal,
+          model: interruptedModel(script).model,
+          tools: { refund: refundTool(ledger, { sideEffect: true }, schema()) },
+          prompt: 'x',
+        })
+      ).status,
+    ).toBe('completed');
     const changed = z.object({ orderId: z.string(), amount: z.string() });
-    await expect(runDurable({ runId, journal, model: interruptedModel(script).model, tools: { refund: refundTool(ledger, { sideEffect: true }, changed) }, prompt: 'x' })).rejects.toMatchObject({
+    await expect(
+      runDurable({ runId, journal, model: interruptedModel(script).model, tools: { refund: refundTool(ledger, { sideEffect: true }, changed) }, prompt: 'x' }),
+    ).rejects.toMatchObject({
       name: 'RunDivergedError',
       differences: [expect.objectContaining({ field: 'tool schema: refund' })],
     });
@@ -235,7 +266,10 @@ describeEachJournal('tools as the world writes them', (target) => {
       step === 0 ? { toolCalls: [{ toolCallId: 'q1', toolName: 'askUser', input: { question: 'Which order?' } }] } : { text: 'Thanks.' };
     const first = interruptedModel(script);
     const waiting = await runDurable({ runId, journal, model: first.model, tools: { askUser }, prompt: 'x' });
-    expect(waiting).toMatchObject({ status: 'waiting-tool-result', pending: [expect.objectContaining({ toolCallId: 'q1', toolName: 'askUser', input: { question: 'Which order?' } })] });
+    expect(waiting).toMatchObject({
+      status: 'waiting-tool-result',
+      pending: [expect.objectContaining({ toolCallId: 'q1', toolName: 'askUser', input: { question: 'Which order?' } })],
+    });
     const run = await journal.getRun(runId);
     expect(run?.status).toBe('waiting-tool-result');
     expect(run?.pending).toEqual([expect.objectContaining({ kind: 'tool-result', toolCallId: 'q1' })]);

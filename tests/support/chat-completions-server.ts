@@ -10,9 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOpenAI } from '@ai-sdk/openai';
 
-export type ScriptedAnswer =
-  | { text: string }
-  | { toolCalls: { id: string; name: string; arguments: string | Record<string, unknown> }[] };
+export type ScriptedAnswer = { text: string } | { toolCalls: { id: string; name: string; arguments: string | Record<string, unknown> }[] };
 
 export type Fault = { status: 429 | 500 | 502 | 503; body?: string } | { hangMs: number } | { malformed: true };
 
