@@ -22,7 +22,7 @@ import { census, describeViolation, formatTotals, openExplorer, type PlannedSche
 import { FAULT_FAMILIES, type FaultFamily } from './faults';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
 import { appendRow, parseRows, totalsLine } from './reliability-log';
-import { SCENARIO_FAMILIES, type ScenarioFamily, scenariosOf } from './scenarios';
+import { IDLE_SESSION_TIMEOUT_MS, SCENARIO_FAMILIES, type ScenarioFamily, scenariosOf } from './scenarios';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOG = path.join(ROOT, 'docs/reliability-log.md');
@@ -130,14 +130,14 @@ function commit(): string {
   }
 }
 
-async function openTarget(kind: 'postgres' | 'pglite'): Promise<JournalTarget> {
+async function openTarget(kind: 'postgres' | 'pglite', args: { faults: ReadonlySet<FaultFamily> }): Promise<JournalTarget> {
   if (kind === 'pglite') return pgliteTarget();
   const url = process.env.DATABASE_URL;
   if (!url) {
     console.error('test:chaos: DATABASE_URL is not set (long mode runs on Postgres; --journal pglite for the embedded journal).');
     process.exit(2);
   }
-  return postgresTarget(url);
+  return postgresTarget(url, args.faults.has('database') ? { idleSessionTimeoutMs: IDLE_SESSION_TIMEOUT_MS } : {});
 }
 
 const args = parse();
@@ -149,7 +149,7 @@ if (!args.replay)
   console.log(
     `[explorer] seed ${seed} (replay: npm run test:chaos -- --schedules ${args.schedules} --seed ${seed} --journal ${args.journal} --faults ${families} --scenarios ${scenarioFamilies})`,
   );
-const target = await openTarget(args.journal);
+const target = await openTarget(args.journal, args);
 const explorer = await openExplorer(target, { poolSize: args.parallel + 1 });
 let exitCode = 0;
 try {
@@ -179,7 +179,9 @@ try {
   if (totals.violations > 0) exitCode = 1;
   if (args.log && !args.replay) {
     const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const row = { date, seed, journal: args.journal, ...totals, seconds: Math.round(seconds), commit: commit() };
+    // The journal cell names the model too: the fault families drawn (and the scenario families, when not all).
+    const model = `${families}${args.scenarios.size < SCENARIO_FAMILIES.length ? `+${scenarioFamilies}` : ''}`;
+    const row = { date, seed, journal: `${args.journal}/${model}`, ...totals, seconds: Math.round(seconds), commit: commit() };
     const logged = appendRow(readFileSync(LOG, 'utf8'), row);
     writeFileSync(LOG, logged);
     console.log(`[explorer] appended to ${path.relative(ROOT, LOG)}: ${totalsLine(parseRows(logged))}`);

@@ -5,7 +5,8 @@
  * operator API, run the scenario with runDurable on the real journal and the real OpenAI provider
  * (talking to the schedule's model server), and at its boundaries: send the operator requests the
  * schedule races there (a second Postgres connection's operator API; PGlite's own), terminate its own
- * hold session (Postgres), and SIGKILL itself at boundary `killAt` (a real kill: no finally, no flush,
+ * hold session inside a side effect (Postgres) and wait there while the explorer resumes the run in a
+ * rival process, and SIGKILL itself at boundary `killAt` (a real kill: no finally, no flush,
  * no release). Every boundary passed, every real HTTP request to the model, every policy answer and
  * operator request is appended to the schedule log with writeSync first, so the log survives the kill.
  */
@@ -18,7 +19,7 @@ import { PostgresStorage } from '@/lib/durable/storage/postgres-storage';
 import { boundaryJournal } from './boundary-journal';
 import type { OperatorAction } from './faults';
 import { terminateOwnHoldSessions } from './own-sessions';
-import { type ChildMessage, EVENTS_SQL, type JournalRead, type LogEntry, RUN_SQL, type RunCommand, type RunOutcome } from './protocol';
+import { type ChildMessage, EVENTS_SQL, type JournalRead, type LogEntry, type ParentMessage, RUN_SQL, type RunCommand, type RunOutcome } from './protocol';
 import { type Scenario, scenarioNamed, scenarioOptions, scenarioTools } from './scenarios';
 
 const loadStarted = Number(process.env.EXPLORER_SPAWNED_AT ?? Date.now());
@@ -33,7 +34,7 @@ function send(message: ChildMessage): Promise<void> {
 const warmUrl = process.env.EXPLORER_DATABASE_URL;
 const warmPostgres = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 2 }) : undefined;
 const warmOperator = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 1 }) : undefined;
-const warmSql = warmUrl ? postgres(warmUrl, { max: 1, onnotice: () => {} }) : undefined;
+const warmSql = warmUrl ? postgres(warmUrl, { max: 1, onnotice: () => {}, connection: { idle_session_timeout: 0 } }) : undefined;
 if (warmPostgres && warmOperator) await Promise.all([warmPostgres.database(), warmOperator.database()]);
 
 interface Opened {
@@ -190,6 +191,8 @@ async function run(command: RunCommand): Promise<Answer> {
     if (command.terminateHold && !terminated && label.startsWith('in-execute:') && warmSql) {
       terminated = true;
       write({ kind: 'terminated', sessions: await terminateOwnHoldSessions(warmSql) });
+      // The lock went with the session: the explorer resumes the run elsewhere while this execute waits.
+      await rivalDone();
     }
     if (index === command.killAt) process.kill(process.pid, 'SIGKILL');
   };
@@ -258,6 +261,23 @@ async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<R
     if (RESUMABLE.has(name)) return { outcome: 'failed', name, message: (error as Error).message.slice(0, 500) };
     throw error;
   }
+}
+
+const RIVAL_TIMEOUT_MS = 30_000;
+
+/** Says hold-terminated and waits for the explorer's `continue` (the rival resume is over). */
+function rivalDone(): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, RIVAL_TIMEOUT_MS);
+    const onMessage = (message: ParentMessage) => {
+      if (message.type !== 'continue') return;
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      resolve();
+    };
+    process.on('message', onMessage);
+    void send({ type: 'hold-terminated' });
+  });
 }
 
 // The explorer is gone (stopped, or crashed): a waiting child has nothing to wait for.

@@ -223,6 +223,12 @@ export function familySchedules(censuses: readonly Census[], journal: JournalTar
   race('approval', 1, () => true, 'cancel');
   race('side-effect', 0, (l) => l.startsWith('in-execute:'), 'cancel');
   race('side-effect', 0, (l) => l.startsWith('after:model-step'), 'resume');
+  const asked = boundaryOf('approval', (l) => l.startsWith('after:tool-approval-request'));
+  if (asked >= 0) {
+    // Killed after the question, before the suspend: the resumer loads an undecided question, and the
+    // operator decides (or cancels) between its load and its first append.
+    for (const action of ['approve', 'reject', 'cancel'] as const) add('approval', [asked], { races: [{ invocation: 1, boundary: 0, action }] });
+  }
   if (inside >= 0) {
     // Killed inside the side effect: the resumer, right after its load, races the operator's resolve.
     add('side-effect', [inside], { races: [{ invocation: 1, boundary: 0, action: 'resolve' }] });

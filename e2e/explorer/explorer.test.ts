@@ -35,7 +35,7 @@ import {
 import { FAULT_FAMILIES } from './faults';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
 import type { ScheduleResult } from './schedule';
-import { SCENARIOS } from './scenarios';
+import { IDLE_SESSION_TIMEOUT_MS, SCENARIOS } from './scenarios';
 
 /** The seed of quick mode's random schedules (fixed: a failure replays with it). */
 const QUICK_SEED = 20261201;
@@ -79,7 +79,7 @@ interface Target {
 }
 
 const targets: Target[] = [{ name: 'pglite', open: () => pgliteTarget() }];
-if (DATABASE_URL) targets.push({ name: 'postgres', open: () => postgresTarget(DATABASE_URL as string) });
+if (DATABASE_URL) targets.push({ name: 'postgres', open: () => postgresTarget(DATABASE_URL as string, { idleSessionTimeoutMs: IDLE_SESSION_TIMEOUT_MS }) });
 else describe.skip('crash-schedule explorer [postgres] (skipped: DATABASE_URL is not set)', () => it('runs on Postgres', () => {}));
 
 /** Progress and violations as they happen (a long quick mode on a loaded machine is not silent). */
@@ -165,7 +165,7 @@ for (const target of targets) {
           target.name === 'postgres'
             ? every
             : every.filter((p) => p.faults && (p.faults.races.length > 0 || p.faults.ids !== 'script' || Object.keys(p.faults.provider).length >= 3));
-        expect(plans).toHaveLength(target.name === 'postgres' ? 21 : 14);
+        expect(plans).toHaveLength(target.name === 'postgres' ? 24 : 17);
         const results = await runAll(explorer, plans, 2, progress(`${target.name} faults`));
         all.push(...results);
         expect(results.filter(Boolean)).toHaveLength(plans.length);

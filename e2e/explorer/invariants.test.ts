@@ -138,6 +138,12 @@ describe('the explorer judge', () => {
     expect(violations(evidence)).toBe('');
   });
 
+  it('a side effect started after the run was canceled is a violation', () => {
+    const evidence = clean();
+    insert(evidence, 3, { type: 'run-cancel', payload: { by: 'x' } });
+    expect(violations(evidence)).toMatch(/call c-refund started \(seq 6\) after the run was canceled \(seq 4\)/);
+  });
+
   it('model steps numbered by attempts (a retry shifting them) are a violation', () => {
     const evidence = clean();
     (evidence.journal.events[3] as Row).payload.step = 2;

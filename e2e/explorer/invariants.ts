@@ -7,7 +7,8 @@
  *     person said not done, rejected it, canceled the run, or a policy denied it;
  *   - every idempotency key the outside world saw was started in the journal (a tool-call-start);
  *   - no call a person rejected or a policy denied ever executes;
- *   - every operator request the journal accepted is in the journal (no decision lost);
+ *   - every operator request the journal accepted is in the journal (no decision lost), and a canceled
+ *     run starts no side effect after its cancel;
  *   - sequence numbers 1..n, no event twice, none over the event limit, the run settled (completed, or
  *     canceled by an accepted cancel);
  *   - model steps 0..n-1, each the answer the model server gave for that step (a retried attempt is the
@@ -51,6 +52,7 @@ export function judge(evidence: Evidence): Verdict {
   outsideWorld(evidence, status, said, check);
   refusalsHold(evidence, said, check);
   decisionsJournaled(evidence, check);
+  nothingAfterCancel(evidence, check);
   modelCalls(evidence, check);
   modelSteps(evidence, check);
   check(status !== undefined && SETTLED.has(status), () =>
@@ -101,6 +103,14 @@ function refusalsHold({ journal }: Evidence, said: PeopleSaid, check: Check): vo
     );
     check(ran === undefined, () => `call ${toolCallId} executed (${ran?.type} at seq ${ran?.seq}) though ${why}`);
   }
+}
+
+/** A canceled run starts no side effect after its cancel is journaled. */
+function nothingAfterCancel({ journal }: Evidence, check: Check): void {
+  const cancel = journal.events.find((e) => e.type === 'run-cancel');
+  if (!cancel) return;
+  const late = journal.events.find((e) => e.seq > cancel.seq && e.type === 'tool-call-start');
+  check(late === undefined, () => `call ${late?.payload.toolCallId} started (seq ${late?.seq}) after the run was canceled (seq ${cancel.seq})`);
 }
 
 /** Every operator request the journal accepted is in the journal: no decision lost. */

@@ -77,13 +77,21 @@ export async function pgliteTarget(): Promise<JournalTarget & { templateMs: numb
   };
 }
 
-export async function postgresTarget(serverUrl: string): Promise<JournalTarget> {
+/**
+ * `idleSessionTimeoutMs` (the database fault family): the explorer's database ends every session idle
+ * for longer (`alter database … set idle_session_timeout`), as managed Postgres services do; the
+ * long-call scenario's side effect outlasts it. The explorer's own reader is exempt.
+ */
+export async function postgresTarget(serverUrl: string, options: { idleSessionTimeoutMs?: number } = {}): Promise<JournalTarget> {
   const database = await createFreshDatabase(serverUrl, 'gnl_explorer');
   const storage = new PostgresStorage({ connectionString: database.url, max: 1 });
   await storage.database();
   const provideToolResult = typeof (storage.runs as { provideToolResult?: unknown }).provideToolResult === 'function';
   await storage.close();
-  const sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  const sql = postgres(database.url, { max: 2, onnotice: () => {}, connection: { idle_session_timeout: 0 } });
+  if (options.idleSessionTimeoutMs !== undefined) {
+    await sql.unsafe(`alter database ${new URL(database.url).pathname.slice(1)} set idle_session_timeout = ${Math.round(options.idleSessionTimeoutMs)}`);
+  }
   return {
     kind: 'postgres',
     childEnv: { EXPLORER_DATABASE_URL: database.url },

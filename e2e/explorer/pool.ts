@@ -5,7 +5,7 @@
  * boundary, or by exiting after it sent its outcome.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { ChildMessage, JournalRead, RunCommand, RunOutcome } from './protocol';
+import type { ChildMessage, JournalRead, ParentMessage, RunCommand, RunOutcome } from './protocol';
 
 const CHILD_TIMEOUT_MS = 60_000;
 
@@ -69,8 +69,11 @@ export class ChildPool {
     return { child, ready, stderr: () => stderr, exited };
   }
 
-  /** Runs one command in a warm child and reports how it ended. */
-  async run(command: RunCommand): Promise<ChildEnd> {
+  /**
+   * Runs one command in a warm child and reports how it ended. `onMessage` hears the child's other
+   * messages (hold-terminated) and may answer it with `reply`.
+   */
+  async run(command: RunCommand, onMessage?: (message: ChildMessage, reply: (message: ParentMessage) => void) => void): Promise<ChildEnd> {
     if (this.closed) throw new Error('the child pool is closed');
     const waited = performance.now();
     const warm = this.warm.shift() ?? this.spawnOne();
@@ -83,7 +86,10 @@ export class ChildPool {
     const sent = performance.now();
     // The outcome is sent after the child released everything (hold, PGlite folder): no need to wait for its exit.
     const ended = new Promise<{ message?: ChildMessage; exit?: { code: number | null; signal: NodeJS.Signals | null } }>((resolve) => {
-      child.on('message', (message: ChildMessage) => message.type === 'outcome' && resolve({ message }));
+      child.on('message', (message: ChildMessage) => {
+        if (message.type === 'outcome') resolve({ message });
+        else if (message.type !== 'ready') onMessage?.(message, (answer) => child.connected && child.send(answer));
+      });
       warm.exited.then((exit) => setTimeout(() => resolve({ exit }), 0));
     });
     child.send(command);

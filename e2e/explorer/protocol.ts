@@ -29,7 +29,7 @@ export interface RunCommand {
   invocation: number;
   /** Operator requests to send at this process's boundaries (0-based), through the operator API. */
   races: { boundary: number; action: OperatorAction }[];
-  /** Postgres: terminate the hold's session (application_name gnl-holds) at the first in-execute boundary. */
+  /** Postgres: terminate the hold's session (application_name gnl-holds) at the first in-execute boundary, then wait for a rival resume. */
   terminateHold: boolean;
   /** The schedule log (appended with writeSync: nothing is lost to the SIGKILL). */
   logFile: string;
@@ -52,7 +52,8 @@ export interface JournalRead {
 export const EVENTS_SQL = 'select seq, type, payload from gnl.run_events where run_id = $1 order by seq';
 export const RUN_SQL = 'select status, last_seq from gnl.runs where run_id = $1';
 
-export type ParentMessage = RunCommand;
+/** `continue`: the rival resume the explorer ran while this child waited is over (see `hold-terminated`). */
+export type ParentMessage = RunCommand | { type: 'continue' };
 
 export type RunOutcome =
   | { outcome: 'completed'; text: string }
@@ -69,7 +70,13 @@ export type ChildMessage =
   /** Modules loaded (and, for a warm Postgres child, the pool connected): ready for a command. */
   | { type: 'ready'; loadMs: number }
   /** `openMs`: from the command's arrival to the journal open and the decisions applied. */
-  | { type: 'outcome'; result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead };
+  | { type: 'outcome'; result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead }
+  /**
+   * The child terminated its own hold session inside a side effect and waits, its execute unfinished,
+   * for `continue`: meanwhile the explorer resumes the run in another process (the lock is free now),
+   * as a worker would after an idle_session_timeout or a failover.
+   */
+  | { type: 'hold-terminated' };
 
 /**
  * A schedule log line. Boundaries are where the child may die: `before:<what>` right before an append

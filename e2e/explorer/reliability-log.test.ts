@@ -50,4 +50,9 @@ describe('reliability log', () => {
   it('refuses a log without its table', () => {
     expect(() => appendRow('# Reliability log\n', row)).toThrow(/no table header/);
   });
+
+  it('reads a row of the widened model, its fault families beside the journal', () => {
+    const widened = appendRow(LOG, { ...row, journal: 'pglite/kills,provider,ids,operators' });
+    expect(parseRows(widened).map((r) => r.journal)).toEqual(['postgres', 'pglite/kills,provider,ids,operators']);
+  });
 });

@@ -17,7 +17,9 @@ export interface LogRow {
 const TOTALS_START = '<!-- totals: written by npm run test:chaos -- --log -->';
 const TOTALS_END = '<!-- /totals -->';
 
-const ROW = /^\|\s*(\d{4}-\d\d-\d\dT[\d:]+Z)\s*\|\s*(\d+)\s*\|\s*(\w+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+) s\s*\|\s*(\w+)\s*\|$/;
+// The journal cell: `postgres` (issue 7's model: kills only), or `postgres/<fault families>` (issue 11's widened model).
+const ROW =
+  /^\|\s*(\d{4}-\d\d-\d\dT[\d:]+Z)\s*\|\s*(\d+)\s*\|\s*([\w/,+-]+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+) s\s*\|\s*(\w+)\s*\|$/;
 
 export function parseRows(text: string): LogRow[] {
   return text.split('\n').flatMap((line) => {

@@ -48,6 +48,10 @@ export interface Scenario {
   clientTool?: boolean;
 }
 
+/** How long the long-call scenario's side effect takes: over the explorer database's idle_session_timeout (IDLE_SESSION_TIMEOUT_MS). */
+export const LONG_CALL_MS = 1_500;
+export const IDLE_SESSION_TIMEOUT_MS = 700;
+
 /** Service kinds the outside world deduplicates by key, and kinds that fail their first request. */
 export const DEDUPE_KINDS = ['tickets'] as const;
 export const FLAKY_KINDS = ['flaky'] as const;
@@ -196,6 +200,14 @@ export const SCENARIOS: readonly Scenario[] = [
     sideEffects: { refund: 'refunds' },
     expected: { refunds: 1 },
     clientTool: true,
+  },
+  {
+    // Outlasts the explorer database's idle_session_timeout (Postgres, database family): the hold's session must survive it.
+    name: 'long-call',
+    family: 'tools',
+    script: [call('c-long', 'slowRefund', { orderId: 'o_43', amount: 8 }), { text: 'Refunded slowly.' }],
+    sideEffects: { slowRefund: 'refunds' },
+    expected: { refunds: 1 },
   },
   {
     name: 'policy-flip',
@@ -365,6 +377,17 @@ export function scenarioTools(scenario: Scenario, serviceUrl: string, answered: 
         tool({
           inputSchema: z.object({ orderId: z.string(), at: z.string().default(() => new Date().toISOString()) }),
           execute: (input, { idempotencyKey }) => perform('stamp', 'stamps', input, idempotencyKey),
+        }),
+        { sideEffect: true },
+      ),
+    slowRefund: () =>
+      gnlTool(
+        tool({
+          inputSchema: anyInput,
+          execute: async (input, { idempotencyKey }) => {
+            await new Promise((resolve) => setTimeout(resolve, LONG_CALL_MS));
+            return perform('slowRefund', 'refunds', input, idempotencyKey);
+          },
         }),
         { sideEffect: true },
       ),

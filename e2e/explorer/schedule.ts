@@ -7,7 +7,8 @@
  * failed run is resumed, a client-side tool's call is answered with provideToolResult, until it completes
  * or is canceled. Besides the kills the schedule's Faults (faults.ts) play: the model server answers
  * with the drawn provider faults and id shapes, the children race the drawn operator requests at their
- * boundaries and terminate their hold's session. Then the invariants are judged.
+ * boundaries and terminate their hold's session inside a side effect, a rival process resuming the run
+ * while that execute waits. Then the invariants are judged.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ import type { JournalTarget } from './journal-targets';
 import { startModelServer } from './model-server';
 import { startOutsideWorld } from './outside-world';
 import type { ChildPool } from './pool';
-import type { JournalRead, LogLine, OperatorDecision, RunOutcome } from './protocol';
+import type { JournalRead, LogLine, OperatorDecision, RunCommand, RunOutcome } from './protocol';
 import { DEDUPE_KINDS, FLAKY_KINDS, type Scenario } from './scenarios';
 
 const MAX_INVOCATIONS = 25;
@@ -89,7 +90,7 @@ export async function runSchedule(args: {
     for (let invocation = 0; invocation < MAX_INVOCATIONS && !settled; invocation++) {
       const next = kills[result.kills];
       const killAt = next === undefined ? null : next - sinceKill;
-      const end = await pool.run({
+      const command: RunCommand = {
         type: 'run',
         scenario: scenario.name,
         runId,
@@ -103,6 +104,21 @@ export async function runSchedule(args: {
         killAt,
         decisions,
         readJournal: journal.readByChild,
+      };
+      // The child lost its hold session inside a side effect and waits: resume the run in a rival process meanwhile.
+      const end = await pool.run(command, (message, reply) => {
+        if (message.type !== 'hold-terminated') return;
+        const rival = { ...command, invocation: invocation + 1, races: [], terminateHold: false, killAt: null, decisions: [], readJournal: false };
+        pool
+          .run(rival)
+          .then((rivalEnd) => {
+            result.children += 1;
+            if (!rivalEnd.killed && rivalEnd.result.outcome === 'error') {
+              result.violations.push(`rival ${rivalEnd.pid} failed: ${rivalEnd.result.name}: ${rivalEnd.result.message}\n${rivalEnd.result.stack ?? ''}`);
+            }
+          })
+          .catch((error: unknown) => result.violations.push(`rival resume failed to run: ${String(error)}`))
+          .finally(() => reply({ type: 'continue' }));
       });
       result.children += 1;
       decisions = [];
@@ -138,6 +154,10 @@ export async function runSchedule(args: {
           break;
         }
         case 'failed':
+          // Only the explorer ends a hold's session, and only where the schedule says: any other loss is the runtime's.
+          if (end.result.name === 'HoldLostError' && !command.terminateHold) {
+            result.violations.push(`process ${end.pid} lost its hold though nobody ended its session (the database's idle_session_timeout?): ${end.result.message}`);
+          }
           break;
         case 'busy':
           // The killed holder's session may take a moment to end on the server: resume again.
@@ -154,9 +174,13 @@ export async function runSchedule(args: {
     const log = readLog(logFile);
     result.boundaries = log.flatMap((line) => (line.kind === 'boundary' ? [line.label] : []));
     result.killedAt = killLabels(log, killedPids);
-    const verdict = judge({ scenario, journal: read ?? (await journal.read(runId)), store: world.store(), log, saidNotDone, modelRequests: model.requests() });
+    const rows = read ?? (await journal.read(runId));
+    const verdict = judge({ scenario, journal: rows, store: world.store(), log, saidNotDone, modelRequests: model.requests() });
     result.checks = verdict.checks;
     result.violations.push(...verdict.violations);
+    // EXPLORER_DUMP=1: a violation comes with the journal's events and the schedule log, to read what happened.
+    if (process.env.EXPLORER_DUMP && result.violations.length > 0) result.violations.push(`journal and log:\n${dump(rows, log)}`);
+    else if (process.env.EXPLORER_DUMP === 'always') console.error(`[explorer] ${scenario.name}: journal and log:\n${dump(rows, log)}`);
   } finally {
     await world.close();
     await model.close();
@@ -185,4 +209,17 @@ function killLabels(log: LogLine[], killedPids: number[]): string[] {
   const lastByPid = new Map<number, string>();
   for (const line of log) if (line.kind === 'boundary') lastByPid.set(line.pid, line.label);
   return killedPids.map((pid) => lastByPid.get(pid) ?? '(none)');
+}
+
+function dump(rows: JournalRead, log: LogLine[]): string {
+  const brief = (p: Record<string, unknown>) =>
+    ['step', 'toolCallId', 'toolName', 'attempt', 'source', 'status', 'approved', 'outcome', 'kind', 'fromStatus', 'retryable']
+      .filter((k) => p[k] !== undefined)
+      .map((k) => `${k}=${JSON.stringify(p[k])}`)
+      .join(' ');
+  const events = rows.events.map((e) => `    #${e.seq} ${e.type} ${brief(e.payload)}`);
+  const lines = log
+    .filter((l) => l.kind !== 'boundary' || !l.label.startsWith('before:'))
+    .map((l) => `    [${l.pid}] ${JSON.stringify({ ...l, pid: undefined })}`);
+  return [`    status ${rows.run?.status}`, ...events, '    --- log', ...lines].join('\n');
 }
