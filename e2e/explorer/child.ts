@@ -242,6 +242,8 @@ async function run(command: RunCommand): Promise<Answer> {
 /** Errors after which the run is failed and resumable: a tool threw, the provider failed past its retries, the hold was lost, an answer could not be journaled. */
 const RESUMABLE = new Set(['ToolCallFailedError', 'HoldLostError', 'JournalDataError', 'RunEventLimitError', 'AI_RetryError', 'AI_APICallError']);
 
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNRESET', 'EPIPE', '57P01', '57P05']);
+
 async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<RunOutcome> {
   try {
     const result = (await invoke()) as { status: string; text?: string; pending?: { toolCallId: string; toolName: string }[] };
@@ -259,6 +261,9 @@ async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<R
     if (RunDivergedError.isInstance(error)) throw error;
     const name = error instanceof Error ? error.name : '';
     if (RESUMABLE.has(name)) return { outcome: 'failed', name, message: (error as Error).message.slice(0, 500) };
+    // A connection the server ended (idle_session_timeout, a restart) surfacing as a driver error: the run is resumable, the explorer says what it was.
+    const code = String((error as { code?: unknown }).code ?? '');
+    if (CONNECTION_CODES.has(code)) return { outcome: 'failed', name: 'ConnectionError', message: `${code}: ${(error as Error).message}`.slice(0, 500) };
     throw error;
   }
 }

@@ -165,7 +165,7 @@ for (const target of targets) {
           target.name === 'postgres'
             ? every
             : every.filter((p) => p.faults && (p.faults.races.length > 0 || p.faults.ids !== 'script' || Object.keys(p.faults.provider).length >= 3));
-        expect(plans).toHaveLength(target.name === 'postgres' ? 24 : 17);
+        expect(plans).toHaveLength(target.name === 'postgres' ? 24 : 18);
         const results = await runAll(explorer, plans, 2, progress(`${target.name} faults`));
         all.push(...results);
         expect(results.filter(Boolean)).toHaveLength(plans.length);

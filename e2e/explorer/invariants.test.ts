@@ -105,8 +105,11 @@ describe('the explorer judge', () => {
 
   it('a call the policy denied that executes anyway is a violation', () => {
     const evidence = clean();
-    evidence.log.push({ pid: 1, kind: 'policy', toolCallId: 'c-refund', decision: 'denied' });
-    expect(violations(evidence)).toMatch(/call c-refund executed \(tool-call-start at seq 5\) though the policy denied it/);
+    evidence.log.push({ pid: 3, kind: 'policy', toolCallId: 'c-refund', decision: 'denied' });
+    // Died before anything was committed after the denial: it never took effect.
+    expect(violations(evidence)).not.toMatch(/though the policy denied it/);
+    evidence.log.push({ pid: 3, kind: 'boundary', label: 'after:tool-approval-response' });
+    expect(violations(evidence)).toMatch(/call c-refund executed \(tool-call-start at seq 5\) though the policy denied it \(process 3\)/);
   });
 
   it('a call a person rejected that executes anyway is a violation; a refused reject is not a rejection', () => {
@@ -136,6 +139,17 @@ describe('the explorer judge', () => {
     insert(evidence, 7, { type: 'run-cancel', payload: { by: 'x' } });
     evidence.journal.run = { status: 'canceled', lastSeq: evidence.journal.events.length };
     expect(violations(evidence)).toBe('');
+  });
+
+  it('a suspend that waits for a decision already in the journal is a violation (a decision lost to a starting resume)', () => {
+    const evidence = clean();
+    insert(
+      evidence,
+      4,
+      { type: 'tool-approval-response', payload: { toolCallId: 'c-refund', approved: true } },
+      { type: 'run-suspend', payload: { status: 'waiting-approval', pending: [{ kind: 'approval', toolCallId: 'c-refund' }] } },
+    );
+    expect(violations(evidence)).toMatch(/run-suspend at seq 6 waits for c-refund, decided at seq 5/);
   });
 
   it('a side effect started after the run was canceled is a violation', () => {

@@ -7,8 +7,8 @@
  *     person said not done, rejected it, canceled the run, or a policy denied it;
  *   - every idempotency key the outside world saw was started in the journal (a tool-call-start);
  *   - no call a person rejected or a policy denied ever executes;
- *   - every operator request the journal accepted is in the journal (no decision lost), and a canceled
- *     run starts no side effect after its cancel;
+ *   - every operator request the journal accepted is in the journal (no decision lost), no run suspends
+ *     to wait for a decision already journaled, and a canceled run starts no side effect after its cancel;
  *   - sequence numbers 1..n, no event twice, none over the event limit, the run settled (completed, or
  *     canceled by an accepted cancel);
  *   - model steps 0..n-1, each the answer the model server gave for that step (a retried attempt is the
@@ -53,6 +53,7 @@ export function judge(evidence: Evidence): Verdict {
   refusalsHold(evidence, said, check);
   decisionsJournaled(evidence, check);
   nothingAfterCancel(evidence, check);
+  noWaitForDecided(evidence, check);
   modelCalls(evidence, check);
   modelSteps(evidence, check);
   check(status !== undefined && SETTLED.has(status), () =>
@@ -85,8 +86,15 @@ function peopleSaid(log: readonly LogLine[]): PeopleSaid {
   const refused = new Map<string, string>();
   let canceled = false;
   let notDone = false;
+  // A policy's denial binds once its process acted on it (an append committed after it: the denial journaled,
+  // the model told); one that died with its process before anything was committed was never a decision.
+  const unbound = new Map<number, string[]>();
   for (const line of log) {
-    if (line.kind === 'policy' && line.decision === 'denied') refused.set(line.toolCallId, `the policy denied it (process ${line.pid})`);
+    if (line.kind === 'policy' && line.decision === 'denied') unbound.set(line.pid, [...(unbound.get(line.pid) ?? []), line.toolCallId]);
+    if (line.kind === 'boundary' && line.label.startsWith('after:')) {
+      for (const id of unbound.get(line.pid) ?? []) refused.set(id, `the policy denied it (process ${line.pid})`);
+      unbound.delete(line.pid);
+    }
     if (line.kind !== 'operator' || line.result !== 'accepted') continue;
     if (line.action === 'reject' && line.toolCallId) refused.set(line.toolCallId, `an operator rejected it (process ${line.pid})`);
     if (line.action === 'cancel') canceled = true;
@@ -102,6 +110,26 @@ function refusalsHold({ journal }: Evidence, said: PeopleSaid, check: Check): vo
       (e) => (e.type === 'tool-call-start' || (e.type === 'tool-call-end' && e.payload.source === 'executed')) && e.payload.toolCallId === toolCallId,
     );
     check(ran === undefined, () => `call ${toolCallId} executed (${ran?.type} at seq ${ran?.seq}) though ${why}`);
+  }
+}
+
+/**
+ * A run never suspends to wait for a decision the journal already holds: a decision that landed while
+ * a resume started (between its load and its first append) is lost to that resume if it suspends anyway,
+ * and a worker that resumes on decisions has nothing left to wake it.
+ */
+function noWaitForDecided({ journal }: Evidence, check: Check): void {
+  const decided = new Map<string, number>();
+  for (const e of journal.events) {
+    if (e.type === 'tool-approval-response' || e.type === 'side-effect-resolution') decided.set(String(e.payload.toolCallId), e.seq);
+    if (e.type === 'tool-call-end' && e.payload.source === 'provided') decided.set(String(e.payload.toolCallId), e.seq);
+    // A new attempt after a not-done may end unknown again and rightly block again.
+    if (e.type === 'tool-call-start') decided.delete(String(e.payload.toolCallId));
+    if (e.type !== 'run-suspend') continue;
+    for (const item of (e.payload.pending as { toolCallId?: string }[] | undefined) ?? []) {
+      const at = item.toolCallId === undefined ? undefined : decided.get(item.toolCallId);
+      check(at === undefined, () => `run-suspend at seq ${e.seq} waits for ${item.toolCallId}, decided at seq ${at}`);
+    }
   }
 }
 

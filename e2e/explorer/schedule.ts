@@ -155,8 +155,15 @@ export async function runSchedule(args: {
         }
         case 'failed':
           // Only the explorer ends a hold's session, and only where the schedule says: any other loss is the runtime's.
+          if (end.result.name === 'ConnectionError') {
+            result.violations.push(
+              `process ${end.pid}: a journal call failed on a connection the server had ended (${end.result.message}); the storage must replace connections idle_session_timeout ends`,
+            );
+          }
           if (end.result.name === 'HoldLostError' && !command.terminateHold) {
-            result.violations.push(`process ${end.pid} lost its hold though nobody ended its session (the database's idle_session_timeout?): ${end.result.message}`);
+            result.violations.push(
+              `process ${end.pid} lost its hold though nobody ended its session (the database's idle_session_timeout?): ${end.result.message}`,
+            );
           }
           break;
         case 'busy':
