@@ -64,7 +64,8 @@ export class RunState {
   }
 
   private recordInput(toolCallId: string, input: unknown): void {
-    if (!this.inputOfCall.has(toolCallId)) this.inputOfCall.set(toolCallId, input);
+    // An end that names no input (a provided result, a check's) says nothing about the arguments.
+    if (input !== undefined && !this.inputOfCall.has(toolCallId)) this.inputOfCall.set(toolCallId, input);
   }
 
   apply(event: RecordedEvent): void {

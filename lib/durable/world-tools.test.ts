@@ -284,5 +284,8 @@ describeEachJournal('tools as the world writes them', (target) => {
     expect(result.status).toBe('completed');
     expect(first.calls() + resumed.calls()).toBe(2);
     expect(JSON.stringify(resumed.prompts.at(-1))).toContain('o_17');
+    // The provided result names no arguments: the replay is not a mismatch, and the prompt keeps the call's own.
+    expect((await journal.events(runId)).filter((e) => e.type === 'replay-mismatch')).toEqual([]);
+    expect(JSON.stringify(resumed.prompts.at(-1))).toContain('Which order?');
   });
 });
