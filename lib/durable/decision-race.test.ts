@@ -212,7 +212,7 @@ describeEachJournal('decisions landing while a run begins or executes', (target)
     const [refusal] = refusals;
     expect(DecisionConflictError.isInstance(refusal)).toBe(true);
     expect(refusal).toMatchObject({ reason: 'run-executing', runId, toolCallId: 'call-b', executingSince: expect.any(Date) });
-    expect((refusal as Error).message).toMatch(/is executing \(since .+\).*; decide when it waits again/);
+    expect((refusal as Error).message).toMatch(/is running \(its invocation began .+\).*; decide when it waits again/);
     expect((refusal as Error).message).not.toContain('no approval is requested');
     // Nothing of the refused decision was recorded; the decision made once the run waits is the one that counts.
     expect((await real.events(runId)).filter((e) => e.type === 'tool-approval-response')).toHaveLength(0);

@@ -162,7 +162,7 @@ function conflictMessage(args: ConstructorParameters<typeof DecisionConflictErro
     case 'unknown-run':
       return `run "${args.runId}" does not exist`;
     case 'run-executing':
-      return `run "${args.runId}" is executing${args.executingSince ? ` (since ${args.executingSince.toISOString()})` : ''} and waits for no decision now; decide when it waits again`;
+      return `run "${args.runId}" is running${args.executingSince ? ` (its invocation began ${args.executingSince.toISOString()})` : ''} and waits for no decision now (executing, or stopped mid-run until it is resumed); decide when it waits again`;
     case 'unknown-call':
       return `${subject} is not waiting for this decision${args.detail ? ` (${args.detail})` : ''}`;
     case 'expired':

@@ -117,7 +117,7 @@ describeEachJournal('provideToolResult', (target) => {
     try {
       const refusal = await journal.provideToolResult({ runId, toolCallId: 'call-geo', output: OUTPUT, by: 'a@acme' }).catch((e: unknown) => e);
       expect(refusal).toMatchObject({ name: 'DecisionConflictError', reason: 'run-executing', executingSince: start.at });
-      expect((refusal as Error).message).toContain(`is executing (since ${start.at.toISOString()})`);
+      expect((refusal as Error).message).toContain(`is running (its invocation began ${start.at.toISOString()})`);
     } finally {
       await hold.release();
     }
