@@ -214,7 +214,12 @@ async function run(command: RunCommand): Promise<Answer> {
         return fetch(input, init);
       },
     });
-    const tools = scenarioTools(scenario, command.serviceUrl, (toolName) => boundary(`in-execute:${toolName}`));
+    const tools = scenarioTools(
+      scenario,
+      command.serviceUrl,
+      (toolName) => boundary(`in-execute:${toolName}`),
+      (toolName) => write({ kind: 'perform', toolName }),
+    );
     const options = scenarioOptions(scenario, {
       invocation: command.invocation,
       policy: (toolCallId, decision) => write({ kind: 'policy', toolCallId, decision }),

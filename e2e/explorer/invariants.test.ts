@@ -152,10 +152,12 @@ describe('the explorer judge', () => {
     expect(violations(evidence)).toMatch(/run-suspend at seq 6 waits for c-refund, decided at seq 5/);
   });
 
-  it('a side effect started after the run was canceled is a violation', () => {
+  it('a side effect whose work begins after a cancel the journal accepted is a violation', () => {
     const evidence = clean();
-    insert(evidence, 3, { type: 'run-cancel', payload: { by: 'x' } });
-    expect(violations(evidence)).toMatch(/call c-refund started \(seq 6\) after the run was canceled \(seq 4\)/);
+    evidence.log.push({ pid: 2, kind: 'perform', toolName: 'refund' });
+    expect(violations(evidence)).not.toMatch(/after a cancel/);
+    evidence.log.push({ pid: 3, kind: 'operator', action: 'cancel', result: 'accepted', race: true }, { pid: 3, kind: 'perform', toolName: 'refund' });
+    expect(violations(evidence)).toMatch(/process 3 began refund's side effect after a cancel the journal accepted \(process 3\)/);
   });
 
   it('model steps numbered by attempts (a retry shifting them) are a violation', () => {

@@ -8,7 +8,7 @@
  *   - every idempotency key the outside world saw was started in the journal (a tool-call-start);
  *   - no call a person rejected or a policy denied ever executes;
  *   - every operator request the journal accepted is in the journal (no decision lost), no run suspends
- *     to wait for a decision already journaled, and a canceled run starts no side effect after its cancel;
+ *     to wait for a decision already journaled, and no side effect's work begins after an accepted cancel;
  *   - sequence numbers 1..n, no event twice, none over the event limit, the run settled (completed, or
  *     canceled by an accepted cancel);
  *   - model steps 0..n-1, each the answer the model server gave for that step (a retried attempt is the
@@ -133,12 +133,20 @@ function noWaitForDecided({ journal }: Evidence, check: Check): void {
   }
 }
 
-/** A canceled run starts no side effect after its cancel is journaled. */
-function nothingAfterCancel({ journal }: Evidence, check: Check): void {
-  const cancel = journal.events.find((e) => e.type === 'run-cancel');
-  if (!cancel) return;
-  const late = journal.events.find((e) => e.seq > cancel.seq && e.type === 'tool-call-start');
-  check(late === undefined, () => `call ${late?.payload.toolCallId} started (seq ${late?.seq}) after the run was canceled (seq ${cancel.seq})`);
+/**
+ * No side effect's work begins after a cancel the journal accepted (the schedule log is in order: every
+ * process appends to it synchronously, and the operator's line is written when the journal answered).
+ * A start journaled after the cancel is allowed: the runtime records it and then does not do the work.
+ */
+function nothingAfterCancel({ log }: Evidence, check: Check): void {
+  let canceledBy: number | undefined;
+  for (const line of log) {
+    if (line.kind === 'operator' && line.action === 'cancel' && line.result === 'accepted') canceledBy ??= line.pid;
+    if (line.kind === 'perform' && canceledBy !== undefined) {
+      const by = canceledBy;
+      check(false, () => `process ${line.pid} began ${line.toolName}'s side effect after a cancel the journal accepted (process ${by})`);
+    }
+  }
 }
 
 /** Every operator request the journal accepted is in the journal: no decision lost. */

@@ -104,5 +104,7 @@ export type LogEntry =
       detail?: string;
       race: boolean;
     }
-  | { kind: 'terminated'; sessions: number };
+  | { kind: 'terminated'; sessions: number }
+  /** A side effect's request to the outside service is about to leave (the work begins). */
+  | { kind: 'perform'; toolName: string };
 export type LogLine = LogEntry & { pid: number };

@@ -277,8 +277,15 @@ export function scenarioOptions(
 }
 
 /** The tools of every scenario (a run's start input names its tools, so each scenario gets only its own). */
-export function scenarioTools(scenario: Scenario, serviceUrl: string, answered: (toolName: string) => void | Promise<void>): Record<string, Tool> {
+export function scenarioTools(
+  scenario: Scenario,
+  serviceUrl: string,
+  answered: (toolName: string) => void | Promise<void>,
+  /** Called right before a side effect's request leaves: when the work began. */
+  performing: (toolName: string) => void = () => {},
+): Record<string, Tool> {
   const perform = async (toolName: string, kind: string, input: unknown, key: string | undefined): Promise<OpResult> => {
+    performing(toolName);
     const res = await fetch(`${serviceUrl}/op/${kind}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'Idempotency-Key': key ?? '' },
