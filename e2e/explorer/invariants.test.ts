@@ -152,12 +152,16 @@ describe('the explorer judge', () => {
     expect(violations(evidence)).toMatch(/run-suspend at seq 6 waits for c-refund, decided at seq 5/);
   });
 
-  it('a side effect whose work begins after a cancel the journal accepted is a violation', () => {
+  it('a side effect started after a cancel the journal accepted that still does its work is a violation', () => {
     const evidence = clean();
-    evidence.log.push({ pid: 2, kind: 'perform', toolName: 'refund' });
+    const start = { pid: 3, kind: 'boundary', label: 'after:tool-call-start(refund)' } as const;
+    const cancel = { pid: 3, kind: 'operator', action: 'cancel', result: 'accepted', race: true } as const;
+    const perform = { pid: 3, kind: 'perform', toolName: 'refund' } as const;
+    // Started before the cancel: a race the judge leaves alone.
+    evidence.log.push(start, cancel, perform);
     expect(violations(evidence)).not.toMatch(/after a cancel/);
-    evidence.log.push({ pid: 3, kind: 'operator', action: 'cancel', result: 'accepted', race: true }, { pid: 3, kind: 'perform', toolName: 'refund' });
-    expect(violations(evidence)).toMatch(/process 3 began refund's side effect after a cancel the journal accepted \(process 3\)/);
+    evidence.log.push(start, perform);
+    expect(violations(evidence)).toMatch(/process 3 did refund's side effect, started after a cancel the journal accepted \(process 3\)/);
   });
 
   it('model steps numbered by attempts (a retry shifting them) are a violation', () => {

@@ -8,7 +8,7 @@
  *   - every idempotency key the outside world saw was started in the journal (a tool-call-start);
  *   - no call a person rejected or a policy denied ever executes;
  *   - every operator request the journal accepted is in the journal (no decision lost), no run suspends
- *     to wait for a decision already journaled, and no side effect's work begins after an accepted cancel;
+ *     to wait for a decision already journaled, and no side effect started after an accepted cancel is done;
  *   - sequence numbers 1..n, no event twice, none over the event limit, the run settled (completed, or
  *     canceled by an accepted cancel);
  *   - model steps 0..n-1, each the answer the model server gave for that step (a retried attempt is the
@@ -134,19 +134,22 @@ function noWaitForDecided({ journal }: Evidence, check: Check): void {
 }
 
 /**
- * No side effect's work begins after a cancel the journal accepted (the schedule log is in order: every
- * process appends to it synchronously, and the operator's line is written when the journal answered).
- * A start journaled after the cancel is allowed: the runtime records it and then does not do the work.
+ * No side effect whose start was journaled after a cancel the journal accepted does its work (the
+ * schedule log is in order: every process appends to it synchronously; the operator's line is written
+ * when the journal answered). A start journaled after the cancel is the runtime's record of work it then
+ * does not do; work whose start was durable before the cancel may race it and is not judged here.
  */
 function nothingAfterCancel({ log }: Evidence, check: Check): void {
-  let canceledBy: number | undefined;
-  for (const line of log) {
-    if (line.kind === 'operator' && line.action === 'cancel' && line.result === 'accepted') canceledBy ??= line.pid;
-    if (line.kind === 'perform' && canceledBy !== undefined) {
-      const by = canceledBy;
-      check(false, () => `process ${line.pid} began ${line.toolName}'s side effect after a cancel the journal accepted (process ${by})`);
+  let cancel: { index: number; pid: number } | undefined;
+  const lastStart = new Map<number, number>();
+  log.forEach((line, index) => {
+    if (line.kind === 'operator' && line.action === 'cancel' && line.result === 'accepted') cancel ??= { index, pid: line.pid };
+    if (line.kind === 'boundary' && line.label.startsWith('after:') && line.label.includes('tool-call-start(')) lastStart.set(line.pid, index);
+    if (line.kind === 'perform' && cancel !== undefined && cancel.index < (lastStart.get(line.pid) ?? -1)) {
+      const by = cancel.pid;
+      check(false, () => `process ${line.pid} did ${line.toolName}'s side effect, started after a cancel the journal accepted (process ${by})`);
     }
-  }
+  });
 }
 
 /** Every operator request the journal accepted is in the journal: no decision lost. */
