@@ -176,7 +176,10 @@ export type JournalEvent =
     }
   | {
       type: 'replay-mismatch';
-      /** 'model-call' (the step's input differs from the recorded one) or 'tool-arguments'. */
+      /**
+       * 'model-call': the step's input differs from the recorded one. 'tool-arguments' (older runs only): a
+       * replayed call's arguments were derived differently; replays now run the recorded arguments (call-identity.ts).
+       */
       kind: 'model-call' | 'tool-arguments';
       step?: number;
       toolCallId?: string;

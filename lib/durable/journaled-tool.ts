@@ -61,8 +61,6 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       const running = session.inFlight.get(key);
       if (running) await running.catch(() => undefined);
       let op = session.state.operations.get(key);
-      // A provided result records no arguments: nothing to compare.
-      if (op && op.input !== undefined) await session.compareArguments({ toolCallId, toolName, recorded: op.input, given });
       if (op?.result) return replay({ session, op, toolCallId, toolName });
       if (!execute) throw new JournalDataError(`Tool ${toolName} has no execute and no result was provided for call ${toolCallId}.`);
       if (session.canceled) throw new RunCanceledError({ runId: session.runId });

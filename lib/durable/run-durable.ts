@@ -48,8 +48,7 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * A replayed model call whose input differs from the recorded one (a system prompt with today's date,
    * a prepareStep that is not deterministic) is journaled as `replay-mismatch` and replay goes on; with
    * strictReplay it is fatal: RunDivergedError. Default false. A replayed tool call whose arguments the
-   * SDK derives differently (a computed default) is journaled the same way and never fatal: the recorded
-   * arguments and key are the call's.
+   * SDK derives differently (a computed default) is no divergence: the recorded arguments and key are the call's.
    */
   strictReplay?: boolean;
   /** The registered agent this run belongs to, recorded in its start input (set by the executor layer). */

@@ -47,9 +47,7 @@ export class RunSession {
 
   /** Journals a replay that asks differently from what was recorded (once per subject); fatal with strictReplay. */
   async replayMismatch(event: Extract<JournalEvent, { type: 'replay-mismatch' }>, field: string): Promise<void> {
-    // Tool arguments derived again differently are harmless (the recorded ones are used: call-identity.ts),
-    // so only a model call asked differently is fatal under strictReplay.
-    if (this.strictReplay && event.kind === 'model-call') {
+    if (this.strictReplay) {
       const error = new RunDivergedError({ runId: this.runId, differences: [{ field, recorded: event.recorded, given: event.given }], replay: true });
       this.fatal ??= error;
       throw error;
@@ -58,20 +56,6 @@ export class RunSession {
     if (this.mismatched.has(subject)) return;
     this.mismatched.add(subject);
     await this.append(event);
-  }
-
-  /**
-   * A replayed tool call whose arguments, derived again by the SDK, differ from the recorded ones (a
-   * computed default, a transform): journaled once, never fatal; the recorded arguments are the call's.
-   */
-  async compareArguments(args: { toolCallId: string; toolName: string; recorded: unknown; given: unknown }): Promise<void> {
-    const recorded = canonicalJson(encodeJson(args.recorded));
-    const given = canonicalJson(encodeJson(args.given));
-    if (recorded === given) return;
-    await this.replayMismatch(
-      { type: 'replay-mismatch', kind: 'tool-arguments', toolCallId: args.toolCallId, recorded, given },
-      `arguments of ${args.toolCallId}`,
-    );
   }
 
   async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
