@@ -108,6 +108,23 @@ suite(`the hold session across a long call [postgres]${DATABASE_URL ? '' : ' (sk
     }
   });
 
+  it(`under the role's idle_session_timeout the pool closes idle connections before the server does: statements sent as the server's ${IDLE_MS} ms run out all succeed`, async () => {
+    const storage = new PostgresStorage({ connectionString: roleUrl(), max: 2 });
+    const runId = uniqueRunId('idle-pool');
+    const failures: string[] = [];
+    try {
+      await storage.runs.getRun(runId);
+      for (let i = 0; i < 24; i++) {
+        // Around the server's timeout: before the fix some of these met a connection the server had just ended.
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS - 30 + ((i * 7) % 60)));
+        await storage.runs.getRun(runId).catch((error: unknown) => failures.push(String((error as { code?: string }).code ?? error)));
+      }
+    } finally {
+      await storage.close();
+    }
+    expect(failures).toEqual([]);
+  });
+
   it(`a side effect taking ${CALL_MS} ms under a role idle_session_timeout of ${IDLE_MS} ms completes, performed once`, async () => {
     const outcome = await slowRun({ connectionString: roleUrl() });
     expect(outcome.error).toBeUndefined();

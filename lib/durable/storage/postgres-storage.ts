@@ -61,7 +61,7 @@ type Role = 'gnl' | 'gnl-holds' | 'gnl-listen';
 export class PostgresStorage {
   readonly kind = 'postgres' as const;
   readonly runs: LiveJournal;
-  private readonly client: postgres.Sql;
+  private client: postgres.Sql;
   private readonly holds: AdvisoryLockHolds;
   private readonly journal: SqlJournal;
   private ready: Promise<{ orm: TransactionalDb; sql: SqlDriver }> | undefined;
@@ -107,6 +107,7 @@ export class PostgresStorage {
 
   private migrated(): Promise<{ orm: TransactionalDb; sql: SqlDriver }> {
     this.ready ??= (async () => {
+      await this.closeIdleBeforeTheServer();
       const orm = drizzle({ client: this.client });
       await migrate(orm);
       return { orm, sql: postgresDriver(this.client) };
@@ -115,6 +116,23 @@ export class PostgresStorage {
       throw error;
     });
     return this.ready;
+  }
+
+  /**
+   * A server (or role, or database) `idle_session_timeout` ends pool connections that sit idle, and a
+   * statement sent on one in the instant the server ends it fails (CONNECTION_CLOSED) instead of running.
+   * So the pool closes its own idle connections first, at half the server's timeout (or the caller's
+   * smaller `clientOptions.idle_timeout`). Read once, before the first statement of this storage; the
+   * hold session and the listener exempt themselves instead (session-settings.ts).
+   */
+  private async closeIdleBeforeTheServer(): Promise<void> {
+    const timeoutMs = await serverIdleSessionTimeoutMs(this.client);
+    if (timeoutMs <= 0) return;
+    const ownS = this.options.clientOptions?.idle_timeout;
+    const idle_timeout = Math.min(timeoutMs / 2000, ownS && ownS > 0 ? ownS : Number.POSITIVE_INFINITY);
+    const old = this.client;
+    this.client = this.connect('gnl', { max: this.options.max ?? 10, idle_timeout });
+    await old.end({ timeout: 5 });
   }
 
   /** Resolves when every live notification announced so far was sent (tests, benchmarks, shutdown). */
@@ -140,4 +158,13 @@ export class PostgresStorage {
       connection: { ...(named ? {} : { application_name: role }), ...extra.connection },
     });
   }
+}
+
+/** The idle_session_timeout that applies to this client's sessions, in ms (0: none, or a server before 14 that has none). */
+async function serverIdleSessionTimeoutMs(client: postgres.Sql): Promise<number> {
+  const [row] = await client<{ setting: string; unit: string | null }[]>`select setting, unit from pg_settings where name = 'idle_session_timeout'`;
+  if (!row) return 0;
+  const value = Number(row.setting);
+  const perUnit: Record<string, number> = { ms: 1, s: 1000, min: 60_000 };
+  return Number.isFinite(value) && value > 0 ? value * (perUnit[row.unit ?? 'ms'] ?? 1) : 0;
 }
