@@ -110,6 +110,24 @@ export function classSchedules(censuses: readonly Census[]): PlannedSchedule[] {
   });
 }
 
+/** Each boundary class once, spread over the scenarios: taken boundary by boundary, round-robin over the scenarios. */
+export function spreadClassSchedules(censuses: readonly Census[]): PlannedSchedule[] {
+  const seen = new Set<string>();
+  const plans: PlannedSchedule[] = [];
+  const longest = Math.max(...censuses.map((c) => c.boundaries.length));
+  for (let index = 0; index < longest; index++) {
+    for (const c of censuses) {
+      const label = c.boundaries[index];
+      if (label === undefined) continue;
+      const cls = `${boundaryClass(label)}`;
+      if (seen.has(cls)) continue;
+      seen.add(cls);
+      plans.push({ scenario: c.scenario, kills: [index] });
+    }
+  }
+  return plans;
+}
+
 /**
  * A few schedules with two and three crashes in a row: die inside the side effect, then kill the
  * resumer at its first boundary (before its run-resume), or at its second and the next one at its third.

@@ -26,40 +26,22 @@ import {
   formatTotals,
   multiCrashSchedules,
   openExplorer,
-  type PlannedSchedule,
   randomSchedules,
   runAll,
   runnableScenarios,
+  spreadClassSchedules,
   totalsOf,
 } from './explore';
 import { FAULT_FAMILIES } from './faults';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
 import type { ScheduleResult } from './schedule';
-import { IDLE_SESSION_TIMEOUT_MS, SCENARIOS } from './scenarios';
+import { IDLE_SESSION_TIMEOUT_MS } from './scenarios';
 
 /** The seed of quick mode's random schedules (fixed: a failure replays with it). */
 const QUICK_SEED = 20261201;
 const QUICK_RANDOM = 8;
 /** PGlite's census: the base family and the agents its fault schedules use. */
 const PGLITE_CENSUS = new Set<string>(['base', 'many-steps', 'client-tool']);
-
-/** Each boundary class once, spread over the scenarios: taken boundary by boundary, round-robin over the scenarios. */
-function spreadClassSchedules(censuses: readonly Census[]): PlannedSchedule[] {
-  const seen = new Set<string>();
-  const plans: PlannedSchedule[] = [];
-  const longest = Math.max(...censuses.map((c) => c.boundaries.length));
-  for (let index = 0; index < longest; index++) {
-    for (const c of censuses) {
-      const label = c.boundaries[index];
-      if (label === undefined) continue;
-      const cls = `${boundaryClass(label)}`;
-      if (seen.has(cls)) continue;
-      seen.add(cls);
-      plans.push({ scenario: c.scenario, kills: [index] });
-    }
-  }
-  return plans;
-}
 
 // Generous: the machines that run the suite are shared; nothing here is timed.
 const TIMEOUT_MS = 60 * 60_000;
