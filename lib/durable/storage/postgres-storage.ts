@@ -121,7 +121,7 @@ export class PostgresStorage {
   /**
    * A server (or role, or database) `idle_session_timeout` ends pool connections that sit idle, and a
    * statement sent on one in the instant the server ends it fails (CONNECTION_CLOSED) instead of running.
-   * So the pool closes its own idle connections first, at half the server's timeout (or the caller's
+   * So the pool closes its own idle connections first, at a quarter of the server's timeout (or the caller's
    * smaller `clientOptions.idle_timeout`). Read once, before the first statement of this storage; the
    * hold session and the listener exempt themselves instead (session-settings.ts).
    */
@@ -129,7 +129,8 @@ export class PostgresStorage {
     const timeoutMs = await serverIdleSessionTimeoutMs(this.client);
     if (timeoutMs <= 0) return;
     const ownS = this.options.clientOptions?.idle_timeout;
-    const idle_timeout = Math.min(timeoutMs / 2000, ownS && ownS > 0 ? ownS : Number.POSITIVE_INFINITY);
+    // A quarter, not half: a busy event loop fires the client's timer late, and the server's never is.
+    const idle_timeout = Math.min(timeoutMs / 4000, ownS && ownS > 0 ? ownS : Number.POSITIVE_INFINITY);
     const old = this.client;
     this.client = this.connect('gnl', { max: this.options.max ?? 10, idle_timeout });
     await old.end({ timeout: 5 });
