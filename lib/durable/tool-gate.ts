@@ -34,6 +34,8 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
 
     let approval = state.approvals.get(toolCallId);
     if (approval?.decision && !approval.decision.approved) {
+      // A policy's denial replays exactly as the policy gave it (the model saw that, and the next step's prompt hash holds it).
+      if (approval.decision.by === 'policy') return { type: 'denied', ...(approval.decision.reason ? { reason: approval.decision.reason } : {}) };
       return { type: 'denied', reason: approval.decision.reason ?? `Rejected by ${approval.decision.by}.` };
     }
     const op = state.operations.get(key);
@@ -87,12 +89,15 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
     }
     // May execute: the journaled tool applies the rule again if the key moves before it runs (a twin).
     session.cleared.set(key, state.operations.get(key)?.attempts ?? 0);
-    return policyApproved(approval) ? { type: 'approved' } : { type: 'not-applicable' };
+    return policyApproval(approval) ?? { type: 'not-applicable' };
   };
 }
 
-function policyApproved(approval: ApprovalState | undefined): boolean {
-  return approval?.decision?.approved === true && approval.decision.by === 'policy';
+/** A policy's recorded approval, as the policy gave it (reason included), so replays offer the model the same step. */
+function policyApproval(approval: ApprovalState | undefined): ToolApprovalStatus | undefined {
+  const decision = approval?.decision;
+  if (decision?.approved !== true || decision.by !== 'policy') return undefined;
+  return { type: 'approved', ...(decision.reason ? { reason: decision.reason } : {}) };
 }
 
 /** The SDK's precedence: the call's toolApproval first, then gnlTool's needsApproval, then the tool's own. */

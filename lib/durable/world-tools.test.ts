@@ -109,6 +109,23 @@ describeEachJournal('tools as the world writes them', (target) => {
     expect(JSON.stringify(resumed.prompts.at(-1))).toContain('over the limit');
   });
 
+  for (const decided of [{ type: 'denied' } as const, { type: 'approved', reason: 'small amount' } as const]) {
+    it(`a policy's ${decided.type} (${'reason' in decided ? 'with' : 'without'} a reason) replays exactly as given: the next step is asked the same, even with strictReplay`, async () => {
+      const runId = uniqueRunId();
+      const ledger = new Ledger();
+      const tools = { refund: refundTool(ledger) };
+      const script = (step: number): ScriptedStep => (step === 0 ? callRefund('c1', { orderId: 'o_1', amount: 5 }) : { text: 'Done.' });
+      const toolApproval = () => decided;
+      expect((await runDurable({ runId, journal, model: interruptedModel(script).model, tools, toolApproval, prompt: 'x' })).status).toBe('completed');
+      const replay = interruptedModel(script);
+      const result = await runDurable({ runId, journal, model: replay.model, tools, toolApproval, prompt: 'x', strictReplay: true });
+      expect(result.status).toBe('completed');
+      expect(replay.calls()).toBe(0);
+      expect(ledger.total).toBe(decided.type === 'approved' ? 1 : 0);
+      expect((await journal.events(runId)).filter((e) => e.type === 'replay-mismatch')).toEqual([]);
+    });
+  }
+
   it("a repaired call under 'args': the repair runs once, and the resume keys and runs nothing again", async () => {
     const runId = uniqueRunId();
     const ledger = new Ledger();
