@@ -268,7 +268,14 @@ async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<R
     if (RESUMABLE.has(name)) return { outcome: 'failed', name, message: (error as Error).message.slice(0, 500) };
     // A connection the server ended (idle_session_timeout, a restart) surfacing as a driver error: the run is resumable, the explorer says what it was.
     const code = String((error as { code?: unknown }).code ?? '');
-    if (CONNECTION_CODES.has(code)) return { outcome: 'failed', name: 'ConnectionError', message: `${code}: ${(error as Error).message}`.slice(0, 500) };
+    if (CONNECTION_CODES.has(code)) {
+      // Where it failed: postgres.js appends the caller's stack and names the statement.
+      const where = `${String((error as { query?: string }).query ?? '').slice(0, 100)} ${String((error as Error).stack)
+        .split('\n')
+        .slice(1, 12)
+        .join(' | ')}`;
+      return { outcome: 'failed', name: 'ConnectionError', message: `${code}: ${(error as Error).message} (${where})`.slice(0, 2000) };
+    }
     throw error;
   }
 }

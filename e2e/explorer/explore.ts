@@ -252,6 +252,16 @@ export function familySchedules(censuses: readonly Census[], journal: JournalTar
     add('side-effect', [inside], { races: [{ invocation: 1, boundary: 0, action: 'resolve' }] });
     add('side-effect', [inside], { races: [{ invocation: 1, boundary: 0, action: 'resume' }] });
   }
+  // Issue 11's replay defects, each at the boundary that shows it: a journaled policy denial replayed, a
+  // repair done again, equal-args twins with an unknown outcome, a computed default derived again.
+  const killAt = (scenario: string, label: (l: string) => boolean) => {
+    const at = boundaryOf(scenario, label);
+    if (at >= 0) add(scenario, [at], {});
+  };
+  killAt('policy-flip', (l) => l === 'before:run-complete');
+  killAt('repaired', (l) => l === 'in-execute:memo');
+  killAt('twins', (l) => l === 'after:tool-call-start(note)');
+  killAt('zod-default', (l) => l === 'after:tool-call-start(stamp)');
   if (journal === 'postgres') {
     add('side-effect', [], { terminateHold: { invocation: 0 } });
     add('check', [], { terminateHold: { invocation: 0 } });
