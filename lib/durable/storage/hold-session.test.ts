@@ -125,6 +125,22 @@ suite(`the hold session across a long call [postgres]${DATABASE_URL ? '' : ' (sk
     expect(failures).toEqual([]);
   });
 
+  it(`a process too busy to fire its own idle timer (the event loop blocked ${IDLE_MS * 2} ms) still finds its pool connection: the server does not end it`, async () => {
+    const storage = new PostgresStorage({ connectionString: roleUrl(), max: 1 });
+    const runId = uniqueRunId('idle-starved');
+    try {
+      await storage.runs.getRun(runId);
+      for (let i = 0; i < 3; i++) {
+        // Synchronous work: no timer of this process can fire, the server's idle timer does.
+        const until = Date.now() + IDLE_MS * 2;
+        while (Date.now() < until) {}
+        await expect(storage.runs.getRun(runId)).resolves.toBeUndefined();
+      }
+    } finally {
+      await storage.close();
+    }
+  });
+
   it(`a side effect taking ${CALL_MS} ms under a role idle_session_timeout of ${IDLE_MS} ms completes, performed once`, async () => {
     const outcome = await slowRun({ connectionString: roleUrl() });
     expect(outcome.error).toBeUndefined();

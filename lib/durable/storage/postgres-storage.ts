@@ -121,18 +121,33 @@ export class PostgresStorage {
   /**
    * A server (or role, or database) `idle_session_timeout` ends pool connections that sit idle, and a
    * statement sent on one in the instant the server ends it fails (CONNECTION_CLOSED) instead of running.
-   * So the pool closes its own idle connections first, at a quarter of the server's timeout (or the caller's
-   * smaller `clientOptions.idle_timeout`). Read once, before the first statement of this storage; the
-   * hold session and the listener exempt themselves instead (session-settings.ts).
+   * A busy process fires its own idle timer late; the server never does. So, read once before the first
+   * statement of this storage: the pool closes its idle connections itself, at a quarter of the server's
+   * timeout (or the caller's smaller `clientOptions.idle_timeout`), honouring what the setting is for, and
+   * its sessions ask the server not to end them (`-c idle_session_timeout=0` in the startup options) so a
+   * late timer never meets a closed connection. A pooler that refuses the parameter (pgbouncer without
+   * it in ignore_startup_parameters) gets the client-side timeout alone. The hold session and the
+   * listener exempt themselves in their own statements (session-settings.ts).
    */
   private async closeIdleBeforeTheServer(): Promise<void> {
     const timeoutMs = await serverIdleSessionTimeoutMs(this.client);
     if (timeoutMs <= 0) return;
     const ownS = this.options.clientOptions?.idle_timeout;
-    // A quarter, not half: a busy event loop fires the client's timer late, and the server's never is.
     const idle_timeout = Math.min(timeoutMs / 4000, ownS && ownS > 0 ? ownS : Number.POSITIVE_INFINITY);
+    const max = this.options.max ?? 10;
     const old = this.client;
-    this.client = this.connect('gnl', { max: this.options.max ?? 10, idle_timeout });
+    // `options -c`, not a plain startup parameter: a plain one loses to a role's ALTER ROLE … SET (tested).
+    const own = this.options.clientOptions?.connection?.options;
+    const options = `${typeof own === 'string' && own ? `${own} ` : ''}-c idle_session_timeout=0`;
+    const exempt = this.connect('gnl', { max, idle_timeout, connection: { options } });
+    try {
+      await exempt`select 1`;
+      this.client = exempt;
+    } catch {
+      // The startup parameter was refused (a pooler that does not pass it on): the client-side timeout alone.
+      await exempt.end({ timeout: 1 });
+      this.client = this.connect('gnl', { max, idle_timeout });
+    }
     await old.end({ timeout: 5 });
   }
 
@@ -156,7 +171,7 @@ export class PostgresStorage {
       onnotice: () => {},
       ...extra,
       ...options,
-      connection: { ...(named ? {} : { application_name: role }), ...extra.connection },
+      connection: { ...(named ? {} : { application_name: role }), ...extra.connection, ...options.connection },
     });
   }
 }
