@@ -30,7 +30,8 @@ export interface ApprovalState {
   input: unknown;
   requestedAt: string;
   expiresAt?: string;
-  decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean };
+  /** `policy`: decided by the toolApproval policy, not a person (the event named the call itself). */
+  decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean; policy?: boolean };
 }
 
 export class RunState {
@@ -157,7 +158,7 @@ export class RunState {
           this.approvals.get(event.toolCallId) ??
           (event.policy ? { toolName: event.policy.toolName, input: event.policy.input, requestedAt: event.at.toISOString() } : undefined);
         if (!approval) return;
-        approval.decision = { approved: event.approved, by: event.by, reason: event.reason };
+        approval.decision = { approved: event.approved, by: event.by, reason: event.reason, ...(event.policy ? { policy: true } : {}) };
         this.approvals.set(event.toolCallId, approval);
         if (event.policy) this.recordInput(event.toolCallId, event.policy.input);
         return;

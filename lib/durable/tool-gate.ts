@@ -35,7 +35,7 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
     let approval = state.approvals.get(toolCallId);
     if (approval?.decision && !approval.decision.approved) {
       // A policy's denial replays exactly as the policy gave it (the model saw that, and the next step's prompt hash holds it).
-      if (approval.decision.by === 'policy') return { type: 'denied', ...(approval.decision.reason ? { reason: approval.decision.reason } : {}) };
+      if (approval.decision.policy) return { type: 'denied', ...(approval.decision.reason ? { reason: approval.decision.reason } : {}) };
       return { type: 'denied', reason: approval.decision.reason ?? `Rejected by ${approval.decision.by}.` };
     }
     const op = state.operations.get(key);
@@ -96,7 +96,7 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
 /** A policy's recorded approval, as the policy gave it (reason included), so replays offer the model the same step. */
 function policyApproval(approval: ApprovalState | undefined): ToolApprovalStatus | undefined {
   const decision = approval?.decision;
-  if (decision?.approved !== true || decision.by !== 'policy') return undefined;
+  if (decision?.approved !== true || !decision.policy) return undefined;
   return { type: 'approved', ...(decision.reason ? { reason: decision.reason } : {}) };
 }
 
