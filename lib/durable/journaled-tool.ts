@@ -58,20 +58,22 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       session.throwIfFatal();
       const { toolCallId } = callOptions;
       const { key, input } = callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options });
-      const running = session.inFlight.get(key);
-      if (running) await running.catch(() => undefined);
-      let op = session.state.operations.get(key);
-      if (op?.result) return replay({ session, op, toolCallId, toolName });
-      if (!execute) throw new JournalDataError(`Tool ${toolName} has no execute and no result was provided for call ${toolCallId}.`);
-      if (session.canceled) throw new RunCanceledError({ runId: session.runId });
-      if (op?.inFlight && op.sideEffect && op.attempts > (session.cleared.get(key) ?? 0)) {
-        // A twin under the same key ran since the gate let this call through and left its outcome unknown.
-        const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
-        op = session.state.operations.get(key) as ToolOperation;
-        if (verdict === 'settled') return replay({ session, op, toolCallId, toolName });
-        if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
-      }
-      const work = attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions });
+      // One execution per key at a time: a twin waits for the one running, then for any that started meanwhile.
+      for (let running = session.inFlight.get(key); running; running = session.inFlight.get(key)) await running.catch(() => undefined);
+      const work = (async () => {
+        let op = session.state.operations.get(key);
+        if (op?.result) return replay({ session, op, toolCallId, toolName });
+        if (!execute) throw new JournalDataError(`Tool ${toolName} has no execute and no result was provided for call ${toolCallId}.`);
+        if (session.canceled) throw new RunCanceledError({ runId: session.runId });
+        if (op?.inFlight && op.sideEffect && op.attempts > (session.cleared.get(key) ?? 0)) {
+          // A twin under the same key ran since the gate let this call through and left its outcome unknown.
+          const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+          op = session.state.operations.get(key) as ToolOperation;
+          if (verdict === 'settled') return replay({ session, op, toolCallId, toolName });
+          if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
+        }
+        return attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions });
+      })();
       session.inFlight.set(key, work);
       try {
         return await work;
