@@ -5,10 +5,8 @@
  * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
  * as a tool error).
  */
-import { canonicalJson } from './canonical-json';
 import { JournalDataError, RunDivergedError, type ToolCallFailedError } from './errors';
 import { assertEventRoom, MAX_EVENTS_PER_RUN } from './event-limit';
-import { encodeJson } from './json-codec';
 import type { JournalEvent, PendingItem, RecordedEvent } from './events';
 import type { RunHold } from './journal';
 import type { RunState } from './run-state';
