@@ -11,7 +11,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { Ledger } from '@/tests/support/refund-agent';
+import { Ledger, leaveRefundInFlight, refundAgent } from '@/tests/support/refund-agent';
 import { type ScriptedStep, stepResult } from '@/tests/support/scripted-model';
 import { gnlTool, type GnlToolOptions, runDurable } from './index';
 
@@ -125,6 +125,24 @@ describeEachJournal('tools as the world writes them', (target) => {
       expect((await journal.events(runId)).filter((e) => e.type === 'replay-mismatch')).toEqual([]);
     });
   }
+
+  it("a side effect that died in flight is blocked on resume even when the policy answers 'approved': a policy never bypasses the unknown-outcome rule", async () => {
+    const runId = uniqueRunId();
+    await leaveRefundInFlight(journal, runId);
+    const agent = refundAgent({ sideEffect: true });
+    const error = await failed(
+      runDurable({
+        runId,
+        journal,
+        model: agent.scripted.model,
+        tools: agent.tools,
+        toolApproval: () => ({ type: 'approved' }) as const,
+        prompt: 'Refund o_17',
+      }),
+    );
+    expect(error).toMatchObject({ name: 'SideEffectRetryBlockedError', toolCallId: 'call-refund' });
+    expect(agent.ledger.total).toBe(0);
+  });
 
   it("a repaired call under 'args': the repair runs once, and the resume keys and runs nothing again", async () => {
     const runId = uniqueRunId();
