@@ -60,6 +60,8 @@ interface Active {
   claim: Claim;
   stop: StopReason | undefined;
   done: Promise<void>;
+  /** The invocation ended and its lease is being given back: a heartbeat that no longer finds it held is not a lost lease. */
+  finishing?: boolean;
 }
 
 const TAKEOVER_ATTEMPTS = 20;
@@ -270,6 +272,7 @@ export class Executor {
     const settled = invocation.kind === 'settled';
     // If the lease cannot be released (the database is unreachable), the invocation's end is still
     // reported, with that error beside it; the lease expires by itself and the run is claimed again.
+    active.finishing = true;
     const released = await queue
       .finish({
         runId: claim.runId,
@@ -302,7 +305,7 @@ export class Executor {
       const held = await this.resolved.queue.heartbeat(this.owner, ids, this.leaseMs);
       for (const runId of ids) {
         const active = this.active.get(runId);
-        if (!active || held.has(runId) || active.stop === 'lease-lost') continue;
+        if (!active || active.finishing || held.has(runId) || active.stop === 'lease-lost') continue;
         active.stop = 'lease-lost';
         this.emit({ type: 'lease-lost', runId });
       }
