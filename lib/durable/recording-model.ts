@@ -29,12 +29,14 @@ export function recordingModel(model: LanguageModelV4, session: RunSession): Lan
 }
 
 function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
+  // Every step's prompt repeats every earlier call: each call's arguments are compared once, not once per step.
+  const decided: Decided = new WeakMap();
   return {
     specificationVersion: 'v4',
     // The SDK re-parses replayed calls and sends those arguments back in the prompt; a computed default or
     // a transform can make them differ from what ran. The prompt carries the recorded arguments instead,
     // so the model sees what really ran, and the request hash compares like with like.
-    transformParams: async ({ params }) => withRecordedArguments(params, session.state.inputOfCall),
+    transformParams: async ({ params }) => withRecordedArguments(params, session.state.inputOfCall, decided),
     wrapGenerate: async ({ doGenerate, model, params }) => {
       session.throwIfFatal();
       const step = session.stepNumber;
@@ -99,14 +101,24 @@ function journaledResult(result: LanguageModelV4GenerateResult): LanguageModelV4
   return { ...rest, response: responseMeta };
 }
 
-function withRecordedArguments(params: LanguageModelV4CallOptions, recorded: ReadonlyMap<string, unknown>): LanguageModelV4CallOptions {
+/** The arguments a prompt's call carries, by the SDK's argument object (the same object from step to step). */
+type Decided = WeakMap<object, { toolCallId: string; input: unknown }>;
+
+function withRecordedArguments(params: LanguageModelV4CallOptions, recorded: ReadonlyMap<string, unknown>, decided: Decided): LanguageModelV4CallOptions {
   if (recorded.size === 0) return params;
   let changed = false;
+  const argumentsOf = (toolCallId: string, given: unknown): unknown => {
+    const known = given !== null && typeof given === 'object' ? decided.get(given) : undefined;
+    if (known?.toolCallId === toolCallId) return known.input;
+    const input = sameOrRecorded(recorded.get(toolCallId), given);
+    if (given !== null && typeof given === 'object') decided.set(given, { toolCallId, input });
+    return input;
+  };
   const prompt = params.prompt.map((message) => {
     if (message.role !== 'assistant') return message;
     const content = message.content.map((part) => {
       if (part.type !== 'tool-call' || !recorded.has(part.toolCallId)) return part;
-      const input = sameOrRecorded(recorded.get(part.toolCallId), part.input);
+      const input = argumentsOf(part.toolCallId, part.input);
       if (input === part.input) return part;
       changed = true;
       return { ...part, input };
