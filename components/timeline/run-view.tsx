@@ -32,6 +32,7 @@ export interface RunViewData {
 }
 
 const NO_ACTIONS = [] as const;
+const ignoreNear = (_chunk: number) => {};
 
 /** Scrolls to an event and keeps it in view while the page settles (pin-in-view.ts). */
 function scrollToEvent(seq: number): boolean {
@@ -82,8 +83,15 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
     setAnchor(seq);
   });
   useEffect(() => {
-    if (anchor !== undefined && scrollToEvent(anchor)) setAnchor(undefined);
-  }, [anchor, chunks, tail]);
+    if (anchor === undefined) return;
+    const own = anchor < tail.startSeq ? chunks[chunkOf(anchor) - oldest] : undefined;
+    // Found and pinned, or its chunk answered without it (or failed): the link has done what it can.
+    const read = anchor >= tail.startSeq || own?.data !== undefined || own?.error != null;
+    if (scrollToEvent(anchor) || read) setAnchor(undefined);
+  }, [anchor, chunks, tail, oldest]);
+  // While a link's chunk loads, the placeholders around it (all near the top before it renders) wait:
+  // reading them would render hundreds of events the person did not ask for before the one they did.
+  const requestNear = anchor === undefined ? request : ignoreNear;
 
   // Follow the tail while the person is at the bottom; otherwise count what arrived below them.
   const [bottomRef, atBottom] = useInView<HTMLDivElement>('0px 0px 160px 0px');
@@ -129,7 +137,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
         ) : null}
         <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
           {chunkIds.map((chunk, i) => (
-            <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={request} />
+            <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={requestNear} />
           ))}
           {tail.events.map((event) => (
             <TimelineEvent key={event.seq} event={event} index={index} />

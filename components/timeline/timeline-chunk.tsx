@@ -7,6 +7,14 @@ import type { TimelineIndex } from './timeline-index';
 import { TimelineEvent } from './timeline-event';
 import { useInView } from './use-in-view';
 
+const NEAR_PX = 1_200;
+
+function isNear(element: Element | null): boolean {
+  if (!element) return false;
+  const { top, bottom } = element.getBoundingClientRect();
+  return bottom > -NEAR_PX && top < window.innerHeight + NEAR_PX;
+}
+
 /**
  * A chunk of events before the tail. Until it is loaded it is a placeholder of roughly its height that
  * asks for its events when it comes near the viewport, so a long journal is read as the person scrolls.
@@ -24,10 +32,12 @@ export function TimelineChunk({
   index: TimelineIndex;
   onNear: (chunk: number) => void;
 }) {
-  const [ref, near] = useInView<HTMLLIElement>('1200px');
+  const [ref, near] = useInView<HTMLLIElement>(`${NEAR_PX}px`);
   useEffect(() => {
-    if (near && !events) onNear(chunk);
-  }, [near, events, chunk, onNear]);
+    // `near` is the observer's last report, which can predate the latest layout (a chunk above just
+    // rendered and pushed this one far down): ask only if it is near now.
+    if (near && !events && isNear(ref.current)) onNear(chunk);
+  }, [near, events, chunk, onNear, ref]);
 
   const first = chunk * CHUNK_SIZE + 1;
   if (!events) {
