@@ -16,17 +16,28 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, defineConfig, devices, type LaunchOptions } from '@playwright/test';
 import { storageStatePath } from './e2e/studio/auth-state';
+import { freePortsSync } from './e2e/studio/free-ports';
 import { LONG } from './e2e/studio/seed-data';
 
-const port = Number(process.env.GNL_E2E_PORT ?? 3210);
+// Set once in the runner; its workers inherit the environment, so all agree on one folder and one set
+// of ports. Ports are free ones the kernel picks (free-ports.ts): a Studio or demo service a developer
+// has running, or a second e2e run beside this one, is never mistaken for this run's.
+if (!process.env.GNL_E2E_PORTS) process.env.GNL_E2E_PORTS = freePortsSync(6).join(',');
+const [port, longPort, postgresPort, secretsPort, demoPort, postgresDemoPort] = process.env.GNL_E2E_PORTS.split(',').map(Number) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
+process.env.GNL_E2E_SECRETS_PORT ??= String(secretsPort);
 const baseURL = `http://127.0.0.1:${port}`;
 
-// Set once in the runner; its workers inherit the environment, so all agree on one folder.
 process.env.GNL_E2E_DATA_DIR ??= path.join(mkdtempSync(path.join(tmpdir(), 'gnl-e2e-')), 'data');
-process.env.GNL_E2E_DEMO_PORT ??= String(port + 1101);
+process.env.GNL_E2E_DEMO_PORT ??= String(demoPort);
 const alice = storageStatePath('alice');
 // The second Studio (project `long`): its own journal with one long run, its first operator from the environment.
-const longPort = port + 2;
 const longDataDir = path.join(path.dirname(process.env.GNL_E2E_DATA_DIR as string), 'long-data');
 
 // On Postgres too when DATABASE_URL is set (CI sets it): a third Studio, project `postgres`, on that server,
@@ -35,10 +46,9 @@ const longDataDir = path.join(path.dirname(process.env.GNL_E2E_DATA_DIR as strin
 // holds runs other suites left runnable, some with crash points armed.
 const postgresAdminUrl = process.env.DATABASE_URL || undefined;
 const postgresUrl = postgresAdminUrl ? studioDatabaseUrl(postgresAdminUrl) : undefined;
-const postgresPort = port + 4;
 if (postgresUrl) {
   process.env.GNL_E2E_PG_LOGIN ??= `pg-e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  process.env.GNL_E2E_PG_DEMO_PORT ??= String(port + 1104);
+  process.env.GNL_E2E_PG_DEMO_PORT ??= String(postgresDemoPort);
   process.env.GNL_E2E_PG_SESSION_SECRET ??= `e2e-${crypto.randomUUID()}-${crypto.randomUUID()}`;
 }
 

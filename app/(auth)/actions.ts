@@ -8,7 +8,8 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { CLIENT_ADDRESS_HEADER } from '@/lib/studio/client-address';
 import { endSession } from '@/lib/studio/session';
-import { createFirstOperator, safeNextPath, signIn } from '@/lib/studio/sign-in';
+import { safeNextPath } from '@/lib/studio/next-path';
+import { createFirstOperator, signIn } from '@/lib/studio/sign-in';
 
 export type FormState = { message?: string; login?: string };
 

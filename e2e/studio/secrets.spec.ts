@@ -23,7 +23,8 @@ import { InboxPage, RunPage, SignInPage } from './studio-pages';
 
 const API_KEY = 'sk-proj-E2eXq81mN0pLkR7sT2vW9xY4bC6dE3fG5h';
 const GNL_JOURNAL_KEY = randomBytes(32).toString('base64');
-const port = Number(process.env.GNL_E2E_PORT ?? 3210) + 6;
+// A Studio of its own, on a free port playwright.config.ts picked.
+const port = Number(process.env.GNL_E2E_SECRETS_PORT);
 const origin = `http://127.0.0.1:${port}`;
 const operator = { login: 'sam', name: 'Sam Secrets', password: 'sam-secrets-e2e-password' };
 

@@ -16,11 +16,6 @@ import { limitMessage, signInLimiter } from './sign-in-rate-limit';
 const tokenKey = Symbol.for('gnl.studio.setupToken');
 const global = globalThis as Record<symbol, string | undefined>;
 
-/** Where to go after signing in: a path on this site only (never `//host` or `/\\host`, which leave it). */
-export function safeNextPath(value: unknown): string {
-  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
-}
-
 export type SignInResult = { ok: true; operator: Operator } | { ok: false; message: string; retryAfterSeconds?: number };
 
 /**

@@ -5,7 +5,8 @@ import { connection } from 'next/server';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { currentOperator } from '@/lib/studio/session';
 import { sessionCookieSecure } from '@/lib/studio/session-cookie';
-import { needsFirstOperator, safeNextPath } from '@/lib/studio/sign-in';
+import { safeNextPath } from '@/lib/studio/next-path';
+import { needsFirstOperator } from '@/lib/studio/sign-in';
 
 export const metadata: Metadata = { title: 'Sign in' };
 
