@@ -112,7 +112,7 @@ export default defineConfig({
     },
     {
       name: 'long',
-      testMatch: ['long-run.spec.ts', 'security.spec.ts'],
+      testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },
     },
     {
@@ -171,6 +171,8 @@ export default defineConfig({
         GNL_DEMO_SERVICE_URL: 'http://127.0.0.1:9',
         // As behind one reverse proxy: the security spec plays that proxy, naming client addresses in X-Forwarded-For.
         GNL_STUDIO_TRUST_PROXY: '1',
+        // The public name that proxy forwards (X-Forwarded-Host): the Studio answers it and loopback names only.
+        GNL_STUDIO_ALLOWED_HOSTS: 'studio.example.com',
         GNL_STUDIO_OPERATOR_LOGIN: LONG.operator.login,
         GNL_STUDIO_OPERATOR_NAME: LONG.operator.name,
         GNL_STUDIO_OPERATOR_PASSWORD: LONG.operator.password,

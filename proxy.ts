@@ -1,53 +1,85 @@
 /**
- * Every Studio page and API route requires a signed-in operator. Here, before anything renders, the
- * session cookie's signature and expiry are checked (no database): a page request without a valid one
- * is redirected to the sign-in page, anything else (API routes, the event streams, server action POSTs)
- * gets 401. Pages, actions and route handlers check again with the database (session.ts), which also
- * ends the sessions of disabled accounts.
+ * Every request to the Studio passes here before anything renders:
  *
- * A request that changes something (any method but GET and HEAD: server actions, the sign-in form) must
- * also come from this site: its Origin must name the host it was sent to (Host, or X-Forwarded-Host
- * behind a proxy), else 403. Browsers always send Origin with such requests; Next makes the same check
- * for server actions but lets a request without Origin through, this does not.
+ * 1. The host: the Studio answers only the hosts it is configured for (loopback names, and
+ *    GNL_STUDIO_ALLOWED_HOSTS), read from Host, or from X-Forwarded-Host only behind a proxy the operator
+ *    declared (GNL_STUDIO_TRUST_PROXY=1): lib/studio/request-host.ts. Another host is 421, which also
+ *    closes DNS rebinding (a page of another name that resolves to this machine).
+ * 2. The session: every page and API route requires a signed-in operator. The session cookie's
+ *    signature and expiry are checked here (no database): a page request without a valid one is
+ *    redirected to the sign-in page, anything else (API routes, the event streams, server action POSTs)
+ *    gets 401. Pages, actions and route handlers check again with the database (session.ts), which also
+ *    ends revoked sessions and those of disabled accounts.
+ * 3. The origin: a request that changes something (any method but GET and HEAD: server actions, the
+ *    sign-in form) must come from this Studio's own pages: its Origin must name the host of step 1,
+ *    else 403. Browsers always send Origin with such requests; Next makes the same check for server
+ *    actions but lets a request without Origin through, and trusts X-Forwarded-Host; this does neither.
+ * 4. The page's Content-Security-Policy, with a nonce made for this request (Next reads it from the
+ *    request's header and puts it on its scripts): lib/studio/security-headers.ts. The headers every
+ *    response carries are set in next.config.ts; the answers made here carry them too.
  *
  * lib/studio/security-routes.test.ts drives this with every page and route of app/.
  */
 import { type NextRequest, NextResponse } from 'next/server';
+import { type HostPolicy, hostAllowed, hostPolicyFromEnv, originMatches, requestHost } from '@/lib/studio/request-host';
+import { newNonce, pagePolicy, SECURITY_HEADERS } from '@/lib/studio/security-headers';
 import { SESSION_COOKIE, verifySessionToken } from '@/lib/studio/session-token';
 
 const PUBLIC = ['/sign-in', '/setup'];
 
-function refuse(status: 401 | 403, error: string): NextResponse {
-  return NextResponse.json({ error }, { status, headers: { 'Cache-Control': 'no-store' } });
+let policy: { key: string; value: HostPolicy } | undefined;
+/** The host policy of the current environment (read again only when the variables change). */
+function hostPolicy(): HostPolicy {
+  const key = `${process.env.GNL_STUDIO_TRUST_PROXY ?? ''}\n${process.env.GNL_STUDIO_ALLOWED_HOSTS ?? ''}`;
+  if (policy?.key !== key) policy = { key, value: hostPolicyFromEnv() };
+  return policy.value;
 }
 
-/** Whether the request's Origin names the host it was sent to. */
-function sameOrigin(request: NextRequest): boolean {
-  const origin = request.headers.get('origin');
-  if (!origin || origin === 'null') return false;
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host.toLowerCase();
-  } catch {
-    return false;
-  }
-  const hosts = [request.headers.get('x-forwarded-host')?.split(',')[0], request.headers.get('host'), request.nextUrl.host];
-  return hosts.some((host) => typeof host === 'string' && host.trim().toLowerCase() === originHost);
+function withSecurityHeaders<T extends Response>(response: T): T {
+  for (const { key, value } of SECURITY_HEADERS) response.headers.set(key, value);
+  return response;
+}
+
+function refuse(status: 401 | 403 | 421 | 500, error: string): NextResponse {
+  return withSecurityHeaders(NextResponse.json({ error }, { status, headers: { 'Cache-Control': 'no-store' } }));
 }
 
 export function proxy(request: NextRequest) {
+  let hosts: HostPolicy;
+  try {
+    hosts = hostPolicy();
+  } catch (error) {
+    return refuse(500, (error as Error).message);
+  }
+  const host = requestHost({ host: request.headers.get('host') ?? request.nextUrl.host, forwardedHost: request.headers.get('x-forwarded-host') }, hosts);
+  if (!hostAllowed(host, hosts)) {
+    return refuse(
+      421,
+      `This Studio does not answer the host ${JSON.stringify(host ?? '')}: it answers loopback names and those in GNL_STUDIO_ALLOWED_HOSTS (docs/security.md).`,
+    );
+  }
+
   const { pathname, search } = request.nextUrl;
   const isPublic = PUBLIC.some((path) => pathname === path || pathname.startsWith(`${path}/`));
   const unsafe = request.method !== 'GET' && request.method !== 'HEAD';
   if (!isPublic && !verifySessionToken(request.cookies.get(SESSION_COOKIE)?.value)) {
     if (pathname.startsWith('/api/') || unsafe) return refuse(401, 'Sign in to the Studio first.');
-    const signIn = new URL('/sign-in', request.url);
+    const signIn = request.nextUrl.clone();
+    signIn.pathname = '/sign-in';
+    signIn.search = '';
     if (pathname !== '/') signIn.searchParams.set('next', `${pathname}${search}`);
-    return NextResponse.redirect(signIn);
+    return withSecurityHeaders(NextResponse.redirect(signIn));
   }
-  if (unsafe && !sameOrigin(request))
+  if (unsafe && !originMatches(request.headers.get('origin'), host))
     return refuse(403, 'Refused: this request did not come from the Studio’s own pages (its Origin is missing or another site).');
-  return NextResponse.next();
+
+  const csp = pagePolicy(newNonce(), { development: process.env.NODE_ENV === 'development' });
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set('content-security-policy', csp);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  withSecurityHeaders(response);
+  response.headers.set('Content-Security-Policy', csp);
+  return response;
 }
 
 export const config = {

@@ -25,8 +25,14 @@ const app = next({ dev: false, dir: root, hostname, port });
 const handle = app.getRequestHandler();
 await app.prepare();
 
+/** What a proxy says about the original request; from a client that is not the declared proxy, it is a lie. */
+const PROXY_HEADERS = ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded'];
+
 const server = createServer((request, response) => {
   stampClientAddress(request, { trustProxy });
+  // Without GNL_STUDIO_TRUST_PROXY nobody's proxy headers count (Next then sets its own from the
+  // connection); proxy.ts ignores X-Forwarded-Host then as well, for a Studio served by plain next start.
+  if (!trustProxy) for (const name of PROXY_HEADERS) delete request.headers[name];
   handle(request, response).catch((error) => {
     console.error('studio-server: the request handler failed', error);
     if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });

@@ -185,8 +185,9 @@ const BAD_COOKIES: Record<string, () => string | undefined> = {
     const payload = Buffer.from(JSON.stringify({ v: 1, sub: 'mallory', exp: 9_999_999_999 })).toString('base64url');
     return `${payload}.${'A'.repeat(43)}`;
   },
-  'signed with another secret': () => signSessionToken({ operatorId: 'mallory', secret: Buffer.from('another-secret-another-secret-another') }),
-  expired: () => signSessionToken({ operatorId: 'alice-id', now: new Date(Date.now() - (SESSION_MAX_AGE_SECONDS + 60) * 1000) }),
+  'signed with another secret': () =>
+    signSessionToken({ operatorId: 'mallory', sessionId: 'session-id', secret: Buffer.from('another-secret-another-secret-another') }),
+  expired: () => signSessionToken({ operatorId: 'alice-id', sessionId: 'session-id', now: new Date(Date.now() - (SESSION_MAX_AGE_SECONDS + 60) * 1000) }),
   malformed: () => 'not-a-session',
 };
 
@@ -247,7 +248,7 @@ describe('the Studio surface, enumerated from app/', () => {
         if (post.headers.get('x-middleware-next') === '1' || post.status !== 401) problems.push(`${pathname} POST with ${label} cookie: ${post.status}`);
       }
       // A valid session passes the proxy (the page or handler then checks the account itself).
-      const valid = proxy(request(pathname, { cookie: signSessionToken({ operatorId: 'alice-id' }) }));
+      const valid = proxy(request(pathname, { cookie: signSessionToken({ operatorId: 'alice-id', sessionId: 'session-id' }) }));
       if (valid.headers.get('x-middleware-next') !== '1') problems.push(`${pathname} GET with a valid cookie: ${valid.status}`);
     }
     expect(problems).toEqual([]);
@@ -260,7 +261,7 @@ describe('the Studio surface, enumerated from app/', () => {
   });
 
   it('a POST (server action, sign-in form) with a valid session or to a public page must carry this host as its Origin, else 403', () => {
-    const session = signSessionToken({ operatorId: 'alice-id' });
+    const session = signSessionToken({ operatorId: 'alice-id', sessionId: 'session-id' });
     const action = { 'next-action': 'f'.repeat(42) };
     const passes = (pathname: string, headers: Record<string, string>, cookie?: string) =>
       proxy(request(pathname, { method: 'POST', cookie, headers: { ...action, ...headers } }));
@@ -282,13 +283,88 @@ describe('the Studio surface, enumerated from app/', () => {
         if (refused.status !== 403) problems.push(`${pathname} with ${label}: ${refused.status}`);
       }
     }
-    // Behind a reverse proxy: the public host it forwards.
-    expect(
-      passes('/inbox', { origin: 'https://studio.example.com', host: '127.0.0.1:3000', 'x-forwarded-host': 'studio.example.com' }, session).headers.get(
-        'x-middleware-next',
-      ),
-    ).toBe('1');
     expect(problems).toEqual([]);
+  });
+
+  it('X-Forwarded-Host counts only behind a declared proxy, and only hosts the Studio is configured for are answered', async () => {
+    const session = signSessionToken({ operatorId: 'alice-id', sessionId: 'session-id' });
+    const post = (headers: Record<string, string>) =>
+      proxy(request('/inbox', { method: 'POST', cookie: session, headers: { 'next-action': 'f'.repeat(42), ...headers } }));
+    const saved = { trust: process.env.GNL_STUDIO_TRUST_PROXY, allowed: process.env.GNL_STUDIO_ALLOWED_HOSTS };
+    try {
+      delete process.env.GNL_STUDIO_TRUST_PROXY;
+      delete process.env.GNL_STUDIO_ALLOWED_HOSTS;
+      // The review's request: a foreign Origin that names the host it claims in X-Forwarded-Host, with a valid cookie.
+      expect(post({ origin: 'http://evil.example', host: '127.0.0.1:3000', 'x-forwarded-host': 'evil.example' }).status).toBe(403);
+      // A page of another name that resolves here (DNS rebinding), or any name not configured: 421 before anything runs.
+      expect(proxy(request('/inbox', { cookie: session, headers: { host: 'evil.example:3000' } })).status).toBe(421);
+      expect(post({ origin: 'http://evil.example:3000', host: 'evil.example:3000' }).status).toBe(421);
+      expect(proxy(request('/sign-in', { headers: { host: 'studio.example.com' } })).status).toBe(421);
+      for (const host of ['localhost:3000', '[::1]:3000', '127.0.0.2:3000'])
+        expect(post({ origin: `http://${host}`, host }).headers.get('x-middleware-next'), host).toBe('1');
+
+      // Behind a reverse proxy the operator declared: the public host it forwards, if configured.
+      process.env.GNL_STUDIO_TRUST_PROXY = '1';
+      process.env.GNL_STUDIO_ALLOWED_HOSTS = 'studio.example.com, ops.example.com:8443';
+      const behind = { host: '127.0.0.1:3000', 'x-forwarded-host': 'studio.example.com' };
+      expect(post({ ...behind, origin: 'https://studio.example.com' }).headers.get('x-middleware-next')).toBe('1');
+      expect(post({ ...behind, origin: 'http://evil.example' }).status).toBe(403);
+      expect(post({ host: '127.0.0.1:3000', 'x-forwarded-host': 'evil.example', origin: 'http://evil.example' }).status).toBe(421);
+      // A client's own X-Forwarded-Host before the proxy's entry does not count: the last entry is the proxy's.
+      expect(post({ host: '127.0.0.1:3000', 'x-forwarded-host': 'studio.example.com, evil.example', origin: 'https://studio.example.com' }).status).toBe(421);
+      expect(
+        post({ host: '127.0.0.1:3000', 'x-forwarded-host': 'ops.example.com:8443', origin: 'https://ops.example.com:8443' }).headers.get('x-middleware-next'),
+      ).toBe('1');
+      expect(post({ host: '127.0.0.1:3000', 'x-forwarded-host': 'ops.example.com:9000', origin: 'https://ops.example.com:9000' }).status).toBe(421);
+
+      process.env.GNL_STUDIO_ALLOWED_HOSTS = 'studio.example.com/evil';
+      const misconfigured = proxy(request('/sign-in'));
+      expect(misconfigured.status).toBe(500);
+      expect(await misconfigured.text()).toContain('GNL_STUDIO_ALLOWED_HOSTS: \\"studio.example.com/evil\\" is not a host name');
+    } finally {
+      for (const [name, value] of [
+        ['GNL_STUDIO_TRUST_PROXY', saved.trust],
+        ['GNL_STUDIO_ALLOWED_HOSTS', saved.allowed],
+      ] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
+  });
+
+  it('every answer forbids framing and sniffing; a page also gets a nonce policy of its own', () => {
+    const session = signSessionToken({ operatorId: 'alice-id', sessionId: 'session-id' });
+    const answers = {
+      page: proxy(request('/inbox', { cookie: session })),
+      'redirect to sign-in': proxy(request('/inbox')),
+      refusal: proxy(request('/api/inbox')),
+      'foreign host': proxy(request('/inbox', { headers: { host: 'evil.example' } })),
+    };
+    for (const [label, answer] of Object.entries(answers)) {
+      expect(answer.headers.get('x-frame-options'), label).toBe('DENY');
+      expect(answer.headers.get('content-security-policy'), label).toContain("frame-ancestors 'none'");
+      expect(answer.headers.get('x-content-type-options'), label).toBe('nosniff');
+      expect(answer.headers.get('referrer-policy'), label).toBe('same-origin');
+      expect(answer.headers.get('permissions-policy'), label).toContain('camera=()');
+    }
+    const nonceOf = (response: Response) => /'nonce-([^']+)'/.exec(response.headers.get('content-security-policy') ?? '')?.[1];
+    const first = nonceOf(answers.page);
+    const second = nonceOf(proxy(request('/inbox', { cookie: session })));
+    expect(first).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(second).not.toBe(first);
+    expect(answers.page.headers.get('content-security-policy')).not.toContain('unsafe-eval');
+    // Next reads the nonce from the request's policy header, which the proxy passes on with the request.
+    expect(answers.page.headers.get('x-middleware-request-content-security-policy')).toBe(answers.page.headers.get('content-security-policy'));
+  });
+
+  it('next.config.ts sets the same headers on every response (static files included) and drops X-Powered-By', async () => {
+    expect(nextConfig.poweredByHeader).toBe(false);
+    const rules = (await nextConfig.headers?.()) ?? [];
+    const all = rules.find((rule) => rule.source === '/:path*');
+    expect(Object.fromEntries((all?.headers ?? []).map((h) => [h.key.toLowerCase(), h.value]))).toMatchObject({
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+    });
   });
 
   it('the proxy does not open a path that merely starts like a public one', () => {
