@@ -11,10 +11,11 @@
  * the moved file and puts it back if it was not the stale one.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { GnlError } from '../internal';
+import { makePrivateFolder } from './private-folder';
 
 export interface LockOwner {
   pid: number;
@@ -45,7 +46,7 @@ export interface FolderLock {
 
 export function lockFolder(dataDir: string): FolderLock {
   const lockPath = `${path.resolve(/*turbopackIgnore: true*/ dataDir)}.lock`;
-  mkdirSync(path.dirname(lockPath), { recursive: true });
+  makePrivateFolder(path.dirname(lockPath)); // only the folders it creates: an existing parent is the user's
   const me: LockOwner = { pid: process.pid, host: hostname(), processStart: processStart(process.pid), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 10; attempt++) {
     if (tryCreate(lockPath, me)) return { path: lockPath, release: () => releaseLock(lockPath, me) };
@@ -59,7 +60,7 @@ export function lockFolder(dataDir: string): FolderLock {
 
 function tryCreate(lockPath: string, me: LockOwner): boolean {
   const temp = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(temp, JSON.stringify(me));
+  writeFileSync(temp, JSON.stringify(me), { mode: 0o600 }); // the umask can only take bits away
   try {
     linkSync(temp, lockPath);
     return true;

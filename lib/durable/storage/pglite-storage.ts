@@ -5,6 +5,9 @@
  * several PGliteStorage objects share it), and one process per folder (folder-lock.ts). Holds are
  * in-process: the folder lock already keeps every other process out.
  *
+ * Privacy: the folder is 0700 and its files 0600 from the first start, whatever the umask; one found
+ * looser is tightened with a line on stderr (private-folder.ts says why chmod and not a umask).
+ *
  * Durability: PGlite does not flush commits to disk. The embedded journal survives a killed process,
  * not a power cut or an OS crash. Use Postgres for that.
  *
@@ -18,6 +21,7 @@ import { type JournalSecrets, type JournalSecretsOptions, RunBusyError, type Liv
 import { journalSecrets } from './event-rows';
 import { type FolderLock, lockFolder } from './folder-lock';
 import { migrate } from './migrate';
+import { prepareJournalFolder, tightenTree } from './private-folder';
 import { NOTIFY_CHANNEL, type NotificationSource } from './notifications';
 import { pgliteDriver, type SqlDriver } from './sql-driver';
 import { SqlJournal } from './sql-journal';
@@ -93,11 +97,20 @@ export class PGliteStorage {
       this.instance = shared;
       return shared;
     }
-    const lock = this.dataDir ? lockFolder(this.dataDir) : undefined;
-    const pglite = PGlite.create(this.dataDir ? { dataDir: this.dataDir } : {});
+    const dataDir = this.dataDir;
+    const lock = dataDir ? lockFolder(dataDir) : undefined;
+    try {
+      if (dataDir) prepareJournalFolder(dataDir);
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+    const pglite = PGlite.create(dataDir ? { dataDir } : {});
     const db = pglite.then(async (client) => {
       const orm = drizzle({ client }) as unknown as TransactionalDb;
       await migrate(orm);
+      // What initdb's image and the startup wrote (0666, 0644): silent, the folder was already 0700.
+      if (dataDir) tightenTree(dataDir);
       return { orm, sql: pgliteDriver(client) };
     });
     const instance: Instance = { db, pglite, lock, held: new Set(), users: 1 };
@@ -124,6 +137,7 @@ export class PGliteStorage {
     if (this.dataDir && registry.get(this.dataDir) === instance) registry.delete(this.dataDir);
     try {
       await (await instance.pglite).close();
+      if (this.dataDir) tightenTree(this.dataDir); // what the shutdown checkpoint wrote
     } finally {
       instance.lock?.release();
     }
