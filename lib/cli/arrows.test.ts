@@ -18,6 +18,8 @@ const ALLOWED = new Set([
   '@/lib/durable',
   '@/agents',
   '@/lib/demo',
+  // The visible-text table the Studio shares (pure: no Node, no DOM).
+  '@/lib/text',
   'commander',
 ]);
 

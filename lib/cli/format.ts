@@ -1,13 +1,14 @@
 /**
  * Text for a terminal from untrusted data. Model output, tool arguments and outputs can hold anything,
  * including escape sequences that would drive the operator's terminal, so every such string goes
- * through `clean` (control and bidirectional-override characters shown as \u escapes) and is cut to a
+ * through `clean` (controls, bidi overrides and invisible characters shown as \u escapes) and is cut to a
  * readable length unless the operator asks for everything (--full).
  *
  * Secrets are never printed: `json`, `quoted` and `--json` output (redactedJson) show a value the
  * redaction list names, a credential-looking string or an encrypted envelope as "•••• redacted"
  * (lib/durable/secret-fields.ts; GNL_SECRET_FIELDS adds names).
  */
+import { hasHidden, jsonEscaped, terminalText } from '@/lib/text';
 import { looksLikeApiKey, REDACTED, redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable';
 
 let fields: SecretFields | undefined;
@@ -18,19 +19,21 @@ function redactor(): (key: string, value: unknown) => unknown {
   return (key, value) => redact(key, typeof value === 'bigint' ? `${value}n` : value);
 }
 
-/** JSON text of a value with its secrets redacted (the CLI's --json output). */
+/** JSON text of a value with its secrets redacted and its hidden characters as \u escapes (the CLI's --json output). */
 export function redactedJson(value: unknown, indent?: number): string | undefined {
-  return JSON.stringify(value, redactor(), indent);
+  const text = JSON.stringify(value, redactor(), indent);
+  return text === undefined ? undefined : jsonEscaped(text);
 }
-
-// C0 and C1 controls (ESC, CSI…), and the characters that reorder text on screen (bidi overrides, isolates).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what must not reach a terminal
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export const DEFAULT_WIDTH = 240;
 
+/**
+ * Untrusted text made safe for a terminal: controls, bidi overrides and isolates, zero-width and other
+ * invisible characters shown as \u escapes, newline and tab as \n and \t (the table the Studio marks
+ * with: lib/text/visible-text.ts).
+ */
 export function clean(text: string): string {
-  return text.replace(UNSAFE, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return terminalText(text);
 }
 
 /** Cuts to `max` characters, saying how much was left out. `max` undefined: everything. */
@@ -39,8 +42,15 @@ export function cut(text: string, max: number | undefined): string {
   return `${text.slice(0, max)}… (${text.length - max} more characters; --full shows all)`;
 }
 
-/** A value as compact JSON, safe for a terminal, cut to `max`. */
-export function json(value: unknown, max: number | undefined = DEFAULT_WIDTH): string {
+/**
+ * Omitted: DEFAULT_WIDTH; given as undefined: no cut (--full). A default parameter would turn --full's
+ * undefined back into DEFAULT_WIDTH, so the two are told apart by the arguments' count.
+ */
+const widthOf = (width: [max?: number]) => (width.length === 0 ? DEFAULT_WIDTH : width[0]);
+
+/** A value as compact JSON, safe for a terminal, cut to `max` (see widthOf). */
+export function json(value: unknown, ...width: [max?: number]): string {
+  const max = widthOf(width);
   let text: string;
   try {
     text = value === undefined ? 'undefined' : (redactedJson(value) ?? String(value));
@@ -50,8 +60,9 @@ export function json(value: unknown, max: number | undefined = DEFAULT_WIDTH): s
   return cut(clean(text), max);
 }
 
-/** A string as a quoted, safe, cut text. */
-export function quoted(text: string, max: number | undefined = DEFAULT_WIDTH): string {
+/** A string as a quoted, safe, cut text (`max`: see widthOf). */
+export function quoted(text: string, ...width: [max?: number]): string {
+  const max = widthOf(width);
   return `"${cut(clean(looksLikeApiKey(text) ? REDACTED : text), max)}"`;
 }
 
@@ -74,9 +85,22 @@ export function duration(ms: number | undefined): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`;
 }
 
-/** A value as one shell word (run ids may hold spaces, quotes, anything printable), for the commands the CLI suggests. */
+/**
+ * A value as one shell word (run ids may hold spaces, quotes, anything printable), for the commands the
+ * CLI suggests. One holding hidden characters (a run id may hold a bidi override) is an ANSI-C quoted
+ * word, `$'a\u202eb'` (bash, zsh, ksh): shown with escapes, and pasted it is still the exact id.
+ */
 export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_.:@/%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+  if (/^[A-Za-z0-9_.:@/%+=,-]+$/.test(value)) return value;
+  if (!hasHidden(value) && !/[\n\t]/.test(value)) return `'${value.replaceAll("'", `'\\''`)}'`;
+  const escapeChar = (c: string) => {
+    if (c === '\\' || c === "'") return `\\${c}`;
+    if (c === '\n' || c === '\t') return c === '\n' ? '\\n' : '\\t';
+    if (!hasHidden(c)) return c;
+    const hex = (c.codePointAt(0) as number).toString(16);
+    return hex.length > 4 ? `\\U${hex.padStart(8, '0')}` : `\\u${hex.padStart(4, '0')}`;
+  };
+  return `$'${[...value].map(escapeChar).join('')}'`;
 }
 
 /** Rows as aligned columns (the last column is not padded). */
