@@ -2,7 +2,8 @@
 /**
  * `npm run studio`: the one command that installs, builds and starts GNL Studio on a fresh clone.
  *   1. `npm ci` when node_modules is missing or older than package-lock.json;
- *   2. `next build` when there is no build or a source file is newer than it;
+ *   2. `next build` when there is no build or a source file is newer than it; either way the build's
+ *      keys are then made private to this user (private-build.mjs: .next/server 0700/0600);
  *   3. the demo's outside service (scripts/demo-service.ts) on GNL_DEMO_SERVICE_PORT (default 4010),
  *      unless GNL_DEMO_SERVICE_URL points at one already (or GNL_DEMO_SERVICE=off);
  *   4. the built Studio (scripts/studio-server.mjs: Next's production handler, as `next start` serves
@@ -16,6 +17,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { privateBuild } from './private-build.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const host = process.env.GNL_STUDIO_HOST || '127.0.0.1';
@@ -67,8 +69,14 @@ if (installed === undefined || installed < (mtime(path.join(root, 'package-lock.
 
 const built = mtime(path.join(root, '.next', 'BUILD_ID'));
 const sources = Math.max(...BUILD_INPUTS.map((input) => newestMtime(path.join(root, input))));
-if (built === undefined || built < sources) run(process.execPath, [next, 'build']);
-else console.log('studio: the build is up to date');
+const nextDir = path.join(root, '.next');
+if (built === undefined || built < sources) {
+  run(process.execPath, [next, 'build']);
+  privateBuild(nextDir); // just written under the umask: tightened without a word
+} else {
+  console.log('studio: the build is up to date');
+  privateBuild(nextDir, { log: (line) => console.error(line) }); // a build from before this rule says so
+}
 
 const env = { ...process.env, PORT: port, GNL_STUDIO_HOST: host };
 const children = new Set();
