@@ -12,9 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { addOperator, verifyOperator } from '../lib/accounts';
+import { addOperator, startOperatorSession, verifyOperator } from '../lib/accounts';
 import type { PostgresStorage } from '../lib/durable/storage';
-import { SESSION_COOKIE, signSessionToken } from '../lib/studio/session-token';
+import { SESSION_COOKIE, sessionExpiry, signSessionToken } from '../lib/studio/session-token';
 import { ROOT } from './children';
 import { sleep } from './stats';
 
@@ -61,7 +61,8 @@ export async function signedInCookie(storage: PostgresStorage, secret: string): 
   await addOperator({ login, name: 'Benchmark', password, by: 'bench', storage });
   const result = await verifyOperator(login, password, { storage });
   if (!result.ok) throw new Error(`bench: the new operator could not sign in: ${result.message}`);
-  return `${SESSION_COOKIE}=${signSessionToken({ operatorId: result.operator.id, secret: Buffer.from(secret, 'utf8') })}`;
+  const { sessionId } = await startOperatorSession({ operatorId: result.operator.id, expiresAt: sessionExpiry(), storage });
+  return `${SESSION_COOKIE}=${signSessionToken({ operatorId: result.operator.id, sessionId, secret: Buffer.from(secret, 'utf8') })}`;
 }
 
 export async function startStudio(args: { url: string; storage: PostgresStorage; log: (m: string) => void; timeoutMs?: number }): Promise<StudioServer> {

@@ -10,6 +10,8 @@
  * account is a row of the append-only `operator_audit`.
  * `payloads` holds the big values events name by SHA-256 (docs/large-payloads.md): append-only too,
  * written in the same statement as the first event that names each.
+ * `operator_sessions` are the Studio's sign-ins (lib/accounts/sessions.ts), each revocable;
+ * `sign_in_failures` the recent failed sign-ins the rate limit counts (lib/studio/sign-in-rate-limit.ts).
  */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
@@ -178,4 +180,46 @@ export const operatorAudit = gnl.table(
     detail: jsonb('detail').notNull().default({}),
   },
   (t) => [index('operator_audit_operator_idx').on(t.operatorId, t.id)],
+);
+
+/**
+ * One row per Studio sign-in: the session cookie names it (session-token.ts), and every page, action and
+ * route reads it with its operator in one statement (lib/accounts/sessions.ts). Revoked by signing out
+ * (that session), `gnl operators sign-out` (all of the operator's) and disabling the account (all).
+ * Rows past their expiry are pruned when a new session starts.
+ */
+export const operatorSessions = gnl.table(
+  'operator_sessions',
+  {
+    /** Random (a UUID), carried in the signed cookie. */
+    id: text('id').primaryKey(),
+    operatorId: text('operator_id')
+      .notNull()
+      .references(() => operators.id),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The cookie's own expiry: past it the session is over whatever this row says. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** Set once: the session ended before its expiry (sign-out, sign-out everywhere, disabled). */
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** Who ended it (the operator's login, or the `--by` of the command line). */
+    revokedBy: text('revoked_by'),
+    /** `signed-out`, `signed-out-everywhere` or `disabled`. */
+    revokeReason: text('revoke_reason'),
+  },
+  (t) => [index('operator_sessions_operator_idx').on(t.operatorId).where(sql`revoked_at is null`), index('operator_sessions_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Failed sign-ins still inside the rate limit's window, one row per counted key (`login:<login>` and
+ * `address:<ip>`) per failure. In the database so that a restart, or a second Studio process on the same
+ * journal, keeps counting; rows older than the window are deleted by the next check.
+ */
+export const signInFailures = gnl.table(
+  'sign_in_failures',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    key: text('key').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('sign_in_failures_key_at_idx').on(t.key, t.at), index('sign_in_failures_at_idx').on(t.at)],
 );

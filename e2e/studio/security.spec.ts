@@ -46,9 +46,14 @@ const BAD_SESSIONS: Record<string, () => string | undefined> = {
   'no cookie': () => undefined,
   'a forged cookie': () => `${Buffer.from(JSON.stringify({ v: 1, sub: 'mallory', exp: 9_999_999_999 })).toString('base64url')}.${'A'.repeat(43)}`,
   'an expired cookie': () =>
-    signSessionToken({ operatorId: randomUUID(), now: new Date(Date.now() - (SESSION_MAX_AGE_SECONDS + 60) * 1000), secret: studioSecret() }),
+    signSessionToken({
+      operatorId: randomUUID(),
+      sessionId: randomUUID(),
+      now: new Date(Date.now() - (SESSION_MAX_AGE_SECONDS + 60) * 1000),
+      secret: studioSecret(),
+    }),
   // Valid signature and expiry (the proxy lets it through): the page, handler or action itself refuses it.
-  'a cookie for no account': () => signSessionToken({ operatorId: randomUUID(), secret: studioSecret() }),
+  'a cookie for no account': () => signSessionToken({ operatorId: randomUUID(), sessionId: randomUUID(), secret: studioSecret() }),
 };
 
 function cookieHeader(token: string | undefined): Record<string, string> {

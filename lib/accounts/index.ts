@@ -4,7 +4,8 @@
  * database (storageFromEnv), which a browser bundle must never import (tests/accounts-arrows.test.ts).
  *
  * For the Studio's sign-in: verifyOperator(login, password) → { ok, operator } or a failure to show;
- * a session stores `operator.id` and re-reads it with getOperator(id) (undefined or `disabled` ends it).
+ * a session is a row of gnl.operator_sessions (sessions.ts), re-read with its operator by sessionOperator
+ * on every request; signing out, `gnl operators sign-out` and disabling revoke it.
  */
 export {
   addOperator,
@@ -22,5 +23,6 @@ export {
   type VerifyResult,
   type AccountsContext,
 } from './operators';
+export { startOperatorSession, sessionOperator, endOperatorSession, signOutEverywhere, type SessionEndReason } from './sessions';
 export { loginSchema, passwordSchema, nameSchema, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './operator-input';
 export { OperatorInputError, OperatorExistsError, UnknownOperatorError, OperatorDisabledError } from './errors';

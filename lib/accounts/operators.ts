@@ -15,6 +15,7 @@ import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { OperatorDisabledError, OperatorExistsError, UnknownOperatorError } from './errors';
 import { addOperatorSchema, disableOperatorSchema, loginSchema, parseOrThrow } from './operator-input';
 import { hashPassword, verifyAgainstNothing, verifyPassword } from './password-hash';
+import { revokeOperatorSessions } from './sessions';
 
 export interface AccountsContext {
   /** Default: storageFromEnv() (DATABASE_URL, else the embedded journal). */
@@ -34,7 +35,7 @@ export interface Operator {
   disabled?: { at: Date; by: string; reason?: string };
 }
 
-export type OperatorAuditAction = 'added' | 'disabled';
+export type OperatorAuditAction = 'added' | 'disabled' | 'signed-out' | 'signed-out-everywhere';
 
 export interface OperatorAuditEntry {
   id: number;
@@ -57,7 +58,7 @@ export type VerifyResult =
 
 type Row = typeof operators.$inferSelect;
 
-function operatorOf(row: Row): Operator {
+export function operatorOf(row: Row): Operator {
   return {
     id: row.id,
     login: row.login,
@@ -158,8 +159,8 @@ export async function countOperators(options: { enabledOnly?: boolean } & Accoun
 }
 
 /**
- * Disables an account for good: it can no longer sign in, and a Studio session re-checking it
- * (getOperator) ends. Done once: a second disable is OperatorDisabledError naming who did it first.
+ * Disables an account for good: it can no longer sign in, and its Studio sessions are revoked in the
+ * same transaction (sessions.ts; the audit row's detail says how many were open). Done once: a second disable is OperatorDisabledError naming who did it first.
  */
 export async function disableOperator(login: string, request: { by: string; reason?: string } & AccountsContext): Promise<Operator> {
   const parsed = parseOrThrow(disableOperatorSchema, { login, by: request.by, reason: request.reason }, 'disableOperator refused the request');
@@ -172,13 +173,14 @@ export async function disableOperator(login: string, request: { by: string; reas
       .where(and(eq(operators.login, parsed.login), isNull(operators.disabledAt)))
       .returning();
     if (row) {
+      const sessions = await revokeOperatorSessions(tx, { operatorId: row.id, by: parsed.by, reason: 'disabled' });
       await tx.insert(operatorAudit).values({
         operatorId: row.id,
         login: row.login,
         action: 'disabled',
         by: parsed.by,
         at: row.disabledAt ?? new Date(),
-        detail: reason ? { reason } : {},
+        detail: { ...(reason ? { reason } : {}), sessions },
       });
     }
     return row;

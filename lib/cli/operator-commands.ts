@@ -1,9 +1,9 @@
 /**
- * `gnl operators add|list|disable|history`: the Studio's operator accounts (lib/accounts), every change
+ * `gnl operators add|list|disable|sign-out|history`: the Studio's operator accounts (lib/accounts), every change
  * audited with who and when.
  */
 import { type Command, Option } from 'commander';
-import { addOperator, disableOperator, listOperators, type Operator, operatorAuditTrail, processActor } from '@/lib/accounts';
+import { addOperator, disableOperator, listOperators, type Operator, operatorAuditTrail, processActor, signOutEverywhere } from '@/lib/accounts';
 import { CliError } from './failures';
 import { clean, dateTime, json, table } from './format';
 import { jsonOption, wholeNumber } from './options';
@@ -17,7 +17,7 @@ function status(operator: Operator): string {
 }
 
 export function registerOperatorCommands(program: Command, session: CliSession): void {
-  const operators = program.command('operators').description("the Studio's operator accounts: add, list, disable, history");
+  const operators = program.command('operators').description("the Studio's operator accounts: add, list, disable, sign-out, history");
 
   const add = operators
     .command('add')
@@ -78,9 +78,27 @@ export function registerOperatorCommands(program: Command, session: CliSession):
     session.print({ text: [`Disabled operator ${clean(operator.login)} (${clean(operator.name)}): ${status(operator)}.`], data: operator }, opts.json);
   });
 
+  const signOut = operators
+    .command('sign-out')
+    .description('end every Studio session of an operator, in every browser, at once (the account stays enabled: they can sign in again)')
+    .argument('<login>', 'the account')
+    .option('--by <who>', 'who signs them out (recorded; default: your OS account, os:<user>@<host>)');
+  jsonOption(signOut).action(async (login: string, opts: { by?: string; json?: boolean }) => {
+    const ended = await signOutEverywhere(login, { storage: session.storage(), by: opts.by ?? processActor() });
+    session.print(
+      {
+        text: [
+          `Signed operator ${clean(ended.operator.login)} (${clean(ended.operator.name)}) out everywhere: ${ended.sessions} session${ended.sessions === 1 ? '' : 's'} ended.`,
+        ],
+        data: ended,
+      },
+      opts.json,
+    );
+  });
+
   const history = operators
     .command('history')
-    .description('the audit of account changes, newest first: who added or disabled which account, when')
+    .description('the audit of account changes, newest first: who added, disabled or signed out which account, when')
     .argument('[login]', 'only this account')
     .option('--limit <n>', 'entries (1 to 1000, default 100)', wholeNumber(1, 1000));
   jsonOption(history).action(async (login: string | undefined, opts: { limit?: number; json?: boolean }) => {

@@ -6,6 +6,8 @@
  *   GNL_DEMO_CHECKS        "0" / "off" / "false": issueRefund and sendEmail get no `check`, so a crash
  *                          after their call blocks the run until an operator resolves it (default on)
  *   GNL_DEMO_CRASH_AT      a crash point for the whole process (crash-points.ts)
+ *   GNL_DEMO_CRASH_POINTS  1 / 0: whether the Studio's Demo page may arm crash points (default: on for
+ *                          the embedded journal, off on Postgres; crash-points-allowed.ts)
  *   GNL_MODEL, OPENAI_API_KEY, ANTHROPIC_API_KEY   the model (demo-model.ts)
  */
 import { DEFAULT_SERVICE_PORT } from './outside-service';

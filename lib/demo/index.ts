@@ -17,4 +17,5 @@ export {
 } from './service-store';
 export { serviceClient, type ServiceClient } from './service-client';
 export { demoServiceUrl, demoServicePort, demoChecks } from './demo-config';
+export { crashPointsAllowed, CRASH_POINTS_ENV, type CrashPointsPolicy } from './crash-points-allowed';
 export { CRASH_POINTS, CRASH_AT_ENV, crashPointSchema, withCrashPoint, armedCrashPoint, type CrashPoint } from './crash-points';

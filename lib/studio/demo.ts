@@ -1,10 +1,21 @@
 /**
  * The demo as the Studio shows it: which model the support agent runs on (demoModelInfo: a real
  * provider, or the scripted model and why), and the outside service's own counters, read over HTTP
- * from the service (npm run studio starts it beside the Studio). Server-only.
+ * from the service (npm run studio starts it beside the Studio), and whether operators may arm crash
+ * points here (lib/demo crash-points-allowed.ts). Server-only.
  */
 import 'server-only';
-import { DEMO_CUSTOMERS, type DemoModelInfo, demoModelInfo, demoServiceUrl, type ServiceStats, serviceClient } from '@/lib/demo';
+import {
+  type CrashPointsPolicy,
+  crashPointsAllowed,
+  DEMO_CUSTOMERS,
+  type DemoModelInfo,
+  demoModelInfo,
+  demoServiceUrl,
+  type ServiceStats,
+  serviceClient,
+} from '@/lib/demo';
+import { PGliteStorage, storageFromEnv } from '@/lib/durable/storage';
 
 export const DEMO_PROMPT = 'Customer c_42 wants a refund of 40 for order o_17';
 
@@ -22,12 +33,18 @@ export async function demoServiceState(): Promise<DemoServiceState> {
   }
 }
 
+/** Whether this Studio lets operators arm crash points (on for the embedded journal, off on Postgres, GNL_DEMO_CRASH_POINTS decides). */
+export function demoCrashPoints(): CrashPointsPolicy {
+  return crashPointsAllowed({ embeddedJournal: storageFromEnv() instanceof PGliteStorage });
+}
+
 export interface DemoInfo {
   model: DemoModelInfo;
   prompt: string;
   customers: typeof DEMO_CUSTOMERS;
+  crashPoints: CrashPointsPolicy;
 }
 
 export function demoInfo(): DemoInfo {
-  return { model: demoModelInfo(), prompt: DEMO_PROMPT, customers: DEMO_CUSTOMERS };
+  return { model: demoModelInfo(), prompt: DEMO_PROMPT, customers: DEMO_CUSTOMERS, crashPoints: demoCrashPoints() };
 }

@@ -8,7 +8,8 @@
  *   /api/runs/<run>/events   `events` (a batch, id = its last seq), `run` (the summary after a batch)
  *   /api/events              `run` (a run's summary whenever it gained events), `resync` (the journal's
  *                            listener reconnected: changes may be missed, re-read what you show)
- * Both send `hello` on connect (the browser re-reads its lists then) and `ping` heartbeats.
+ * Both send `hello` on connect (the browser re-reads its lists then) and `ping` heartbeats; each
+ * heartbeat re-checks the session (sse.ts stillAuthorized), and a signed-out session's stream ends.
  */
 import 'server-only';
 import type { RecordedEvent } from '@/lib/durable';
@@ -74,11 +75,12 @@ function sendEvents(channel: SseChannel, events: readonly RecordedEvent[]): void
 }
 
 /** One run's journal after `afterSeq`, then live. The caller checked that the run exists. */
-export function runEventsResponse(args: { runId: string; afterSeq: number; signal: AbortSignal }): Response {
+export function runEventsResponse(args: { runId: string; afterSeq: number; signal: AbortSignal; stillAuthorized(): Promise<boolean> }): Response {
   const { runId, afterSeq, signal } = args;
   return sseResponse({
     ...streamSettings(),
     signal,
+    stillAuthorized: args.stillAuthorized,
     onError: logError(`event stream of ${runId}`),
     async start(channel) {
       const journal = storageFromEnv().runs;
@@ -102,10 +104,11 @@ export function runEventsResponse(args: { runId: string; afterSeq: number; signa
 }
 
 /** Every run's summary as it changes. */
-export function runsEventsResponse(args: { signal: AbortSignal }): Response {
+export function runsEventsResponse(args: { signal: AbortSignal; stillAuthorized(): Promise<boolean> }): Response {
   return sseResponse({
     ...streamSettings(),
     signal: args.signal,
+    stillAuthorized: args.stillAuthorized,
     onError: logError('runs stream'),
     async start(channel) {
       const journal = storageFromEnv().runs;

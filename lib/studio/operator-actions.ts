@@ -16,6 +16,7 @@ import type { CrashPoint } from '@/lib/demo';
 import { type Decision, DecisionConflictError, type DecisionConflictReason, type PendingItem } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
+import { demoCrashPoints } from './demo';
 import { resumeReason } from './resume-reason';
 import { checkToolOutput } from './tool-output';
 
@@ -138,8 +139,15 @@ export async function cancel(request: { runId: string; by: string; reason: strin
   }
 }
 
-/** Starts the demo support agent on `prompt`, executed by this server's executor. */
+/**
+ * Starts the demo support agent on `prompt`, executed by this server's executor. A crash point is
+ * refused where this Studio does not allow them (demo.ts demoCrashPoints: off on Postgres by default).
+ */
 export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoint }): Promise<ActionResult<{ runId: string }>> {
+  if (request.crashAt) {
+    const policy = demoCrashPoints();
+    if (!policy.allowed) return { ok: false, kind: 'invalid', message: `${policy.why} Start the run without one.` };
+  }
   try {
     const started = await getExecutor().startRun({
       agent: 'support',

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,20 +10,30 @@ const secret = Buffer.from('s'.repeat(40));
 describe('session tokens', () => {
   it('name the operator until they expire', () => {
     const now = new Date('2026-01-01T00:00:00Z');
-    const token = signSessionToken({ operatorId: 'op-1', now, secret });
-    expect(verifySessionToken(token, { now, secret })).toEqual({ operatorId: 'op-1', expiresAt: new Date(now.getTime() + SESSION_MAX_AGE_SECONDS * 1000) });
+    const token = signSessionToken({ operatorId: 'op-1', sessionId: 'session-1', now, secret });
+    expect(verifySessionToken(token, { now, secret })).toEqual({
+      operatorId: 'op-1',
+      sessionId: 'session-1',
+      expiresAt: new Date(now.getTime() + SESSION_MAX_AGE_SECONDS * 1000),
+    });
     const later = new Date(now.getTime() + SESSION_MAX_AGE_SECONDS * 1000);
     expect(verifySessionToken(token, { now: later, secret })).toBeUndefined();
   });
 
   it('are refused when changed, signed with another secret, or not tokens at all', () => {
-    const token = signSessionToken({ operatorId: 'op-1', secret });
+    const token = signSessionToken({ operatorId: 'op-1', sessionId: 'session-1', secret });
     const [payload, mac] = token.split('.') as [string, string];
-    const forged = Buffer.from(JSON.stringify({ v: 1, sub: 'op-2', exp: 9_999_999_999 })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ v: 2, sub: 'op-2', sid: 'session-1', exp: 9_999_999_999 })).toString('base64url');
     expect(verifySessionToken(`${forged}.${mac}`, { secret })).toBeUndefined();
     expect(verifySessionToken(token, { secret: Buffer.from('t'.repeat(40)) })).toBeUndefined();
     for (const junk of [undefined, '', 'abc', `${payload}.`, `${payload}.${mac}.x`, 'x'.repeat(5000)])
       expect(verifySessionToken(junk, { secret })).toBeUndefined();
+  });
+
+  it('of version 1 (no session id, so they could not be signed out) are refused even when correctly signed', () => {
+    const payload = Buffer.from(JSON.stringify({ v: 1, sub: 'op-1', exp: 9_999_999_999 })).toString('base64url');
+    const mac = createHmac('sha256', secret).update(payload).digest('base64url');
+    expect(verifySessionToken(`${payload}.${mac}`, { secret })).toBeUndefined();
   });
 
   it('are signed with GNL_SESSION_SECRET, or with a secret generated once beside the data folder (mode 0600)', () => {
@@ -45,7 +56,7 @@ describe('session tokens', () => {
 
 describe('session token signatures', () => {
   it('a signature differing in its last character, or cut short, or padded, is refused', () => {
-    const token = signSessionToken({ operatorId: 'op-1', secret });
+    const token = signSessionToken({ operatorId: 'op-1', sessionId: 'session-1', secret });
     const [payload, mac] = token.split('.') as [string, string];
     const last = mac.at(-1) === 'A' ? 'B' : 'A';
     for (const bad of [`${mac.slice(0, -1)}${last}`, mac.slice(0, -1), `${mac}A`, `${mac}==`])

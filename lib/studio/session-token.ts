@@ -1,9 +1,11 @@
 /**
  * The Studio's session token: `<payload>.<mac>`, both base64url, where the payload is
- * `{ v: 1, sub: <operator id>, exp: <unix seconds> }` and the mac is HMAC-SHA256 over it with the
- * session secret. It names an operator account and an expiry, nothing else; whether the account is
- * still enabled is checked against the database on every request that acts (session.ts). The proxy
- * checks only the signature and expiry (no database there).
+ * `{ v: 2, sub: <operator id>, sid: <session id>, exp: <unix seconds> }` and the mac is HMAC-SHA256 over
+ * it with the session secret. It names an operator account, a session and an expiry, nothing else;
+ * whether the session is still on (not signed out, the account not disabled) is checked against the
+ * database on every request that acts (session.ts, lib/accounts/sessions.ts). The proxy checks only the
+ * signature and expiry (no database there). Version 1 tokens (no session) are refused: they could not
+ * be signed out.
  *
  * The secret: GNL_SESSION_SECRET (at least 32 characters) when set; otherwise 32 random bytes
  * generated on first use and kept in a file beside the embedded journal's folder
@@ -64,29 +66,38 @@ function mac(payload: string, secret: Buffer): Buffer {
   return createHmac('sha256', secret).update(payload).digest();
 }
 
-export function signSessionToken(args: { operatorId: string; now?: Date; secret?: Buffer }): string {
-  const now = Math.floor((args.now ?? new Date()).getTime() / 1000);
-  const payload = Buffer.from(JSON.stringify({ v: 1, sub: args.operatorId, exp: now + SESSION_MAX_AGE_SECONDS })).toString('base64url');
+/** When a session started now ends (the cookie's expiry, and its row's). */
+export function sessionExpiry(now: Date = new Date()): Date {
+  return new Date((Math.floor(now.getTime() / 1000) + SESSION_MAX_AGE_SECONDS) * 1000);
+}
+
+export function signSessionToken(args: { operatorId: string; sessionId: string; now?: Date; secret?: Buffer }): string {
+  const exp = sessionExpiry(args.now).getTime() / 1000;
+  const payload = Buffer.from(JSON.stringify({ v: 2, sub: args.operatorId, sid: args.sessionId, exp })).toString('base64url');
   return `${payload}.${mac(payload, args.secret ?? sessionSecret()).toString('base64url')}`;
 }
 
-/** The operator id of a valid, unexpired token; undefined for anything else (never throws on input). */
-export function verifySessionToken(
-  token: string | undefined,
-  options: { now?: Date; secret?: Buffer } = {},
-): { operatorId: string; expiresAt: Date } | undefined {
+export interface SessionClaims {
+  operatorId: string;
+  sessionId: string;
+  expiresAt: Date;
+}
+
+/** The operator and session of a valid, unexpired token; undefined for anything else (never throws on input). */
+export function verifySessionToken(token: string | undefined, options: { now?: Date; secret?: Buffer } = {}): SessionClaims | undefined {
   if (typeof token !== 'string' || token.length > 1000) return undefined;
   const [payload, given, extra] = token.split('.');
   if (!payload || !given || extra !== undefined) return undefined;
   // The signature as sent, compared in constant time with the one this secret gives (security-compare.ts).
   if (!secretsEqual(given, mac(payload, options.secret ?? sessionSecret()).toString('base64url'))) return undefined;
-  let claims: { v?: unknown; sub?: unknown; exp?: unknown };
+  let claims: { v?: unknown; sub?: unknown; sid?: unknown; exp?: unknown };
   try {
     claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (claims.v !== 1 || typeof claims.sub !== 'string' || typeof claims.exp !== 'number' || claims.exp <= now) return undefined;
-  return { operatorId: claims.sub, expiresAt: new Date(claims.exp * 1000) };
+  if (claims.v !== 2 || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number' || claims.exp <= now)
+    return undefined;
+  return { operatorId: claims.sub, sessionId: claims.sid, expiresAt: new Date(claims.exp * 1000) };
 }

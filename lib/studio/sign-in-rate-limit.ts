@@ -5,16 +5,23 @@
  * with the time left until the oldest counted failure leaves the window. A successful sign-in clears
  * its login's count (not its address's: an operator's own success must not reset someone's guessing).
  *
- * In memory: right for one Studio process (the Studio is one server; a restart forgets the counts).
- * Several Studio processes behind one address would each count on their own.
+ * The counts live in the journal's database (gnl.sign_in_failures: one row per counted key per
+ * failure), so a restart does not forget them and several Studio processes on one journal count
+ * together. A check is one statement that also deletes every row older than the window (the table holds
+ * at most a minute of failures); a failure is one insert, a success one delete. Two attempts checked at
+ * the same instant by two processes can both pass at the limit's edge (check and record are two
+ * statements, the password check between them): the limit is exact to within the attempts in flight.
  *
  * The address is the one the Studio's server wrote into the request (scripts/client-address.mjs): the
  * socket's peer, or behind a reverse proxy (GNL_STUDIO_TRUST_PROXY=1) the X-Forwarded-For entry that
  * proxy added. A client cannot choose it by sending headers. Served by plain `next start` instead of
  * `npm run studio`, requests carry no address and only the per-login limit applies.
  *
- * Pure (time is passed in): the tests drive it with an explicit clock.
+ * The decision (judge) is pure, time passed in; the limiter passes the clock on, so the tests drive the
+ * database-backed limiter with an explicit clock too.
  */
+import { sql } from 'drizzle-orm';
+import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 
 export interface SignInLimits {
   /** Failures per login within the window before that login is refused. */
@@ -22,11 +29,9 @@ export interface SignInLimits {
   /** Failures per client address within the window before that address is refused. */
   perAddress: number;
   windowMs: number;
-  /** Keys remembered at most (logins and addresses); past it the oldest are forgotten. */
-  maxKeys: number;
 }
 
-export const SIGN_IN_LIMITS: SignInLimits = { perLogin: 5, perAddress: 20, windowMs: 60_000, maxKeys: 10_000 };
+export const SIGN_IN_LIMITS: SignInLimits = { perLogin: 5, perAddress: 20, windowMs: 60_000 };
 
 export interface SignInAttempt {
   login: string;
@@ -54,71 +59,82 @@ function addressKey(address: string | undefined): string | undefined {
   return first ? `address:${first}` : undefined;
 }
 
+/** Seconds until a key with these failure times (ms, any order) may try again, or undefined when it may now. */
+function refusal(times: readonly number[], limit: number, windowMs: number, now: number): number | undefined {
+  const live = times.filter((t) => t > now - windowMs).sort((a, b) => a - b);
+  if (live.length < limit) return undefined;
+  // The attempt is allowed again once enough failures have left the window to be under the limit.
+  const freedAt = (live[live.length - limit] as number) + windowMs;
+  return Math.max(1, Math.ceil((freedAt - now) / 1000));
+}
+
+/** Whether an attempt may go ahead now, given the failure times counted for its login and its address. */
+export function judge(failures: { login: readonly number[]; address?: readonly number[] | undefined }, limits: SignInLimits, now: number): LimitCheck {
+  const byLogin = refusal(failures.login, limits.perLogin, limits.windowMs, now);
+  const byAddress = failures.address ? refusal(failures.address, limits.perAddress, limits.windowMs, now) : undefined;
+  if (byLogin && byAddress) return { ok: false, scope: byLogin >= byAddress ? 'login' : 'address', retryAfterSeconds: Math.max(byLogin, byAddress) };
+  if (byLogin) return { ok: false, scope: 'login', retryAfterSeconds: byLogin };
+  if (byAddress) return { ok: false, scope: 'address', retryAfterSeconds: byAddress };
+  return { ok: true };
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/** The sign-in limiter on the journal's database (default storageFromEnv()). Times are ms since the epoch. */
 export class SignInLimiter {
-  /** key → times (ms) of the failures still inside the window, oldest first. */
-  private readonly failures = new Map<string, number[]>();
+  private readonly storage: Storage | undefined;
+  private readonly limits: SignInLimits;
 
-  constructor(private readonly limits: SignInLimits = SIGN_IN_LIMITS) {}
+  constructor(options: { storage?: Storage; limits?: SignInLimits } = {}) {
+    this.storage = options.storage;
+    this.limits = options.limits ?? SIGN_IN_LIMITS;
+  }
 
-  /** Whether an attempt may go ahead now. */
-  check(attempt: SignInAttempt, now: number): LimitCheck {
-    const byLogin = this.refusal(loginKey(attempt.login), this.limits.perLogin, now);
+  private database() {
+    return (this.storage ?? storageFromEnv()).database();
+  }
+
+  /** Whether an attempt may go ahead now. One statement: prunes every failure older than the window and reads this attempt's. */
+  async check(attempt: SignInAttempt, now: number): Promise<LimitCheck> {
+    const login = loginKey(attempt.login);
     const address = addressKey(attempt.address);
-    const byAddress = address ? this.refusal(address, this.limits.perAddress, now) : undefined;
-    if (byLogin && byAddress) return { ok: false, scope: byLogin >= byAddress ? 'login' : 'address', retryAfterSeconds: Math.max(byLogin, byAddress) };
-    if (byLogin) return { ok: false, scope: 'login', retryAfterSeconds: byLogin };
-    if (byAddress) return { ok: false, scope: 'address', retryAfterSeconds: byAddress };
-    return { ok: true };
+    const since = new Date(now - this.limits.windowMs).toISOString();
+    const keys = address ? [login, address] : [login];
+    const db = await this.database();
+    const rows = rowsOf<{ key: string; ms: number | string }>(
+      await db.execute(sql`
+        with pruned as (delete from gnl.sign_in_failures where at <= ${since}::timestamptz)
+        select key, extract(epoch from at) * 1000 as ms from gnl.sign_in_failures
+        where key in (${sql.join(
+          keys.map((k) => sql`${k}`),
+          sql`, `,
+        )}) and at > ${since}::timestamptz`),
+    );
+    const times = (key: string) => rows.filter((r) => r.key === key).map((r) => Number(r.ms));
+    return judge({ login: times(login), ...(address ? { address: times(address) } : {}) }, this.limits, now);
   }
 
-  recordFailure(attempt: SignInAttempt, now: number): void {
-    this.add(loginKey(attempt.login), now);
+  /** Counts a failed attempt against its login and its address. */
+  async recordFailure(attempt: SignInAttempt, now: number): Promise<void> {
+    const at = new Date(now).toISOString();
     const address = addressKey(attempt.address);
-    if (address) this.add(address, now);
+    const db = await this.database();
+    const rows = [sql`(${loginKey(attempt.login)}, ${at}::timestamptz)`, ...(address ? [sql`(${address}, ${at}::timestamptz)`] : [])];
+    await db.execute(sql`insert into gnl.sign_in_failures (key, at) values ${sql.join(rows, sql`, `)}`);
   }
 
-  recordSuccess(attempt: SignInAttempt): void {
-    this.failures.delete(loginKey(attempt.login));
-  }
-
-  /** Keys remembered now (for the memory bound's test). */
-  get size(): number {
-    return this.failures.size;
-  }
-
-  /** Seconds until `key` may try again, or undefined when it may now. */
-  private refusal(key: string, limit: number, now: number): number | undefined {
-    const times = this.live(key, now);
-    if (times.length < limit) return undefined;
-    // The attempt is allowed again once enough failures have left the window to be under the limit.
-    const freedAt = (times[times.length - limit] as number) + this.limits.windowMs;
-    return Math.max(1, Math.ceil((freedAt - now) / 1000));
-  }
-
-  private live(key: string, now: number): number[] {
-    const times = this.failures.get(key);
-    if (!times) return [];
-    const kept = times.filter((t) => t > now - this.limits.windowMs);
-    if (kept.length === 0) this.failures.delete(key);
-    else if (kept.length !== times.length) this.failures.set(key, kept);
-    return kept;
-  }
-
-  private add(key: string, now: number): void {
-    const times = this.live(key, now);
-    // Re-inserted last: the Map's order is then least recently failed first, which the bound forgets first.
-    this.failures.delete(key);
-    this.failures.set(key, [...times, now]);
-    while (this.failures.size > this.limits.maxKeys) {
-      const oldest = this.failures.keys().next().value as string;
-      this.failures.delete(oldest);
-    }
+  /** Clears the login's count (not the address's: an operator's own success must not reset someone's guessing). */
+  async recordSuccess(attempt: SignInAttempt): Promise<void> {
+    const db = await this.database();
+    await db.execute(sql`delete from gnl.sign_in_failures where key = ${loginKey(attempt.login)}`);
   }
 }
 
 const limiterKey = Symbol.for('gnl.studio.signInLimiter');
 
-/** This process's limiter (one per Studio server, shared by every bundle that imports this file). */
+/** This process's limiter, on the journal storageFromEnv opens. */
 export function signInLimiter(): SignInLimiter {
   const global = globalThis as Record<symbol, SignInLimiter | undefined>;
   global[limiterKey] ??= new SignInLimiter();

@@ -25,14 +25,14 @@ export type SignInResult = { ok: true; operator: Operator } | { ok: false; messa
 export async function signIn(args: { login: string; password: string; address?: string | undefined }): Promise<SignInResult> {
   const limiter = signInLimiter();
   const attempt = { login: args.login, address: args.address };
-  const allowed = limiter.check(attempt, Date.now());
+  const allowed = await limiter.check(attempt, Date.now());
   if (!allowed.ok) return { ok: false, message: limitMessage(allowed), retryAfterSeconds: allowed.retryAfterSeconds };
   const verified = await verifyOperator(args.login, args.password);
   if (!verified.ok) {
-    limiter.recordFailure(attempt, Date.now());
+    await limiter.recordFailure(attempt, Date.now());
     return { ok: false, message: verified.message };
   }
-  limiter.recordSuccess(attempt);
+  await limiter.recordSuccess(attempt);
   await startSession(verified.operator);
   return { ok: true, operator: verified.operator };
 }

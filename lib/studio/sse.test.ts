@@ -32,6 +32,44 @@ describe('server-sent events', () => {
     expect(released).toBe(1);
   });
 
+  it('asks on each heartbeat whether its session is still on: once it is not, says signed-out, ends and releases', async () => {
+    let released = 0;
+    let checks = 0;
+    const response = sseResponse({
+      signal: new AbortController().signal,
+      heartbeatMs: 20,
+      maxMs: 60_000,
+      stillAuthorized: async () => {
+        checks += 1;
+        return checks < 3;
+      },
+      start: async () => () => {
+        released += 1;
+      },
+    });
+    const text = await readAll(response);
+    expect(checks).toBe(3);
+    expect(text.match(/event: ping/g)).toHaveLength(2);
+    expect(text.endsWith('event: signed-out\ndata: {"message":"Your session has ended: sign in again."}\n\n')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(released).toBe(1);
+
+    // A check that fails ends the stream too (fail closed), and is reported.
+    const errors: unknown[] = [];
+    const failing = sseResponse({
+      signal: new AbortController().signal,
+      heartbeatMs: 20,
+      maxMs: 60_000,
+      stillAuthorized: async () => {
+        throw new Error('journal down');
+      },
+      start: async () => () => undefined,
+      onError: (error) => errors.push(error),
+    });
+    expect(await readAll(failing)).not.toContain('event: ping');
+    expect(String(errors[0])).toMatch(/journal down/);
+  });
+
   it('releases on the browser going away, and ends the stream when start fails', async () => {
     const controller = new AbortController();
     let released = 0;

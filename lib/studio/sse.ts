@@ -8,8 +8,11 @@
  * - A stream lives at most `maxMs`, then ends; the browser reconnects at once with Last-Event-ID, so a
  *   long-lived tab is moved to a fresh connection regularly (and the resume path is exercised daily,
  *   not only after failures).
+ * - With `stillAuthorized`, each heartbeat first asks whether the stream's session is still on; once
+ *   it is not (signed out, revoked, the account disabled) the stream sends `signed-out` and ends, and
+ *   the browser's reconnect is refused (401). A failed check ends the stream too (fail closed).
  * Everything a stream holds (subscriptions, timers) is released when the browser goes away, the
- * stream reaches maxMs, or `start` fails.
+ * stream reaches maxMs, its session ends, or `start` fails.
  */
 
 export interface SseMessage {
@@ -36,6 +39,8 @@ export interface SseOptions {
   maxMs?: number;
   /** How long the browser waits before reconnecting after the stream ends. Default 500 ms. */
   retryMs?: number;
+  /** Asked on each heartbeat (session.ts sessionStillOn: cached, not a query per call); false ends the stream. */
+  stillAuthorized?(): Promise<boolean>;
   /** Starts producing; resolves to what releases it. A rejection ends the stream (the browser reconnects). */
   start(channel: SseChannel): Promise<() => unknown>;
   /** Told about a failed start or release (the server's log). */
@@ -77,7 +82,22 @@ export function sseResponse(options: SseOptions): Response {
           return closed;
         },
       };
-      const heartbeat = setInterval(() => channel.send({ event: 'ping', data: { at: new Date().toISOString() } }), heartbeatMs);
+      const ping = () => channel.send({ event: 'ping', data: { at: new Date().toISOString() } });
+      const authorized = options.stillAuthorized;
+      const heartbeat = setInterval(() => {
+        if (!authorized) return ping();
+        authorized().then(
+          (on) => {
+            if (on) return ping();
+            channel.send({ event: 'signed-out', data: { message: 'Your session has ended: sign in again.' } });
+            finish();
+          },
+          (error) => {
+            options.onError?.(error);
+            finish();
+          },
+        );
+      }, heartbeatMs);
       const lifetime = setTimeout(() => finish(), maxMs);
       finish = () => {
         if (closed) return;

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyOperator } from '@/lib/accounts';
+import { sessionOperator, startOperatorSession, verifyOperator } from '@/lib/accounts';
 import { type OutsideService, type ServiceStats, startOutsideService } from '@/lib/demo';
 import { PGliteStorage, PostgresStorage, type Storage } from '@/lib/durable/storage';
 import { createFreshDatabase } from './fresh-database';
@@ -350,6 +350,43 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
         expect(await verifyOperator(login, PASSWORD, { storage: again })).toMatchObject({ ok: false, reason: 'disabled' });
       } finally {
         await again.close();
+      }
+    });
+
+    it('operators sign-out ends every Studio session of the account at once, audited with who; the account stays enabled', async () => {
+      const login = `ends-${randomUUID().slice(0, 6)}`;
+      expect((await run(['operators', 'add', login, '--name', 'Ends Sessions', '--by', 'root@example.com'], {}, `${PASSWORD}\n`)).code).toBe(0);
+      const expiresAt = new Date(Date.now() + 3_600_000);
+      const sessions: { sessionId: string; operatorId: string }[] = [];
+      const before = openStorage();
+      try {
+        const verified = await verifyOperator(login, PASSWORD, { storage: before });
+        if (!verified.ok) throw new Error(verified.message);
+        for (let i = 0; i < 2; i++) {
+          const started = await startOperatorSession({ operatorId: verified.operator.id, expiresAt, storage: before });
+          sessions.push({ sessionId: started.sessionId, operatorId: verified.operator.id });
+        }
+        for (const s of sessions) expect(await sessionOperator(s, { storage: before })).toMatchObject({ login });
+      } finally {
+        await before.close();
+      }
+
+      const ended = await run(['operators', 'sign-out', login, '--by', 'root@example.com']);
+      expect(ended.code, ended.stderr).toBe(0);
+      expect(ended.stdout).toContain(`Signed operator ${login} (Ends Sessions) out everywhere: 2 sessions ended.`);
+      expectOneLineFailure(await run(['operators', 'sign-out', 'nobody-here', '--by', 'root@example.com']), 3, 'No operator "nobody-here" exists.');
+      const history = await json(['operators', 'history', login]);
+      expect(history.map((e: { action: string; by: string; detail: unknown }) => [e.action, e.by, e.detail])).toEqual([
+        ['signed-out-everywhere', 'root@example.com', { sessions: 2 }],
+        ['added', 'root@example.com', { name: 'Ends Sessions' }],
+      ]);
+
+      const after = openStorage();
+      try {
+        for (const s of sessions) expect(await sessionOperator(s, { storage: after })).toBeUndefined();
+        expect(await verifyOperator(login, PASSWORD, { storage: after })).toMatchObject({ ok: true });
+      } finally {
+        await after.close();
       }
     });
 

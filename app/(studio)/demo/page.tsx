@@ -32,6 +32,11 @@ export default async function DemoPage() {
             <span className="text-muted-foreground"> — a real provider, through the AI SDK.</span>
           )}
         </p>
+        {info.crashPoints.allowed ? null : (
+          <p className="rounded-md border p-3 text-sm text-muted-foreground" data-testid="demo-crash-points-off">
+            {info.crashPoints.why} A run started here with a crash point is refused.
+          </p>
+        )}
         <DemoForm defaultPrompt={info.prompt} />
         <div className="text-xs text-muted-foreground">
           Customers the outside service knows:{' '}

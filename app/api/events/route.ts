@@ -1,9 +1,9 @@
-import { operatorOrRefusal } from '@/lib/studio/session';
+import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/session';
 import { runsEventsResponse } from '@/lib/studio/live';
 
 /** Every run's summary as it changes, as server-sent events. */
 export async function GET(request: Request) {
   const auth = await operatorOrRefusal();
   if ('refusal' in auth) return auth.refusal;
-  return runsEventsResponse({ signal: request.signal });
+  return runsEventsResponse({ signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session) });
 }

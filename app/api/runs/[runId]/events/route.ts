@@ -1,4 +1,4 @@
-import { operatorOrRefusal } from '@/lib/studio/session';
+import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/session';
 import { decodeRunSegment } from '@/lib/studio/run-path';
 import { resumeAfter, runEventsResponse } from '@/lib/studio/live';
 import { findRun } from '@/lib/studio/runs';
@@ -10,5 +10,5 @@ export async function GET(request: Request, { params }: { params: Promise<{ runI
   const runId = decodeRunSegment((await params).runId);
   const run = runId === undefined ? undefined : await findRun(runId);
   if (!run) return Response.json({ error: 'No run has this id in this journal.' }, { status: 404 });
-  return runEventsResponse({ runId: run.runId, afterSeq: resumeAfter(request), signal: request.signal });
+  return runEventsResponse({ runId: run.runId, afterSeq: resumeAfter(request), signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session) });
 }
