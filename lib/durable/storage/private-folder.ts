@@ -35,7 +35,9 @@ export function prepareJournalFolder(dataDir: string, log: (line: string) => voi
   const existed = existsSync(dataDir);
   makePrivateFolder(dataDir);
   const loose = [...(ours ? [tightenEntry(parent)] : []), ...(existed ? tightenTree(dataDir) : [])].filter((entry) => entry !== undefined);
-  if (loose.length > 0) {
+  // A first start says nothing: no journal was there to be exposed (a loose .gnl may be only moments old,
+  // made by whatever wrote into it first: the Studio's session secret).
+  if (existed && loose.length > 0) {
     log(
       `gnl: the embedded journal at ${dataDir} was open to other users (${describeLoose(loose, [parent, dataDir])}); ` +
         `now ${ours ? `${parent} and ` : ''}its folders are 0700 and its files 0600.`,

@@ -1,6 +1,7 @@
 /**
  * The storage the environment asks for: Postgres when DATABASE_URL is set, else the embedded journal
- * in GNL_DATA_DIR (default .gnl/data in the working directory). The only reader of DATABASE_URL, and
+ * in GNL_DATA_DIR (default .gnl/data in the working directory; made private to this user by
+ * PGliteStorage: private-folder.ts). The only reader of DATABASE_URL, and
  * of GNL_JOURNAL_KEY (the key secrets are encrypted with in the journal; docs/secrets.md) and
  * GNL_JOURNAL_KEY_PREVIOUS (earlier keys, read-only, after a rotation) beside GNL_SECRET_FIELDS (names
  * added to the redaction list). One storage per process.
