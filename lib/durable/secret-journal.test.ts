@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { JournalDataError } from './errors';
 import type { JournalEvent } from './events';
 import { journalKeyFrom } from './secret-box';
-import { JournalSecrets } from './secret-journal';
+import { JournalSecrets, USER_DATA, type UserDataDeclaration } from './secret-journal';
 
 const key = journalKeyFrom(randomBytes(32).toString('base64'));
 const otherKey = journalKeyFrom(randomBytes(32).toString('hex'));
@@ -109,5 +109,23 @@ describe('JournalSecrets', () => {
   it('rejects a malformed key with how to make one', () => {
     expect(() => journalKeyFrom('too-short')).toThrow(/GNL_JOURNAL_KEY must be 32 random bytes .*randomBytes\(32\)/);
     expect(journalKeyFrom(key.bytes.toString('hex')).id).toBe(key.id);
+  });
+
+  it('every event type declares its user data; the compiler refuses a type left out or a field it does not have', () => {
+    const { 'run-complete': _left, ...withoutOne } = USER_DATA;
+    // @ts-expect-error: run-complete is missing, so its text would be stored unsealed
+    const missing: UserDataDeclaration = withoutOne;
+    // @ts-expect-error: tool-call-start has no field "output"
+    const wrongField: UserDataDeclaration = { ...USER_DATA, 'tool-call-start': ['output'] };
+    expect(Object.keys(missing)).not.toContain('run-complete');
+    expect(wrongField['tool-call-start']).toEqual(['output']);
+    // Each declared field of each type is sealed: a secret placed in it leaves no plaintext.
+    for (const [type, fields] of Object.entries(USER_DATA)) {
+      if (type === 'run-start' || type === 'run-suspend') continue; // their own walks: tested above
+      for (const field of fields) {
+        const event = { type, [field]: { apiKey: API_KEY } } as unknown as JournalEvent;
+        expect(JSON.stringify(secrets.sealEvent(event, 'run-1')), `${type}.${field}`).not.toContain(API_KEY);
+      }
+    }
   });
 });

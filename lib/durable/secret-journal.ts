@@ -16,7 +16,7 @@
  * prints a warning); an envelope met without the key, or with another key, is a JournalDataError that
  * names the run, the event and the field.
  */
-import type { JournalEvent, PendingItem, RunInput } from './events';
+import type { JournalEvent, JournalEventType, PendingItem, RunInput } from './events';
 import { JournalDataError } from './errors';
 import { decodeJson, encodeJson } from './json-codec';
 import { type JournalKey, open, seal } from './secret-box';
@@ -31,19 +31,37 @@ export interface JournalSecretsOptions extends SecretFieldOptions {
   onClearText?: (where: string) => void;
 }
 
-/** The user-data fields of each event type, the only ones sealed and opened. */
-const USER_DATA: Partial<Record<JournalEvent['type'], readonly string[]>> = {
+/** The fields of an event type that may be declared as user data. */
+type FieldsOf<T extends JournalEventType> = readonly Exclude<keyof Extract<JournalEvent, { type: T }>, 'type'>[];
+
+/**
+ * The user-data fields of each event type, the only ones sealed and opened. Every type must say, even
+ * when the answer is none: a new event type without its line here does not compile, so its user data
+ * cannot be stored unsealed by omission. (run-start's input and run-suspend's pending are walked by
+ * their own functions below: the prompt fields of the input, each pending item's arguments.)
+ */
+export const USER_DATA = {
+  'run-start': ['input'],
+  'run-resume': [],
   'model-step': ['result'],
   'tool-call-start': ['input'],
   'tool-call-end': ['input', 'output'],
   'tool-call-error': ['input'],
+  'tool-call-repair': ['repaired'],
   'tool-approval-request': ['input'],
   'tool-approval-response': ['policy'],
-  'tool-call-repair': ['repaired'],
+  'side-effect-check': [],
   'side-effect-resolution': ['output'],
   'replay-mismatch': ['recorded', 'given'],
+  'run-suspend': ['pending'],
   'run-complete': ['text'],
-};
+  'run-cancel': [],
+  'run-resume-request': [],
+  'run-fail': [],
+} as const satisfies UserDataDeclaration;
+
+export type UserDataDeclaration = { readonly [T in JournalEventType]: FieldsOf<T> };
+
 const RUN_INPUT_DATA = ['prompt', 'messages', 'system', 'instructions'] as const;
 
 type Walk = (value: unknown, path: string) => unknown;
@@ -86,7 +104,9 @@ export class JournalSecrets {
       const pending = this.sealPending(event.pending, runId);
       return pending === event.pending ? event : { ...event, pending };
     }
-    return this.mapFields(event, USER_DATA[event.type], (value, path) => this.sealValue(value, runId, `run "${runId}" ${event.type} ${path}`));
+    return this.mapFields(event, USER_DATA[event.type] as readonly string[], (value, path) =>
+      this.sealValue(value, runId, `run "${runId}" ${event.type} ${path}`),
+    );
   }
 
   /** The event as the runtime sees it: envelopes opened. `where` names it in errors. */
@@ -99,7 +119,7 @@ export class JournalSecrets {
       const pending = this.openPending(event.pending, runId, where);
       return pending === event.pending ? event : { ...event, pending };
     }
-    return this.mapFields(event, USER_DATA[event.type], (value, path) => this.openValue(value, runId, `${where} ${path}`));
+    return this.mapFields(event, USER_DATA[event.type] as readonly string[], (value, path) => this.openValue(value, runId, `${where} ${path}`));
   }
 
   sealRunInput(input: RunInput, runId: string): RunInput {
