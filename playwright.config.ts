@@ -112,7 +112,7 @@ export default defineConfig({
     },
     {
       name: 'long',
-      testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts', 'sessions.spec.ts'],
+      testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts', 'sessions.spec.ts', 'spoofing.spec.ts'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },
     },
     {

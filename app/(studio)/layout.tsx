@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { signOutAction } from '@/app/(auth)/actions';
 import { JournalNotice } from '@/components/runs/journal-notice';
 import { Button } from '@/components/ui/button';
+import { VisibleText } from '@/components/ui/visible-text';
 import { journalInfo } from '@/lib/studio/runs';
 import { requireOperator } from '@/lib/studio/session';
 
@@ -27,7 +28,10 @@ export default async function StudioLayout({ children }: { children: React.React
           </nav>
           <form action={signOutAction} className="ml-auto flex items-center gap-3 text-sm">
             <span className="text-muted-foreground" data-testid="signed-in-as">
-              {operator.name} <span className="font-mono text-xs">({operator.login})</span>
+              <VisibleText text={operator.name} />{' '}
+              <span className="font-mono text-xs">
+                (<VisibleText text={operator.login} />)
+              </span>
             </span>
             <Button type="submit" variant="ghost" size="sm">
               Sign out

@@ -4,6 +4,7 @@ import { LiveRunsTable } from '@/components/live/live-runs-table';
 import { RunSearchForm } from '@/components/runs/run-search-form';
 import { RunStatusFilter } from '@/components/runs/run-status-filter';
 import { buttonVariants } from '@/components/ui/button';
+import { VisibleText } from '@/components/ui/visible-text';
 import { agentNames, DEFAULT_PAGE_SIZE, listRuns, parseFilterText, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/runs';
 import { requireOperator } from '@/lib/studio/session';
 
@@ -52,8 +53,8 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
           <h1 className="text-xl font-semibold tracking-tight">Runs</h1>
           <p className="text-sm text-muted-foreground">
             Newest first{status ? `, status ${status}` : ''}
-            {agent ? `, agent ${agent}` : ''}
-            {q ? `, matching “${q}” (run id prefix, tool name or idempotency key)` : ''}.
+            {agent ? <VisibleText text={`, agent ${agent}`} /> : ''}
+            {q ? <VisibleText text={`, matching “${q}” (run id prefix, tool name or idempotency key)`} /> : ''}.
           </p>
         </div>
         <RunStatusFilter statuses={RUN_STATUS_FILTERS} current={status} keep={keep} />

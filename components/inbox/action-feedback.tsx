@@ -3,6 +3,7 @@
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import type { DecisionConflictReason } from '@/lib/durable';
 import type { Refusal } from '@/lib/studio/operator-actions';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** "4 s ago", "3 min ago": how long since an ISO instant, for a person. */
 export function ago(iso: string, now = Date.now()): string {
@@ -39,10 +40,12 @@ export function RefusalNote({ refusal }: { refusal: Refusal }) {
     return (
       <Alert variant="warning" data-testid="action-conflict">
         <AlertTitle>
-          Already {what} by {refusal.decidedBy}
+          Already {what} by <VisibleText text={refusal.decidedBy} />
           {refusal.decidedAt ? `, ${ago(refusal.decidedAt)}` : ''}
         </AlertTitle>
-        <AlertDescription>Your decision was not recorded: the first one stands. {refusal.message}</AlertDescription>
+        <AlertDescription>
+          Your decision was not recorded: the first one stands. <VisibleText text={refusal.message} />
+        </AlertDescription>
       </Alert>
     );
   }
@@ -59,7 +62,9 @@ export function RefusalNote({ refusal }: { refusal: Refusal }) {
   return (
     <Alert variant={refusal.kind === 'error' ? 'destructive' : 'warning'} data-testid={`action-${refusal.kind}`}>
       <AlertTitle>{title}</AlertTitle>
-      <AlertDescription className="whitespace-pre-wrap wrap-break-word">{refusal.message}</AlertDescription>
+      <AlertDescription className="whitespace-pre-wrap wrap-break-word">
+        <VisibleText text={refusal.message} />
+      </AlertDescription>
     </Alert>
   );
 }

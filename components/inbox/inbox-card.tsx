@@ -2,12 +2,14 @@
 
 import Link from 'next/link';
 import type { DecisionResult } from '@/app/(studio)/actions';
-import { PayloadText } from '@/components/runs/payload-text';
+import { PayloadText, payloadString } from '@/components/runs/payload-text';
 import { Badge } from '@/components/ui/badge';
 import { CopyButton } from '@/components/ui/copy-button';
 import { Time } from '@/components/ui/time';
+import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
 import type { InboxItem } from '@/lib/studio/inbox';
 import { runHref } from '@/lib/studio/run-path';
+import { findHidden, markedText } from '@/lib/text';
 import { cn } from '@/lib/utils';
 import { ApprovalForm } from './approval-form';
 import { ResumeButton } from './resume-button';
@@ -38,6 +40,7 @@ export function InboxCard({
   ...props
 }: React.ComponentProps<'article'> & { entry: InboxItem; onDecided: (entry: InboxItem, result: DecisionResult) => void }) {
   const { run, item } = entry;
+  const hidden = findHidden(payloadString(item.input));
   return (
     <article
       data-testid="inbox-item"
@@ -45,7 +48,8 @@ export function InboxCard({
       data-tool-call-id={item.toolCallId}
       data-kind={item.kind}
       data-keynav-item=""
-      data-keynav-label={`${item.toolName} of ${run.runId}`}
+      data-keynav-label={markedText(`${item.toolName} of ${run.runId}`)}
+      data-hidden-chars={hidden.count}
       className={cn(
         'space-y-3 rounded-lg border p-4 outline-none data-[keynav-focused]:ring-2 data-[keynav-focused]:ring-foreground/40',
         KIND[item.kind].border,
@@ -58,10 +62,13 @@ export function InboxCard({
           {KIND[item.kind].badge}
         </Badge>
         <h2 className="text-sm font-medium">
-          <code className="font-mono">{item.toolName}</code> {KIND[item.kind].asks}
+          <code className="font-mono">
+            <VisibleText text={item.toolName} />
+          </code>{' '}
+          {KIND[item.kind].asks}
         </h2>
         <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
-          {run.runId}
+          <VisibleText text={run.runId} />
         </Link>
         <span className="ml-auto text-xs text-muted-foreground">
           waiting since <Time value={entry.since} />
@@ -81,11 +88,18 @@ export function InboxCard({
                   <Link href={`${runHref(run.runId)}#seq-${step.seq}`} className="text-link hover:underline">
                     step {step.step + 1}
                   </Link>
-                  {step.text ? <span>: {step.text.length > 200 ? `${step.text.slice(0, 200)}…` : step.text}</span> : null}
+                  {step.text ? (
+                    <span>
+                      : <VisibleText text={step.text.length > 200 ? `${step.text.slice(0, 200)}…` : step.text} />
+                    </span>
+                  ) : null}
                   {step.toolCalls.map((call, i) => (
                     <span key={`${call.toolName}-${i}`} className="text-muted-foreground">
                       {' '}
-                      → <code className="font-mono text-foreground">{call.toolName}</code>
+                      →{' '}
+                      <code className="font-mono text-foreground">
+                        <VisibleText text={call.toolName} />
+                      </code>
                     </span>
                   ))}
                 </li>
@@ -98,24 +112,33 @@ export function InboxCard({
       {item.kind === 'side-effect' ? (
         <dl className="grid grid-cols-2 gap-x-6 gap-y-2 rounded-md bg-muted/50 p-3 sm:grid-cols-3" data-slot="side-effect-evidence">
           <Evidence label="Tool">
-            <code className="font-mono">{item.toolName}</code>
+            <code className="font-mono">
+              <VisibleText text={item.toolName} />
+            </code>
           </Evidence>
           <Evidence label="Idempotency key">
             <span className="flex flex-wrap items-center gap-2">
-              <code className="font-mono">{item.idempotencyKey}</code>
+              <code className="font-mono">
+                <VisibleText text={item.idempotencyKey} />
+              </code>
               <CopyButton value={item.idempotencyKey} label="Copy key" />
             </span>
           </Evidence>
           <Evidence label="Attempt started">
             attempt {item.attempt}, <Time value={item.startedAt} />
           </Evidence>
-          <Evidence label="Why it is blocked">{item.reason}</Evidence>
+          <Evidence label="Why it is blocked">
+            <VisibleText text={item.reason} />
+          </Evidence>
           <Evidence label="Executor">
             {entry.executor ? (
               <>
                 {entry.executor.lastOwner ? (
                   <>
-                    last held by <code className="font-mono wrap-anywhere">{entry.executor.lastOwner}</code>
+                    last held by{' '}
+                    <code className="font-mono wrap-anywhere">
+                      <VisibleText text={entry.executor.lastOwner} />
+                    </code>
                     {entry.executor.owner === entry.executor.lastOwner
                       ? ' (it holds the lease now)'
                       : entry.executor.owner
@@ -125,7 +148,11 @@ export function InboxCard({
                 ) : (
                   'no executor has claimed it'
                 )}
-                {entry.executor.owner && entry.executor.owner !== entry.executor.lastOwner ? `; held now by ${entry.executor.owner}` : ''}
+                {entry.executor.owner && entry.executor.owner !== entry.executor.lastOwner ? (
+                  <VisibleText text={`; held now by ${entry.executor.owner}`} />
+                ) : (
+                  ''
+                )}
                 {entry.executor.claimedAt ? (
                   <>
                     ; last claimed <Time value={entry.executor.claimedAt} />
@@ -141,13 +168,18 @@ export function InboxCard({
         </dl>
       ) : null}
 
+      <HiddenCharsWarning found={hidden} />
       <PayloadText label="Arguments" value={item.input} data-slot="inbox-arguments" />
 
       {item.decision ? (
         <div className="space-y-2 rounded-md border border-dashed p-3 text-sm" data-slot="inbox-decided">
           <p>
-            {item.decision.outcome} by <strong>{item.decision.by}</strong> <Time value={item.decision.at} className="text-xs text-muted-foreground" />
-            {item.decision.reason ? ` — “${item.decision.reason}”` : ''}. Waiting to resume.
+            {item.decision.outcome} by{' '}
+            <strong>
+              <VisibleText text={item.decision.by} />
+            </strong>{' '}
+            <Time value={item.decision.at} className="text-xs text-muted-foreground" />
+            {item.decision.reason ? <VisibleText text={` — “${item.decision.reason}”`} /> : ''}. Waiting to resume.
           </p>
           <ResumeButton runId={run.runId} />
         </div>

@@ -13,6 +13,7 @@ import { inboxQuery } from '@/lib/studio/queries';
 import { runHref } from '@/lib/studio/run-path';
 import { RefusalNote } from './action-feedback';
 import { InboxCard } from './inbox-card';
+import { VisibleText } from '@/components/ui/visible-text';
 import { type KeyAction, KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
 
 const INBOX_KEYS: KeyAction[] = [
@@ -73,11 +74,18 @@ export function InboxList({ initial }: { initial: Inbox }) {
         <ul className="space-y-1 rounded-lg border bg-muted/40 p-3 text-sm" data-testid="recent-decisions">
           {recent.map((r) => (
             <li key={r.key} data-run-id={r.runId}>
-              You {DONE_WORDS[r.outcome]} <code className="font-mono">{r.toolName}</code> of{' '}
+              You {DONE_WORDS[r.outcome]}{' '}
+              <code className="font-mono">
+                <VisibleText text={r.toolName} />
+              </code>{' '}
+              of{' '}
               <Link href={runHref(r.runId)} className="font-mono text-link hover:underline">
-                {r.runId}
+                <VisibleText text={r.runId} />
               </Link>
-              . <span className="text-muted-foreground">{r.resume}</span>
+              .{' '}
+              <span className="text-muted-foreground">
+                <VisibleText text={r.resume} />
+              </span>
             </li>
           ))}
         </ul>

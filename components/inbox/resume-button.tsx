@@ -6,6 +6,7 @@ import { resumeRunAction } from '@/app/(studio)/actions';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
+import { VisibleText } from '@/components/ui/visible-text';
 import { RefusalNote } from './action-feedback';
 
 /**
@@ -63,7 +64,7 @@ export function ResumeButton({ runId, label = 'Resume', ...props }: React.Compon
       )}
       {result?.ok ? (
         <p className="text-xs text-muted-foreground" data-testid="resume-note">
-          {result.resume.message}
+          <VisibleText text={result.resume.message} />
         </p>
       ) : result ? (
         <RefusalNote refusal={result} />

@@ -7,6 +7,7 @@ import { PayloadText } from '@/components/runs/payload-text';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
+import { VisibleText } from '@/components/ui/visible-text';
 import { RefusalNote } from './action-feedback';
 
 type Choice = 'done' | 'not-done' | 'leave' | undefined;
@@ -75,8 +76,9 @@ export function SideEffectForm({
           {choice === 'done' ? (
             <>
               <Label htmlFor={id('output')}>
-                What did {toolName} return? JSON{outputSchema ? `, matching its output schema` : ' (any JSON: the tool declares no output schema)'}. The run
-                continues as if the call had returned it.
+                What did <VisibleText text={toolName} /> return? JSON
+                {outputSchema ? `, matching its output schema` : ' (any JSON: the tool declares no output schema)'}. The run continues as if the call had
+                returned it.
               </Label>
               <Textarea
                 id={id('output')}
@@ -91,7 +93,8 @@ export function SideEffectForm({
             </>
           ) : (
             <p className="text-xs text-muted-foreground">
-              The next resume runs {toolName} again under the same idempotency key: a service that deduplicates by that key answers with its first result.
+              The next resume runs <VisibleText text={toolName} /> again under the same idempotency key: a service that deduplicates by that key answers with
+              its first result.
             </p>
           )}
           <Label htmlFor={id('reason')}>Why? (required, recorded with your decision)</Label>

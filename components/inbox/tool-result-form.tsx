@@ -7,6 +7,7 @@ import { PayloadText } from '@/components/runs/payload-text';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
+import { VisibleText } from '@/components/ui/visible-text';
 import { RefusalNote } from './action-feedback';
 
 /**
@@ -47,8 +48,8 @@ export function ToolResultForm({
       }}
     >
       <Label htmlFor={id('result')}>
-        What does {toolName} return? JSON{outputSchema ? ', matching its output schema' : ' (any JSON: the tool declares no output schema)'}. The model gets it
-        as the tool’s result.
+        What does <VisibleText text={toolName} /> return? JSON
+        {outputSchema ? ', matching its output schema' : ' (any JSON: the tool declares no output schema)'}. The model gets it as the tool’s result.
       </Label>
       <Textarea
         id={id('result')}

@@ -6,6 +6,7 @@ import { type RunsListParams, runsQuery } from '@/lib/studio/queries';
 import type { RunListPage } from '@/lib/studio/run-listing';
 import { StreamStatusBanner } from './stream-status-banner';
 import { useRunsLive } from './use-runs-live';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** The runs table, kept current by the runs stream. */
 export function LiveRunsTable({ params, initial, empty }: { params: RunsListParams; initial: RunListPage; empty: string }) {
@@ -18,7 +19,7 @@ export function LiveRunsTable({ params, initial, empty }: { params: RunsListPara
         <RunsTable runs={data.runs} />
       ) : (
         <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground" data-testid="runs-empty">
-          {empty}
+          <VisibleText text={empty} />
         </p>
       )}
     </div>

@@ -1,3 +1,4 @@
+import { VisibleText } from '@/components/ui/visible-text';
 import { jsonReplacer } from '@/lib/studio/wire';
 import { cn } from '@/lib/utils';
 
@@ -12,7 +13,8 @@ export function prettyJson(value: unknown): string {
 }
 
 /**
- * A payload as text inside <pre>: React escapes it, so HTML in tool inputs or model output is shown, never run.
+ * A payload as text inside <pre>: React escapes it, so HTML in tool inputs or model output is shown, never run,
+ * and hidden characters are shown as their code points (VisibleText).
  * Long payloads are collapsed in a <details> (no script needed) and very long ones are cut with a note.
  */
 export function JsonPayload({ value, className, ...props }: React.ComponentProps<'div'> & { value: unknown }) {
@@ -21,7 +23,7 @@ export function JsonPayload({ value, className, ...props }: React.ComponentProps
   const lines = full.split('\n').length;
   const pre = (
     <pre className="overflow-x-auto rounded-md bg-muted px-3 py-2 font-mono text-xs leading-relaxed whitespace-pre-wrap break-words">
-      {text}
+      <VisibleText text={text} />
       {full.length > MAX_CHARS ? `\n… ${full.length - MAX_CHARS} more characters not shown` : null}
     </pre>
   );

@@ -11,7 +11,10 @@ import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import type { PreviewAction, PreviewCall } from '@/lib/studio/resume-preview';
 import type { WireRun } from '@/lib/studio/wire';
+import { findHidden } from '@/lib/text';
 import { cn } from '@/lib/utils';
+import { payloadString } from './payload-text';
+import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
 
 const ACTION_LABEL: Record<PreviewAction, string> = {
   executes: 'executes',
@@ -38,9 +41,19 @@ function ResumePreview({ calls }: { calls: readonly PreviewCall[] }) {
         <ul className="space-y-1.5">
           {calls.map((call) => (
             <li key={`${call.toolCallId}:${call.idempotencyKey ?? ''}`} data-testid="resume-preview-call" data-action={call.action} data-tool={call.toolName}>
-              <code className="font-mono font-medium">{call.toolName}</code> <span className="font-medium">{ACTION_LABEL[call.action]}</span>
-              <span className="text-muted-foreground"> — {call.why}.</span>
-              {call.protection ? <span className="block text-muted-foreground wrap-anywhere">{call.protection}</span> : null}
+              <code className="font-mono font-medium">
+                <VisibleText text={call.toolName} />
+              </code>{' '}
+              <span className="font-medium">{ACTION_LABEL[call.action]}</span>
+              <span className="text-muted-foreground">
+                {' '}
+                — <VisibleText text={call.why} />.
+              </span>
+              {call.protection ? (
+                <span className="block text-muted-foreground wrap-anywhere">
+                  <VisibleText text={call.protection} />
+                </span>
+              ) : null}
             </li>
           ))}
         </ul>
@@ -56,7 +69,9 @@ export function RunActions({ run, preview, className, ...props }: React.Componen
   const cancel = useMutation({ mutationFn: () => cancelRunAction({ runId: run.runId, reason }) });
   const finished = run.status === 'completed' || run.status === 'canceled';
   if (finished) return null;
-  const undecided = run.pending.filter((p) => !p.decision).length;
+  const open = run.pending.filter((p) => !p.decision);
+  const undecided = open.length;
+  const hidden = findHidden(open.map((p) => payloadString(p.input)).join('\n'));
   const waiting = run.status === 'waiting-approval' || run.status === 'waiting-tool-result' || run.status === 'blocked';
   const resumable = waiting && undecided === 0 ? true : run.status === 'failed';
   return (
@@ -69,6 +84,9 @@ export function RunActions({ run, preview, className, ...props }: React.Componen
           </Link>
           .
         </p>
+      ) : null}
+      {undecided > 0 ? (
+        <HiddenCharsWarning found={hidden} what={undecided === 1 ? 'Its arguments' : 'Their arguments'} className="basis-full" data-slot="run-hidden-chars" />
       ) : null}
       {run.status === 'running' ? <p className="text-sm text-muted-foreground">Executing now; the journal below follows it live.</p> : null}
       {resumable ? (

@@ -1,6 +1,7 @@
 import { Time } from '@/components/ui/time';
 import type { RunListing } from '@/lib/studio/run-listing';
 import { cn } from '@/lib/utils';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** Why a running run is not moving: its executor's lease ran out and no live process holds it. */
 export function RunLeaseLapsed({ lease, className, ...props }: React.ComponentProps<'p'> & { lease: NonNullable<RunListing['lapsedLease']> }) {
@@ -8,7 +9,9 @@ export function RunLeaseLapsed({ lease, className, ...props }: React.ComponentPr
     <p data-slot="run-lease-lapsed" className={cn('text-xs', className)} {...props}>
       <span className="font-medium">Lease lapsed</span>
       <span className="text-muted-foreground">: executor </span>
-      <code className="font-mono wrap-anywhere">{lease.owner}</code>
+      <code className="font-mono wrap-anywhere">
+        <VisibleText text={lease.owner} />
+      </code>
       <span className="text-muted-foreground">
         {' '}
         stopped renewing it (expired <Time value={lease.expiredAt} />

@@ -1,6 +1,7 @@
 import { Time } from '@/components/ui/time';
 import type { Decision, PendingItem } from '@/lib/durable';
 import { cn } from '@/lib/utils';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** Why a run is not moving: each approval, side effect of unknown outcome or tool result it waits for. */
 export function RunPendingReason({ pending, className, ...props }: React.ComponentProps<'ul'> & { pending: readonly PendingItem[] }) {
@@ -26,7 +27,9 @@ function ApprovalReason({ item }: { item: Extract<PendingItem, { kind: 'approval
   return (
     <>
       <span className="text-muted-foreground">Awaiting approval of </span>
-      <code className="font-mono font-medium">{item.toolName}</code>
+      <code className="font-mono font-medium">
+        <VisibleText text={item.toolName} />
+      </code>
       <span className="text-muted-foreground"> since </span>
       <Time value={item.requestedAt} />
       {item.decision ? <DecisionNote decision={item.decision} /> : null}
@@ -38,7 +41,9 @@ function ToolResultReason({ item }: { item: Extract<PendingItem, { kind: 'tool-r
   return (
     <>
       <span className="text-muted-foreground">Awaiting the result of </span>
-      <code className="font-mono font-medium">{item.toolName}</code>
+      <code className="font-mono font-medium">
+        <VisibleText text={item.toolName} />
+      </code>
       <span className="text-muted-foreground"> (a tool without execute) since </span>
       <Time value={item.requestedAt} />
       {item.decision ? <DecisionNote decision={item.decision} /> : null}
@@ -50,9 +55,13 @@ function SideEffectReason({ item }: { item: Extract<PendingItem, { kind: 'side-e
   return (
     <>
       <span className="text-muted-foreground">Side effect of unknown outcome: </span>
-      <code className="font-mono font-medium">{item.toolName}</code>
+      <code className="font-mono font-medium">
+        <VisibleText text={item.toolName} />
+      </code>
       <span className="text-muted-foreground">, key </span>
-      <code className="font-mono wrap-anywhere">{item.idempotencyKey}</code>
+      <code className="font-mono wrap-anywhere">
+        <VisibleText text={item.idempotencyKey} />
+      </code>
       <span className="text-muted-foreground">
         {' '}
         (attempt {item.attempt}, started <Time value={item.startedAt} />)
@@ -65,8 +74,8 @@ function SideEffectReason({ item }: { item: Extract<PendingItem, { kind: 'side-e
 function DecisionNote({ decision }: { decision: Decision }) {
   return (
     <span className="block text-muted-foreground">
-      {decision.outcome} by {decision.by}
-      {decision.reason ? `: ${decision.reason}` : ''} — waiting to resume
+      {decision.outcome} by <VisibleText text={decision.by} />
+      {decision.reason ? <VisibleText text={`: ${decision.reason}`} /> : ''} — waiting to resume
     </span>
   );
 }

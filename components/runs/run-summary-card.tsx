@@ -5,6 +5,7 @@ import { JsonPayload } from './json-payload';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
 import { RunStatusBadge } from './run-status-badge';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export function RunSummaryCard({ run, className, children, ...props }: React.ComponentProps<'section'> & { run: WireRun }) {
   const { prompt, messages, system, toolNames } = run.input ?? {};
@@ -42,7 +43,9 @@ export function RunSummaryCard({ run, className, children, ...props }: React.Com
         {messages !== undefined ? <Labelled label="Messages">{<JsonPayload value={messages} />}</Labelled> : null}
         {toolNames?.length ? (
           <Labelled label="Tools">
-            <p className="font-mono text-xs wrap-break-word">{toolNames.join(', ')}</p>
+            <p className="font-mono text-xs wrap-break-word">
+              <VisibleText text={toolNames.join(', ')} />
+            </p>
           </Labelled>
         ) : null}
       </div>

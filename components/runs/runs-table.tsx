@@ -7,6 +7,7 @@ import { RunLeaseLapsed } from './run-lease-lapsed';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
 import { RunStatusBadge } from './run-status-badge';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly RunListing[] }) {
   return (
@@ -29,14 +30,14 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
           <TableRow key={run.runId} data-testid="run-row" data-run-id={run.runId} data-status={run.status}>
             <TableCell className="max-w-80 min-w-48">
               <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
-                {run.runId}
+                <VisibleText text={run.runId} />
               </Link>
             </TableCell>
             <TableCell>
               <RunStatusBadge status={run.status} />
             </TableCell>
             <TableCell className="text-xs" data-testid="run-agent">
-              {run.input?.agent ?? <span className="text-muted-foreground">—</span>}
+              {run.input?.agent ? <VisibleText text={run.input.agent} /> : <span className="text-muted-foreground">—</span>}
             </TableCell>
             <TableCell className="min-w-36">
               <RunModel input={run.input} />

@@ -1,5 +1,6 @@
 import type { CallRecord } from './timeline-index';
 import { formatDuration, SeqLink } from './event-parts';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** Where a tool call stands, linked to the events that say so (its result, error, approval, resolution). */
 export function CallOutcome({ call }: { call: CallRecord | undefined }) {
@@ -20,7 +21,7 @@ export function CallOutcome({ call }: { call: CallRecord | undefined }) {
         : `rejected by ${call.response.by}`;
     parts.push(
       <span key="response">
-        {verdict} <SeqLink seq={call.response.seq} />
+        <VisibleText text={verdict} /> <SeqLink seq={call.response.seq} />
       </span>,
     );
   } else if (call.request) {
@@ -33,7 +34,7 @@ export function CallOutcome({ call }: { call: CallRecord | undefined }) {
   if (call.resolution) {
     parts.push(
       <span key="resolution">
-        marked {call.resolution.outcome} by {call.resolution.by} <SeqLink seq={call.resolution.seq} />
+        marked {call.resolution.outcome} by <VisibleText text={call.resolution.by} /> <SeqLink seq={call.resolution.seq} />
       </span>,
     );
   }
@@ -48,7 +49,7 @@ export function CallOutcome({ call }: { call: CallRecord | undefined }) {
   } else if (lastError) {
     parts.push(
       <span key="error" className="text-red-700 dark:text-red-300">
-        threw {lastError.error.name} <SeqLink seq={lastError.seq} />
+        threw <VisibleText text={lastError.error.name} /> <SeqLink seq={lastError.seq} />
       </span>,
     );
   } else if (call.starts.length > 0 && !call.resolution) {

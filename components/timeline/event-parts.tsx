@@ -4,6 +4,7 @@ import { CopyButton } from '@/components/ui/copy-button';
 import { formatMs } from '@/components/runs/run-totals';
 import { Time } from '@/components/ui/time';
 import { cn } from '@/lib/utils';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export function SeqLink({ seq, className, children, ...props }: React.ComponentProps<'a'> & { seq: number }) {
   return (
@@ -13,10 +14,11 @@ export function SeqLink({ seq, className, children, ...props }: React.ComponentP
   );
 }
 
+/** A string title is shown through VisibleText (titles name who decided, which is untrusted text). */
 export function EventHeader({ title, at, children }: { title: React.ReactNode; at: string; children?: React.ReactNode }) {
   return (
     <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
-      <span className="text-sm font-medium">{title}</span>
+      <span className="text-sm font-medium">{typeof title === 'string' ? <VisibleText text={title} /> : title}</span>
       {children}
       <Time value={at} className="ml-auto text-xs text-muted-foreground" />
     </div>
@@ -31,16 +33,22 @@ export function IdempotencyKey({ value }: { value: string }) {
   return (
     <div className="flex flex-wrap items-center gap-2 text-xs" data-slot="idempotency-key">
       <span className="text-muted-foreground">Idempotency key</span>
-      <code className="font-mono wrap-anywhere">{value}</code>
+      <code className="font-mono wrap-anywhere">
+        <VisibleText text={value} />
+      </code>
       <CopyButton value={value} label="Copy key" aria-label={`Copy idempotency key ${value}`} />
     </div>
   );
 }
 
-/** Who decided, and why: an operator's words are shown as text, never as markup. */
+/** Who decided, and why: an operator's words are shown as text, never as markup, hidden characters marked. */
 export function Reason({ reason }: { reason: string | undefined }) {
   if (!reason) return null;
-  return <p className="text-sm whitespace-pre-wrap wrap-break-word">“{reason}”</p>;
+  return (
+    <p className="text-sm whitespace-pre-wrap wrap-break-word">
+      “<VisibleText text={reason} />”
+    </p>
+  );
 }
 
 export function Note({ className, ...props }: React.ComponentProps<'p'>) {

@@ -4,6 +4,7 @@ import type { WireEventOf } from '@/lib/studio/wire';
 import { CallOutcome } from './call-outcome';
 import { Chip, EventHeader, formatDuration, Note } from './event-parts';
 import { replaysAfter, type TimelineIndex } from './timeline-index';
+import { VisibleText } from '@/components/ui/visible-text';
 
 function tokenText(usage: TokenUsage): string | undefined {
   const parts = [
@@ -25,12 +26,14 @@ export function ModelStepCard({ event, index }: { event: WireEventOf<'model-step
   return (
     <div className="space-y-2" data-slot="model-step-card">
       <EventHeader title={`Model step ${event.step + 1}`} at={event.at}>
-        <Chip className="font-mono">{event.modelId}</Chip>
+        <Chip className="font-mono">
+          <VisibleText text={event.modelId} />
+        </Chip>
         {latency ? <Chip>{latency}</Chip> : null}
         {step.finishReason ? (
           <Chip data-slot="finish-reason">
-            finish: {step.finishReason}
-            {step.rawFinishReason ? ` (${step.rawFinishReason})` : ''}
+            finish: <VisibleText text={step.finishReason} />
+            {step.rawFinishReason ? <VisibleText text={` (${step.rawFinishReason})`} /> : ''}
           </Chip>
         ) : null}
         {tokens ? <Chip data-slot="tokens">{tokens}</Chip> : null}
@@ -43,7 +46,9 @@ export function ModelStepCard({ event, index }: { event: WireEventOf<'model-step
             <li key={call.toolCallId} data-slot="step-tool-call" data-tool-call-id={call.toolCallId} className="space-y-1 rounded-md border px-3 py-2">
               <div className="flex flex-wrap items-baseline gap-x-2 text-sm">
                 <span className="text-muted-foreground">calls</span>
-                <code className="font-mono font-medium">{call.toolName}</code>
+                <code className="font-mono font-medium">
+                  <VisibleText text={call.toolName} />
+                </code>
                 <span className="text-xs">
                   <CallOutcome call={index.calls.get(call.toolCallId)} />
                 </span>

@@ -1,5 +1,6 @@
 import { prettyJson } from '@/components/runs/json-payload';
 import { sizeOf } from '@/components/runs/payload-text';
+import { VisibleText } from '@/components/ui/visible-text';
 
 const MAX_CHARS = 64_000;
 
@@ -12,7 +13,7 @@ export function RawRecord({ payload }: { payload: Record<string, unknown> }) {
         Journal record · {full.split('\n').length} lines, {sizeOf(full.length)}
       </summary>
       <pre className="mt-1.5 overflow-x-auto rounded-md bg-muted px-3 py-2 font-mono text-xs leading-relaxed whitespace-pre-wrap break-words">
-        {full.slice(0, MAX_CHARS)}
+        <VisibleText text={full.slice(0, MAX_CHARS)} />
         {full.length > MAX_CHARS ? `\n… ${full.length - MAX_CHARS} more characters not shown` : null}
       </pre>
     </details>

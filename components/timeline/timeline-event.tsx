@@ -1,6 +1,8 @@
 import { cva } from 'class-variance-authority';
 import Link from 'next/link';
-import { PayloadText } from '@/components/runs/payload-text';
+import { PayloadText, payloadString } from '@/components/runs/payload-text';
+import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
+import { findHidden } from '@/lib/text';
 import type { JournalEventType } from '@/lib/durable';
 import type { WireEvent, WireEventOf } from '@/lib/studio/wire';
 import { Chip, EventHeader, Note, Reason, SeqLink } from './event-parts';
@@ -115,7 +117,11 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
       return (
         <>
           <EventHeader title={verdict} at={event.at}>
-            {call?.toolName ? <Chip className="font-mono">{call.toolName}</Chip> : null}
+            {call?.toolName ? (
+              <Chip className="font-mono">
+                <VisibleText text={call.toolName} />
+              </Chip>
+            ) : null}
             {call?.request ? (
               <SeqLink seq={call.request.seq} className="text-xs">
                 question #{call.request.seq}
@@ -136,11 +142,15 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
             <Chip>attempt {event.attempt}</Chip>
           </EventHeader>
           <p className="text-sm">
-            {event.result.done === true
-              ? 'The outside system says it was done: its answer is recorded as the result.'
-              : event.result.done === false
-                ? 'The outside system says it was not done: it runs again under the same key.'
-                : `The outside system could not say: ${event.result.reason}. The run is blocked until a person decides.`}
+            <VisibleText
+              text={
+                event.result.done === true
+                  ? 'The outside system says it was done: its answer is recorded as the result.'
+                  : event.result.done === false
+                    ? 'The outside system says it was not done: it runs again under the same key.'
+                    : `The outside system could not say: ${event.result.reason}. The run is blocked until a person decides.`
+              }
+            />
           </p>
         </>
       );
@@ -161,7 +171,9 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
         <>
           <EventHeader title={event.repaired ? 'A tool call was repaired' : 'A tool call could not be repaired'} at={event.at}>
             <Chip>step {event.step + 1}</Chip>
-            <Chip className="font-mono">{event.toolCallId}</Chip>
+            <Chip className="font-mono">
+              <VisibleText text={event.toolCallId} />
+            </Chip>
           </EventHeader>
           {event.repaired ? <PayloadText label="Repaired call" value={event.repaired} /> : null}
           <Note>Recorded once: replays use this repair and do not call repairToolCall again.</Note>
@@ -190,8 +202,10 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
             {event.pending.map((item) => (
               <li key={item.toolCallId}>
                 {PENDING_VERB[item.kind]}
-                <code className="font-mono">{item.toolName}</code>
-                {item.kind === 'side-effect' ? ` (${item.reason})` : ''}
+                <code className="font-mono">
+                  <VisibleText text={item.toolName} />
+                </code>
+                {item.kind === 'side-effect' ? <VisibleText text={` (${item.reason})`} /> : ''}
               </li>
             ))}
           </ul>
@@ -206,7 +220,9 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
       return (
         <>
           <EventHeader title="Completed" at={event.at}>
-            <Chip>finish: {event.finishReason}</Chip>
+            <Chip>
+              finish: <VisibleText text={event.finishReason} />
+            </Chip>
             <Chip>{event.steps} steps</Chip>
           </EventHeader>
           {event.text ? <PayloadText label="Answer" value={event.text} data-slot="final-text" /> : null}
@@ -243,15 +259,27 @@ function RunStart({ event }: { event: WireEventOf<'run-start'> }) {
   return (
     <>
       <EventHeader title="Run started" at={event.at}>
-        {input.agent ? <Chip>agent {input.agent}</Chip> : null}
-        {input.agentVersion ? <Chip className="font-mono">v {input.agentVersion}</Chip> : null}
+        {input.agent ? (
+          <Chip>
+            agent <VisibleText text={input.agent} />
+          </Chip>
+        ) : null}
+        {input.agentVersion ? (
+          <Chip className="font-mono">
+            v <VisibleText text={input.agentVersion} />
+          </Chip>
+        ) : null}
         <Chip className="font-mono">
-          {input.provider}:{input.modelId}
+          <VisibleText text={`${input.provider}:${input.modelId}`} />
         </Chip>
       </EventHeader>
       {input.prompt !== undefined ? <PayloadText label="Prompt" value={input.prompt} /> : null}
       {input.messages !== undefined ? <PayloadText label="Messages" value={input.messages} /> : null}
-      {input.toolNames?.length ? <Note>Tools: {input.toolNames.join(', ')}</Note> : null}
+      {input.toolNames?.length ? (
+        <Note>
+          Tools: <VisibleText text={input.toolNames.join(', ')} />
+        </Note>
+      ) : null}
     </>
   );
 }
@@ -263,22 +291,30 @@ function ApprovalRequest({ event, index }: { event: WireEventOf<'tool-approval-r
       <EventHeader
         title={
           <>
-            <code className="font-mono">{event.toolName}</code> needs approval
+            <code className="font-mono">
+              <VisibleText text={event.toolName} />
+            </code>{' '}
+            needs approval
           </>
         }
         at={event.at}
       >
-        {event.expiresAt ? <Chip>expires {event.expiresAt}</Chip> : null}
+        {event.expiresAt ? (
+          <Chip>
+            expires <VisibleText text={event.expiresAt} />
+          </Chip>
+        ) : null}
         {call?.stepSeq !== undefined ? (
           <SeqLink seq={call.stepSeq} className="text-xs">
             asked in step #{call.stepSeq}
           </SeqLink>
         ) : null}
       </EventHeader>
+      <HiddenCharsWarning found={findHidden(payloadString(event.input))} />
       <PayloadText label="Arguments" value={event.input} />
       {call?.response ? (
         <Note>
-          {call.response.approved ? 'Approved' : 'Rejected'} by {call.response.by}: <SeqLink seq={call.response.seq} />
+          {call.response.approved ? 'Approved' : 'Rejected'} by <VisibleText text={call.response.by} />: <SeqLink seq={call.response.seq} />
         </Note>
       ) : (
         <Note>

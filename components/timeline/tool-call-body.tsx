@@ -2,6 +2,7 @@ import { PayloadText } from '@/components/runs/payload-text';
 import type { WireEventOf } from '@/lib/studio/wire';
 import { Chip, EventHeader, formatDuration, IdempotencyKey, Note, SeqLink } from './event-parts';
 import { replaysAfter, type TimelineIndex } from './timeline-index';
+import { VisibleText } from '@/components/ui/visible-text';
 
 type ToolEvent = WireEventOf<'tool-call-start'> | WireEventOf<'tool-call-end'> | WireEventOf<'tool-call-error'>;
 
@@ -26,19 +27,32 @@ export function ToolCallBody({ event, index }: { event: ToolEvent; index: Timeli
   const title =
     event.type === 'tool-call-start' ? (
       <>
-        <code className="font-mono">{event.toolName}</code> started
+        <code className="font-mono">
+          <VisibleText text={event.toolName} />
+        </code>{' '}
+        started
       </>
     ) : event.type === 'tool-call-end' && event.source === 'provided' ? (
       <>
-        result of <code className="font-mono">{event.toolName}</code> provided by {event.by ?? 'someone'}
+        result of{' '}
+        <code className="font-mono">
+          <VisibleText text={event.toolName} />
+        </code>{' '}
+        provided by <VisibleText text={event.by ?? 'someone'} />
       </>
     ) : event.type === 'tool-call-end' ? (
       <>
-        <code className="font-mono">{event.toolName}</code> returned
+        <code className="font-mono">
+          <VisibleText text={event.toolName} />
+        </code>{' '}
+        returned
       </>
     ) : (
       <>
-        <code className="font-mono">{event.toolName}</code> threw
+        <code className="font-mono">
+          <VisibleText text={event.toolName} />
+        </code>{' '}
+        threw
       </>
     );
   const input = event.type === 'tool-call-start' ? event.input : event.input;
@@ -82,7 +96,7 @@ export function ToolCallBody({ event, index }: { event: ToolEvent; index: Timeli
             </span>
           ) : call?.resolution ? (
             <span>
-              settled by {call.resolution.by} <SeqLink seq={call.resolution.seq} />
+              settled by <VisibleText text={call.resolution.by} /> <SeqLink seq={call.resolution.seq} />
             </span>
           ) : (
             <span className="font-medium text-orange-700 dark:text-orange-300">no outcome recorded after this start</span>

@@ -6,6 +6,7 @@
 import type { JournalEvent } from '@/lib/durable';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { LONG } from './seed-data';
+import { seedSpoofed } from '@/tests/support/spoofed-text';
 import { seedHostile } from './seed-hostile';
 
 const dataDir = process.env.GNL_DATA_DIR;
@@ -55,6 +56,8 @@ try {
   console.log(`seed-long: ${LONG.runId} with ${run.lastSeq} events`);
   // The security spec's untrusted payloads (e2e/studio/security.spec.ts runs against this Studio).
   await seedHostile(storage);
+  // The spoofing spec's hidden characters (tests/support/spoofed-text.ts; e2e/studio/spoofing.spec.ts).
+  await seedSpoofed(storage.runs);
 } finally {
   await storage.close();
 }

@@ -3,14 +3,18 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
 import { RunView } from '@/components/timeline/run-view';
+import { VisibleText } from '@/components/ui/visible-text';
 import { decodeRunSegment } from '@/lib/studio/run-path';
 import { getRunView } from '@/lib/studio/runs';
 import { requireOperator } from '@/lib/studio/session';
+import { markedText } from '@/lib/text';
 
 type Params = Promise<{ runId: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return { title: decodeRunSegment((await params).runId) ?? 'Not found' };
+  const runId = decodeRunSegment((await params).runId);
+  // A title is a string, not markup: a run id's hidden characters as ⟨U+202E⟩ text.
+  return { title: runId === undefined ? 'Not found' : markedText(runId) };
 }
 
 export default async function RunPage({ params }: { params: Params }) {
@@ -27,7 +31,7 @@ export default async function RunPage({ params }: { params: Params }) {
           ← Runs
         </Link>
         <h1 className="font-mono text-lg font-semibold wrap-anywhere" data-testid="run-id">
-          {view.run.runId}
+          <VisibleText text={view.run.runId} />
         </h1>
       </div>
     </RunView>
