@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { CommanderError } from 'commander';
-import { GnlError } from '@/lib/durable';
+import { DecisionConflictError, GnlError, RunDivergedError } from '@/lib/durable';
+import { DataDirLockedError } from '@/lib/durable/storage';
 import { shellQuote } from './format';
 
 export const EXIT = {
@@ -101,20 +102,20 @@ export function describeFailure(error: unknown): Failure {
 }
 
 function explain(error: GnlError): string {
-  if (error.name === 'DataDirLockedError') {
-    const { dataDir, holder } = error as GnlError & { dataDir: string; holder: { pid: number; host: string; since: string } };
+  if (DataDirLockedError.isInstance(error)) {
+    const { dataDir, holder } = error;
     const what = holder.host === hostname() ? commandLineOf(holder.pid) : undefined;
     return (
       `the embedded journal at ${dataDir} is in use by process ${holder.pid} on ${holder.host}${what ? ` (${what})` : ''} since ${holder.since}. ` +
       'It serves one process at a time, and the Studio (npm run studio) holds it while it runs: stop that process first, or let both share Postgres (set DATABASE_URL).'
     );
   }
-  if (error.name === 'RunDivergedError') {
-    const runId = (error as GnlError & { runId?: string }).runId;
+  if (RunDivergedError.isInstance(error)) {
+    const { runId } = error;
     return `${error.message}${runId ? ` If its agent changed, give the old run up: gnl abandon ${shellQuote(runId)} --by … --reason …, or gnl restart ${shellQuote(runId)} --by ….` : ''}`;
   }
-  if (error.name === 'DecisionConflictError' && (error as GnlError & { reason?: string }).reason === 'run-executing') {
-    const runId = (error as GnlError & { runId: string }).runId;
+  if (DecisionConflictError.isInstance(error) && error.reason === 'run-executing') {
+    const { runId } = error;
     return `${error.message} Once it waits, gnl show ${shellQuote(runId)} lists what it asks.`;
   }
   return error.message;

@@ -48,9 +48,12 @@ export class SideEffectRetryBlockedError extends GnlError {
 export class RunBusyError extends GnlError {
   override name = 'RunBusyError';
   readonly runId: string;
-  constructor(args: { runId: string; holder?: string }) {
+  /** The process that holds the run, when it is known to be one on this machine (a call in this process). */
+  readonly holderPid?: number;
+  constructor(args: { runId: string; holder?: string; holderPid?: number }) {
     super(`Run "${args.runId}" is executing elsewhere${args.holder ? ` (${args.holder})` : ''}; it cannot run in two places at once.`);
     this.runId = args.runId;
+    if (args.holderPid !== undefined) this.holderPid = args.holderPid;
   }
   static override isInstance = hasName<RunBusyError>('RunBusyError');
 }

@@ -8,7 +8,7 @@
  * A stop is honoured at a step boundary only: `prepareStep` runs before every model call, when every
  * tool of the previous step has settled, and throws InvocationStoppedError there.
  */
-import { type AgentInput, runAgent } from '@/lib/agents';
+import { type AgentInput, runAgent, UnknownAgentError } from '@/lib/agents';
 import { type CrashPoint, withCrashPoint } from '@/lib/demo';
 import {
   type DurableResult,
@@ -80,12 +80,12 @@ function classify(error: unknown, status: string | undefined): Invocation {
   if (stopped) return { kind: 'given-back', outcome: stopped.why, error: message };
   if (find(error, HoldLostError.isInstance)) return { kind: 'given-back', outcome: 'hold-lost', error: message };
   const busy = find(error, RunBusyError.isInstance);
-  if (busy) return { kind: 'given-back', outcome: 'busy', error: message, localBusy: busy.message.includes(`in process ${process.pid})`) };
+  if (busy) return { kind: 'given-back', outcome: 'busy', error: message, localBusy: busy.holderPid === process.pid };
   if (find(error, RunCanceledError.isInstance) || status === 'canceled') return { kind: 'settled', outcome: 'canceled', error: message };
   if (SideEffectRetryBlockedError.isInstance(error)) return { kind: 'settled', outcome: 'blocked', error: message };
   if (RunDivergedError.isInstance(error)) return { kind: 'settled', outcome: 'diverged', error: message };
   if (ToolCallFailedError.isInstance(error) || status === 'failed') return { kind: 'settled', outcome: 'failed', error: message };
-  if ((error as { name?: string })?.name === 'UnknownAgentError') return { kind: 'settled', outcome: 'unknown-agent', error: message };
+  if (UnknownAgentError.isInstance(error)) return { kind: 'settled', outcome: 'unknown-agent', error: message };
   // The journal failed (the run's state there is unchanged): another invocation tries again.
   return { kind: 'given-back', outcome: 'journal-error', error: message };
 }

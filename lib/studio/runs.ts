@@ -6,7 +6,7 @@
  */
 import 'server-only';
 import { registry } from '@/agents';
-import type { RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
+import { InvalidRunIdError, type RecordedEvent, type RunStatus, type RunSummary } from '@/lib/durable';
 import { EMBEDDED_DURABILITY_NOTE, storageFromEnv, withBlobPlaceholders } from '@/lib/durable/storage';
 import { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 import { toolPolicies } from './tool-policy';
@@ -124,8 +124,8 @@ export async function findRun(runId: string): Promise<RunSummary | undefined> {
   try {
     return await storageFromEnv().runs.getRun(runId);
   } catch (error) {
-    // An empty or over-long id names no run. Matched by name, as above.
-    if (error instanceof Error && error.name === 'InvalidRunIdError') return undefined;
+    // An empty or over-long id names no run.
+    if (InvalidRunIdError.isInstance(error)) return undefined;
     throw error;
   }
 }

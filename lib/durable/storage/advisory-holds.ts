@@ -64,7 +64,7 @@ export class AdvisoryLockHolds implements HoldProvider {
 
   async acquire(runId: string) {
     const { orm } = await this.options.pool();
-    if (this.busy.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}` });
+    if (this.busy.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}`, holderPid: process.pid });
     this.busy.add(runId);
     try {
       const key = advisoryKey(runId);

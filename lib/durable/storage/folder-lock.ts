@@ -37,6 +37,7 @@ export class DataDirLockedError extends GnlError {
     this.dataDir = dataDir;
     this.holder = holder;
   }
+  static override isInstance = (error: unknown): error is DataDirLockedError => GnlError.isInstance(error) && error.name === 'DataDirLockedError';
 }
 
 export interface FolderLock {

@@ -169,6 +169,8 @@ describeEachJournal('journal contract', (target) => {
     const busy = await journal.hold(runId).catch((e: unknown) => e);
     expect(RunBusyError.isInstance(busy)).toBe(true);
     expect((busy as Error).name).toBe('RunBusyError');
+    // Held by this process: the error says so as a field (the executor never takes over its own hold).
+    expect((busy as RunBusyError).holderPid).toBe(process.pid);
     await hold.release();
     await expect(hold.append([note(1)])).rejects.toThrow(/released/);
     const again = await journal.hold(runId);
@@ -272,7 +274,10 @@ describe.skipIf(!DATABASE_URL)(`Postgres holds and schema${DATABASE_URL ? '' : '
       const runId = uniqueRunId();
       const hold = await a.runs.hold(runId);
       await hold.create(input);
-      await expect(b.runs.hold(runId)).rejects.toMatchObject({ name: 'RunBusyError', message: expect.stringContaining('database session') });
+      const elsewhere = await b.runs.hold(runId).catch((e: unknown) => e);
+      expect(elsewhere).toMatchObject({ name: 'RunBusyError', message: expect.stringContaining('database session') });
+      // Another storage's session holds it: not known to be this process, so a takeover may end it.
+      expect((elsewhere as RunBusyError).holderPid).toBeUndefined();
       const db = await b.database();
       const [holder] = await query<{ pid: number }>(
         db,

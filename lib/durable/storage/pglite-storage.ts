@@ -66,7 +66,7 @@ export class PGliteStorage {
         acquire: async (runId) => {
           const instance = this.open();
           await instance.db;
-          if (instance.held.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}` });
+          if (instance.held.has(runId)) throw new RunBusyError({ runId, holder: `another call in process ${process.pid}`, holderPid: process.pid });
           instance.held.add(runId);
           return { release: async () => void instance.held.delete(runId) };
         },
