@@ -7,6 +7,8 @@ import 'server-only';
 import { addOperator } from '@/lib/accounts';
 import { demoModelInfo } from '@/lib/demo';
 import { getExecutor } from '@/lib/executor';
+import { hostPolicyFromEnv } from './request-host';
+import { isLoopbackHost } from './session-cookie';
 import { needsFirstOperator, newSetupToken } from './sign-in';
 
 function origin(): string {
@@ -14,7 +16,19 @@ function origin(): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${process.env.PORT || '3000'}`;
 }
 
+/** Which hosts this Studio answers (proxy.ts refuses the rest), said at start when it is not only loopback. */
+function announceHosts(): void {
+  const policy = hostPolicyFromEnv();
+  const bound = process.env.GNL_STUDIO_HOST || '127.0.0.1';
+  const names = ['loopback names', ...policy.allowed.map(({ name, port }) => (port ? `${name}:${port}` : name))].join(', ');
+  if (policy.allowed.length > 0 || policy.trustProxy)
+    console.log(`studio: answers ${names}${policy.trustProxy ? ' (the host the proxy in front forwards: GNL_STUDIO_TRUST_PROXY)' : ''}`);
+  if (!isLoopbackHost(bound) && policy.allowed.length === 0)
+    console.log(`studio: listening on ${bound} but answering loopback names only: set GNL_STUDIO_ALLOWED_HOSTS to the names people reach it by`);
+}
+
 export async function bootStudio(): Promise<void> {
+  announceHosts();
   getExecutor({
     onEvent: (event) => {
       if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
