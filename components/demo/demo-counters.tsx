@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { Alert, AlertDescription } from '@/components/ui/alert';
+import { VisibleText } from '@/components/ui/visible-text';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
 import type { DemoServiceState } from '@/lib/studio/demo';
 import { demoStatsQuery } from '@/lib/studio/queries';
@@ -53,7 +54,9 @@ export function DemoCounters({ initial, keys }: { initial?: DemoServiceState; ke
           <TableBody>
             {rows.map((row) => (
               <TableRow key={row.label} data-testid="demo-counter" data-kind={row.kind}>
-                <TableCell className="font-mono text-xs wrap-anywhere">{row.label}</TableCell>
+                <TableCell className="font-mono text-xs wrap-anywhere">
+                  <VisibleText text={row.label} />
+                </TableCell>
                 <TableCell className="text-right tabular-nums">{row.requests}</TableCell>
                 <TableCell className="text-right tabular-nums" data-slot="performed">
                   {row.performed}
