@@ -11,6 +11,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startIdleCuttingProxy } from '@/tests/support/idle-cutting-proxy';
+import { startSessionEndingProxy } from '@/tests/support/session-ending-proxy';
 import { startTransactionPoolingProxy } from '@/tests/support/transaction-pooling-proxy';
 import { DATABASE_URL, uniqueRunId } from '@/tests/support/journals';
 import { Ledger } from '@/tests/support/refund-agent';
@@ -269,6 +270,22 @@ suite(`the hold session across a long call [postgres]${DATABASE_URL ? '' : ' (sk
         expect(seen).toEqual(['run-start']);
         if (keepAliveMs === 100) expect(proxy.cuts()['gnl-listen'] ?? 0).toBe(0);
         else expect(proxy.cuts()['gnl-listen']).toBeGreaterThan(0);
+      } finally {
+        await storage.close();
+        await proxy.close();
+      }
+    }
+  });
+
+  it("a session the server ends before its first statement (a stalled client under idle_session_timeout) does not fail the storage's first use", async () => {
+    // The explorer met this under load: the storage's first statement (reading the server's
+    // idle_session_timeout) went out on a session the server had just ended, and the child died of it.
+    for (const sessions of [1, 2]) {
+      const proxy = await startSessionEndingProxy(DATABASE_URL as string, { sessions, statement: /pg_settings/ });
+      const storage = new PostgresStorage({ connectionString: proxy.url, max: 1 });
+      try {
+        expect(await storage.runs.getRun(uniqueRunId('first-use'))).toBeUndefined();
+        expect(proxy.ended()).toBe(sessions);
       } finally {
         await storage.close();
         await proxy.close();

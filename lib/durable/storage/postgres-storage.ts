@@ -20,7 +20,7 @@
  */
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import type { HoldSessionError, JournalSecrets, JournalSecretsOptions, LiveJournal } from '../internal';
+import { GnlError, type HoldSessionError, type JournalSecrets, type JournalSecretsOptions, type LiveJournal } from '../internal';
 import { AdvisoryLockHolds } from './advisory-holds';
 import { journalSecrets } from './event-rows';
 import { migrate } from './migrate';
@@ -143,9 +143,11 @@ export class PostgresStorage {
     try {
       await exempt`select 1`;
       this.client = exempt;
-    } catch {
-      // The startup parameter was refused (a pooler that does not pass it on): the client-side timeout alone.
+    } catch (error) {
       await exempt.end({ timeout: 1 });
+      // Only a refused startup parameter (a pooler that does not pass it on) means the client-side
+      // timeout alone; anything else is the caller's to see.
+      if (!refusedStartupParameter(error)) throw new GnlError('The journal could not open a session exempt from idle_session_timeout.', { cause: error });
       this.client = this.connect('gnl', { max, idle_timeout });
     }
     await old.end({ timeout: 5 });
@@ -176,9 +178,33 @@ export class PostgresStorage {
   }
 }
 
-/** The idle_session_timeout that applies to this client's sessions, in ms (0: none, or a server before 14 that has none). */
+/**
+ * Whether opening a session with `-c idle_session_timeout=0` was refused by what answered (a server or
+ * pooler error: pgbouncer's "unsupported startup parameter"), not lost on the way (a connection error).
+ */
+function refusedStartupParameter(error: unknown): boolean {
+  return error instanceof postgres.PostgresError;
+}
+
+/** How many times the first statement is sent again when the server ended its session first. */
+const FIRST_STATEMENT_ATTEMPTS = 3;
+
+/**
+ * The idle_session_timeout that applies to this client's sessions, in ms (0: none, or a server before 14
+ * that has none). This is the one statement sent on a session not yet exempt from that timeout, so on a
+ * loaded machine it can go out on a session the server just ended (CONNECTION_CLOSED): it only reads,
+ * so it is sent again, on a new session.
+ */
 async function serverIdleSessionTimeoutMs(client: postgres.Sql): Promise<number> {
-  const [row] = await client<{ setting: string; unit: string | null }[]>`select setting, unit from pg_settings where name = 'idle_session_timeout'`;
+  let row: { setting: string; unit: string | null } | undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      [row] = await client<{ setting: string; unit: string | null }[]>`select setting, unit from pg_settings where name = 'idle_session_timeout'`;
+      break;
+    } catch (error) {
+      if (attempt >= FIRST_STATEMENT_ATTEMPTS || (error as { code?: string })?.code !== 'CONNECTION_CLOSED') throw error;
+    }
+  }
   if (!row) return 0;
   const value = Number(row.setting);
   const perUnit: Record<string, number> = { ms: 1, s: 1000, min: 60_000 };
