@@ -45,7 +45,7 @@ export function HiddenCharsWarning({
   /** Whose text it is, for the sentence (default `These arguments`). */
   what?: string;
 }) {
-  const text = hiddenWarning(found, what);
+  const text = hiddenWarning(found, { what });
   if (!text) return null;
   const direction = found.chars.some((c) => c.kind === 'direction');
   return (

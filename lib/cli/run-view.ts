@@ -4,6 +4,7 @@
  */
 import type { PendingItem, RecordedEvent, RunPage, RunSummary } from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
+import { findHidden, hiddenWarning } from '@/lib/text';
 import { clean, cut, dateTime, json, shellQuote, table } from './format';
 import { tokensOf } from './timeline';
 
@@ -79,6 +80,15 @@ function pendingLine(item: PendingItem, max: number | undefined): string {
   return `unknown outcome of ${call}, attempt ${item.attempt} started ${dateTime(item.startedAt)}, key ${clean(item.idempotencyKey)} (${clean(item.reason)})${decided} · args ${json(item.input, max)}`;
 }
 
+/** The hidden characters of a value's JSON (as the Studio counts them: a control JSON escapes itself is not hidden there). */
+function hiddenIn(value: unknown) {
+  try {
+    return findHidden(JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? String(v) : v)) ?? '');
+  } catch {
+    return findHidden('');
+  }
+}
+
 /** What the run waits for, and the commands that decide it; what to do when nothing waits. */
 export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, max: number | undefined): string[] {
   const id = shellQuote(run.runId);
@@ -93,7 +103,12 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
   }
   if (ACTIONABLE.has(run.status) && run.pending.length > 0) {
     lines.push('Waiting for:');
-    for (const item of run.pending) lines.push(`  ${pendingLine(item, max)}`);
+    for (const item of run.pending) {
+      lines.push(`  ${pendingLine(item, max)}`);
+      // Before the commands that decide it: what the escapes above stand for (the Studio's inbox says the same).
+      const warning = item.decision ? undefined : hiddenWarning(hiddenIn(item.input), { what: 'Its arguments', shown: 'shown as \\u escapes above' });
+      if (warning) lines.push(`    ! ${warning}`);
+    }
     for (const item of open) {
       const call = shellQuote(item.toolCallId);
       if (item.kind === 'approval') {

@@ -46,6 +46,14 @@ describe('gnl shows hidden characters as escapes', { timeout: 300_000 }, () => {
     expect(waiting.stdout).toContain(`Run       ${escaped.waiting}`);
     expect(waiting.stdout).toContain(`prompt: "Pay these:\\n${linesEscaped}"`);
     expect(waiting.stdout).toContain(`text: "${linesEscaped}"`);
+    // Above the commands that decide it, as the Studio's inbox card says it (JSON escapes C0 itself: 3 fewer).
+    const hidden = SPOOFED.reduce((n, entry) => n + entry.codes.length, 0) - 3;
+    expect(waiting.stdout).toMatch(
+      new RegExp(
+        `^ {4}! Its arguments hold ${hidden} invisible or direction-changing characters \\((U\\+[0-9A-F]{4,6}, ){8}and \\d+ more\\): shown as \\\\u escapes above\\.\\n {2}gnl approve `,
+        'm',
+      ),
+    );
     // Arguments are JSON: C0 controls are JSON's own escapes there (\r, \u0007), and past the BMP a surrogate pair.
     for (const entry of SPOOFED.filter((e) => e.key !== 'controls' && !e.codes.some((code) => code.length > 6))) {
       expect(waiting.stdout).toContain(`"${entry.key}":"${asTerminalEscapes(entry.marked)}"`);

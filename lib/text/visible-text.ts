@@ -183,10 +183,21 @@ const NAMED_IN_WARNING = 8;
  * A warning for a person about to decide: `These arguments hold 2 invisible or direction-changing
  * characters (U+202E, U+202C): shown marked below.` Undefined when there are none.
  */
-export function hiddenWarning(found: HiddenFound, what = 'These arguments'): string | undefined {
+export function hiddenWarning(
+  found: HiddenFound,
+  {
+    what = 'These arguments',
+    shown = 'shown marked below',
+  }: {
+    /** Whose text it is (default `These arguments`). */
+    what?: string;
+    /** Where and how they are shown (default `shown marked below`; the CLI's: `shown as \u escapes above`). */
+    shown?: string;
+  } = {},
+): string | undefined {
   if (found.count === 0) return undefined;
   const labels = found.chars.slice(0, NAMED_IN_WARNING).map((c) => c.label);
   const more = found.chars.length > NAMED_IN_WARNING ? `, and ${found.chars.length - NAMED_IN_WARNING} more` : '';
   const noun = found.count === 1 ? 'character' : 'characters';
-  return `${what} hold ${found.count === 1 ? 'an' : found.count} invisible or direction-changing ${noun} (${labels.join(', ')}${more}): shown marked below.`;
+  return `${what} hold ${found.count === 1 ? 'an' : found.count} invisible or direction-changing ${noun} (${labels.join(', ')}${more}): ${shown}.`;
 }
