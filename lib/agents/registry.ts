@@ -3,6 +3,7 @@
  * resumes it (the Studio's server, a worker, the CLI) looks the name up here. The deployment's own
  * registry is `agents/index.ts`.
  */
+import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import { z } from 'zod';
 import { type Agent, AGENT_NAME, isAgent } from './define-agent';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from './errors';
@@ -43,4 +44,15 @@ export function createAgentRegistry(agents: readonly Agent[]): AgentRegistry {
     listAgents: () => [...sorted],
     hasAgent: (name) => typeof name === 'string' && byName.has(name),
   };
+}
+
+/**
+ * The output schema of `toolName` in the agent registered as `agentName` (the name a run records), or
+ * undefined: no such agent, no such tool, or a tool without one (then any JSON is accepted). The one
+ * place the Studio, the CLI and code find what an output an operator gives must match.
+ */
+export function toolOutputSchema(registry: AgentRegistry, agentName: string | undefined, toolName: string): FlexibleSchema<unknown> | undefined {
+  if (!agentName || !registry.hasAgent(agentName)) return undefined;
+  const tool = (registry.getAgent(agentName).tools as Record<string, { outputSchema?: FlexibleSchema<unknown> } | undefined>)[toolName];
+  return tool?.outputSchema;
 }

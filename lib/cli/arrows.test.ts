@@ -17,6 +17,8 @@ const ALLOWED = new Set([
   '@/lib/durable/storage',
   '@/lib/durable',
   '@/agents',
+  // The agent layer's readers of a registry (toolOutputSchema).
+  '@/lib/agents',
   '@/lib/demo',
   // The visible-text table the Studio shares (pure: no Node, no DOM).
   '@/lib/text',

@@ -4,6 +4,8 @@
  * the same call is the journal's DecisionConflictError naming who decided first (exit 4).
  */
 import { type Command, Option } from 'commander';
+import { registry } from '@/agents';
+import { toolOutputSchema } from '@/lib/agents';
 import type { Decision } from '@/lib/durable';
 import { CliError, EXIT } from './failures';
 import { clean, json, shellQuote } from './format';
@@ -53,11 +55,13 @@ export function registerDecisionCommands(program: Command, session: CliSession):
   jsonOption(resolve).action(async (runId: string, toolCallId: string, opts: DecisionFlags & { done?: boolean; notDone?: boolean; output?: string }) => {
     if (!opts.done && !opts.notDone) throw new CliError('say --done (it happened; --output gives its result) or --not-done (run it again).', EXIT.usage);
     const output = opts.output !== undefined ? parseJsonOption('--output', opts.output) : undefined;
+    const outputSchema = output !== undefined ? await outputSchemaOfCall(session, runId, toolCallId) : undefined;
     const decision = await session.storage().runs.resolveSideEffect({
       runId,
       toolCallId,
       outcome: opts.done ? 'done' : 'not-done',
       ...(output !== undefined ? { output } : {}),
+      ...(outputSchema ? { outputSchema } : {}),
       by: opts.by,
       ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
     });
@@ -84,10 +88,12 @@ export function registerDecisionCommands(program: Command, session: CliSession):
   ).option('--reason <text>', 'where the result comes from (recorded)');
   jsonOption(provide).action(async (runId: string, toolCallId: string, opts: DecisionFlags & { output: string }) => {
     const output = parseJsonOption('--output', opts.output);
+    const outputSchema = await outputSchemaOfCall(session, runId, toolCallId);
     const decision = await session.storage().runs.provideToolResult({
       runId,
       toolCallId,
       output,
+      ...(outputSchema ? { outputSchema } : {}),
       by: opts.by,
       ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
     });
@@ -100,6 +106,16 @@ export function registerDecisionCommands(program: Command, session: CliSession):
       asJson: opts.json,
     });
   });
+}
+
+/**
+ * The output schema the call's tool declares, through the agent registry (the run records its agent):
+ * the journal refuses an output that does not match it, naming the fields, and records nothing.
+ */
+async function outputSchemaOfCall(session: CliSession, runId: string, toolCallId: string) {
+  const run = await session.storage().runs.getRun(runId);
+  const item = run?.pending.find((p) => p.toolCallId === toolCallId);
+  return item ? toolOutputSchema(registry, run?.input.agent, item.toolName) : undefined;
 }
 
 async function report(

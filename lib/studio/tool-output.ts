@@ -6,12 +6,11 @@
 import 'server-only';
 import { asSchema, type FlexibleSchema } from '@ai-sdk/provider-utils';
 import { registry } from '@/agents';
+import { toolOutputSchema } from '@/lib/agents';
 import { checkOutput } from './output-check';
 
 function outputSchemaOf(agentName: string | undefined, toolName: string): FlexibleSchema<unknown> | undefined {
-  if (!agentName || !registry.hasAgent(agentName)) return undefined;
-  const tool = (registry.getAgent(agentName).tools as Record<string, { outputSchema?: FlexibleSchema<unknown> } | undefined>)[toolName];
-  return tool?.outputSchema;
+  return toolOutputSchema(registry, agentName, toolName);
 }
 
 /** The JSON Schema the output must match, to show beside the form; undefined when any JSON is accepted. */

@@ -233,6 +233,12 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       );
       expectOneLineFailure(await run(['resolve', id, call, '--by', 'alice@example.com']), 2, 'say --done');
       const refund = service.records('refunds').at(-1);
+      // An output that does not match issueRefund's output schema (found through the agent registry) is refused, naming the fields.
+      expectOneLineFailure(
+        await run(['resolve', id, call, '--done', '--output', JSON.stringify({ ok: true, refund: { ...refund, amount: '40' } }), '--by', 'alice@example.com']),
+        2,
+        /does not match the tool's output schema \(refund\.amount: .*\)\. Nothing was recorded\./,
+      );
       const resolved = await run([
         'resolve',
         id,
