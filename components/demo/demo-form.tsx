@@ -18,8 +18,11 @@ const CRASH_CHOICES: { value: CrashPoint | ''; label: string }[] = [
   { value: 'after-email-sent', label: 'after the email was sent' },
 ];
 
-/** Starts the demo support agent on a prompt, executed by the Studio's server; opens the new run's page. */
-export function DemoForm({ defaultPrompt }: { defaultPrompt: string }) {
+/**
+ * Starts the demo support agent on a prompt, executed by the Studio's server; opens the new run's page.
+ * Where crash points are off the choice is disabled (the server refuses one anyway).
+ */
+export function DemoForm({ defaultPrompt, crashPointsAllowed = true }: { defaultPrompt: string; crashPointsAllowed?: boolean }) {
   const router = useRouter();
   const [prompt, setPrompt] = useState(defaultPrompt);
   const [crashAt, setCrashAt] = useState<CrashPoint | ''>('');
@@ -49,6 +52,7 @@ export function DemoForm({ defaultPrompt }: { defaultPrompt: string }) {
           name="crashAt"
           className="h-9 w-full rounded-md border bg-background px-2 text-sm"
           value={crashAt}
+          disabled={!crashPointsAllowed}
           onChange={(e) => setCrashAt(e.target.value as CrashPoint | '')}
         >
           {CRASH_CHOICES.map((choice) => (

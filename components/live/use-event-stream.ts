@@ -81,8 +81,18 @@ export function useEventStream({ url, handlers, key }: EventStreamOptions): Stre
         return latest.current.handlers.hello?.(data);
       });
       listen('ping', () => undefined);
+      // The session ended (signed out here or elsewhere, revoked, the account disabled): reconnecting
+      // would only be refused, so the page goes to sign in, and back here after.
+      listen('signed-out', () => {
+        stopped = true;
+        es.close();
+        source = undefined;
+        setStatus('down');
+        window.location.assign(`/sign-in?next=${encodeURIComponent(`${window.location.pathname}${window.location.search}`)}`);
+        return undefined;
+      });
       for (const name of Object.keys(latest.current.handlers)) {
-        if (name !== 'hello') listen(name, (data) => latest.current.handlers[name]?.(data));
+        if (name !== 'hello' && name !== 'signed-out') listen(name, (data) => latest.current.handlers[name]?.(data));
       }
     };
 

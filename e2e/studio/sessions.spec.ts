@@ -111,6 +111,10 @@ test('after Sign out, the old cookie is refused by the API and by pages, its ope
   });
   const seen = () => watcher.evaluate(() => (window as unknown as { seen: Seen }).seen.events);
   await expect.poll(seen, { timeout: 30_000 }).toContain('ping');
+  // And the Studio's own inbox page, following its live stream on that session.
+  const inbox = await copy.newPage();
+  await inbox.goto('/inbox?status=waiting-approval');
+  await expect(inbox.getByTestId('inbox')).toHaveAttribute('data-stream', 'live');
 
   await laptop.page.getByRole('button', { name: 'Sign out' }).click();
   await laptop.page.waitForURL(/\/sign-in/);
@@ -118,6 +122,9 @@ test('after Sign out, the old cookie is refused by the API and by pages, its ope
   // The stream says so and ends; the browser's reconnect is refused (401), which closes the EventSource for good.
   await expect.poll(seen, { timeout: 30_000 }).toContain('signed-out');
   await expect.poll(seen, { timeout: 30_000 }).toContain('error (readyState 2)');
+  // The inbox page was told by its stream and went to sign in, to come back where it was.
+  await inbox.waitForURL(/\/sign-in\?next=/, { timeout: 30_000 });
+  expect(new URL(inbox.url()).searchParams.get('next')).toBe('/inbox?status=waiting-approval');
 
   // The same cookie, sent again: the API says 401, a page sends the browser to sign in.
   const refused = await copy.request.get('/api/inbox');
@@ -141,8 +148,11 @@ test('where crash points are off, the Demo page says so and the server refuses t
   const { context, page } = await signedIn(browser);
   await page.goto('/demo');
   await expect(page.getByTestId('demo-crash-points-off')).toContainText('Crash points are off: GNL_DEMO_CRASH_POINTS=0.');
-  // The form still offers the choice (components/demo/demo-form.tsx): the refusal is the server's.
-  await page.getByLabel(/Crash point/).selectOption('after-refund-answered');
+  // The form offers no choice; a crafted one (the select enabled by hand) is refused by the server.
+  const choice = page.getByLabel(/Crash point/);
+  await expect(choice).toBeDisabled();
+  await choice.evaluate((select) => select.removeAttribute('disabled'));
+  await choice.selectOption('after-refund-answered');
   await page.getByRole('button', { name: 'Start a demo run' }).click();
   await expect(page.getByText('Crash points are off: GNL_DEMO_CRASH_POINTS=0. Start the run without one.')).toBeVisible();
   await expect(page).toHaveURL(/\/demo$/);
