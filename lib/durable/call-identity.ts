@@ -20,7 +20,7 @@ export function callIdentity(args: { runId: string; state: RunState; toolCallId:
 } {
   const { runId, state, toolCallId, toolName, given, options } = args;
   const input = state.inputOfCall.has(toolCallId) ? sameOrRecorded(state.inputOfCall.get(toolCallId), given) : given;
-  return { key: state.keyOfCall.get(toolCallId) ?? operationKey({ runId, toolCallId, toolName, input, options }), input };
+  return { key: state.keyOfCall.get(toolCallId) ?? operationKey({ runId, toolCallId, toolName, input, options, scheme: state.keyScheme(runId) }), input };
 }
 
 /** The recorded arguments, unless the given ones are the same (then the given object, in its own key order). */

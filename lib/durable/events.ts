@@ -25,6 +25,8 @@ export interface RunInput {
   toolSchemas?: Record<string, string>;
   /** The step limit runDurable applied because the call gave no stopWhen. */
   defaultStepLimit?: number;
+  /** The scheme this run's idempotency keys are made by (idempotency-key.ts); absent in runs from before schemes: 1. */
+  keyScheme?: number;
 }
 
 export interface ErrorInfo {

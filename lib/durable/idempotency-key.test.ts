@@ -46,4 +46,20 @@ describe('idempotencyKey', () => {
       expect(() => new Headers({ 'Idempotency-Key': key })).not.toThrow();
     }
   });
+
+  it('scheme 2 is another fixed function, prefixed gnl2, whose call keys also name the tool', () => {
+    expect(idempotencyKey({ kind: 'call', runId: 'support:42', toolCallId: 'call-1', toolName: 'refund' }, 2)).toMatchInlineSnapshot(
+      `"gnl2c_UUIVdtQfsNo-eaRySxdrq21pTjkh85_FCPb8TEHGsq4"`,
+    );
+    expect(idempotencyKey({ kind: 'args', runId: 'support:42', toolName: 'refund', input: { orderId: 'o_17', amount: 40 } }, 2)).toMatchInlineSnapshot(
+      `"gnl2a_5Rcljf0MD_RIIyVgQO9QXyvje0WpkMSYJ_9PbtzPnso"`,
+    );
+    const call = { kind: 'call', runId: 'r', toolCallId: 'c' } as const;
+    // Scheme 1 ignores the tool in a call key; scheme 2 does not.
+    expect(idempotencyKey({ ...call, toolName: 'refund' }, 1)).toBe(idempotencyKey(call, 1));
+    expect(idempotencyKey({ ...call, toolName: 'refund' }, 2)).not.toBe(idempotencyKey({ ...call, toolName: 'email' }, 2));
+    expect(idempotencyKey({ ...call, toolName: 'refund' }, 2)).not.toBe(idempotencyKey({ ...call, toolName: 'refund' }, 1));
+    expect(() => idempotencyKey(call, 2)).toThrow('Key scheme 2 names the tool in a call key');
+    expect(idempotencyKey({ ...call, toolName: 'refund' }, 2)).toMatch(/^gnl2c_[A-Za-z0-9_-]{43}$/);
+  });
 });

@@ -6,17 +6,49 @@
  * the run and the call ('call'), or from the run, the tool and the arguments ('args': the same
  * arguments mean the same work, so a re-planned call under a new call id maps to the same key).
  * The parts are hashed, so whatever the runId contains, the key is short (49 characters) and made of
- * [A-Za-z0-9_-] only: safe in an HTTP header such as Idempotency-Key. The version prefix lets a
- * future scheme coexist with recorded keys; changing this function changes every key, which
- * idempotency-key.test.ts guards with fixed values.
+ * [A-Za-z0-9_-] only: safe in an HTTP header such as Idempotency-Key.
+ *
+ * Schemes: a run records the scheme its keys are made by (`keyScheme` in its start input; a run
+ * recorded before schemes were recorded is scheme 1), and every key of that run, on every resume, is
+ * made by it, whatever the default of the code that resumes it: a key also identifies the run's
+ * recorded work, so a run whose keys changed scheme mid-way would no longer find its own starts and
+ * would execute them again.
+ * - 1 (`gnl1…`): 'call' from the run and the call id; 'args' from the run, the tool and the arguments.
+ * - 2 (`gnl2…`): the same, and 'call' keys also name the tool, so two tools can never share a key.
+ * Changing a scheme's function changes every key it made: idempotency-key.test.ts pins both with fixed values.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json';
+import { JournalDataError } from './errors';
 
-export type IdempotencyScope = { kind: 'call'; runId: string; toolCallId: string } | { kind: 'args'; runId: string; toolName: string; input: unknown };
+export type IdempotencyScope =
+  | { kind: 'call'; runId: string; toolCallId: string; toolName?: string }
+  | { kind: 'args'; runId: string; toolName: string; input: unknown };
 
-export function idempotencyKey(scope: IdempotencyScope): string {
-  const parts = scope.kind === 'call' ? ['call', scope.runId, scope.toolCallId] : ['args', scope.runId, scope.toolName, canonicalJson(scope.input)];
+export const KEY_SCHEMES = [1, 2] as const;
+export type KeyScheme = (typeof KEY_SCHEMES)[number];
+/** The scheme new runs are started with unless runDurable's `keyScheme` says otherwise. */
+export const DEFAULT_KEY_SCHEME: KeyScheme = 1;
+
+export function idempotencyKey(scope: IdempotencyScope, scheme: KeyScheme = 1): string {
+  let parts: string[];
+  if (scheme === 1) parts = scope.kind === 'call' ? ['call', scope.runId, scope.toolCallId] : ['args', scope.runId, scope.toolName, canonicalJson(scope.input)];
+  else {
+    if (scope.kind === 'call' && scope.toolName === undefined) throw new JournalDataError('Key scheme 2 names the tool in a call key: give toolName.');
+    parts =
+      scope.kind === 'call'
+        ? ['v2', 'call', scope.runId, scope.toolName as string, scope.toolCallId]
+        : ['v2', 'args', scope.runId, scope.toolName, canonicalJson(scope.input)];
+  }
   const digest = createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
-  return `gnl1${scope.kind === 'call' ? 'c' : 'a'}_${digest}`;
+  return `gnl${scheme}${scope.kind === 'call' ? 'c' : 'a'}_${digest}`;
+}
+
+/** A run's key scheme as its start input records it (none recorded: 1), refusing one this code does not know. */
+export function keySchemeOf(recorded: unknown, runId: string): KeyScheme {
+  if (recorded === undefined) return 1;
+  if (KEY_SCHEMES.includes(recorded as KeyScheme)) return recorded as KeyScheme;
+  throw new JournalDataError(
+    `Run "${runId}" records key scheme ${JSON.stringify(recorded)}, which this version of GNL does not know (it knows ${KEY_SCHEMES.join(', ')}): run it with the version that started it.`,
+  );
 }

@@ -34,7 +34,7 @@ export {
 } from './errors';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
-export { idempotencyKey, type IdempotencyScope } from './idempotency-key';
+export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';
 export { canonicalJson } from './canonical-json';
 export { buildRunInput, runInputDifferences, type RunInputSource } from './run-input';
 export { resolveModel } from './resolve-model';

@@ -1,8 +1,17 @@
 import type { GnlToolOptions } from './gnl-tool';
-import { idempotencyKey } from './idempotency-key';
+import { idempotencyKey, type KeyScheme } from './idempotency-key';
 
-/** The idempotency key of one tool call, by the tool's idempotency option. */
-export function operationKey(args: { runId: string; toolCallId: string; toolName: string; input: unknown; options: GnlToolOptions }): string {
-  const { runId, toolCallId, toolName, input, options } = args;
-  return options.idempotency === 'args' ? idempotencyKey({ kind: 'args', runId, toolName, input }) : idempotencyKey({ kind: 'call', runId, toolCallId });
+/** The idempotency key of one tool call, by the tool's idempotency option, in the run's recorded key scheme. */
+export function operationKey(args: {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  options: GnlToolOptions;
+  scheme: KeyScheme;
+}): string {
+  const { runId, toolCallId, toolName, input, options, scheme } = args;
+  return options.idempotency === 'args'
+    ? idempotencyKey({ kind: 'args', runId, toolName, input }, scheme)
+    : idempotencyKey({ kind: 'call', runId, toolCallId, toolName }, scheme);
 }

@@ -9,10 +9,11 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { type GenerateTextResult, generateText, type LanguageModel, type StopCondition, stepCountIs, type ToolSet } from 'ai';
-import { RunEventLimitError, SideEffectRetryBlockedError } from './errors';
+import { JournalDataError, RunEventLimitError, SideEffectRetryBlockedError } from './errors';
 import { beginInvocation } from './begin-invocation';
 import { eventLimitOption } from './event-limit';
 import { errorInfo, type PendingItem } from './events';
+import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from './idempotency-key';
 import type { Journal } from './journal';
 import { journaledTool, type ToolRetry } from './journaled-tool';
 import { recordingModel } from './recording-model';
@@ -65,6 +66,11 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * options say otherwise: `maxRetries` (default 2) and `initialDelayMs` (default 1000, doubled each time).
    */
   toolRetry?: ToolRetry;
+  /**
+   * The idempotency-key scheme of a run this call starts (default DEFAULT_KEY_SCHEME, 1). It is recorded
+   * in the start input; a run that exists keeps the scheme it recorded, whatever this says.
+   */
+  keyScheme?: KeyScheme;
 };
 
 export interface PendingApproval {
@@ -124,6 +130,7 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
     agentVersion: _agentVersion,
     maxEventsPerRun,
     toolRetry,
+    keyScheme,
     onStepFinish,
     onStepEnd,
     onFinish,
@@ -133,10 +140,13 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
   assertValidRunId(runId);
   const maxEvents = eventLimitOption(maxEventsPerRun);
   const baseModel = resolveModel(model as LanguageModel);
+  const scheme = keySchemeOption(keyScheme);
   const input = await buildRunInput({
     source: options as unknown as RunInputSource,
     model: baseModel,
     defaultStepLimit: stopWhen === undefined ? DEFAULT_MAX_STEPS : undefined,
+    // Scheme 1 is what a start input without one means: recorded only when it is another.
+    ...(scheme !== 1 ? { keyScheme: scheme } : {}),
   });
   const hold = await journal.hold(runId);
   try {
@@ -300,4 +310,10 @@ function toPendingApproval(item: Extract<PendingItem, { kind: 'approval' }>): Pe
 
 function toPendingToolResult(item: Extract<PendingItem, { kind: 'tool-result' }>): PendingToolResult {
   return { toolCallId: item.toolCallId, toolName: item.toolName, input: item.input, requestedAt: new Date(item.requestedAt) };
+}
+
+function keySchemeOption(value: unknown): KeyScheme {
+  if (value === undefined) return DEFAULT_KEY_SCHEME;
+  if (KEY_SCHEMES.includes(value as KeyScheme)) return value as KeyScheme;
+  throw new JournalDataError(`keyScheme must be one of ${KEY_SCHEMES.join(', ')}, got ${JSON.stringify(value)}.`);
 }

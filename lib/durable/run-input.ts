@@ -22,8 +22,14 @@ export interface RunInputSource {
   tools?: ToolSet;
 }
 
-export async function buildRunInput(args: { source: RunInputSource; model: LanguageModelV4; defaultStepLimit?: number }): Promise<RunInput> {
-  const { source, model, defaultStepLimit } = args;
+export async function buildRunInput(args: {
+  source: RunInputSource;
+  model: LanguageModelV4;
+  defaultStepLimit?: number;
+  /** Recorded only when a new run starts (a resume keeps the recorded one, never compared). */
+  keyScheme?: number;
+}): Promise<RunInput> {
+  const { source, model, defaultStepLimit, keyScheme } = args;
   const tools = source.tools ?? {};
   const toolSchemas: Record<string, string> = {};
   for (const name of Object.keys(tools).sort()) toolSchemas[name] = await schemaHash(tools[name]?.inputSchema);
@@ -39,6 +45,7 @@ export async function buildRunInput(args: { source: RunInputSource; model: Langu
     toolNames: Object.keys(tools).sort(),
     toolSchemas,
     ...(defaultStepLimit !== undefined ? { defaultStepLimit } : {}),
+    ...(keyScheme !== undefined ? { keyScheme } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * each approval. runDurable consults it to replay; appends update it as they commit.
  */
 import type { Decision, RecordedEvent } from './events';
+import { type KeyScheme, keySchemeOf } from './idempotency-key';
 import type { RunStatus } from './run-status';
 
 export interface ToolOperation {
@@ -48,6 +49,8 @@ export class RunState {
   readonly approvals = new Map<string, ApprovalState>();
   /** The arguments first recorded for each call: on replay they, not the arguments derived again, are the call's. */
   readonly inputOfCall = new Map<string, unknown>();
+  /** The key scheme the run's start input records (undefined until its run-start is folded; none recorded: 1). */
+  private recordedKeyScheme: unknown;
   /** What repairToolCall made of a call, by `<step>:<toolCallId>` (null: it gave up). */
   readonly repairs = new Map<string, unknown>();
 
@@ -57,6 +60,11 @@ export class RunState {
 
   toolCallIdsOfSteps(): ReadonlySet<string> {
     return this.stepCallIds;
+  }
+
+  /** The scheme every key of this run is made by: the one its start recorded, whatever this code's default. */
+  keyScheme(runId: string): KeyScheme {
+    return keySchemeOf(this.recordedKeyScheme, runId);
   }
 
   operationOfCall(toolCallId: string): ToolOperation | undefined {
@@ -73,6 +81,9 @@ export class RunState {
     this.lastSeq = event.seq;
     switch (event.type) {
       case 'run-start':
+        this.recordedKeyScheme = event.input.keyScheme;
+        this.status = 'running';
+        return;
       case 'run-resume':
         this.status = 'running';
         return;
