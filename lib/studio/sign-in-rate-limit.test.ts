@@ -116,6 +116,29 @@ describeEachJournal('sign-in rate limit', (target) => {
     expect(await limiter.check({ login: x, address: c }, t0 + 50_000)).toMatchObject({ ok: false, retryAfterSeconds: 10 });
   });
 
+  it('attempts sent at the same moment are admitted one after another: of 30 at once on one login, 5 go ahead (the rest are refused), each counted before its password is checked', async () => {
+    const limiter = new SignInLimiter({ storage });
+    const login = `burst-${id()}`;
+    const checks = await Promise.all(Array.from({ length: 30 }, (_, i) => limiter.admit({ login, address: `10.9.${id()}.${i}` }, t0 + 5_000)));
+    expect(checks.filter((c) => c.ok)).toHaveLength(SIGN_IN_LIMITS.perLogin);
+    expect(checks.filter((c) => !c.ok)).toHaveLength(30 - SIGN_IN_LIMITS.perLogin);
+    // Admitted means counted: without a success, the next attempt is refused; a success clears the login's count.
+    expect(await limiter.check({ login }, t0 + 6_000)).toMatchObject({ ok: false, scope: 'login' });
+    await limiter.recordSuccess({ login });
+    expect(await limiter.admit({ login }, t0 + 6_000)).toMatchObject({ ok: true, counted: [expect.any(Number)] });
+    // A success is not a failure of its address: what admit counted for it is taken back.
+    const office = `10.7.${id()}`;
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress + 5; i++) {
+      const admitted = await limiter.admit({ login, address: office }, t0 + 7_000);
+      expect(admitted.ok).toBe(true);
+      await limiter.recordSuccess({ login, address: office }, admitted.counted);
+    }
+    // And per address: 30 at once from one address on 30 logins, 20 go ahead.
+    const address = `10.8.${id()}`;
+    const fromOne = await Promise.all(Array.from({ length: 30 }, () => limiter.admit({ login: `many-${id()}`, address }, t0 + 5_000)));
+    expect(fromOne.filter((c) => c.ok)).toHaveLength(SIGN_IN_LIMITS.perAddress);
+  });
+
   it('a restarted Studio (a new limiter on the same database) still refuses: the counts are in the journal, not in memory', async () => {
     const mallory = `mallory-${id()}`;
     const address = `198.51.${id()}`;

@@ -7,10 +7,12 @@
  *
  * The counts live in the journal's database (gnl.sign_in_failures: one row per counted key per
  * failure), so a restart does not forget them and several Studio processes on one journal count
- * together. A check is one statement that also deletes every row older than the window (the table holds
- * at most a minute of failures); a failure is one insert, a success one delete. Two attempts checked at
- * the same instant by two processes can both pass at the limit's edge (check and record are two
- * statements, the password check between them): the limit is exact to within the attempts in flight.
+ * together. Sign-in admits an attempt (admit) before its password is checked, counting it as a failure
+ * in the same transaction, under a lock per key: attempts sent at the same moment, from one process or
+ * several, are admitted one after another and cannot all slip in before any is counted. A success then
+ * clears its login's count and takes back its own rows. Each admission deletes the rows older than the
+ * window (the table holds at most a minute of failures). check and recordFailure are the same decision
+ * without the lock, for reading the state.
  *
  * The address is the one the Studio's server wrote into the request (scripts/client-address.mjs): the
  * socket's peer, or behind a reverse proxy (GNL_STUDIO_TRUST_PROXY=1) the X-Forwarded-For entry that
@@ -116,6 +118,47 @@ export class SignInLimiter {
     return judge({ login: times(login), ...(address ? { address: times(address) } : {}) }, this.limits, now);
   }
 
+  /**
+   * Admits an attempt before its password is checked, counting it as a failure at once (a success then
+   * clears its login's count, recordSuccess): what check then recordFailure would do, except that
+   * attempts sent at the same moment cannot all pass the check before any of them is counted. One
+   * transaction that takes a lock per key (its login, its address) first, so attempts on the same key
+   * are admitted one after another, each seeing those before it. Refused: nothing is counted.
+   */
+  async admit(attempt: SignInAttempt, now: number): Promise<LimitCheck & { counted?: number[] }> {
+    const login = loginKey(attempt.login);
+    const address = addressKey(attempt.address);
+    const keys = address ? [login, address] : [login];
+    const since = new Date(now - this.limits.windowMs).toISOString();
+    const at = new Date(now).toISOString();
+    const db = await this.database();
+    return db.transaction(async (tx) => {
+      // Sorted, so two attempts that share both keys take them in the same order.
+      for (const key of [...keys].sort()) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`gnl.sign-in:${key}`}, 0))`);
+      const rows = rowsOf<{ key: string; ms: number | string }>(
+        await tx.execute(sql`
+          with pruned as (delete from gnl.sign_in_failures where at <= ${since}::timestamptz)
+          select key, extract(epoch from at) * 1000 as ms from gnl.sign_in_failures
+          where key in (${sql.join(
+            keys.map((k) => sql`${k}`),
+            sql`, `,
+          )}) and at > ${since}::timestamptz`),
+      );
+      const times = (key: string) => rows.filter((r) => r.key === key).map((r) => Number(r.ms));
+      const check = judge({ login: times(login), ...(address ? { address: times(address) } : {}) }, this.limits, now);
+      if (!check.ok) return check;
+      const counted = rowsOf<{ id: number | string }>(
+        await tx.execute(
+          sql`insert into gnl.sign_in_failures (key, at) values ${sql.join(
+            keys.map((key) => sql`(${key}, ${at}::timestamptz)`),
+            sql`, `,
+          )} returning id`,
+        ),
+      ).map((row) => Number(row.id));
+      return { ...check, counted };
+    });
+  }
+
   /** Counts a failed attempt against its login and its address. */
   async recordFailure(attempt: SignInAttempt, now: number): Promise<void> {
     const at = new Date(now).toISOString();
@@ -125,10 +168,21 @@ export class SignInLimiter {
     await db.execute(sql`insert into gnl.sign_in_failures (key, at) values ${sql.join(rows, sql`, `)}`);
   }
 
-  /** Clears the login's count (not the address's: an operator's own success must not reset someone's guessing). */
-  async recordSuccess(attempt: SignInAttempt): Promise<void> {
+  /**
+   * Clears the login's count (not the address's: an operator's own success must not reset someone's
+   * guessing), and takes back what admit counted for this attempt (`counted`), so a success is never a
+   * failure of its address.
+   */
+  async recordSuccess(attempt: SignInAttempt, counted: readonly number[] = []): Promise<void> {
     const db = await this.database();
-    await db.execute(sql`delete from gnl.sign_in_failures where key = ${loginKey(attempt.login)}`);
+    const own =
+      counted.length > 0
+        ? sql` or id in (${sql.join(
+            counted.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``;
+    await db.execute(sql`delete from gnl.sign_in_failures where key = ${loginKey(attempt.login)}${own}`);
   }
 }
 

@@ -25,14 +25,12 @@ export type SignInResult = { ok: true; operator: Operator } | { ok: false; messa
 export async function signIn(args: { login: string; password: string; address?: string | undefined }): Promise<SignInResult> {
   const limiter = signInLimiter();
   const attempt = { login: args.login, address: args.address };
-  const allowed = await limiter.check(attempt, Date.now());
+  // Counted as a failure before the password is checked, so attempts sent at once cannot all slip in.
+  const allowed = await limiter.admit(attempt, Date.now());
   if (!allowed.ok) return { ok: false, message: limitMessage(allowed), retryAfterSeconds: allowed.retryAfterSeconds };
   const verified = await verifyOperator(args.login, args.password);
-  if (!verified.ok) {
-    await limiter.recordFailure(attempt, Date.now());
-    return { ok: false, message: verified.message };
-  }
-  await limiter.recordSuccess(attempt);
+  if (!verified.ok) return { ok: false, message: verified.message };
+  await limiter.recordSuccess(attempt, allowed.counted);
   await startSession(verified.operator);
   return { ok: true, operator: verified.operator };
 }
