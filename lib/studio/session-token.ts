@@ -52,7 +52,7 @@ function readOrCreateSecret(file: string): Buffer {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 }); // .gnl: GNL's own, private (private-folder.ts)
   try {
     // 'wx': two processes starting at once agree on the first one's secret.
     writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
