@@ -156,20 +156,26 @@ async function recordOutput(args: {
   errorEvent: (error: unknown, durationMs: number, retryable: boolean) => Parameters<RunSession['append']>[0];
 }): Promise<unknown> {
   const { session, toolName, tool, output, end, errorEvent } = args;
+  // The output cannot be sent to the model (a bigint) or journaled (a cycle, say): record that as the
+  // call's final error, keep the cause. Which step refused it is known from where it threw.
+  let refused: InstanceType<typeof JournalDataError> | undefined;
   try {
     assertModelCanRead({ toolName, tool, output });
-    await session.append({ type: 'tool-call-end', ...end, output, source: 'executed' });
   } catch (error) {
     if (!JournalDataError.isInstance(error)) throw error;
-    // The output cannot be journaled (a cycle, say) or sent to the model (a bigint): record that as
-    // the call's final error, keep the cause.
-    const cause = error.message.startsWith(`Output of ${toolName} `)
-      ? error
-      : new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
-    await session.append(errorEvent(cause, end.durationMs, false));
-    throw cause;
+    refused = error;
   }
-  return output;
+  if (!refused) {
+    try {
+      await session.append({ type: 'tool-call-end', ...end, output, source: 'executed' });
+      return output;
+    } catch (error) {
+      if (!JournalDataError.isInstance(error)) throw error;
+      refused = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
+    }
+  }
+  await session.append(errorEvent(refused, end.durationMs, false));
+  throw refused;
 }
 
 /** Runs execute; an async iterable (a streaming tool) is drained and its last value is the output. */

@@ -14,7 +14,13 @@ export function assertModelCanRead(args: { toolName: string; tool: { toModelOutp
     JSON.stringify(output);
   } catch (error) {
     // What the journal refuses anyway (a cycle) is reported as the journal's refusal, naming the path.
-    encodeJson({ output }, { strict: true });
+    try {
+      encodeJson({ output }, { strict: true });
+    } catch (refusal) {
+      throw new JournalDataError(`Output of ${toolName} cannot be journaled: ${refusal instanceof Error ? refusal.message : String(refusal)}`, {
+        cause: refusal,
+      });
+    }
     throw new JournalDataError(`Output of ${toolName} cannot be sent to the model as JSON: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
     });
