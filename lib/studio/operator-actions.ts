@@ -12,8 +12,10 @@
  * thrown, so the page can say who decided and when.
  */
 import 'server-only';
+import { ZodError } from 'zod';
+import { AgentInputError } from '@/lib/agents';
 import type { CrashPoint } from '@/lib/demo';
-import { type Decision, DecisionConflictError, type DecisionConflictReason, type PendingItem } from '@/lib/durable';
+import { type Decision, DecisionConflictError, type DecisionConflictReason, InvalidRunIdError, type PendingItem } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
 import { demoCrashPoints } from './demo';
@@ -174,9 +176,8 @@ async function refusal(error: unknown, runId: string, toolCallId: string): Promi
     };
   }
   if (RunNotResumableError.isInstance(error)) return { ok: false, kind: 'not-resumable', message: error.message };
-  const name = (error as { name?: string })?.name;
-  if (name === 'InvalidRunIdError' || name === 'AgentInputError' || name === 'ZodError')
-    return { ok: false, kind: 'invalid', message: (error as Error).message };
+  if (InvalidRunIdError.isInstance(error) || AgentInputError.isInstance(error) || error instanceof ZodError)
+    return { ok: false, kind: 'invalid', message: error.message };
   console.error('studio: operator action failed:', error);
   return { ok: false, kind: 'error', message: 'The journal could not record this; the Studio’s server log says why.' };
 }
