@@ -12,7 +12,10 @@
 const SETTLE_FRAMES = 12;
 const INPUT_EVENTS = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const;
 
-export function pinInView(element: HTMLElement, { ms = 5_000, maxMs = 30_000, within }: { ms?: number; maxMs?: number; within?: Element | null } = {}): () => void {
+export function pinInView(
+  element: HTMLElement,
+  { ms = 5_000, maxMs = 30_000, within }: { ms?: number; maxMs?: number; within?: Element | null } = {},
+): () => void {
   const controller = new AbortController();
   const place = () => {
     if (!controller.signal.aborted && element.isConnected) element.scrollIntoView({ block: 'start' });
