@@ -95,7 +95,14 @@ suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABAS
     const workersUp = await pool(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8'], { concurrency: 2, leaseMs, heartbeatMs: 600 });
     const all: string[] = [];
     const roundMs: number[] = [];
-    for (let round = 1; round <= 3; round++) {
+    const met = () => {
+      const seen = workersUp.flatMap((w) => w.lines);
+      return seen.some((l) => l.type === 'took-over') && seen.some((l) => l.type === 'finished' && (l.outcome === 'hold-lost' || l.outcome === 'lease-lost'));
+    };
+    // Three rounds, and up to three more until a takeover and a woken worker giving a run up were met: whether a
+    // paused worker's run is taken over while it sleeps depends on whether a slot frees up elsewhere in
+    // time, which a loaded or a fast machine decides; the fault must be met, not assumed.
+    for (let round = 1; round <= 3 || (round <= 6 && !met()); round++) {
       const t0 = performance.now();
       const starting = startRuns(50); // the pauses strike while runs are still being started and claimed
       // Two workers in the middle of runs, paused together for twice their lease, then woken. Together, not
@@ -122,7 +129,7 @@ suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABAS
     const cutShort = audits.reduce((n, a) => n + a.cutShort, 0);
     const invocations = audits.reduce((n, a) => n + a.invocations, 0);
     console.log(
-      `[faults] race: 8 workers × concurrency 2, 3 rounds × 50 runs: ${claims} claims, ${invocations} invocations journaled (${cutShort} cut short by a takeover), ` +
+      `[faults] race: 8 workers × concurrency 2, ${roundMs.length} rounds × 50 runs: ${claims} claims, ${invocations} invocations journaled (${cutShort} cut short by a takeover), ` +
         `${tookOver.length} takeovers, ${lost.length} invocations ended as hold-lost/lease-lost after waking; rounds took ${roundMs.join(' / ')} ms; claims per worker ${workersUp.map((w) => w.events('claimed').length).join(' / ')}`,
     );
     expect(faultTotals.sigstop).toBeGreaterThanOrEqual(6);
