@@ -15,7 +15,7 @@ import {
   type ServiceStats,
   serviceClient,
 } from '@/lib/demo';
-import { PGliteStorage, storageFromEnv } from '@/lib/durable/storage';
+import { storageFromEnv } from '@/lib/durable/storage';
 
 export const DEMO_PROMPT = 'Customer c_42 wants a refund of 40 for order o_17';
 
@@ -35,7 +35,9 @@ export async function demoServiceState(): Promise<DemoServiceState> {
 
 /** Whether this Studio lets operators arm crash points (on for the embedded journal, off on Postgres, GNL_DEMO_CRASH_POINTS decides). */
 export function demoCrashPoints(): CrashPointsPolicy {
-  return crashPointsAllowed({ embeddedJournal: storageFromEnv() instanceof PGliteStorage });
+  // By `kind`, not instanceof: the storage is cached process-wide and may come from another bundle's
+  // copy of the class (the instrumentation's), which made the embedded journal read as Postgres.
+  return crashPointsAllowed({ embeddedJournal: storageFromEnv().kind === 'pglite' });
 }
 
 export interface DemoInfo {
