@@ -98,13 +98,17 @@ export class SignInLimiter {
     return (this.storage ?? storageFromEnv()).database();
   }
 
-  /** Whether an attempt may go ahead now. One statement: prunes every failure older than the window and reads this attempt's. */
-  async check(attempt: SignInAttempt, now: number): Promise<LimitCheck> {
+  /** The keys an attempt is counted under: its login, and its address when known. */
+  private keysOf(attempt: SignInAttempt): { login: string; address: string | undefined; keys: string[] } {
     const login = loginKey(attempt.login);
     const address = addressKey(attempt.address);
+    return { login, address, keys: address ? [login, address] : [login] };
+  }
+
+  /** One statement on `db` (or a transaction): prunes every failure older than the window, reads this attempt's, judges them. */
+  private async judgeAttempt(db: { execute: (query: ReturnType<typeof sql>) => Promise<unknown> }, attempt: SignInAttempt, now: number): Promise<LimitCheck> {
+    const { login, address, keys } = this.keysOf(attempt);
     const since = new Date(now - this.limits.windowMs).toISOString();
-    const keys = address ? [login, address] : [login];
-    const db = await this.database();
     const rows = rowsOf<{ key: string; ms: number | string }>(
       await db.execute(sql`
         with pruned as (delete from gnl.sign_in_failures where at <= ${since}::timestamptz)
@@ -118,6 +122,11 @@ export class SignInLimiter {
     return judge({ login: times(login), ...(address ? { address: times(address) } : {}) }, this.limits, now);
   }
 
+  /** Whether an attempt may go ahead now (no lock, nothing counted). */
+  async check(attempt: SignInAttempt, now: number): Promise<LimitCheck> {
+    return this.judgeAttempt(await this.database(), attempt, now);
+  }
+
   /**
    * Admits an attempt before its password is checked, counting it as a failure at once (a success then
    * clears its login's count, recordSuccess): what check then recordFailure would do, except that
@@ -126,26 +135,13 @@ export class SignInLimiter {
    * are admitted one after another, each seeing those before it. Refused: nothing is counted.
    */
   async admit(attempt: SignInAttempt, now: number): Promise<LimitCheck & { counted?: number[] }> {
-    const login = loginKey(attempt.login);
-    const address = addressKey(attempt.address);
-    const keys = address ? [login, address] : [login];
-    const since = new Date(now - this.limits.windowMs).toISOString();
+    const { keys } = this.keysOf(attempt);
     const at = new Date(now).toISOString();
     const db = await this.database();
     return db.transaction(async (tx) => {
       // Sorted, so two attempts that share both keys take them in the same order.
       for (const key of [...keys].sort()) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`gnl.sign-in:${key}`}, 0))`);
-      const rows = rowsOf<{ key: string; ms: number | string }>(
-        await tx.execute(sql`
-          with pruned as (delete from gnl.sign_in_failures where at <= ${since}::timestamptz)
-          select key, extract(epoch from at) * 1000 as ms from gnl.sign_in_failures
-          where key in (${sql.join(
-            keys.map((k) => sql`${k}`),
-            sql`, `,
-          )}) and at > ${since}::timestamptz`),
-      );
-      const times = (key: string) => rows.filter((r) => r.key === key).map((r) => Number(r.ms));
-      const check = judge({ login: times(login), ...(address ? { address: times(address) } : {}) }, this.limits, now);
+      const check = await this.judgeAttempt(tx, attempt, now);
       if (!check.ok) return check;
       const counted = rowsOf<{ id: number | string }>(
         await tx.execute(
@@ -162,9 +158,8 @@ export class SignInLimiter {
   /** Counts a failed attempt against its login and its address. */
   async recordFailure(attempt: SignInAttempt, now: number): Promise<void> {
     const at = new Date(now).toISOString();
-    const address = addressKey(attempt.address);
     const db = await this.database();
-    const rows = [sql`(${loginKey(attempt.login)}, ${at}::timestamptz)`, ...(address ? [sql`(${address}, ${at}::timestamptz)`] : [])];
+    const rows = this.keysOf(attempt).keys.map((key) => sql`(${key}, ${at}::timestamptz)`);
     await db.execute(sql`insert into gnl.sign_in_failures (key, at) values ${sql.join(rows, sql`, `)}`);
   }
 
