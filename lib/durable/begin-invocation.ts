@@ -11,8 +11,9 @@
  */
 import { RunDivergedError, RunMovedError } from './errors';
 import { assertEventRoom } from './event-limit';
-import { errorInfo, type PendingItem, type RecordedEvent, type RunInput } from './events';
+import { errorInfo, type PendingItem, type RunInput } from './events';
 import type { RunHold } from './journal';
+import { markJournaledFailure } from './journaled-failure';
 import { runInputDifferences } from './run-input';
 import { RunState } from './run-state';
 
@@ -49,13 +50,12 @@ export async function beginInvocation(args: {
       state.apply(await hold.create(input));
       return { kind: 'execute', state };
     }
-    const started = events[0];
-    const differences = started?.type === 'run-start' ? runInputDifferences(started.input, input) : [];
+    const differences = state.input ? runInputDifferences(state.input, input) : [];
     if (differences.length > 0) throw new RunDivergedError({ runId: hold.runId, differences });
     if (state.canceled) return { kind: 'canceled', ...state.canceled };
-    const stillWaiting = undecidedApprovals(state, lastSuspend(events));
+    const stillWaiting = undecidedApprovals(state);
     if (stillWaiting) return { kind: 'waiting-approval', pending: stillWaiting };
-    const resultsAwaited = unprovidedResults(state, lastSuspend(events));
+    const resultsAwaited = unprovidedResults(state);
     if (resultsAwaited) return { kind: 'waiting-tool-result', pending: resultsAwaited };
     if (state.status === 'completed') return { kind: 'execute', state };
     await refuseResumeAtLimit(hold, state, maxEvents);
@@ -77,38 +77,31 @@ async function refuseResumeAtLimit(hold: RunHold, state: RunState, limit: number
   try {
     assertEventRoom({ runId: hold.runId, events: state.lastSeq, adding: 1, limit });
   } catch (error) {
-    if (state.status !== 'failed') await hold.append([{ type: 'run-fail', error: errorInfo(error) }]);
+    const [failed] = state.status === 'failed' ? [] : await hold.append([{ type: 'run-fail', error: errorInfo(error) }]);
+    const seq = failed?.seq ?? state.failedAt;
+    if (seq !== undefined) markJournaledFailure(error, { runId: hold.runId, seq });
     throw error;
   }
-}
-
-function lastSuspend(events: readonly RecordedEvent[]) {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as RecordedEvent;
-    if (event.type === 'run-suspend') return event;
-    if (event.type === 'run-resume' || event.type === 'run-complete' || event.type === 'run-fail') return undefined;
-  }
-  return undefined;
 }
 
 /**
  * A run waiting for approvals with none decided (and none expired) has nothing to do: answer without
  * replaying or appending. A decision that commits after this load is kept for the next resume.
  */
-function undecidedApprovals(state: RunState, suspend: ReturnType<typeof lastSuspend>): ApprovalItem[] | undefined {
-  if (state.status !== 'waiting-approval' || !suspend) return undefined;
-  const items = suspend.pending.filter((item) => item.kind === 'approval');
-  if (items.length !== suspend.pending.length) return undefined;
+function undecidedApprovals(state: RunState): ApprovalItem[] | undefined {
+  if (state.status !== 'waiting-approval') return undefined;
+  const items = state.pending.filter((item) => item.kind === 'approval');
+  if (items.length === 0 || items.length !== state.pending.length) return undefined;
   const now = Date.now();
   if (items.some((item) => state.approvals.get(item.toolCallId)?.decision || (item.expiresAt && Date.parse(item.expiresAt) <= now))) return undefined;
   return items;
 }
 
 /** A run waiting only for tool results, none provided yet, has nothing to do either. */
-function unprovidedResults(state: RunState, suspend: ReturnType<typeof lastSuspend>): ToolResultItem[] | undefined {
-  if (state.status !== 'waiting-tool-result' || !suspend) return undefined;
-  const items = suspend.pending.filter((item): item is ToolResultItem => item.kind === 'tool-result');
-  if (items.length !== suspend.pending.length) return undefined;
+function unprovidedResults(state: RunState): ToolResultItem[] | undefined {
+  if (state.status !== 'waiting-tool-result') return undefined;
+  const items = state.pending.filter((item): item is ToolResultItem => item.kind === 'tool-result');
+  if (items.length === 0 || items.length !== state.pending.length) return undefined;
   if (items.some((item) => state.operations.get(item.idempotencyKey)?.result)) return undefined;
   return items;
 }

@@ -20,17 +20,15 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json';
 import { JournalDataError } from './errors';
+import { DEFAULT_KEY_SCHEME, type KeyScheme } from './key-scheme';
+
+export { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme, keySchemeOf } from './key-scheme';
 
 export type IdempotencyScope =
   | { kind: 'call'; runId: string; toolCallId: string; toolName?: string }
   | { kind: 'args'; runId: string; toolName: string; input: unknown };
 
-export const KEY_SCHEMES = [1, 2] as const;
-export type KeyScheme = (typeof KEY_SCHEMES)[number];
-/** The scheme new runs are started with unless runDurable's `keyScheme` says otherwise. */
-export const DEFAULT_KEY_SCHEME: KeyScheme = 1;
-
-export function idempotencyKey(scope: IdempotencyScope, scheme: KeyScheme = 1): string {
+export function idempotencyKey(scope: IdempotencyScope, scheme: KeyScheme = DEFAULT_KEY_SCHEME): string {
   let parts: string[];
   if (scheme === 1) parts = scope.kind === 'call' ? ['call', scope.runId, scope.toolCallId] : ['args', scope.runId, scope.toolName, canonicalJson(scope.input)];
   else {
@@ -42,13 +40,4 @@ export function idempotencyKey(scope: IdempotencyScope, scheme: KeyScheme = 1): 
   }
   const digest = createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
   return `gnl${scheme}${scope.kind === 'call' ? 'c' : 'a'}_${digest}`;
-}
-
-/** A run's key scheme as its start input records it (none recorded: 1), refusing one this code does not know. */
-export function keySchemeOf(recorded: unknown, runId: string): KeyScheme {
-  if (recorded === undefined) return 1;
-  if (KEY_SCHEMES.includes(recorded as KeyScheme)) return recorded as KeyScheme;
-  throw new JournalDataError(
-    `Run "${runId}" records key scheme ${JSON.stringify(recorded)}, which this version of GNL does not know (it knows ${KEY_SCHEMES.join(', ')}): run it with the version that started it.`,
-  );
 }

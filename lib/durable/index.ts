@@ -33,6 +33,8 @@ export {
   type DecisionConflictReason,
 } from './errors';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
+export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
+export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
 export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
 export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';
 export { canonicalJson } from './canonical-json';

@@ -13,6 +13,8 @@ import { JournalDataError, RunEventLimitError, SideEffectRetryBlockedError } fro
 import { beginInvocation } from './begin-invocation';
 import { eventLimitOption } from './event-limit';
 import { errorInfo, type PendingItem } from './events';
+import { markJournaledFailure } from './journaled-failure';
+import { RunState } from './run-state';
 import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from './idempotency-key';
 import type { Journal } from './journal';
 import { journaledTool, type ToolRetry } from './journaled-tool';
@@ -246,8 +248,8 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
 
 /** Canceled while executing: the cancel is the journal's last word (no complete or fail after it). */
 async function canceled<TOOLS extends ToolSet>(session: RunSession): Promise<DurableResult<TOOLS>> {
-  const cancel = session.state.canceled ?? (await session.hold.load()).findLast((e) => e.type === 'run-cancel');
-  const { by, reason } = cancel && 'by' in cancel ? cancel : { by: 'unknown', reason: undefined };
+  const cancel = session.state.canceled ?? new RunState(await session.hold.load()).canceled;
+  const { by, reason } = cancel ?? { by: 'unknown', reason: undefined };
   return { status: 'canceled', runId: session.runId, by, ...(reason ? { reason } : {}) };
 }
 
@@ -255,12 +257,14 @@ async function canceled<TOOLS extends ToolSet>(session: RunSession): Promise<Dur
 async function recordFailure(session: RunSession, error: unknown): Promise<void> {
   if (RunEventLimitError.isInstance(session.fatal)) {
     // The run is at its limit: its failure is the one event recorded past it, so it does not look running.
-    await session.hold.append([{ type: 'run-fail', error: errorInfo(session.fatal) }]);
+    const [failed] = await session.hold.append([{ type: 'run-fail', error: errorInfo(session.fatal) }]);
+    if (failed) markJournaledFailure(error, { runId: session.runId, seq: failed.seq });
     return;
   }
   if (session.fatal !== undefined) return; // the journal is what failed: nothing more can be recorded now
   try {
-    await session.append({ type: 'run-fail', error: errorInfo(error) });
+    const [failed] = await session.append({ type: 'run-fail', error: errorInfo(error) });
+    if (failed) markJournaledFailure(error, { runId: session.runId, seq: failed.seq });
   } catch (journalError) {
     throw new AggregateError([error, journalError], `Run "${session.runId}" failed and the failure could not be journaled.`, { cause: error });
   }

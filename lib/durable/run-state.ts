@@ -1,11 +1,79 @@
 /**
- * What the journal says about a run, folded from its events: the recorded model steps, each tool
- * operation (keyed by idempotency key, so a re-planned 'args' call finds the first call's work), and
- * each approval. runDurable consults it to replay; appends update it as they commit.
+ * The run projection: the one fold of a run's journal into what the run is. Its status (one rule,
+ * `statusAfter`), what it waits for (`pending`, with the decisions taken since it suspended), the
+ * recorded model steps, each tool operation (keyed by idempotency key, so a re-planned 'args' call finds
+ * the first call's work), each approval, and each call's latest decision. runDurable replays from it,
+ * the tool gate and resume plans (run-plan.ts) decide from it, the summary an append writes follows its
+ * status rule (run-summary.ts), and the Studio and the CLI read it; nothing else folds events
+ * (projection-only.test.ts keeps it so). Pure and browser-safe; appends update it as they commit.
  */
-import type { Decision, RecordedEvent } from './events';
-import { type KeyScheme, keySchemeOf } from './idempotency-key';
+import type { Decision, JournalEvent, PendingItem, RecordedEvent, RunInput } from './events';
+import { unreachable } from './exhaustive';
+import { type KeyScheme, keySchemeOf } from './key-scheme';
 import type { RunStatus } from './run-status';
+
+/**
+ * The status rule, in one place: the status a run has after `event`, given the one it had. Cancel is
+ * terminal: once canceled, no later event (a run-fail of the invocation that was stopped, a resume)
+ * changes it. Events that say nothing about the status keep it.
+ */
+export function statusAfter(status: RunStatus | undefined, event: JournalEvent): RunStatus | undefined {
+  if (status === 'canceled') return status;
+  switch (event.type) {
+    case 'run-start':
+    case 'run-resume':
+      return 'running';
+    case 'run-suspend':
+      return event.status;
+    case 'run-complete':
+      return 'completed';
+    case 'run-fail':
+      return 'failed';
+    case 'run-cancel':
+      return 'canceled';
+    default:
+      return status;
+  }
+}
+
+/** Whether `event` is one the status rule answers (a start, resume, suspend, end or cancel). */
+export function changesStatus(event: JournalEvent): boolean {
+  return statusAfter(undefined, event) !== undefined;
+}
+
+/**
+ * What the run waits for after `event`, given what it waited for and its status before: a suspend's
+ * items; a decision marks its item (the first undecided one of the call and the kind it answers, as
+ * decisions.ts plans it); a resume, the end or a cancel empties it, and a canceled run waits for nothing
+ * whatever follows (the rule the append statement applies to the summary row, run-summary.ts).
+ */
+export function pendingAfter(pending: readonly PendingItem[], event: RecordedEvent, statusBefore: RunStatus | undefined): readonly PendingItem[] {
+  if (statusAfter(statusBefore, event) === 'canceled') return [];
+  if (event.type === 'run-suspend') return event.pending;
+  if (changesStatus(event)) return [];
+  const decided = decisionIn(event);
+  if (!decided) return pending;
+  const index = pending.findIndex((item) => item.toolCallId === decided.toolCallId && item.kind === decided.kind && !item.decision);
+  if (index < 0) return pending;
+  return pending.map((item, i) => (i === index ? { ...item, decision: decided.decision } : item));
+}
+
+/** The decision an event records, if it is one: which call, the pending kind it answers, and the outcome. */
+export function decisionIn(event: RecordedEvent): { toolCallId: string; kind: PendingItem['kind']; decision: Decision } | undefined {
+  const at = event.at.toISOString();
+  const because = (reason: string | undefined) => (reason ? { reason } : {});
+  if (event.type === 'tool-approval-response') {
+    const outcome = event.approved ? 'approved' : 'rejected';
+    return { toolCallId: event.toolCallId, kind: 'approval', decision: { outcome, by: event.by, at, ...because(event.reason) } };
+  }
+  if (event.type === 'side-effect-resolution') {
+    return { toolCallId: event.toolCallId, kind: 'side-effect', decision: { outcome: event.outcome, by: event.by, at, ...because(event.reason) } };
+  }
+  if (event.type === 'tool-call-end' && event.source === 'provided') {
+    return { toolCallId: event.toolCallId, kind: 'tool-result', decision: { outcome: 'provided', by: event.by ?? 'unknown', at, ...because(event.reason) } };
+  }
+  return undefined;
+}
 
 export interface ToolOperation {
   idempotencyKey: string;
@@ -40,6 +108,16 @@ export class RunState {
   lastSeq = 0;
   /** Who canceled the run, once it is canceled. */
   canceled: { by: string; reason?: string } | undefined;
+  /** What the run was started with (its run-start's input). */
+  input: RunInput | undefined;
+  /** What the run waits for (the last suspend's items, with their decisions); empty while it moves or once it ended. */
+  pending: readonly PendingItem[] = [];
+  /** Each call's latest decision (a person's or a policy's), whether or not the run still lists it. */
+  readonly decisions = new Map<string, Decision>();
+  /** The seq of the last run-fail, while the run is failed. */
+  failedAt: number | undefined;
+  /** The seq of each run-resume: each invocation after the first begins with one. */
+  readonly resumes: number[] = [];
   readonly modelSteps: unknown[] = [];
   readonly modelRequestHashes: (string | undefined)[] = [];
   /** Every tool call id the recorded model steps hold (a new step's ids must not repeat them). */
@@ -77,28 +155,34 @@ export class RunState {
     if (input !== undefined && !this.inputOfCall.has(toolCallId)) this.inputOfCall.set(toolCallId, input);
   }
 
+  /** The latest decision on a call: approved, rejected, done, not done or provided. */
+  decisionOf(toolCallId: string): Decision | undefined {
+    return this.decisions.get(toolCallId);
+  }
+
   apply(event: RecordedEvent): void {
     this.lastSeq = event.seq;
+    this.pending = pendingAfter(this.pending, event, this.status);
+    this.status = statusAfter(this.status, event);
+    if (this.status !== 'failed') this.failedAt = undefined;
+    const decided = decisionIn(event);
+    if (decided) this.decisions.set(decided.toolCallId, decided.decision);
     switch (event.type) {
       case 'run-start':
+        this.input = event.input;
         this.recordedKeyScheme = event.input.keyScheme;
-        this.status = 'running';
         return;
       case 'run-resume':
-        this.status = 'running';
-        return;
-      case 'run-suspend':
-        this.status = event.status;
-        return;
-      case 'run-complete':
-        this.status = 'completed';
-        return;
-      case 'run-fail':
-        this.status = 'failed';
+        this.resumes.push(event.seq);
         return;
       case 'run-cancel':
-        this.status = 'canceled';
-        this.canceled = { by: event.by, reason: event.reason };
+        this.canceled ??= { by: event.by, ...(event.reason ? { reason: event.reason } : {}) };
+        return;
+      case 'run-fail':
+        if (this.status === 'failed') this.failedAt = event.seq;
+        return;
+      case 'run-suspend':
+      case 'run-complete':
         return;
       case 'model-step':
         this.modelSteps[event.step] = event.result;
@@ -181,6 +265,8 @@ export class RunState {
       case 'replay-mismatch':
       case 'run-resume-request': // audit only: who asked for the resume, and why
         return;
+      default:
+        unreachable(event);
     }
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { JournalEvent, PendingItem, RunInput } from './events';
 import type { RunStatus } from './run-status';
+import { changesStatus, statusAfter } from './run-state';
 
 export interface RunSummary {
   runId: string;
@@ -28,28 +29,24 @@ export interface SummaryChange {
   pending?: PendingItem[];
 }
 
-const STATUS_OF: Partial<Record<JournalEvent['type'], RunStatus>> = {
-  'run-start': 'running',
-  'run-resume': 'running',
-  'run-complete': 'completed',
-  'run-fail': 'failed',
-  'run-cancel': 'canceled',
-};
-
+/**
+ * What a batch of events changes in the summary, by the projection's rules (run-state.ts: statusAfter,
+ * pendingAfter) folded from no prior state. The append statement combines it with the stored row: a
+ * stored 'canceled' is kept and empties the pending list (the projection's cancel rule, which the
+ * batch cannot see), otherwise the batch's status and pending list win when it has them. A decision
+ * (which marks a pending item) writes the list it planned from the stored one instead (decisions.ts).
+ * summary-sql.test.ts checks the stored row against the projection on random logs, both journals.
+ */
 export function summaryChange(events: readonly JournalEvent[]): SummaryChange {
   const change: SummaryChange = { stepDelta: 0 };
+  let status: RunStatus | undefined;
   for (const event of events) {
     if (event.type === 'model-step') change.stepDelta += 1;
-    if (event.type === 'run-suspend') {
-      change.status = event.status;
-      change.pending = event.pending;
-      continue;
-    }
-    const status = STATUS_OF[event.type];
-    if (status) {
-      change.status = status;
-      change.pending = [];
-    }
+    if (!changesStatus(event)) continue;
+    status = statusAfter(status, event);
+    // A status event replaces the list (a suspend with its items, the rest with none).
+    change.pending = event.type === 'run-suspend' && status !== 'canceled' ? event.pending : [];
   }
+  if (status) change.status = status;
   return change;
 }

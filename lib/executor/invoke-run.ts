@@ -13,6 +13,7 @@ import { type CrashPoint, withCrashPoint } from '@/lib/demo';
 import {
   type DurableResult,
   HoldLostError,
+  journaledFailureOf,
   type LiveJournal,
   RunBusyError,
   RunCanceledError,
@@ -91,21 +92,17 @@ function classify(error: unknown, status: string | undefined): Invocation {
 }
 
 /**
- * The run's status after the invocation, as far as this invocation made it: 'failed' counts only if the
- * run's last event (resume requests aside) is this error's run-fail (this invocation journaled its
- * failure). A run left failed by another invocation (a step-boundary stop is journaled as run-fail)
- * while this one could not even reach the journal (its connection lost) was not failed by it: that is
- * the journal's error, retried.
+ * The run's status after the invocation, as far as this invocation made it: 'failed' counts only if this
+ * invocation journaled its failure (runDurable marks the error it recorded as run-fail, with that event's
+ * seq: journaled-failure.ts). A run left failed by another invocation (a step-boundary stop is journaled
+ * as run-fail) while this one could not even reach the journal (its connection lost) was not failed by
+ * it: that is the journal's error, retried.
  */
 async function statusOf(journal: LiveJournal, runId: string, error: unknown): Promise<string | undefined> {
+  if (find(error, (e): e is unknown => journaledFailureOf(e)?.runId === runId)) return 'failed';
   try {
-    const run = await journal.getRun(runId);
-    if (run?.status !== 'failed') return run?.status;
-    // An operator's resume request may have landed after it: it is no event of the invocation's.
-    const recent = await journal.events(runId, { afterSeq: Math.max(0, run.lastSeq - 8) });
-    const last = recent.findLast((event) => event.type !== 'run-resume-request');
-    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) }; // as the core's errorInfo records it
-    return last?.type === 'run-fail' && last.error.name === name && last.error.message === message ? 'failed' : undefined;
+    const status = (await journal.getRun(runId))?.status;
+    return status === 'failed' ? undefined : status;
   } catch {
     return undefined; // the journal is unreachable: classify() treats the error as the journal's
   }

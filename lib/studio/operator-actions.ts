@@ -15,7 +15,7 @@ import 'server-only';
 import { ZodError } from 'zod';
 import { AgentInputError } from '@/lib/agents';
 import type { CrashPoint } from '@/lib/demo';
-import { type Decision, DecisionConflictError, type DecisionConflictReason, InvalidRunIdError, type PendingItem } from '@/lib/durable';
+import { type Decision, DecisionConflictError, type DecisionConflictReason, InvalidRunIdError, type PendingItem, RunState } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
 import { demoCrashPoints } from './demo';
@@ -189,11 +189,5 @@ async function priorOutcome(runId: string, toolCallId: string): Promise<Decision
   const pending: PendingItem[] = (await journal.getRun(runId))?.pending ?? [];
   const listed = pending.find((p) => p.toolCallId === toolCallId)?.decision?.outcome;
   if (listed) return listed;
-  let outcome: Decision['outcome'] | undefined;
-  for (const event of await journal.events(runId)) {
-    if (event.type === 'tool-approval-response' && event.toolCallId === toolCallId) outcome = event.approved ? 'approved' : 'rejected';
-    if (event.type === 'side-effect-resolution' && event.toolCallId === toolCallId) outcome = event.outcome;
-    if (event.type === 'tool-call-end' && event.source === 'provided' && event.toolCallId === toolCallId) outcome = 'provided';
-  }
-  return outcome;
+  return new RunState(await journal.events(runId)).decisionOf(toolCallId)?.outcome;
 }

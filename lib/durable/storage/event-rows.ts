@@ -50,7 +50,7 @@ export function appendStatement(notify: boolean): string {
         last_seq = last_seq + $2::int,
         step_count = step_count + $3::int,
         status = case when status = 'canceled' then status else coalesce($4::text, status) end,
-        pending = coalesce($5::text::jsonb, pending),
+        pending = case when status = 'canceled' then '[]'::jsonb else coalesce($5::text::jsonb, pending) end,
         updated_at = now()
       where run_id = $1::text and ($6::text is null or holder = $6::text) and ($11::int is null or last_seq = $11::int)
         and ($8::int is null or exists (select 1 from pg_locks where locktype = 'advisory' and granted
