@@ -4,6 +4,7 @@
  * symbol, so a tool marked in one bundle is recognised in another.
  */
 import type { Tool } from 'ai';
+import type { ToolDeclaration } from './run-plan';
 
 declare module '@ai-sdk/provider-utils' {
   interface ToolExecutionOptions<CONTEXT> {
@@ -77,4 +78,18 @@ export function gnlTool<T extends AnyTool>(tool: T, options: GnlToolOptions<Inpu
 
 export function gnlToolOptions(tool: AnyTool): GnlToolOptions {
   return ((tool as Record<symbol, unknown>)[OPTIONS] as GnlToolOptions | undefined) ?? {};
+}
+
+/** How the tool is declared, as the decision tree (run-plan.ts) reads it: gnlTool's options, else the tool's own. */
+export function toolDeclaration(tool: AnyTool): ToolDeclaration {
+  const options = gnlToolOptions(tool);
+  const needs = options.needsApproval ?? (tool as { needsApproval?: unknown }).needsApproval;
+  return {
+    sideEffect: options.sideEffect === true,
+    idempotency: options.idempotency ?? 'call',
+    retrySafe: options.retrySafe === true,
+    check: typeof options.check === 'function',
+    executes: typeof tool.execute === 'function',
+    needsApproval: typeof needs === 'function' ? 'per-call' : needs === true,
+  };
 }

@@ -155,6 +155,26 @@ export class RunState {
     if (input !== undefined && !this.inputOfCall.has(toolCallId)) this.inputOfCall.set(toolCallId, input);
   }
 
+  /**
+   * The tool calls of the last recorded model step, as the SDK will run them on replay: a repaired call
+   * as its repair made it, a call whose repair gave up and a call the provider executed left out.
+   */
+  lastStepCalls(): { toolCallId: string; toolName: string; input: unknown }[] {
+    const step = this.modelSteps.length - 1;
+    const content = (this.modelSteps[step] as { content?: unknown } | undefined)?.content;
+    const calls: { toolCallId: string; toolName: string; input: unknown }[] = [];
+    for (const part of Array.isArray(content) ? content : []) {
+      const p = part as { type?: unknown; toolCallId?: unknown; toolName?: unknown; input?: unknown; providerExecuted?: unknown };
+      if (p?.type !== 'tool-call' || typeof p.toolCallId !== 'string' || p.providerExecuted === true) continue;
+      const repairKey = `${step}:${p.toolCallId}`;
+      const repaired = this.repairs.has(repairKey) ? (this.repairs.get(repairKey) as typeof p | null) : p;
+      if (!repaired) continue;
+      const toolName = typeof repaired.toolName === 'string' ? repaired.toolName : String(p.toolName ?? '');
+      calls.push({ toolCallId: p.toolCallId, toolName, input: this.inputOfCall.get(p.toolCallId) ?? parsedInput(repaired.input) });
+    }
+    return calls;
+  }
+
   /** The latest decision on a call: approved, rejected, done, not done or provided. */
   decisionOf(toolCallId: string): Decision | undefined {
     return this.decisions.get(toolCallId);
@@ -282,4 +302,14 @@ function unstartedOperation(event: Extract<RecordedEvent, { type: 'tool-call-end
     attempts: event.attempt,
     inFlight: false,
   };
+}
+
+/** A model's tool call input is JSON text; a call whose text does not parse is kept as the text. */
+function parsedInput(input: unknown): unknown {
+  if (typeof input !== 'string') return input;
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
 }

@@ -12,7 +12,8 @@
  */
 import type { ToolApprovalStatus, ToolSet } from 'ai';
 import { callIdentity } from './call-identity';
-import { gnlToolOptions } from './gnl-tool';
+import { gnlToolOptions, toolDeclaration } from './gnl-tool';
+import { approvalVerdict, executionVerdict } from './run-plan';
 import type { RunSession } from './run-session';
 import type { ApprovalState } from './run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
@@ -32,26 +33,25 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
     const { state } = session;
     const { key, input } = callIdentity({ runId: session.runId, state, toolCallId, toolName, given: gateArgs.toolCall.input, options });
 
-    let approval = state.approvals.get(toolCallId);
-    if (approval?.decision && !approval.decision.approved) {
+    let verdict = approvalVerdict({ state, toolCallId, key, canceled: false, now: Date.now() });
+    if (verdict.kind === 'denied') {
+      const { decision } = verdict;
       // A policy's denial replays exactly as the policy gave it (the model saw that, and the next step's prompt hash holds it).
-      if (approval.decision.policy) return { type: 'denied', ...(approval.decision.reason ? { reason: approval.decision.reason } : {}) };
-      return { type: 'denied', reason: approval.decision.reason ?? `Rejected by ${approval.decision.by}.` };
+      if (decision.policy) return { type: 'denied', ...(decision.reason ? { reason: decision.reason } : {}) };
+      return { type: 'denied', reason: decision.reason ?? `Rejected by ${decision.by}.` };
     }
-    const op = state.operations.get(key);
-    if (op?.result) return { type: 'not-applicable' }; // recorded: the journaled tool replays it
-
-    if (approval && !approval.decision) {
-      if (approval.expiresAt && Date.parse(approval.expiresAt) <= Date.now()) {
-        await session.append({ type: 'tool-approval-response', toolCallId, approved: false, by: 'gnl', reason: 'expired', expired: true });
-        return { type: 'denied', reason: 'expired' };
-      }
+    if (verdict.kind === 'replay') return { type: 'not-applicable' }; // recorded: the journaled tool replays it
+    if (verdict.kind === 'expired') {
+      await session.append({ type: 'tool-approval-response', toolCallId, approved: false, by: 'gnl', reason: 'expired', expired: true });
+      return { type: 'denied', reason: 'expired' };
+    }
+    if (verdict.kind === 'waiting-approval') {
       // Asked before and still undecided: keep waiting (the policy is not asked twice).
-      const { requestedAt, expiresAt } = approval;
+      const { requestedAt, expiresAt } = verdict.approval;
       session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt, ...(expiresAt ? { expiresAt } : {}) });
       return { type: 'user-approval' };
     }
-    if (!approval) {
+    if (verdict.kind === 'ask-policy') {
       const policy = await approvalPolicy({ gateArgs, tool, options, userToolApproval });
       if (policy.type === 'denied' || policy.type === 'approved') {
         // A policy's answer is a decision: journaled, and replayed even if the policy later answers otherwise.
@@ -65,7 +65,7 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
           policy: { toolName, input },
         });
         if (policy.type === 'denied') return policy;
-        approval = state.approvals.get(toolCallId);
+        verdict = { kind: 'cleared', approval: state.approvals.get(toolCallId) };
       } else if (policy.type === 'user-approval') {
         const now = Date.now();
         const requestedAt = new Date(now).toISOString();
@@ -73,23 +73,27 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
         await session.append({ type: 'tool-approval-request', toolCallId, toolName, input, requestedAt, ...expiry });
         session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt, ...expiry });
         return { type: 'user-approval' };
+      } else {
+        verdict = { kind: 'cleared' };
       }
     }
+    if (verdict.kind !== 'cleared') return { type: 'user-approval' }; // canceled (checked above): not executed
 
-    if (!tool.execute) {
+    const execution = executionVerdict({ state, key, declaration: toolDeclaration(tool) });
+    if (execution.kind === 'waiting-result') {
       // A client-side tool: nothing here executes it; the run waits for journal.provideToolResult.
       if (!session.waitingResults.some((item) => item.toolCallId === toolCallId)) {
         session.waitingResults.push({ kind: 'tool-result', toolCallId, toolName, input, idempotencyKey: key, requestedAt: new Date().toISOString() });
       }
       return { type: 'user-approval' };
     }
-    if (op?.inFlight && op.sideEffect && op.resolution !== 'not-done') {
-      const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
-      if (verdict === 'blocked') return { type: 'user-approval' };
+    if (execution.kind === 'unknown-outcome') {
+      const settled = await settleUnknownOutcome({ session, op: execution.op, rule: execution.rule, options, toolCallId, toolName });
+      if (settled === 'blocked') return { type: 'user-approval' };
     }
     // May execute: the journaled tool applies the rule again if the key moves before it runs (a twin).
     session.cleared.set(key, state.operations.get(key)?.attempts ?? 0);
-    return policyApproval(approval) ?? { type: 'not-applicable' };
+    return policyApproval(verdict.approval) ?? { type: 'not-applicable' };
   };
 }
 

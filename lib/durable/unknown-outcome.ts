@@ -9,6 +9,7 @@
  */
 import { errorInfo } from './events';
 import type { CheckResult, gnlToolOptions } from './gnl-tool';
+import { unknownOutcomeRule } from './run-plan';
 import type { RunSession } from './run-session';
 import type { ToolOperation } from './run-state';
 
@@ -17,14 +18,18 @@ export type UnknownOutcomeVerdict = 'run' | 'settled' | 'blocked';
 export async function settleUnknownOutcome(args: {
   session: RunSession;
   op: ToolOperation;
+  /** The rule's answer for this tool, when the caller has it (run-plan.ts); else read from the options. */
+  rule?: 'run-again' | 'check' | 'block';
   options: ReturnType<typeof gnlToolOptions>;
   toolCallId: string;
   toolName: string;
 }): Promise<UnknownOutcomeVerdict> {
   const { session, op, options, toolCallId, toolName } = args;
   const key = op.idempotencyKey;
-  if (options.retrySafe) return 'run';
-  const checked = options.check ? await runCheck(session, options.check, { toolCallId, input: op.input, key, attempt: op.attempts }) : undefined;
+  const rule = args.rule ?? unknownOutcomeRule({ retrySafe: options.retrySafe === true, check: typeof options.check === 'function' });
+  if (rule === 'run-again') return 'run';
+  const checked =
+    rule === 'check' && options.check ? await runCheck(session, options.check, { toolCallId, input: op.input, key, attempt: op.attempts }) : undefined;
   if (checked?.done === true) {
     await session.append({
       type: 'tool-call-end',
