@@ -12,6 +12,21 @@ export {
   type Replayed,
 } from './run-durable';
 export { tokenBudgetIs, type TokenBudget } from './stop-conditions';
+export {
+  readTokenUsage,
+  stepTokenUsage,
+  tokenTotal,
+  addTokenUsage,
+  billedTokens,
+  NO_TOKENS,
+  USAGE_PATHS,
+  USAGE_COUNTS,
+  TOTAL_COUNTS,
+  type TokenUsage,
+  type TokenCounts,
+  type UsageCount,
+  type BilledTokens,
+} from './model-usage';
 export { gnlTool, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
 export {
   GnlError,
