@@ -46,7 +46,9 @@ export {
   HoldSessionError,
   type HoldSessionProblem,
   type DecisionConflictReason,
+  type OutputIssue,
 } from './errors';
+export { checkOutputSchema, type OutputCheck } from './output-check';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
 export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';
