@@ -1,8 +1,9 @@
 /**
  * GNL's errors. Few, each carrying what the caller needs to act, `cause` always kept.
  * `isInstance` works across bundles and duplicated installs (a marker symbol, not `instanceof`),
- * and `name` equals the class name exactly so logs and `error.name === '…'` checks work. Names are
- * string literals, not `new.target.name`: minifiers rename classes.
+ * and `name` equals the class name exactly so logs read right. Callers branch with `isInstance` and
+ * the fields an error carries, never on its name or message text. Names are string literals, not
+ * `new.target.name`: minifiers rename classes.
  */
 const MARKER = Symbol.for('gnl.error');
 
