@@ -19,12 +19,8 @@ export {
   addTokenUsage,
   billedTokens,
   NO_TOKENS,
-  USAGE_PATHS,
-  USAGE_COUNTS,
-  TOTAL_COUNTS,
   type TokenUsage,
   type TokenCounts,
-  type UsageCount,
   type BilledTokens,
 } from './model-usage';
 export { gnlTool, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
