@@ -37,11 +37,11 @@ describe('import arrows', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('the app and components import the core through its index only (and the browser-safe secret-fields rules)', () => {
+  it('the app and components import the core through its index only (and the browser-safe secret-fields rules and model-usage reader)', () => {
     const files = [...sourceFiles(path.join(root, 'app')), ...sourceFiles(path.join(root, 'components')), ...sourceFiles(path.join(root, 'lib/studio'))];
     const offenders = files.flatMap((file) =>
       imports(file)
-        .filter((spec) => /^@\/lib\/durable\/(?!storage$|secret-fields$)/.test(spec) || spec === '@/lib/durable/storage/internal')
+        .filter((spec) => /^@\/lib\/durable\/(?!storage$|secret-fields$|model-usage$)/.test(spec) || spec === '@/lib/durable/storage/internal')
         .map((spec) => `${rel(file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);

@@ -1,5 +1,6 @@
 import { PayloadText } from '@/components/runs/payload-text';
-import { readModelStep, type TokenUsage } from '@/lib/studio/model-step';
+import type { TokenUsage } from '@/lib/durable';
+import { readModelStep } from '@/lib/studio/model-step';
 import type { WireEventOf } from '@/lib/studio/wire';
 import { CallOutcome } from './call-outcome';
 import { Chip, EventHeader, formatDuration, Note } from './event-parts';

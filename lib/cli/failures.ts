@@ -6,8 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { CommanderError } from 'commander';
-import { DecisionConflictError, GnlError, RunDivergedError } from '@/lib/durable';
+import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
+import { AgentInputError, UnknownAgentError } from '@/lib/agents';
+import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
+import { RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
 import { shellQuote } from './format';
 
 export const EXIT = {
@@ -27,7 +30,7 @@ export const EXIT = {
 } as const;
 
 /** A failure the CLI itself names. */
-export class CliError extends Error {
+export class CliError extends GnlError {
   override name = 'CliError';
   constructor(
     message: string,
@@ -35,6 +38,7 @@ export class CliError extends Error {
   ) {
     super(message);
   }
+  static override isInstance = (error: unknown): error is CliError => GnlError.isInstance(error) && error.name === 'CliError';
 }
 
 export interface Failure {
@@ -44,22 +48,30 @@ export interface Failure {
   expected: boolean;
 }
 
-const BY_NAME: Record<string, number> = {
-  UnknownAgentError: EXIT.usage,
-  AgentInputError: EXIT.usage,
-  InvalidRunIdError: EXIT.usage,
-  OperatorInputError: EXIT.usage,
-  JournalDataError: EXIT.usage,
-  UnknownOperatorError: EXIT.notFound,
-  OperatorExistsError: EXIT.conflict,
-  OperatorDisabledError: EXIT.conflict,
-  RunDivergedError: EXIT.conflict,
-  RunBusyError: EXIT.conflict,
-  RunNotResumableError: EXIT.conflict,
-  DecisionConflictError: EXIT.conflict,
-  WorkersNeedPostgresError: EXIT.unavailable,
-  DataDirLockedError: EXIT.unavailable,
-};
+/** The failures GNL names, each recognised by its class's isInstance (across bundles and installs), and the exit code it gives. */
+const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: number }[] = [
+  { is: UnknownAgentError.isInstance, exitCode: EXIT.usage },
+  { is: AgentInputError.isInstance, exitCode: EXIT.usage },
+  { is: InvalidRunIdError.isInstance, exitCode: EXIT.usage },
+  { is: OperatorInputError.isInstance, exitCode: EXIT.usage },
+  { is: JournalDataError.isInstance, exitCode: EXIT.usage },
+  { is: UnknownOperatorError.isInstance, exitCode: EXIT.notFound },
+  { is: OperatorExistsError.isInstance, exitCode: EXIT.conflict },
+  { is: OperatorDisabledError.isInstance, exitCode: EXIT.conflict },
+  { is: RunDivergedError.isInstance, exitCode: EXIT.conflict },
+  { is: RunBusyError.isInstance, exitCode: EXIT.conflict },
+  { is: RunNotResumableError.isInstance, exitCode: EXIT.conflict },
+  { is: DecisionConflictError.isInstance, exitCode: EXIT.conflict },
+  { is: WorkersNeedPostgresError.isInstance, exitCode: EXIT.unavailable },
+  { is: DataDirLockedError.isInstance, exitCode: EXIT.unavailable },
+];
+
+const expectedKind = (error: unknown) => EXPECTED.find((kind) => kind.is(error));
+
+/** The journal and the executor layer say "unknown run" through their conflict errors' reason. */
+function isUnknownRun(error: GnlError): boolean {
+  return (DecisionConflictError.isInstance(error) || RunNotResumableError.isInstance(error)) && error.reason === 'unknown-run';
+}
 
 // Driver errors that mean "the database is not there" (postgres.js keeps Node's codes; 28P01/3D000/57P03 are Postgres SQLSTATEs).
 const UNREACHABLE = new Set([
@@ -78,12 +90,11 @@ const UNREACHABLE = new Set([
 
 export function describeFailure(error: unknown): Failure {
   if (error instanceof CommanderError) return { message: '', exitCode: error.exitCode === 0 ? EXIT.ok : EXIT.usage, expected: true };
-  if (error instanceof CliError) return { message: oneLine(error.message), exitCode: error.exitCode, expected: true };
-  const gnl = findInChain(error, (e) => GnlError.isInstance(e) && Object.hasOwn(BY_NAME, (e as Error).name)) as GnlError | undefined;
+  if (CliError.isInstance(error)) return { message: oneLine(error.message), exitCode: error.exitCode, expected: true };
+  const gnl = findInChain(error, (e) => expectedKind(e) !== undefined) as GnlError | undefined;
   if (gnl) {
-    // The journal and the executor layer say "unknown run" through their conflict errors' reason.
-    const unknownRun = (gnl as GnlError & { reason?: unknown }).reason === 'unknown-run';
-    return { message: oneLine(explain(gnl)), exitCode: unknownRun ? EXIT.notFound : (BY_NAME[gnl.name] as number), expected: true };
+    const exitCode = isUnknownRun(gnl) ? EXIT.notFound : (expectedKind(gnl)?.exitCode ?? EXIT.unexpected);
+    return { message: oneLine(explain(gnl)), exitCode, expected: true };
   }
   const unreachable = findInChain(error, (e) => UNREACHABLE.has(String((e as { code?: unknown }).code)));
   if (unreachable) {

@@ -2,11 +2,10 @@
  * A run as text: the header `gnl show` prints above the timeline, the list's table, what the run waits
  * for, and the commands that act on it (run ids quoted for the shell).
  */
-import type { PendingItem, RecordedEvent, RunPage, RunSummary } from '@/lib/durable';
+import { addTokenUsage, NO_TOKENS, type PendingItem, type RecordedEvent, type RunPage, type RunSummary, stepTokenUsage } from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
 import { findHidden, hiddenWarning } from '@/lib/text';
 import { clean, cut, dateTime, json, shellQuote, table } from './format';
-import { tokensOf } from './timeline';
 
 const ACTIONABLE = new Set(['waiting-approval', 'waiting-tool-result', 'blocked']);
 
@@ -32,15 +31,9 @@ export function runListLines(page: RunPage, args: { status?: string; limit?: num
 }
 
 function totals(events: readonly RecordedEvent[]): string {
-  let input = 0;
-  let output = 0;
-  for (const event of events) {
-    if (event.type !== 'model-step') continue;
-    const tokens = tokensOf(event.result);
-    input += tokens.input ?? 0;
-    output += tokens.output ?? 0;
-  }
-  return `${input} in, ${output} out`;
+  let sum = NO_TOKENS;
+  for (const event of events) if (event.type === 'model-step') sum = addTokenUsage(sum, stepTokenUsage(event.result));
+  return `${sum.input} in, ${sum.output} out`;
 }
 
 export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, events: readonly RecordedEvent[]): string[] {

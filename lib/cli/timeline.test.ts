@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '@/lib/durable';
 import { clean, cut, shellQuote } from './format';
-import { timelineLines, tokensOf } from './timeline';
+import { timelineLines } from './timeline';
 
 const at = (iso: string) => new Date(iso);
 
@@ -76,10 +76,18 @@ describe('the timeline as text', () => {
     expect(timelineLines(events.slice(0, 1), undefined)[1]).toContain('resume requested by alice@example.com: after approving issueRefund (call-2)');
   });
 
-  it('reads token counts of the v7 shape and of plain numbers', () => {
-    expect(tokensOf({ usage: { inputTokens: { total: 7 }, outputTokens: { total: 3 } } })).toEqual({ input: 7, output: 3 });
-    expect(tokensOf({ usage: { inputTokens: 7, outputTokens: 3 } })).toEqual({ input: 7, output: 3 });
-    expect(tokensOf(undefined)).toEqual({});
+  it('shows token counts of the v7 shape and of plain numbers, and a dash when a step reports none', () => {
+    const step = (n: number, result: unknown) =>
+      ({ type: 'model-step', seq: n, at: at('2026-11-29T21:32:46.312Z'), step: n, provider: 'p', modelId: 'm', latencyMs: 1, result }) as RecordedEvent;
+    const lines = timelineLines(
+      [
+        step(1, { usage: { inputTokens: { total: 7 }, outputTokens: { total: 3 } } }),
+        step(2, { usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 2 } }),
+        step(3, {}),
+      ],
+      undefined,
+    );
+    expect(lines.slice(1).map((line) => line.split(' · ')[1])).toEqual(['tokens 7 in, 3 out', 'tokens 7 in, 3 out (2 cached)', 'tokens -']);
   });
 
   it('quotes suggested commands for the shell only when needed', () => {

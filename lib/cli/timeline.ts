@@ -4,39 +4,14 @@
  * reads next (the model's text and tool calls, a tool's arguments and output). The day is printed
  * when it changes. Payloads are untrusted: cleaned and cut (format.ts).
  */
-import type { RecordedEvent } from '@/lib/durable';
+import { type RecordedEvent, stepTokenUsage, type TokenUsage } from '@/lib/durable';
 import { cut, clean, duration, json, quoted, timeOfDay } from './format';
 
 const TYPE_WIDTH = 'tool-approval-response'.length;
 const INDENT = ' '.repeat(6 + 2 + 12 + 2 + TYPE_WIDTH + 2);
 
-export interface Tokens {
-  input?: number;
-  output?: number;
-  cacheRead?: number;
-  reasoning?: number;
-}
-
-/** Token counts of a model-step's result (AI SDK v7: `{ total, … }` per direction; older shapes: numbers). */
-export function tokensOf(result: unknown): Tokens {
-  const usage = (result as { usage?: Record<string, unknown> } | undefined)?.usage;
-  if (!usage) return {};
-  const total = (value: unknown) =>
-    typeof value === 'number' ? value : typeof (value as { total?: unknown })?.total === 'number' ? (value as { total: number }).total : undefined;
-  const input = usage.inputTokens as { cacheRead?: unknown } | undefined;
-  const output = usage.outputTokens as { reasoning?: unknown } | undefined;
-  const tokens: Tokens = {};
-  const set = (key: keyof Tokens, value: unknown) => {
-    if (typeof value === 'number') tokens[key] = value;
-  };
-  set('input', total(usage.inputTokens));
-  set('output', total(usage.outputTokens));
-  set('cacheRead', input?.cacheRead);
-  set('reasoning', output?.reasoning);
-  return tokens;
-}
-
-export function tokensText(tokens: Tokens): string {
+/** A model step's tokens (the core's stepTokenUsage reads every usage shape). */
+export function tokensText(tokens: TokenUsage): string {
   if (tokens.input === undefined && tokens.output === undefined) return 'tokens -';
   const extra = [tokens.cacheRead ? `${tokens.cacheRead} cached` : '', tokens.reasoning ? `${tokens.reasoning} reasoning` : ''].filter(Boolean);
   return `tokens ${tokens.input ?? '?'} in, ${tokens.output ?? '?'} out${extra.length ? ` (${extra.join(', ')})` : ''}`;
@@ -119,7 +94,7 @@ export class TimelineWriter {
         }
         const finish = finishOf(event.result);
         return {
-          summary: `step ${event.step} · ${tokensText(tokensOf(event.result))} · ${duration(event.latencyMs)}${finish ? ` · finish ${clean(finish)}` : ''}`,
+          summary: `step ${event.step} · ${tokensText(stepTokenUsage(event.result))} · ${duration(event.latencyMs)}${finish ? ` · finish ${clean(finish)}` : ''}`,
           details,
         };
       }

@@ -1,8 +1,9 @@
 /**
  * GNL's errors. Few, each carrying what the caller needs to act, `cause` always kept.
  * `isInstance` works across bundles and duplicated installs (a marker symbol, not `instanceof`),
- * and `name` equals the class name exactly so logs and `error.name === '…'` checks work. Names are
- * string literals, not `new.target.name`: minifiers rename classes.
+ * and `name` equals the class name exactly so logs read right. Callers branch with `isInstance` and
+ * the fields an error carries, never on its name or message text. Names are string literals, not
+ * `new.target.name`: minifiers rename classes.
  */
 const MARKER = Symbol.for('gnl.error');
 
@@ -212,11 +213,27 @@ export class JournalDataError extends GnlError {
   override name = 'JournalDataError';
   /** Set when an event was refused for its size (event-limit.ts): callers branch on it, never on the message. */
   readonly tooLarge?: { eventType: string; bytes: number; limit: number };
-  constructor(message: string, options?: { cause?: unknown; tooLarge?: { eventType: string; bytes: number; limit: number } }) {
+  /** Set when an operator's output did not match the tool's output schema (output-check.ts): the call and each field. */
+  readonly outputMismatch?: { toolCallId: string; issues: OutputIssue[] };
+  constructor(
+    message: string,
+    options?: {
+      cause?: unknown;
+      tooLarge?: { eventType: string; bytes: number; limit: number };
+      outputMismatch?: { toolCallId: string; issues: OutputIssue[] };
+    },
+  ) {
     super(message, options);
     if (options?.tooLarge) this.tooLarge = options.tooLarge;
+    if (options?.outputMismatch) this.outputMismatch = options.outputMismatch;
   }
   static override isInstance = hasName<JournalDataError>('JournalDataError');
+}
+
+/** A field of an output that does not fit the tool's output schema: where (`refund.amount`; '' for the whole value) and why. */
+export interface OutputIssue {
+  path: string;
+  message: string;
 }
 
 /** A run reached its events-per-run limit (MAX_EVENTS_PER_RUN or runDurable's maxEventsPerRun): nothing more was appended but its failure. */

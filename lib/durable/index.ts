@@ -12,6 +12,17 @@ export {
   type Replayed,
 } from './run-durable';
 export { tokenBudgetIs, type TokenBudget } from './stop-conditions';
+export {
+  readTokenUsage,
+  stepTokenUsage,
+  tokenTotal,
+  addTokenUsage,
+  billedTokens,
+  NO_TOKENS,
+  type TokenUsage,
+  type TokenCounts,
+  type BilledTokens,
+} from './model-usage';
 export { gnlTool, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
 export {
   GnlError,
@@ -31,7 +42,9 @@ export {
   HoldSessionError,
   type HoldSessionProblem,
   type DecisionConflictReason,
+  type OutputIssue,
 } from './errors';
+export { checkOutputSchema, type OutputCheck } from './output-check';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';

@@ -171,7 +171,11 @@ async function recordOutput(args: {
       return output;
     } catch (error) {
       if (!JournalDataError.isInstance(error)) throw error;
-      refused = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, { cause: error });
+      // The size (tooLarge) stays on the error callers see, not only on its cause.
+      refused = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, {
+        cause: error,
+        ...(error.tooLarge ? { tooLarge: error.tooLarge } : {}),
+      });
     }
   }
   await session.append(errorEvent(refused, end.durationMs, false));

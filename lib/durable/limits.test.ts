@@ -11,7 +11,7 @@ import { query } from '@/lib/durable/storage/sql-rows';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { refundAgent } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, InvalidRunIdError, MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_RUN_ID_LENGTH, RunEventLimitError, runDurable } from './index';
+import { gnlTool, InvalidRunIdError, JournalDataError, MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_RUN_ID_LENGTH, RunEventLimitError, runDurable } from './index';
 
 const callOnce =
   (toolName: string) =>
@@ -54,8 +54,15 @@ describeEachJournal('limits end to end', (target) => {
     const counter = { calls: 0 };
     const fetchPage = returning(() => ({ html: 'x'.repeat(MAX_EVENT_BYTES + 1024 * 1024) }), counter);
     const model = scriptedModel(callOnce('fetchPage'));
-    const result = await runDurable({ runId, journal, model: model.model, tools: { fetchPage }, prompt: 'x' });
+    const thrown: unknown[] = [];
+    const onStepFinish = (step: { content: readonly { type: string; error?: unknown }[] }) => {
+      for (const part of step.content) if (part.type === 'tool-error') thrown.push(part.error);
+    };
+    const result = await runDurable({ runId, journal, model: model.model, tools: { fetchPage }, prompt: 'x', onStepFinish });
     expect(result.status).toBe('completed');
+    // The refusal the tool call throws carries the size itself (callers branch on tooLarge, never on the message).
+    expect(thrown).toHaveLength(1);
+    expect(JournalDataError.isInstance(thrown[0]) && thrown[0].tooLarge).toMatchObject({ eventType: 'tool-call-end', limit: MAX_EVENT_BYTES });
     const error = (await journal.events(runId)).find((e) => e.type === 'tool-call-error');
     expect(error).toMatchObject({
       toolName: 'fetchPage',

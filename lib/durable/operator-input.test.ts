@@ -42,7 +42,7 @@ describeEachJournal('operator input', (target) => {
     const error = await journal.resolveSideEffect({ ...request, output: { refundId: 42, amount: -1 } }).catch((e: unknown) => e);
     expect(JournalDataError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(
-      /^resolveSideEffect: the output for call call-refund does not match the tool's output schema \(refundId: .*string.*; amount: .*\)\. Nothing was recorded\.$/,
+      /^resolveSideEffect: the output for call call-refund does not match the tool's output schema: refundId: .*string.*; amount: .*\. Nothing was recorded\.$/,
     );
     expect((error as Error).cause).toBeDefined();
     await expect(journal.resolveSideEffect({ ...request, output: undefined })).rejects.toThrow(/does not match the tool's output schema/);

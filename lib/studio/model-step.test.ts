@@ -27,7 +27,7 @@ describe('reading a recorded model step', () => {
       ],
       finishReason: 'tool-calls',
       rawFinishReason: 'tool_use',
-      usage: { input: 100, output: 20, cacheRead: 40, cacheWrite: 5, reasoning: 5 },
+      usage: { input: 100, noCache: 60, output: 20, text: 15, cacheRead: 40, cacheWrite: 5, reasoning: 5 },
     });
   });
 
@@ -51,7 +51,7 @@ describe('reading a recorded model step', () => {
     expect(once).toEqual({
       throughSeq: 3,
       steps: 2,
-      tokens: { input: 10, output: 3, cacheRead: 2, cacheWrite: 0, reasoning: 1 },
+      tokens: { input: 10, noCache: 0, output: 3, text: 0, cacheRead: 2, cacheWrite: 0, reasoning: 1 },
       modelMs: 30,
       toolMs: 5,
     });

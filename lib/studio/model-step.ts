@@ -1,16 +1,10 @@
 /**
  * What a recorded model step says, read defensively: the journal keeps the model's raw result
  * (LanguageModelV4GenerateResult without bodies), and older rows or other providers may hold older
- * shapes (a finish reason as a string, usage as plain numbers). Browser-safe and pure.
+ * shapes (a finish reason as a string, usage as plain numbers: the core's model-usage.ts reads those).
+ * Browser-safe and pure.
  */
-
-export interface TokenUsage {
-  input?: number;
-  output?: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-  reasoning?: number;
-}
+import { stepTokenUsage, type TokenUsage } from '@/lib/durable/model-usage';
 
 export interface StepToolCall {
   toolCallId: string;
@@ -31,7 +25,6 @@ export interface StepView {
 
 const obj = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 function parseJsonText(text: string): unknown {
@@ -40,22 +33,6 @@ function parseJsonText(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-export function readUsage(value: unknown): TokenUsage {
-  const usage = obj(value);
-  if (!usage) return {};
-  const input = usage.inputTokens;
-  const output = usage.outputTokens;
-  const inputObj = obj(input);
-  const outputObj = obj(output);
-  return {
-    input: inputObj ? num(inputObj.total) : num(input),
-    output: outputObj ? num(outputObj.total) : num(output),
-    cacheRead: inputObj ? num(inputObj.cacheRead) : num(usage.cachedInputTokens),
-    cacheWrite: inputObj ? num(inputObj.cacheWrite) : undefined,
-    reasoning: outputObj ? num(outputObj.reasoning) : num(usage.reasoningTokens),
-  };
 }
 
 export function readModelStep(result: unknown): StepView {
@@ -83,6 +60,6 @@ export function readModelStep(result: unknown): StepView {
     toolCalls,
     ...(finishReason ? { finishReason } : {}),
     ...(raw && raw !== finishReason ? { rawFinishReason: raw } : {}),
-    usage: readUsage(r.usage),
+    usage: stepTokenUsage(r),
   };
 }

@@ -11,10 +11,12 @@
  *   indexes the insert maintains itself (no trigger, nothing added to the append statement).
  * A search is the union of three branches, each limited to one page after the cursor in its own
  * index order, so a tool half the runs called and a key one run holds are both one index walk.
- * Tokens are summed per listed run over its model steps (the primary key finds them).
+ * Tokens are summed per listed run over its model steps (the primary key finds them), read as the
+ * core reads them (usage-sql.ts).
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { stepTokensSql } from './usage-sql';
 
 export const SEARCH_MAX_LENGTH = 200;
 
@@ -53,21 +55,6 @@ export interface RunSearchRow {
 /** `like` with the prefix's own %, _ and \ taken literally. */
 export function likePrefix(prefix: string): string {
   return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** A number in a usage object: `{ total }` (AI SDK v7) or a plain number (earlier shapes); 0 otherwise. Never throws. */
-function usageNumber(usage: SQL, field: string): SQL {
-  const value = sql`${usage}->${sql.raw(`'${field}'`)}`;
-  return sql`(case jsonb_typeof(${value})
-    when 'number' then (${value})::numeric
-    when 'object' then case when jsonb_typeof(${value}->'total') = 'number' then (${value}->'total')::numeric else 0 end
-    else 0 end)`;
-}
-
-/** Tokens a model-step payload reports: input plus output. */
-export function stepTokens(payload: SQL): SQL {
-  const usage = sql`(${payload}->'result'->'usage')`;
-  return sql`(${usageNumber(usage, 'inputTokens')} + ${usageNumber(usage, 'outputTokens')})`;
 }
 
 const TOOL_EVENTS = sql.raw(`e.type in ('tool-call-start', 'tool-call-end', 'tool-call-error', 'tool-approval-request')`);
@@ -129,7 +116,7 @@ export function runSearchStatement(search: RunSearch, toolEvents = 0): SQL {
   return sql`with ${hits} page as (${page})
     select r.run_id, r.status, r.input, r.step_count, r.last_seq, r.pending, r.created_at, r.updated_at,
       r.created_at::text as created_at_text,
-      (select coalesce(sum(${stepTokens(sql`e.payload`)}), 0) from gnl.run_events e where e.run_id = r.run_id and e.type = 'model-step') as tokens,
+      (select coalesce(sum(${stepTokensSql(sql`e.payload`)}), 0) from gnl.run_events e where e.run_id = r.run_id and e.type = 'model-step') as tokens,
       q.lease_owner, q.last_lease_owner, q.lease_expires_at, q.heartbeat_at,
       case when r.status = 'running' and q.lease_owner is not null and q.lease_expires_at <= now() then not exists (
         select 1 from pg_locks l, lateral (select ('x' || left(encode(sha256(convert_to('gnl-run:' || r.run_id, 'UTF8')), 'hex'), 16))::bit(64)::bigint as k) key

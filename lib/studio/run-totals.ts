@@ -3,14 +3,14 @@
  * spent in the model and in tools. A fold over events, so the server computes it over the whole journal
  * once per page and the browser adds the events that arrive live. Browser-safe and pure.
  */
-import { readUsage, type TokenUsage } from './model-step';
+import { addTokenUsage, NO_TOKENS, stepTokenUsage, type TokenCounts } from '@/lib/durable/model-usage';
 import type { WireEvent } from './wire';
 
 export interface RunTotals {
   /** The last event counted. */
   throughSeq: number;
   steps: number;
-  tokens: Required<TokenUsage>;
+  tokens: TokenCounts;
   /** Sum of model-step latencies. */
   modelMs: number;
   /** Sum of tool-call durations (ends and errors). */
@@ -20,7 +20,7 @@ export interface RunTotals {
 export const EMPTY_TOTALS: RunTotals = {
   throughSeq: 0,
   steps: 0,
-  tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+  tokens: NO_TOKENS,
   modelMs: 0,
   toolMs: 0,
 };
@@ -30,13 +30,12 @@ export function addToTotals(totals: RunTotals, events: readonly Pick<WireEvent, 
   let next = totals;
   for (const event of events) {
     if (event.seq <= next.throughSeq) continue;
-    next = { ...next, throughSeq: event.seq, tokens: { ...next.tokens } };
+    next = { ...next, throughSeq: event.seq };
     const e = event as WireEvent;
     if (e.type === 'model-step') {
       next.steps += 1;
       next.modelMs += Number.isFinite(e.latencyMs) ? e.latencyMs : 0;
-      const usage = readUsage((e.result as { usage?: unknown } | undefined)?.usage);
-      for (const key of Object.keys(next.tokens) as (keyof TokenUsage)[]) next.tokens[key] += usage[key] ?? 0;
+      next.tokens = addTokenUsage(next.tokens, stepTokenUsage(e.result));
     } else if (e.type === 'tool-call-end' || e.type === 'tool-call-error') {
       next.toolMs += Number.isFinite(e.durationMs) ? e.durationMs : 0;
     }

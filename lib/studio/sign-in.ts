@@ -8,7 +8,7 @@
  */
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { addOperator, countOperators, type Operator, verifyOperator } from '@/lib/accounts';
+import { addOperator, countOperators, type Operator, OperatorExistsError, OperatorInputError, verifyOperator } from '@/lib/accounts';
 import { secretsEqual } from './security-compare';
 import { startSession } from './session';
 import { limitMessage, signInLimiter } from './sign-in-rate-limit';
@@ -61,8 +61,7 @@ export async function createFirstOperator(args: { token: string; login: string; 
     await startSession(operator);
     return { ok: true, operator };
   } catch (error) {
-    const name = (error as { name?: string })?.name;
-    if (name === 'OperatorInputError' || name === 'OperatorExistsError') return { ok: false, message: (error as Error).message };
+    if (OperatorInputError.isInstance(error) || OperatorExistsError.isInstance(error)) return { ok: false, message: error.message };
     throw error;
   }
 }

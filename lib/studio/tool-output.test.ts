@@ -20,6 +20,11 @@ describe('demo tool output schemas through the registry', () => {
     const result = await checkToolOutput({ agentName: 'support', toolName: 'issueRefund', output: { ok: true, refund: { ...refund, amount: '40' } } });
     expect(result.ok).toBe(false);
     expect(!result.ok && result.message).toMatch(/^The output does not match issueRefund's output schema: .*amount/);
+    // The words the Studio's browser tests look for (e2e/studio/crash.spec.ts, postgres.spec.ts).
+    const amount = await checkToolOutput({ agentName: 'support', toolName: 'issueRefund', output: { ok: true, refund: { ...refund, amount: '40 EUR' } } });
+    expect(!amount.ok && amount.message).toContain("does not match issueRefund's output schema: refund.amount");
+    const orderId = await checkToolOutput({ agentName: 'support', toolName: 'issueRefund', output: { ok: true, refund: { ...refund, orderId: 17 } } });
+    expect(!orderId.ok && orderId.message).toContain("does not match issueRefund's output schema: refund.orderId");
     const email = await checkToolOutput({ agentName: 'support', toolName: 'sendEmail', output: { sent: true } });
     expect(email.ok).toBe(false);
   });

@@ -7,7 +7,7 @@ import 'server-only';
 import { asSchema, type FlexibleSchema } from '@ai-sdk/provider-utils';
 import { registry } from '@/agents';
 import { toolOutputSchema } from '@/lib/agents';
-import { checkOutput } from './output-check';
+import { checkOutputSchema, type OutputCheck } from '@/lib/durable';
 
 function outputSchemaOf(agentName: string | undefined, toolName: string): FlexibleSchema<unknown> | undefined {
   return toolOutputSchema(registry, agentName, toolName);
@@ -19,11 +19,10 @@ export async function toolOutputJsonSchema(agentName: string | undefined, toolNa
   return schema ? await asSchema(schema).jsonSchema : undefined;
 }
 
-/** Checks `output` against the tool's output schema; ok when it matches or the tool has none. */
-export function checkToolOutput(args: {
-  agentName: string | undefined;
-  toolName: string;
-  output: unknown;
-}): Promise<{ ok: true } | { ok: false; message: string }> {
-  return checkOutput({ schema: outputSchemaOf(args.agentName, args.toolName), toolName: args.toolName, output: args.output });
+/**
+ * Checks `output` against the tool's output schema; ok when it matches or the tool has none. The core's
+ * checker, the one the journal refuses with when the CLI passes it the same schema (toolOutputSchema).
+ */
+export function checkToolOutput(args: { agentName: string | undefined; toolName: string; output: unknown }): Promise<OutputCheck> {
+  return checkOutputSchema({ schema: outputSchemaOf(args.agentName, args.toolName), toolName: args.toolName, output: args.output });
 }

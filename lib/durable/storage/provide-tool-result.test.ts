@@ -128,7 +128,7 @@ describeEachJournal('provideToolResult', (target) => {
     const { runId } = await waitingForResult();
     const outputSchema = z.object({ lat: z.number(), lng: z.number() });
     await expect(journal.provideToolResult({ runId, toolCallId: 'call-geo', output: { lat: 'north' }, outputSchema, by: 'a@acme' })).rejects.toThrow(
-      /^provideToolResult: the output for call call-geo does not match the tool's output schema \(lat: .*; lng: .*\)\. Nothing was recorded\.$/,
+      /^provideToolResult: the output for call call-geo does not match the tool's output schema: lat: .*; lng: .*\. Nothing was recorded\.$/,
     );
     for (const bad of [
       { runId, toolCallId: 'call-geo', by: 'a@acme' },
