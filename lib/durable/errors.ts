@@ -212,9 +212,15 @@ export class JournalDataError extends GnlError {
   override name = 'JournalDataError';
   /** Set when an event was refused for its size (event-limit.ts): callers branch on it, never on the message. */
   readonly tooLarge?: { eventType: string; bytes: number; limit: number };
-  constructor(message: string, options?: { cause?: unknown; tooLarge?: { eventType: string; bytes: number; limit: number } }) {
+  /** Set when an event did not match its type's schema (event-schemas.ts): the type and the fields at fault (zod issue paths). */
+  readonly invalidEvent?: { eventType: string; fields: string[] };
+  constructor(
+    message: string,
+    options?: { cause?: unknown; tooLarge?: { eventType: string; bytes: number; limit: number }; invalidEvent?: { eventType: string; fields: string[] } },
+  ) {
     super(message, options);
     if (options?.tooLarge) this.tooLarge = options.tooLarge;
+    if (options?.invalidEvent) this.invalidEvent = options.invalidEvent;
   }
   static override isInstance = hasName<JournalDataError>('JournalDataError');
 }
