@@ -215,17 +215,21 @@ export class JournalDataError extends GnlError {
   readonly tooLarge?: { eventType: string; bytes: number; limit: number };
   /** Set when an operator's output did not match the tool's output schema (output-check.ts): the call and each field. */
   readonly outputMismatch?: { toolCallId: string; issues: OutputIssue[] };
+  /** Set when an event did not match its type's schema (event-schemas.ts): the type and the fields at fault (zod issue paths). */
+  readonly invalidEvent?: { eventType: string; fields: string[] };
   constructor(
     message: string,
     options?: {
       cause?: unknown;
       tooLarge?: { eventType: string; bytes: number; limit: number };
       outputMismatch?: { toolCallId: string; issues: OutputIssue[] };
+      invalidEvent?: { eventType: string; fields: string[] };
     },
   ) {
     super(message, options);
     if (options?.tooLarge) this.tooLarge = options.tooLarge;
     if (options?.outputMismatch) this.outputMismatch = options.outputMismatch;
+    if (options?.invalidEvent) this.invalidEvent = options.invalidEvent;
   }
   static override isInstance = hasName<JournalDataError>('JournalDataError');
 }

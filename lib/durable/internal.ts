@@ -18,6 +18,7 @@ export {
 } from './decisions';
 export { encodeJson, decodeJson } from './json-codec';
 export { encodeEvent, encodeEventParts } from './event-limit';
+export { assertValidEvent } from './event-schemas';
 export { assertOutputMatchesSchema } from './output-check';
 export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
 export { journalKeyFrom, type JournalKey } from './secret-box';

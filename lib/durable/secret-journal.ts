@@ -18,6 +18,7 @@
  */
 import type { JournalEvent, JournalEventType, PendingItem, RunInput } from './events';
 import { JournalDataError } from './errors';
+import { USER_DATA } from './event-schemas';
 import { decodeJson, encodeJson } from './json-codec';
 import { type JournalKey, open, seal } from './secret-box';
 import { ENVELOPE_KEY, isEnvelope, KEY_VALUE_HINT, looksLikeApiKey, SecretFields, type SecretFieldOptions } from './secret-fields';
@@ -35,34 +36,20 @@ export interface JournalSecretsOptions extends SecretFieldOptions {
 type FieldsOf<T extends JournalEventType> = readonly Exclude<keyof Extract<JournalEvent, { type: T }>, 'type'>[];
 
 /**
- * The user-data fields of each event type, the only ones sealed and opened. Every type must say, even
- * when the answer is none: a new event type without its line here does not compile, so its user data
- * cannot be stored unsealed by omission. (run-start's input and run-suspend's pending are walked by
+ * The user-data fields of each event type, the only ones sealed and opened: declared beside each event's
+ * schema (event-schemas.ts), where an event type without its declaration does not compile, so its user
+ * data cannot be stored unsealed by omission. (run-start's input and run-suspend's pending are walked by
  * their own functions below: the prompt fields of the input, each pending item's arguments.)
  */
-export const USER_DATA = {
-  'run-start': ['input'],
-  'run-resume': [],
-  'model-step': ['result'],
-  'tool-call-start': ['input'],
-  'tool-call-end': ['input', 'output'],
-  'tool-call-error': ['input'],
-  'tool-call-repair': ['repaired'],
-  'tool-approval-request': ['input'],
-  'tool-approval-response': ['policy'],
-  'side-effect-check': [],
-  'side-effect-resolution': ['output'],
-  'replay-mismatch': ['recorded', 'given'],
-  'run-suspend': ['pending'],
-  'run-complete': ['text'],
-  'run-cancel': [],
-  'run-resume-request': [],
-  'run-fail': [],
-} as const satisfies UserDataDeclaration;
+export { USER_DATA };
 
+/** A declaration for every event type, each naming only fields its type has. */
 export type UserDataDeclaration = { readonly [T in JournalEventType]: FieldsOf<T> };
 
-const RUN_INPUT_DATA = ['prompt', 'messages', 'system', 'instructions'] as const;
+// A compile-time check (nothing runs): the declaration derived from the schemas covers every event type.
+USER_DATA satisfies UserDataDeclaration;
+
+const RUN_INPUT_DATA = ['prompt', 'messages', 'system', 'instructions'] as const satisfies readonly (keyof RunInput)[];
 
 type Walk = (value: unknown, path: string) => unknown;
 

@@ -15,6 +15,7 @@
  * load fetches the bodies its events name in the same query.
  */
 import {
+  assertValidEvent,
   encodeEventParts,
   encodeJson,
   decodeJson,
@@ -145,6 +146,7 @@ function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecret
 
 export async function createRun(db: SqlQuery, runId: string, input: RunInput, options: WriteOptions): Promise<RecordedEvent> {
   const event = { type: 'run-start' as const, input };
+  assertValidEvent(event);
   const secrets = secretsOrDefault(options.secrets);
   const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
   const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : CREATE.plain, [
@@ -172,7 +174,9 @@ export async function appendEvents(
 ): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const secrets = secretsOrDefault(options.secrets);
-  // Encode first: data the journal cannot hold (a cycle, over MAX_EVENT_BYTES) is refused before anything is written.
+  // Check and encode first: an event off its schema, or data the journal cannot hold (a cycle, over
+  // MAX_EVENT_BYTES), is refused before anything is written.
+  for (const event of events) assertValidEvent(event);
   const stored = events.map((event) => encodeStored(event, runId, secrets));
   const encoded = `[${stored.map((event) => event.json).join(',')}]`;
   const change = summaryChange(events);

@@ -8,7 +8,8 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '@/db/migrations.generated';
 import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { type JournalEvent, MAX_EVENT_BYTES, type RecordedEvent, RunBusyError } from '../index';
+import { z } from 'zod';
+import { type JournalEvent, MAX_EVENT_BYTES, type RecordedEvent, RunBusyError, type RunInput } from '../index';
 import { PostgresStorage } from './index';
 import { advisoryKey } from './postgres-storage';
 import { query } from './sql-rows';
@@ -230,6 +231,41 @@ describeEachJournal('journal contract', (target) => {
     await expect(other.create({ ...input, prompt: 'y'.repeat(MAX_EVENT_BYTES) })).rejects.toMatchObject({ name: 'JournalDataError' });
     await other.release();
     expect(await journal.getRun(tooBig)).toBeUndefined();
+  });
+
+  it('refuses an event off its schema before writing anything, naming the type and the fields, the zod error as cause', async () => {
+    const runId = uniqueRunId();
+    const hold = await journal.hold(runId);
+    await hold.create(input);
+    // A source the vocabulary does not have and a missing attempt: what a caller that casts could hand over.
+    const offSchema = {
+      type: 'tool-call-end',
+      toolCallId: 'c1',
+      toolName: 'refund',
+      idempotencyKey: 'k',
+      output: { ok: true },
+      durationMs: 3,
+      source: 'guessed',
+    } as unknown as JournalEvent;
+    const refused = await hold.append([note(1), offSchema]).catch((e: unknown) => e as Error);
+    expect(refused).toMatchObject({
+      name: 'JournalDataError',
+      message: expect.stringMatching(/^A tool-call-end event cannot be journaled: .*attempt: .*source: .*Nothing was written\.$/),
+      invalidEvent: { eventType: 'tool-call-end', fields: ['attempt', 'source'] },
+    });
+    expect((refused as Error).cause).toBeInstanceOf(z.ZodError);
+    const unknownType = await hold.append([{ type: 'run-pause' } as unknown as JournalEvent]).catch((e: unknown) => e as Error);
+    expect(unknownType).toMatchObject({ name: 'JournalDataError', invalidEvent: { eventType: 'run-pause', fields: ['type'] } });
+    expect((await journal.events(runId)).map((e) => e.seq)).toEqual([1]);
+    expect((await journal.getRun(runId))?.lastSeq).toBe(1);
+    await hold.release();
+
+    const badStart = uniqueRunId();
+    const other = await journal.hold(badStart);
+    const created = await other.create({ ...input, toolNames: 'refund' } as unknown as RunInput).catch((e: unknown) => e as Error);
+    expect(created).toMatchObject({ name: 'JournalDataError', invalidEvent: { eventType: 'run-start', fields: ['input.toolNames'] } });
+    await other.release();
+    expect(await journal.getRun(badStart)).toBeUndefined();
   });
 
   it('lists runs newest first with a status filter and a cursor that pages without gaps or repeats', async () => {
