@@ -12,6 +12,12 @@ const root = repoRoot;
 
 const rel = (file: string) => path.relative(root, file);
 
+/** What a file imports at run time: `import type` and `export type` are erased and reach no bundle. */
+const runtimeImports = (file: string) =>
+  [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm)].map(
+    (m) => (m[1] ?? m[2]) as string,
+  );
+
 describe('import arrows', () => {
   it('the runtime core imports only ai, @ai-sdk/*, zod, node built-ins and itself', () => {
     const core = sourceFiles(path.join(root, 'lib/durable')).filter((f) => !f.includes(`${path.sep}storage${path.sep}`));
@@ -37,13 +43,30 @@ describe('import arrows', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('the app and components import the core through its index only (and the browser-safe secret-fields rules and model-usage reader)', () => {
+  it('the app and components import the core through its index only (and the browser-safe secret-fields rules, model-usage reader and run projection)', () => {
     const files = [...sourceFiles(path.join(root, 'app')), ...sourceFiles(path.join(root, 'components')), ...sourceFiles(path.join(root, 'lib/studio'))];
     const offenders = files.flatMap((file) =>
       imports(file)
-        .filter((spec) => /^@\/lib\/durable\/(?!storage$|secret-fields$|model-usage$)/.test(spec) || spec === '@/lib/durable/storage/internal')
+        .filter((spec) => /^@\/lib\/durable\/(?!storage$|secret-fields$|model-usage$|projection$)/.test(spec) || spec === '@/lib/durable/storage/internal')
         .map((spec) => `${rel(file)} imports ${spec}`),
     );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the browser-safe entries of the core reach nothing but themselves: no node built-in, no ai, no zod', () => {
+    const seen = new Set<string>();
+    const queue = ['projection', 'secret-fields', 'model-usage'].map((name) => path.join(root, 'lib/durable', `${name}.ts`));
+    const offenders: string[] = [];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const spec of runtimeImports(file)) {
+        if (spec.startsWith('./')) queue.push(path.join(path.dirname(file), `${spec}.ts`));
+        else offenders.push(`${rel(file)} imports ${spec}`);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(5);
     expect(offenders).toEqual([]);
   });
 

@@ -22,6 +22,9 @@ const ACTION_LABEL: Record<PreviewAction, string> = {
   'checked-first': 'checked first',
   blocks: 'blocks the run',
   'not-run': 'does not run',
+  waits: 'waits',
+  'asks-policy': 'asks its approval policy first',
+  depends: 'depends on its declaration',
 };
 
 /**

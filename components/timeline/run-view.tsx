@@ -11,7 +11,7 @@ import { RunTotalsRow } from '@/components/runs/run-totals';
 import { Button } from '@/components/ui/button';
 import { KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
 import { runChunkQuery, runQuery, runTailQuery } from '@/lib/studio/queries';
-import { resumePreview, type ToolPolicy } from '@/lib/studio/resume-preview';
+import { resumePreview, type ToolDeclaration } from '@/lib/studio/resume-preview';
 import { addToTotals, type RunTotals } from '@/lib/studio/run-totals';
 import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/timeline-window';
 import type { WireEvent, WireRun } from '@/lib/studio/wire';
@@ -28,7 +28,9 @@ export interface RunViewData {
   tail: Tail;
   totals: RunTotals;
   /** The run's agent's tool declarations (resume preview); null: no registered agent. */
-  policies: Record<string, ToolPolicy> | null;
+  declarations: Record<string, ToolDeclaration> | null;
+  /** The journal from its last model step to the tail (resume preview). */
+  planBasis: WireEvent[];
 }
 
 const NO_ACTIONS = [] as const;
@@ -56,7 +58,10 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
   const { data: run } = useQuery({ ...runQuery(runId), initialData: initial.run });
   const { data: tail } = useQuery({ ...runTailQuery(runId), initialData: initial.tail });
   const totals = useMemo(() => addToTotals(initial.totals, tail.events), [initial.totals, tail.events]);
-  const preview = useMemo(() => resumePreview(run, tail.events, initial.policies ?? undefined), [run, tail.events, initial.policies]);
+  const preview = useMemo(
+    () => resumePreview(run, [...initial.planBasis.filter((e) => e.seq < tail.startSeq), ...tail.events], initial.declarations ?? undefined),
+    [run, tail.events, tail.startSeq, initial.planBasis, initial.declarations],
+  );
 
   const firstTailChunk = chunkOf(tail.startSeq);
   const [oldest, setOldest] = useState(firstTailChunk);

@@ -23,7 +23,8 @@ export {
   type TokenCounts,
   type BilledTokens,
 } from './model-usage';
-export { gnlTool, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
+export { gnlTool, toolDeclaration, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
+export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './run-plan';
 export {
   GnlError,
   SideEffectRetryBlockedError,

@@ -10,7 +10,9 @@
  * without execute waits for its result; a side effect that started with no recorded outcome follows the
  * unknown-outcome rule (`unknownOutcomeRule`); anything else executes (again, if it was tried before).
  */
+import type { Decision } from './events';
 import type { ApprovalState, RunState, ToolOperation } from './run-state';
+import type { RunStatus } from './run-status';
 
 /** How a tool is declared, as far as deciding a call needs (gnlTool's options and whether it has execute). */
 export interface ToolDeclaration {
@@ -101,6 +103,17 @@ export interface PlannedCall {
   action: PlannedAction;
   /** Why, in a sentence fragment: the decision, or the journal's state. */
   why: string;
+  /** The call's latest decision (a person's or a policy's), when it has one. */
+  decision?: Decision;
+}
+
+/**
+ * The part of a journal planResume reads: from its last model step on. Given the part kept so far and the
+ * next page of events, the part to keep; a reader pages through a journal holding only this much.
+ */
+export function fromLastModelStep<E extends { type: string }>(kept: readonly E[], page: readonly E[]): E[] {
+  const last = page.findLastIndex((event) => event.type === 'model-step');
+  return last < 0 ? [...kept, ...page] : page.slice(last);
 }
 
 /**
@@ -117,13 +130,17 @@ export function planResume(args: {
   declarations: Record<string, ToolDeclaration> | undefined;
   now: number;
   keyOf?: (call: { toolCallId: string; toolName: string; input: unknown }) => string;
+  /** The run's status when `state` was folded from a tail that may hold no status event (the summary's). */
+  status?: RunStatus;
 }): PlannedCall[] {
   const { state, declarations, now, keyOf } = args;
-  if (state.status === 'canceled' || state.status === 'completed') return [];
+  const status = args.status ?? state.status;
+  if (status === 'canceled' || status === 'completed') return [];
   const out: PlannedCall[] = [];
   for (const call of state.lastStepCalls()) {
     const key = state.keyOfCall.get(call.toolCallId) ?? keyOf?.(call);
-    const base = { toolCallId: call.toolCallId, toolName: call.toolName, ...(key ? { idempotencyKey: key } : {}) };
+    const decision = state.decisionOf(call.toolCallId);
+    const base = { toolCallId: call.toolCallId, toolName: call.toolName, ...(key ? { idempotencyKey: key } : {}), ...(decision ? { decision } : {}) };
     out.push({ ...base, ...planCall(state, call.toolCallId, key, declarations?.[call.toolName], declarations !== undefined, now) });
   }
   return out;

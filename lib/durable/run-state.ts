@@ -286,7 +286,7 @@ export class RunState {
       case 'run-resume-request': // audit only: who asked for the resume, and why
         return;
       default:
-        unreachable(event);
+        unreachable(event, 'The run projection');
     }
   }
 }

@@ -6,13 +6,13 @@
  */
 import 'server-only';
 import { registry } from '@/agents';
-import { InvalidRunIdError, type RecordedEvent, type RunStatus, type RunSummary } from '@/lib/durable';
+import { fromLastModelStep, InvalidRunIdError, type RecordedEvent, type RunStatus, type RunSummary } from '@/lib/durable';
 import { EMBEDDED_DURABILITY_NOTE, storageFromEnv, withBlobPlaceholders } from '@/lib/durable/storage';
 import { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
-import { toolPolicies } from './tool-policy';
+import { toolDeclarations } from './tool-policy';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
 import type { RunListFilters, RunListing, RunListPage } from './run-listing';
-import type { ToolPolicy } from './resume-preview';
+import type { ToolDeclaration } from './resume-preview';
 import { decodeRunCursor, encodeRunCursor, type RunSearchRow, type SearchDb, searchRuns } from './run-search';
 import { jsonSafe, toWireEvent, toWireRun, type WireEvent, type WireRun } from './wire';
 
@@ -137,7 +137,9 @@ export interface RunView {
   /** Over every event up to the tail's head. */
   totals: RunTotals;
   /** How the run's agent declares its tools (for the resume preview); null when the run names no registered agent. */
-  policies: Record<string, ToolPolicy> | null;
+  declarations: Record<string, ToolDeclaration> | null;
+  /** The events from the run's last model step up to the tail: with the tail, what the resume preview folds (planResume reads no further back). */
+  planBasis: WireEvent[];
 }
 
 /** What a run page starts with: the summary, the tail of the journal, and the totals over all of it. */
@@ -148,15 +150,23 @@ export async function getRunView(runId: string): Promise<RunView | undefined> {
   const startSeq = tailStartFor(run.lastSeq);
   const tailEvents = await journal.events(run.runId, { afterSeq: startSeq - 1 });
   let totals = EMPTY_TOTALS;
+  let planBasis: RecordedEvent[] = [];
   for (let after = 0; after < startSeq - 1; ) {
     const page = await journal.events(run.runId, { afterSeq: after, limit: Math.min(500, startSeq - 1 - after) });
     const last = page[page.length - 1];
     if (!last) break;
     totals = addToTotals(totals, page as unknown as WireEvent[]);
+    planBasis = fromLastModelStep(planBasis, page);
     after = last.seq;
   }
   totals = addToTotals(totals, tailEvents as unknown as WireEvent[]);
-  return { run: toWireRun(run), tail: { startSeq, events: tailEvents.map(toWireEvent) }, totals, policies: toolPolicies(run.input.agent) ?? null };
+  return {
+    run: toWireRun(run),
+    tail: { startSeq, events: tailEvents.map(toWireEvent) },
+    totals,
+    declarations: toolDeclarations(run.input.agent) ?? null,
+    planBasis: planBasis.map(toWireEvent),
+  };
 }
 
 /** One chunk of a run's journal (timeline-window.ts); empty for an unknown run. */

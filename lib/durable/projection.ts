@@ -1,0 +1,16 @@
+/**
+ * The run projection's browser-safe entry: the one fold of a run's journal (run-state.ts) and the one
+ * decision tree for its tool calls (run-plan.ts). The Studio's pages fold the events they hold with it;
+ * it imports nothing but itself (import-arrows.test.ts checks it stays so).
+ */
+export { type ApprovalState, changesStatus, decisionIn, pendingAfter, RunState, statusAfter, type ToolOperation } from './run-state';
+export {
+  approvalVerdict,
+  executionVerdict,
+  fromLastModelStep,
+  type PlannedAction,
+  type PlannedCall,
+  planResume,
+  type ToolDeclaration,
+  unknownOutcomeRule,
+} from './run-plan';
