@@ -1,4 +1,4 @@
-import type { RunTotals } from '@/lib/studio/run-totals';
+import type { RunTotals } from '@/lib/durable/projection';
 import type { WireRun } from '@/lib/studio/wire';
 import { cn } from '@/lib/utils';
 

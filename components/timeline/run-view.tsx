@@ -12,7 +12,7 @@ import { Button } from '@/components/ui/button';
 import { KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
 import { runChunkQuery, runQuery, runTailQuery } from '@/lib/studio/queries';
 import { resumePreview, type ToolDeclaration } from '@/lib/studio/resume-preview';
-import { addToTotals, type RunTotals } from '@/lib/studio/run-totals';
+import { addToTotals, type RunTotals } from '@/lib/durable/projection';
 import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/timeline-window';
 import type { WireEvent, WireRun } from '@/lib/studio/wire';
 import { NewEventsMarker } from './new-events-marker';

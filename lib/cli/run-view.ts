@@ -2,7 +2,7 @@
  * A run as text: the header `gnl show` prints above the timeline, the list's table, what the run waits
  * for, and the commands that act on it (run ids quoted for the shell).
  */
-import { addTokenUsage, NO_TOKENS, type PendingItem, type RecordedEvent, type RunPage, type RunSummary, stepTokenUsage } from '@/lib/durable';
+import { addToTotals, EMPTY_TOTALS, type PendingItem, type RecordedEvent, type RunPage, type RunSummary } from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
 import { findHidden, hiddenWarning } from '@/lib/text';
 import { clean, cut, dateTime, json, shellQuote, table } from './format';
@@ -31,8 +31,7 @@ export function runListLines(page: RunPage, args: { status?: string; limit?: num
 }
 
 function totals(events: readonly RecordedEvent[]): string {
-  let sum = NO_TOKENS;
-  for (const event of events) if (event.type === 'model-step') sum = addTokenUsage(sum, stepTokenUsage(event.result));
+  const sum = addToTotals(EMPTY_TOTALS, events).tokens;
   return `${sum.input} in, ${sum.output} out`;
 }
 

@@ -48,6 +48,8 @@ export {
 export { checkOutputSchema, type OutputCheck } from './output-check';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
+export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
 export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
 export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';

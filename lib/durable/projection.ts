@@ -14,3 +14,5 @@ export {
   type ToolDeclaration,
   unknownOutcomeRule,
 } from './run-plan';
+export { buildCallHistory, type CallHistory, type CallRecord, replaysAfter } from './call-history';
+export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';

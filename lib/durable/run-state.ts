@@ -120,6 +120,8 @@ export class RunState {
   readonly resumes: number[] = [];
   readonly modelSteps: unknown[] = [];
   readonly modelRequestHashes: (string | undefined)[] = [];
+  /** The seq of each recorded model step, by step number. */
+  private readonly stepSeqs: number[] = [];
   /** Every tool call id the recorded model steps hold (a new step's ids must not repeat them). */
   private readonly stepCallIds = new Set<string>();
   readonly operations = new Map<string, ToolOperation>();
@@ -153,6 +155,11 @@ export class RunState {
   private recordInput(toolCallId: string, input: unknown): void {
     // An end that names no input (a provided result, a check's) says nothing about the arguments.
     if (input !== undefined && !this.inputOfCall.has(toolCallId)) this.inputOfCall.set(toolCallId, input);
+  }
+
+  /** The recorded model steps folded so far, in step order: number, seq and the model's raw result. */
+  recordedSteps(): { step: number; seq: number; result: unknown }[] {
+    return this.stepSeqs.flatMap((seq, step) => (seq === undefined ? [] : [{ step, seq, result: this.modelSteps[step] }]));
   }
 
   /**
@@ -207,6 +214,7 @@ export class RunState {
       case 'model-step':
         this.modelSteps[event.step] = event.result;
         this.modelRequestHashes[event.step] = event.requestHash;
+        this.stepSeqs[event.step] = event.seq;
         for (const part of (event.result as { content?: { type?: string; toolCallId?: string }[] } | undefined)?.content ?? []) {
           if (part.type === 'tool-call' && typeof part.toolCallId === 'string') this.stepCallIds.add(part.toolCallId);
         }

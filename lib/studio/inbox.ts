@@ -6,7 +6,7 @@
  * result, with the output schema that result must match. Server-only.
  */
 import 'server-only';
-import type { PendingItem, RunSummary } from '@/lib/durable';
+import { type PendingItem, RunState, type RunSummary } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { queueEntry } from '@/lib/executor';
 import { readModelStep } from './model-step';
@@ -69,15 +69,13 @@ async function waitingRuns(status: (typeof WAITING)[number]): Promise<{ runs: Ru
 
 async function lastSteps(run: RunSummary): Promise<InboxStep[]> {
   const events = await storageFromEnv().runs.events(run.runId, { afterSeq: Math.max(run.lastSeq - 60, 0) });
-  return events
-    .flatMap((event) => (event.type === 'model-step' ? [{ event, view: readModelStep(event.result) }] : []))
+  return new RunState(events)
+    .recordedSteps()
     .slice(-LAST_STEPS)
-    .map(({ event, view }) => ({
-      seq: event.seq,
-      step: event.step,
-      text: view.text,
-      toolCalls: view.toolCalls.map((call) => ({ toolName: call.toolName, input: jsonSafe(call.input) })),
-    }));
+    .map(({ step, seq, result }) => {
+      const view = readModelStep(result);
+      return { seq, step, text: view.text, toolCalls: view.toolCalls.map((call) => ({ toolName: call.toolName, input: jsonSafe(call.input) })) };
+    });
 }
 
 async function itemsOf(run: RunSummary): Promise<InboxItem[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readModelStep } from './model-step';
-import { addToTotals, EMPTY_TOTALS } from './run-totals';
+import { addToTotals, EMPTY_TOTALS } from '@/lib/durable/projection';
 import type { WireEvent } from './wire';
 
 describe('reading a recorded model step', () => {

@@ -8,7 +8,7 @@ import 'server-only';
 import { registry } from '@/agents';
 import { fromLastModelStep, InvalidRunIdError, type RecordedEvent, type RunStatus, type RunSummary } from '@/lib/durable';
 import { EMBEDDED_DURABILITY_NOTE, storageFromEnv, withBlobPlaceholders } from '@/lib/durable/storage';
-import { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+import { addToTotals, EMPTY_TOTALS, type RunTotals } from '@/lib/durable/projection';
 import { toolDeclarations } from './tool-policy';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
 import type { RunListFilters, RunListing, RunListPage } from './run-listing';

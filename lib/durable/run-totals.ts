@@ -1,10 +1,14 @@
 /**
- * A run's totals: model steps, tokens (with cache and reasoning when the provider gives them), time
- * spent in the model and in tools. A fold over events, so the server computes it over the whole journal
- * once per page and the browser adds the events that arrive live. Browser-safe and pure.
+ * Part of the run projection: a run's totals (model steps, tokens with cache and reasoning when the
+ * provider gives them, time spent in the model and in tools). A fold over events that resumes where it
+ * stopped (`throughSeq`), so the Studio's server computes it over the whole journal once per page and
+ * the browser adds the events that arrive live. Token counts come from the one usage reader
+ * (model-usage.ts). Pure and browser-safe; takes recorded events or their wire form alike.
  */
-import { addTokenUsage, NO_TOKENS, stepTokenUsage, type TokenCounts } from '@/lib/durable/model-usage';
-import type { WireEvent } from './wire';
+import type { JournalEvent } from './events';
+import { addTokenUsage, NO_TOKENS, stepTokenUsage, type TokenCounts } from './model-usage';
+
+type SeqEvent = JournalEvent & { seq: number };
 
 export interface RunTotals {
   /** The last event counted. */
@@ -26,12 +30,11 @@ export const EMPTY_TOTALS: RunTotals = {
 };
 
 /** `totals` plus the events after its `throughSeq` (events at or before it are already counted). */
-export function addToTotals(totals: RunTotals, events: readonly Pick<WireEvent, 'seq' | 'type'>[]): RunTotals {
+export function addToTotals(totals: RunTotals, events: readonly SeqEvent[]): RunTotals {
   let next = totals;
-  for (const event of events) {
-    if (event.seq <= next.throughSeq) continue;
-    next = { ...next, throughSeq: event.seq };
-    const e = event as WireEvent;
+  for (const e of events) {
+    if (e.seq <= next.throughSeq) continue;
+    next = { ...next, throughSeq: e.seq };
     if (e.type === 'model-step') {
       next.steps += 1;
       next.modelMs += Number.isFinite(e.latencyMs) ? e.latencyMs : 0;
