@@ -4,6 +4,6 @@
  */
 export { defineAgent, isAgent, AGENT_NAME, type Agent, type AgentDefinition, type AgentSettings } from './define-agent';
 export type { AgentFingerprint } from './agent-version';
-export { createAgentRegistry, toolOutputSchema, type AgentRegistry } from './registry';
+export { createAgentRegistry, toolDeclarations, toolOutputSchema, type AgentRegistry } from './registry';
 export { runAgent, agentInputSchema, type AgentInput, type RunAgentOptions } from './run-agent';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';

@@ -4,7 +4,9 @@
  * registry is `agents/index.ts`.
  */
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
+import type { Tool } from 'ai';
 import { z } from 'zod';
+import { type ToolDeclaration, toolDeclaration } from '@/lib/durable';
 import { type Agent, AGENT_NAME, isAgent } from './define-agent';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from './errors';
 
@@ -55,4 +57,14 @@ export function toolOutputSchema(registry: AgentRegistry, agentName: string | un
   if (!agentName || !registry.hasAgent(agentName)) return undefined;
   const tool = (registry.getAgent(agentName).tools as Record<string, { outputSchema?: FlexibleSchema<unknown> } | undefined>)[toolName];
   return tool?.outputSchema;
+}
+
+/**
+ * How each tool of a registered agent is declared (the core's toolDeclaration), by name: what the run
+ * projection's plan (planResume) decides with. Undefined when the run names no registered agent.
+ */
+export function toolDeclarations(registry: AgentRegistry, agentName: string | undefined): Record<string, ToolDeclaration> | undefined {
+  if (!agentName || !registry.hasAgent(agentName)) return undefined;
+  const tools = registry.getAgent(agentName).tools as Record<string, Tool>;
+  return Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, toolDeclaration(tool)]));
 }

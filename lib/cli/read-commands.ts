@@ -1,12 +1,13 @@
 /** Reading the journal: list, show, agents. Nothing here writes. */
 import { type Command, Option } from 'commander';
 import { registry } from '@/agents';
-import { RUN_STATUSES, type RunStatus } from '@/lib/durable';
+import { toolDeclarations } from '@/lib/agents';
+import { planResume, RUN_STATUSES, RunState, type RunStatus } from '@/lib/durable';
 import { queueEntry } from '@/lib/executor';
 import { CliError, EXIT } from './failures';
 import { clean, table } from './format';
 import { jsonOption, wholeNumber } from './options';
-import { nextStepLines, runHeaderLines, runListLines } from './run-view';
+import { nextStepLines, planLines, runHeaderLines, runListLines } from './run-view';
 import type { CliSession } from './session';
 import { timelineLines } from './timeline';
 
@@ -44,10 +45,19 @@ export function registerReadCommands(program: Command, session: CliSession): voi
     if (!run) throw new CliError(`no run "${runId}" in ${journalName(session)}.`, EXIT.notFound);
     const [events, queue] = await Promise.all([runs.events(runId), queueEntry(runId, { storage: session.storage() })]);
     const next = nextStepLines(run, queue, session.maxWidth);
+    const plan = planResume({ state: new RunState(events), declarations: toolDeclarations(registry, run.input.agent), now: Date.now() });
+    const planned = planLines(plan, session.maxWidth);
     session.print(
       {
-        text: [...runHeaderLines(run, queue, events), ...(next.length ? ['', ...next] : []), '', 'Timeline (UTC):', ...timelineLines(events, session.maxWidth)],
-        data: { run, queue: queue ?? null, events },
+        text: [
+          ...runHeaderLines(run, queue, events),
+          ...(next.length ? ['', ...next] : []),
+          ...(planned.length ? ['', ...planned] : []),
+          '',
+          'Timeline (UTC):',
+          ...timelineLines(events, session.maxWidth),
+        ],
+        data: { run, queue: queue ?? null, plan, events },
       },
       opts.json,
     );

@@ -2,7 +2,16 @@
  * A run as text: the header `gnl show` prints above the timeline, the list's table, what the run waits
  * for, and the commands that act on it (run ids quoted for the shell).
  */
-import { addToTotals, EMPTY_TOTALS, type PendingItem, type RecordedEvent, type RunPage, type RunSummary } from '@/lib/durable';
+import {
+  addToTotals,
+  EMPTY_TOTALS,
+  type PendingItem,
+  type PlannedAction,
+  type PlannedCall,
+  type RecordedEvent,
+  type RunPage,
+  type RunSummary,
+} from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
 import { findHidden, hiddenWarning } from '@/lib/text';
 import { clean, cut, dateTime, json, shellQuote, table } from './format';
@@ -116,4 +125,28 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
     lines.push(`Failed: gnl resume ${id} --by <you> tries the failed step again.`);
   }
   return lines;
+}
+
+const PLAN_LABEL: Record<PlannedAction, string> = {
+  replays: 'replays its recorded result',
+  executes: 'executes',
+  'executes-again': 'executes again',
+  'checked-first': 'is checked first',
+  blocks: 'blocks the run',
+  'not-run': 'does not run',
+  waits: 'waits',
+  'asks-policy': 'asks its approval policy first',
+  'depends-on-declaration': 'depends on its declaration',
+};
+
+/** What the next resume does with each call of the last model step (the run projection's plan, planResume). */
+export function planLines(plan: readonly PlannedCall[], max: number | undefined): string[] {
+  if (plan.length === 0) return [];
+  return [
+    'A resume would:',
+    ...plan.map((call) => {
+      const key = call.idempotencyKey ? ` [key ${call.idempotencyKey}]` : '';
+      return `  ${clean(call.toolName)} ${clean(call.toolCallId)} ${PLAN_LABEL[call.action]}: ${cut(clean(call.why), max)}${key}`;
+    }),
+  ];
 }

@@ -135,12 +135,15 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       expect(shown.stdout).toContain('tool call lookupCustomer (call-0-lookupCustomer) {"customerId":"c_42"}');
       expect(shown.stdout).toMatch(/tool-call-end\s+createTicket \(call-1-createTicket\) attempt 1 · executed · .* · key gnl1\w_[\w-]+/);
       expect(shown.stdout).toMatch(/tool-approval-request\s+issueRefund \(call-2-issueRefund\) needs approval/);
+      // What a resume would do with the last step's call, by the run projection's plan.
+      expect(shown.stdout).toContain(`A resume would:\n  issueRefund ${call} waits: it waits for a person to approve or reject it`);
 
       const approved = await run(['approve', id, call, '--by', 'alice@example.com', '--reason', 'within policy']);
       expect(approved.code, approved.stderr).toBe(0);
       expect(approved.stdout).toContain(`Approved issueRefund (${call}) of run ${id}, by alice@example.com: within policy.`);
       // A second decision on the same call names who decided first.
       expectOneLineFailure(await run(['reject', id, call, '--by', 'bob@example.com']), 4, `was already decided by alice@example.com at `);
+      expect((await run(['show', id])).stdout).toContain(`  issueRefund ${call} executes: approved by alice@example.com`);
 
       const resumed = await run(['resume', id, '--by', 'alice@example.com', '--wait']);
       expect(resumed.code, resumed.stderr).toBe(0);
@@ -158,6 +161,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       ]);
       const history = await run(['show', id]);
       expect(history.stdout).toMatch(/tool-approval-response\s+approved issueRefund \(call-2-issueRefund\) by alice@example.com/);
+      expect(history.stdout).not.toContain('A resume would:');
     });
 
     it('reject: the model sees the refusal and its reason; no refund, an apology email', async () => {
