@@ -1,6 +1,5 @@
 /** Reading the journal: list, show, agents. Nothing here writes. */
 import { type Command, Option } from 'commander';
-import { registry } from '@/agents';
 import { RUN_STATUSES, type RunStatus } from '@/lib/durable';
 import { queueEntry } from '@/lib/executor';
 import { CliError, EXIT } from './failures';
@@ -55,7 +54,7 @@ export function registerReadCommands(program: Command, session: CliSession): voi
 
   const agents = program.command('agents').description('the agents this deployment registers (agents/index.ts), by name');
   jsonOption(agents).action((opts: { json?: boolean }) => {
-    const all = registry.listAgents().map((agent) => ({
+    const all = session.registry.listAgents().map((agent) => ({
       name: agent.name,
       version: agent.version,
       model: `${agent.model.provider}/${agent.model.modelId}`,

@@ -62,6 +62,7 @@ export function registerRunCommands(program: Command, session: CliSession): void
   jsonOption(start).action(async (agent: string, opts: WaitFlags & { prompt: string; runId?: string; crashAt?: CrashPoint }) => {
     const started = await startRun({
       storage: session.storage(),
+      registry: session.registry,
       agent,
       input: { prompt: opts.prompt },
       ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
@@ -151,7 +152,12 @@ export function registerRunCommands(program: Command, session: CliSession): void
   );
   waitOptions(restart);
   jsonOption(restart).action(async (runId: string, opts: WaitFlags & { by: string; runId?: string }) => {
-    const restarted = await restartRun(runId, { storage: session.storage(), by: opts.by, ...(opts.runId !== undefined ? { runId: opts.runId } : {}) });
+    const restarted = await restartRun(runId, {
+      storage: session.storage(),
+      registry: session.registry,
+      by: opts.by,
+      ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+    });
     const result = await maybeWait(session, {
       runId: restarted.runId,
       afterSeq: restarted.created ? 0 : restarted.run.lastSeq,

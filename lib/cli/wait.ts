@@ -99,6 +99,7 @@ export async function waitUntilSettled(session: CliSession, options: WaitOptions
 function startLocalExecutor(session: CliSession, storage: Storage): Executor {
   return new Executor({
     storage,
+    registry: session.registry,
     pollMs: POLL_MS,
     onEvent: (event: ExecutorEvent) => {
       if (event.type === 'error') session.note(`executor: ${event.where}: ${event.error}`);

@@ -83,7 +83,7 @@ export class Executor {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private loopDone: Promise<void> | undefined;
 
-  constructor(private readonly options: ExecutorOptions = {}) {
+  constructor(private readonly options: ExecutorOptions) {
     this.resolved = resolveContext(options);
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
@@ -141,8 +141,8 @@ export class Executor {
 
   /** resumeRun (who asks, and why, journaled first), then claim the run here at once when a slot is free. */
   async resumeRun(runId: string, request: { by: string; reason?: string }): Promise<ControlledRun> {
-    const { storage, registry } = this.resolved;
-    const resumed = await resumeRun(runId, { ...request, storage, registry });
+    const { storage } = this.resolved;
+    const resumed = await resumeRun(runId, { ...request, storage });
     if (!this.active.has(runId) && this.reserve()) {
       try {
         const [claim] = await this.resolved.queue.claim({

@@ -18,5 +18,5 @@ export { Executor, type ExecutorOptions, type ExecutorEvent } from './executor';
 export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';
 export type { QueueEntry } from './run-queue';
-export type { ExecutorContext } from './context';
+export type { ExecutorContext, StorageContext } from './context';
 export { RunNotResumableError, WorkersNeedPostgresError, InvocationStoppedError, type NotResumableReason } from './errors';

@@ -4,6 +4,7 @@
  * after a demo crash point killed it), and make sure someone can sign in. Server-only.
  */
 import 'server-only';
+import { registry } from '@/agents';
 import { addOperator } from '@/lib/accounts';
 import { demoModelInfo } from '@/lib/demo';
 import { getExecutor } from '@/lib/executor';
@@ -30,6 +31,7 @@ function announceHosts(): void {
 export async function bootStudio(): Promise<void> {
   announceHosts();
   getExecutor({
+    registry,
     onEvent: (event) => {
       if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
       if (event.type === 'finished' && event.error) console.log(`studio executor: ${event.runId} ${event.outcome}: ${event.error}`);

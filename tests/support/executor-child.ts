@@ -5,6 +5,7 @@
  *
  *   node --import tsx tests/support/executor-child.ts <runId> [<prompt> [<crashAt>]]
  */
+import { registry } from '@/agents';
 import { queueEntry } from '@/lib/executor';
 import { getExecutor, stopExecutor } from '@/lib/executor/in-process';
 import { storageFromEnv } from '@/lib/durable/storage';
@@ -12,7 +13,7 @@ import { storageFromEnv } from '@/lib/durable/storage';
 const [runId, prompt, crashAt] = process.argv.slice(2);
 if (!runId) throw new Error('usage: executor-child.ts <runId> [<prompt> [<crashAt>]]');
 const storage = storageFromEnv();
-const executor = getExecutor({ pollMs: 50, leaseMs: 60_000 });
+const executor = getExecutor({ registry, pollMs: 50, leaseMs: 60_000 });
 if (prompt) await executor.startRun({ agent: 'support', runId, input: { prompt }, ...(crashAt ? { crashAt: crashAt as never } : {}) });
 for (;;) {
   const entry = await queueEntry(runId);
