@@ -10,6 +10,7 @@
  * folder (by a Studio that stopped); when this run settles those are stopped at their next step
  * boundary and given back, and the Studio continues them when it next starts.
  */
+import { CrashPointStore } from '@/lib/demo';
 import { type ExecutorEvent, Executor, type QueueEntry, queueEntry } from '@/lib/executor';
 import type { RunSummary } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
@@ -100,6 +101,8 @@ function startLocalExecutor(session: CliSession, storage: Storage): Executor {
   return new Executor({
     storage,
     registry: session.registry,
+    // The crash point a run was started with (gnl start --crash-at) is armed here too.
+    aroundInvocation: new CrashPointStore(storage).aroundInvocation,
     pollMs: POLL_MS,
     onEvent: (event: ExecutorEvent) => {
       if (event.type === 'error') session.note(`executor: ${event.where}: ${event.error}`);

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { AroundInvocation } from './around-invocation';
 import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
 import { type ControlledRun, resumeRun } from './run-control';
@@ -42,6 +43,11 @@ export interface ExecutorOptions extends ExecutorContext {
    * and are taken at once. Default: true on the embedded journal (one process per data folder).
    */
   sole?: boolean;
+  /**
+   * Wraps every invocation this executor starts (around-invocation.ts): the deployment's hook, e.g. the
+   * demo arming a run's crash point. Default: none, runs are invoked as they are.
+   */
+  aroundInvocation?: AroundInvocation;
   /** What the executor does, as it happens (the worker prints these as JSON lines). */
   onEvent?: (event: ExecutorEvent) => void;
 }
@@ -128,7 +134,6 @@ export class Executor {
       this.launch({
         runId: started.runId,
         agent: started.agent,
-        crashAt: options.crashAt ?? null,
         wakeups: 1,
         claims: 1,
         claimedAt: now,
@@ -255,7 +260,14 @@ export class Executor {
     const { journal, registry, storage, queue } = this.resolved;
     let invocation: Invocation;
     for (let attempt = 0; ; attempt++) {
-      invocation = await invokeRun({ claim, journal, registry, owner: this.owner, stopRequested: () => active.stop });
+      invocation = await invokeRun({
+        claim,
+        journal,
+        registry,
+        owner: this.owner,
+        stopRequested: () => active.stop,
+        ...(this.options.aroundInvocation ? { around: this.options.aroundInvocation } : {}),
+      });
       const takeOver =
         invocation.kind === 'given-back' &&
         invocation.outcome === 'busy' &&

@@ -19,4 +19,5 @@ export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';
 export type { QueueEntry } from './run-queue';
 export type { ExecutorContext, StorageContext } from './context';
+export type { AroundInvocation, InvokedRun } from './around-invocation';
 export { RunNotResumableError, WorkersNeedPostgresError, InvocationStoppedError, type NotResumableReason } from './errors';
