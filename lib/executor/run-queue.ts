@@ -77,6 +77,11 @@ const COLUMNS = sql`run_id as "runId", agent, runnable, wakeups, queued_at as "q
 
 const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))}::int * interval '1 millisecond'`;
 
+/** SQL: `owner` holds an unexpired lease on the run (by the database's clock), for a statement that must act only then. */
+export function leaseHeld(runId: string, owner: string): SQL {
+  return sql`exists (select 1 from gnl.run_queue q where q.run_id = ${runId} and q.lease_owner = ${owner} and q.lease_expires_at > now())`;
+}
+
 const ENTRY_DATES = ['queuedAt', 'leaseExpiresAt', 'heartbeatAt', 'claimedAt', 'abandonedAt', 'createdAt'] as const;
 
 /** Timestamps arrive as Dates from postgres.js and as strings from PGlite's raw results: Dates either way. */

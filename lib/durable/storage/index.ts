@@ -1,5 +1,7 @@
 /** Journal adapters. Applications import from here; the core never does. */
-export { PostgresStorage, type PostgresStorageOptions, advisoryKey, lockIds } from './postgres-storage';
+export { PostgresStorage, type PostgresStorageOptions } from './postgres-storage';
+export { advisoryKey, lockIds, runLockHeld, terminateRunHolders } from './run-locks';
+export { lockForTransaction } from './transaction-locks';
 export { PGliteStorage, type PGliteStorageOptions, EMBEDDED_DURABILITY_NOTE } from './pglite-storage';
 export { storageFromEnv, secretsFromEnv, type Storage } from './storage-from-env';
 export { DataDirLockedError } from './folder-lock';

@@ -30,7 +30,7 @@ import { type SqlDriver, postgresDriver } from './sql-driver';
 import { SqlJournal } from './sql-journal';
 import type { TransactionalDb } from './sql-rows';
 
-export { advisoryKey, lockIds } from './advisory-holds';
+export { advisoryKey, lockIds } from './run-locks';
 
 export interface PostgresStorageOptions {
   /** postgres://user@host:port/database */
