@@ -22,7 +22,7 @@ interface WaitFlags {
 /** Where a queued run executes, for people who did not ask to --wait. */
 function whereItRuns(session: CliSession, runId: string): string {
   const id = shellQuote(runId);
-  return session.storage().kind === 'pglite'
+  return !session.storage().capabilities.multiProcess
     ? `Queued. On the embedded journal it executes when the Studio starts (npm run studio), or in this terminal: gnl resume ${id} --wait --by <you>`
     : `Queued: a worker (npm run worker) or the Studio executes it. Follow it: gnl show ${id}`;
 }

@@ -45,7 +45,8 @@ function settled(entry: QueueEntry | undefined): boolean {
 
 export async function waitUntilSettled(session: CliSession, options: WaitOptions): Promise<Settled> {
   const storage = session.storage();
-  const executor = storage.kind === 'pglite' ? startLocalExecutor(session, storage) : undefined;
+  // Nobody else can open a single-process journal while this process holds it: it executes the run itself.
+  const executor = storage.capabilities.multiProcess ? undefined : startLocalExecutor(session, storage);
   const stopOnSignal = () => {
     session.note(
       executor

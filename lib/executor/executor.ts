@@ -40,7 +40,7 @@ export interface ExecutorOptions extends ExecutorContext {
   owner?: string;
   /**
    * The only executor on its journal: leases of any other owner are left over from an earlier process
-   * and are taken at once. Default: true on the embedded journal (one process per data folder).
+   * and are taken at once. Default: true where the storage serves one process (the embedded journal).
    */
   sole?: boolean;
   /**
@@ -96,7 +96,7 @@ export class Executor {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
     this.pollMs = options.pollMs ?? 1_000;
-    this.sole = options.sole ?? this.resolved.storage.kind === 'pglite';
+    this.sole = options.sole ?? !this.resolved.storage.capabilities.multiProcess;
   }
 
   /** Starts claiming runs. */
@@ -272,7 +272,7 @@ export class Executor {
         invocation.kind === 'given-back' &&
         invocation.outcome === 'busy' &&
         !invocation.localBusy &&
-        storage.kind === 'postgres' &&
+        storage.capabilities.holdTakeover &&
         attempt < TAKEOVER_ATTEMPTS &&
         !active.stop;
       if (!takeOver) break;

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const storage = storageFromEnv();
-  if (storage.kind !== 'postgres') {
+  if (!storage.capabilities.multiProcess) {
     console.error(`gnl worker: ${new WorkersNeedPostgresError().message}`);
     process.exit(2);
   }

@@ -41,9 +41,9 @@ export async function demoServiceState(): Promise<DemoServiceState> {
 
 /** Whether this Studio lets operators arm crash points (on for the embedded journal, off on Postgres, GNL_DEMO_CRASH_POINTS decides). */
 export function demoCrashPoints(): CrashPointsPolicy {
-  // By `kind`, not instanceof: the storage is cached process-wide and may come from another bundle's
-  // copy of the class (the instrumentation's), which made the embedded journal read as Postgres.
-  return crashPointsAllowed({ embeddedJournal: storageFromEnv().kind === 'pglite' });
+  // By what the storage declares, not instanceof: the storage is cached process-wide and may come from
+  // another bundle's copy of the class (the instrumentation's), which made the embedded journal read as Postgres.
+  return crashPointsAllowed({ sharedJournal: storageFromEnv().capabilities.multiProcess });
 }
 
 const crashPoints = () => new CrashPointStore(storageFromEnv());

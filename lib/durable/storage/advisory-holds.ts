@@ -20,7 +20,7 @@ import { HoldSessionError, RunBusyError } from '../internal';
 import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
 import { advisoryKey, describeRunHolder, lockIds } from './run-locks';
 import { EXEMPT_FROM_IDLE_TIMEOUT } from './session-settings';
-import type { HoldProvider } from './sql-journal';
+import type { HoldProvider } from './postgres-journal';
 import type { TransactionalDb } from './sql-rows';
 
 /** A lock granted to this process: the server session (backend pid) that holds it. */
