@@ -12,6 +12,8 @@
  * written in the same statement as the first event that names each.
  * `operator_sessions` are the Studio's sign-ins (lib/accounts/sessions.ts), each revocable;
  * `sign_in_failures` the recent failed sign-ins the rate limit counts (lib/studio/sign-in-rate-limit.ts).
+ * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
+ * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
@@ -104,8 +106,6 @@ export const runQueue = gnl.table(
       .references(() => runs.runId),
     /** The registered agent that executes the run (agents/index.ts). */
     agent: text('agent').notNull(),
-    /** The demo's crash point the run was started with, armed for each of its invocations. */
-    crashAt: text('crash_at'),
     /** An executor should invoke the run (started, resumed, or given up by an executor that stopped). */
     runnable: boolean('runnable').notNull().default(true),
     /** Bumped by every start and resume: an invocation clears `runnable` only if no resume came meanwhile. */
@@ -223,3 +223,16 @@ export const signInFailures = gnl.table(
   },
   (t) => [index('sign_in_failures_key_at_idx').on(t.key, t.at), index('sign_in_failures_at_idx').on(t.at)],
 );
+
+/**
+ * The demo's crash points (lib/demo/crash-point-store.ts): the one a run was started with, armed by the
+ * demo's hook around each invocation of it, in whichever process claims the run (a worker, the Studio's
+ * server after a restart). Recorded before the run is queued, so no foreign key to `runs`. Not the
+ * journal, not the run queue: the executor knows nothing of crash points.
+ */
+export const demoCrashPoints = gnl.table('demo_crash_points', {
+  runId: text('run_id').primaryKey(),
+  /** after-ticket-created, after-refund-answered or after-email-sent (lib/demo/crash-points.ts). */
+  crashAt: text('crash_at').notNull(),
+  armedAt: timestamp('armed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

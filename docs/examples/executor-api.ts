@@ -4,9 +4,11 @@
  * (docs/examples/code-blocks.test.ts); type-checked with the rest, never run (it would start runs).
  */
 // #region executor-api
+import { registry } from '@/agents'; // the deployment's agents: the executor runs the registry it is given
 import { abandonRun, cancelRun, restartRun, resumeRun, startRun } from '@/lib/executor';
 
 const { runId } = await startRun({
+  registry,
   agent: 'support',
   input: { prompt: 'Customer c_42 wants a refund of 40 for order o_17' },
 });
@@ -15,5 +17,5 @@ await resumeRun(runId, { by: 'ops@example.com', reason: 'refund approved' }); //
 await cancelRun(runId, { by: 'ops@example.com', reason: 'duplicate' }); // stops at its next step boundary
 // a run whose agent changed since it started (RunDivergedError):
 await abandonRun(runId, { by: 'ops@example.com', reason: 'refund tool changed' }); // recorded, canceled
-await restartRun(runId, { by: 'ops@example.com' }); // the same input as a new run of the agent as it is now
+await restartRun(runId, { registry, by: 'ops@example.com' }); // the same input as a new run of the agent as it is now
 // #endregion

@@ -4,7 +4,6 @@
  * the same call is the journal's DecisionConflictError naming who decided first (exit 4).
  */
 import { type Command, Option } from 'commander';
-import { registry } from '@/agents';
 import { toolOutputSchema } from '@/lib/agents';
 import type { Decision } from '@/lib/durable';
 import { CliError, EXIT } from './failures';
@@ -115,7 +114,7 @@ export function registerDecisionCommands(program: Command, session: CliSession):
 async function outputSchemaOfCall(session: CliSession, runId: string, toolCallId: string) {
   const run = await session.storage().runs.getRun(runId);
   const item = run?.pending.find((p) => p.toolCallId === toolCallId);
-  return item ? toolOutputSchema(registry, run?.input.agent, item.toolName) : undefined;
+  return item ? toolOutputSchema(session.registry, run?.input.agent, item.toolName) : undefined;
 }
 
 async function report(

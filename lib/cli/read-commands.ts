@@ -1,6 +1,5 @@
 /** Reading the journal: list, show, agents. Nothing here writes. */
 import { type Command, Option } from 'commander';
-import { registry } from '@/agents';
 import { toolDeclarations } from '@/lib/agents';
 import { planResume, RUN_STATUSES, RunState, type RunStatus } from '@/lib/durable';
 import { queueEntry } from '@/lib/executor';
@@ -45,7 +44,7 @@ export function registerReadCommands(program: Command, session: CliSession): voi
     if (!run) throw new CliError(`no run "${runId}" in ${journalName(session)}.`, EXIT.notFound);
     const [events, queue] = await Promise.all([runs.events(runId), queueEntry(runId, { storage: session.storage() })]);
     const next = nextStepLines(run, queue, session.maxWidth);
-    const plan = planResume({ state: new RunState(events), declarations: toolDeclarations(registry, run.input.agent), now: Date.now() });
+    const plan = planResume({ state: new RunState(events), declarations: toolDeclarations(session.registry, run.input.agent), now: Date.now() });
     const planned = planLines(plan, session.maxWidth);
     session.print(
       {
@@ -65,7 +64,7 @@ export function registerReadCommands(program: Command, session: CliSession): voi
 
   const agents = program.command('agents').description('the agents this deployment registers (agents/index.ts), by name');
   jsonOption(agents).action((opts: { json?: boolean }) => {
-    const all = registry.listAgents().map((agent) => ({
+    const all = session.registry.listAgents().map((agent) => ({
       name: agent.name,
       version: agent.version,
       model: `${agent.model.provider}/${agent.model.modelId}`,

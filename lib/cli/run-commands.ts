@@ -2,8 +2,9 @@
  * Commands that start runs and move them: start, resume, cancel, abandon, restart. Each is one call of
  * the executor layer (lib/executor), the same functions the Studio's server actions call.
  */
+import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
-import { CRASH_POINTS, type CrashPoint } from '@/lib/demo';
+import { CRASH_POINTS, type CrashPoint, CrashPointStore } from '@/lib/demo';
 import type { RunSummary } from '@/lib/durable';
 import { abandonRun, cancelRun, type QueueEntry, restartRun, resumeRun, startRun } from '@/lib/executor';
 import { clean, shellQuote } from './format';
@@ -21,7 +22,7 @@ interface WaitFlags {
 /** Where a queued run executes, for people who did not ask to --wait. */
 function whereItRuns(session: CliSession, runId: string): string {
   const id = shellQuote(runId);
-  return session.storage().kind === 'pglite'
+  return !session.storage().capabilities.multiProcess
     ? `Queued. On the embedded journal it executes when the Studio starts (npm run studio), or in this terminal: gnl resume ${id} --wait --by <you>`
     : `Queued: a worker (npm run worker) or the Studio executes it. Follow it: gnl show ${id}`;
 }
@@ -60,12 +61,16 @@ export function registerRunCommands(program: Command, session: CliSession): void
     .addOption(new Option('--crash-at <point>', 'demo: the process executing the run SIGKILLs itself at this point, once').choices(CRASH_POINTS));
   waitOptions(start);
   jsonOption(start).action(async (agent: string, opts: WaitFlags & { prompt: string; runId?: string; crashAt?: CrashPoint }) => {
+    // The demo's crash point is recorded before the run is queued (a worker may claim it at once), under
+    // the run id it will have; the executing process arms it (lib/demo crash-point-store.ts).
+    const runId = opts.runId ?? (opts.crashAt ? `${session.registry.getAgent(agent).name}:${randomUUID()}` : undefined);
+    if (opts.crashAt && runId) await new CrashPointStore(session.storage()).arm(runId, opts.crashAt);
     const started = await startRun({
       storage: session.storage(),
+      registry: session.registry,
       agent,
       input: { prompt: opts.prompt },
-      ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
-      ...(opts.crashAt ? { crashAt: opts.crashAt } : {}),
+      ...(runId !== undefined ? { runId } : {}),
     });
     const intro = started.created
       ? [`Started run ${clean(started.runId)} (agent ${clean(started.agent)}).`]
@@ -151,7 +156,12 @@ export function registerRunCommands(program: Command, session: CliSession): void
   );
   waitOptions(restart);
   jsonOption(restart).action(async (runId: string, opts: WaitFlags & { by: string; runId?: string }) => {
-    const restarted = await restartRun(runId, { storage: session.storage(), by: opts.by, ...(opts.runId !== undefined ? { runId: opts.runId } : {}) });
+    const restarted = await restartRun(runId, {
+      storage: session.storage(),
+      registry: session.registry,
+      by: opts.by,
+      ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+    });
     const result = await maybeWait(session, {
       runId: restarted.runId,
       afterSeq: restarted.created ? 0 : restarted.run.lastSeq,

@@ -2,8 +2,10 @@
  * One invocation of the command line: where it writes, whether it prints JSON, and the storage it
  * opens on first use (storageFromEnv: DATABASE_URL, else the embedded journal in GNL_DATA_DIR or
  * .gnl/data), closed at the end so the data folder is given back and the process can exit.
- * `--help` and usage errors never open a journal.
+ * `--help` and usage errors never open a journal. The agents it names and runs are the registry its entry
+ * (main.ts) hands it: the deployment's.
  */
+import type { AgentRegistry } from '@/lib/agents';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { DEFAULT_WIDTH, redactedJson } from './format';
 
@@ -26,7 +28,11 @@ export class CliSession {
 
   private stdoutGone = false;
 
-  constructor(readonly io: CliIo) {
+  constructor(
+    readonly io: CliIo,
+    /** The agents this command line starts, resumes and describes. */
+    readonly registry: AgentRegistry,
+  ) {
     // A reader that stopped reading (`gnl show … | head`) is not an error: stop writing, finish, close.
     io.stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;

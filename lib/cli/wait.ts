@@ -10,6 +10,7 @@
  * folder (by a Studio that stopped); when this run settles those are stopped at their next step
  * boundary and given back, and the Studio continues them when it next starts.
  */
+import { CrashPointStore } from '@/lib/demo';
 import { type ExecutorEvent, Executor, type QueueEntry, queueEntry } from '@/lib/executor';
 import type { RunSummary } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
@@ -44,7 +45,8 @@ function settled(entry: QueueEntry | undefined): boolean {
 
 export async function waitUntilSettled(session: CliSession, options: WaitOptions): Promise<Settled> {
   const storage = session.storage();
-  const executor = storage.kind === 'pglite' ? startLocalExecutor(session, storage) : undefined;
+  // Nobody else can open a single-process journal while this process holds it: it executes the run itself.
+  const executor = storage.capabilities.multiProcess ? undefined : startLocalExecutor(session, storage);
   const stopOnSignal = () => {
     session.note(
       executor
@@ -99,6 +101,9 @@ export async function waitUntilSettled(session: CliSession, options: WaitOptions
 function startLocalExecutor(session: CliSession, storage: Storage): Executor {
   return new Executor({
     storage,
+    registry: session.registry,
+    // The crash point a run was started with (gnl start --crash-at) is armed here too.
+    aroundInvocation: new CrashPointStore(storage).aroundInvocation,
     pollMs: POLL_MS,
     onEvent: (event: ExecutorEvent) => {
       if (event.type === 'error') session.note(`executor: ${event.where}: ${event.error}`);

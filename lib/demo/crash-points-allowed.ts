@@ -16,15 +16,16 @@ export const CRASH_POINTS_ENV = 'GNL_DEMO_CRASH_POINTS';
 
 export type CrashPointsPolicy = { allowed: true; why: string } | { allowed: false; why: string };
 
-export function crashPointsAllowed(args: { embeddedJournal: boolean; env?: Env }): CrashPointsPolicy {
+/** `sharedJournal`: other processes, and so other people, reach this journal (Postgres); false on the embedded one. */
+export function crashPointsAllowed(args: { sharedJournal: boolean; env?: Env }): CrashPointsPolicy {
   const raw = (args.env ?? process.env)[CRASH_POINTS_ENV];
   if (raw === '1') return { allowed: true, why: `${CRASH_POINTS_ENV}=1 turns them on.` };
   if (raw === '0') return { allowed: false, why: `Crash points are off: ${CRASH_POINTS_ENV}=0.` };
   if (raw !== undefined && raw !== '') throw new TypeError(`${CRASH_POINTS_ENV} must be 1 or 0 (got ${JSON.stringify(raw)}).`);
-  return args.embeddedJournal
-    ? { allowed: true, why: `On for the embedded journal's demo (${CRASH_POINTS_ENV}=0 turns them off).` }
-    : {
+  return args.sharedJournal
+    ? {
         allowed: false,
         why: `Crash points are off: this Studio runs on Postgres (DATABASE_URL), where one would let any operator kill the server. ${CRASH_POINTS_ENV}=1 turns them on.`,
-      };
+      }
+    : { allowed: true, why: `On for the embedded journal's demo (${CRASH_POINTS_ENV}=0 turns them off).` };
 }

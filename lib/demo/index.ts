@@ -19,3 +19,4 @@ export { serviceClient, type ServiceClient } from './service-client';
 export { demoServiceUrl, demoServicePort, demoChecks } from './demo-config';
 export { crashPointsAllowed, CRASH_POINTS_ENV, type CrashPointsPolicy } from './crash-points-allowed';
 export { CRASH_POINTS, CRASH_AT_ENV, crashPointSchema, withCrashPoint, armedCrashPoint, type CrashPoint } from './crash-points';
+export { CrashPointStore, type CrashPointDatabase } from './crash-point-store';

@@ -1,7 +1,7 @@
 /**
  * The Journal port: everything the runtime core needs from storage, and the operator API.
- * Adapters (lib/durable/storage) implement it over one SQL implementation; journal-contract.test.ts
- * proves them equal. The core never sees a driver.
+ * Adapters (lib/durable/storage) share one implementation, PostgresJournal (on a Postgres server, and on
+ * PGlite, the embedded Postgres); journal-contract.test.ts proves them equal. The core never sees a driver.
  */
 import type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
 import type { Decision, JournalEvent, RecordedEvent, RunInput } from './events';

@@ -1,7 +1,8 @@
 /**
- * The executor layer's arrows (ARCHITECTURE.md), by reading the source: lib/executor → agents/ (the
- * registry), lib/agents, lib/demo (crash points), lib/durable/storage and lib/durable, each through its
- * index; nothing below imports it.
+ * The executor layer's arrows (ARCHITECTURE.md), by reading the source: lib/executor → lib/agents,
+ * lib/demo (crash points), lib/durable/storage and lib/durable, each through its index; nothing below
+ * imports it. It runs the registry its caller hands it: only worker-main.ts, `npm run worker`'s entry,
+ * names the deployment's agents (agents/).
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
 const root = repoRoot;
 
+// '@/agents': worker-main.ts alone (the test below).
 const ALLOWED = new Set(['@/agents', '@/lib/agents', '@/lib/demo', '@/lib/durable', '@/lib/durable/storage', 'drizzle-orm']);
 
 describe('executor import arrows', () => {
@@ -18,6 +20,14 @@ describe('executor import arrows', () => {
         .filter((spec) => !(spec.startsWith('./') || spec.startsWith('node:') || spec === 'ai' || spec === 'zod' || ALLOWED.has(spec)))
         .map((spec) => `${path.relative(root, file)} imports ${spec}`),
     );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the deployment's agents are named by the worker's entry alone, every other file is handed its registry", () => {
+    const offenders = sourceFiles(path.join(root, 'lib/executor'))
+      .filter((file) => path.basename(file) !== 'worker-main.ts')
+      .filter((file) => imports(file).some((spec) => spec === '@/agents' || spec.startsWith('@/agents/')))
+      .map((file) => path.relative(root, file));
     expect(offenders).toEqual([]);
   });
 

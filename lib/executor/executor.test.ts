@@ -117,4 +117,24 @@ describeEachStorage('in-process executor', (holder) => {
     const entry = await settled(runId, 'completed');
     expect(entry.claims).toBe(2);
   });
+
+  it('wraps each invocation in its aroundInvocation: called once per invocation with the run and its agent, invoke inside it', async () => {
+    await executor.stop({ graceMs: 5_000 });
+    const seen: { runId: string; agent: string; statusAfter: string | undefined }[] = [];
+    executor = new Executor({
+      storage: holder.storage,
+      registry,
+      concurrency: 3,
+      leaseMs: 5_000,
+      pollMs: 100,
+      aroundInvocation: async (run, invoke) => {
+        const result = await invoke();
+        seen.push({ ...run, statusAfter: (await holder.storage.runs.getRun(run.runId))?.status });
+        return result;
+      },
+    }).start();
+    const { runId } = await executor.startRun({ agent: 'support', input: QUESTION(123) });
+    await settled(runId, 'completed');
+    expect(seen).toEqual([{ runId, agent: 'support', statusAfter: 'completed' }]);
+  });
 });

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { AroundInvocation } from './around-invocation';
 import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
 import { type ControlledRun, resumeRun } from './run-control';
@@ -39,9 +40,14 @@ export interface ExecutorOptions extends ExecutorContext {
   owner?: string;
   /**
    * The only executor on its journal: leases of any other owner are left over from an earlier process
-   * and are taken at once. Default: true on the embedded journal (one process per data folder).
+   * and are taken at once. Default: true where the storage serves one process (the embedded journal).
    */
   sole?: boolean;
+  /**
+   * Wraps every invocation this executor starts (around-invocation.ts): the deployment's hook, e.g. the
+   * demo arming a run's crash point. Default: none, runs are invoked as they are.
+   */
+  aroundInvocation?: AroundInvocation;
   /** What the executor does, as it happens (the worker prints these as JSON lines). */
   onEvent?: (event: ExecutorEvent) => void;
 }
@@ -83,14 +89,14 @@ export class Executor {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private loopDone: Promise<void> | undefined;
 
-  constructor(private readonly options: ExecutorOptions = {}) {
+  constructor(private readonly options: ExecutorOptions) {
     this.resolved = resolveContext(options);
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
     this.leaseMs = options.leaseMs ?? 30_000;
     this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
     this.pollMs = options.pollMs ?? 1_000;
-    this.sole = options.sole ?? this.resolved.storage.kind === 'pglite';
+    this.sole = options.sole ?? !this.resolved.storage.capabilities.multiProcess;
   }
 
   /** Starts claiming runs. */
@@ -128,7 +134,6 @@ export class Executor {
       this.launch({
         runId: started.runId,
         agent: started.agent,
-        crashAt: options.crashAt ?? null,
         wakeups: 1,
         claims: 1,
         claimedAt: now,
@@ -141,8 +146,8 @@ export class Executor {
 
   /** resumeRun (who asks, and why, journaled first), then claim the run here at once when a slot is free. */
   async resumeRun(runId: string, request: { by: string; reason?: string }): Promise<ControlledRun> {
-    const { storage, registry } = this.resolved;
-    const resumed = await resumeRun(runId, { ...request, storage, registry });
+    const { storage } = this.resolved;
+    const resumed = await resumeRun(runId, { ...request, storage });
     if (!this.active.has(runId) && this.reserve()) {
       try {
         const [claim] = await this.resolved.queue.claim({
@@ -255,12 +260,19 @@ export class Executor {
     const { journal, registry, storage, queue } = this.resolved;
     let invocation: Invocation;
     for (let attempt = 0; ; attempt++) {
-      invocation = await invokeRun({ claim, journal, registry, owner: this.owner, stopRequested: () => active.stop });
+      invocation = await invokeRun({
+        claim,
+        journal,
+        registry,
+        owner: this.owner,
+        stopRequested: () => active.stop,
+        ...(this.options.aroundInvocation ? { around: this.options.aroundInvocation } : {}),
+      });
       const takeOver =
         invocation.kind === 'given-back' &&
         invocation.outcome === 'busy' &&
         !invocation.localBusy &&
-        storage.kind === 'postgres' &&
+        storage.capabilities.holdTakeover &&
         attempt < TAKEOVER_ATTEMPTS &&
         !active.stop;
       if (!takeOver) break;

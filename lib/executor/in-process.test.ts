@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { tempDataDir, uniqueRunId } from '@/tests/support/journals';
-import { queueEntry } from './index';
+import { getExecutor, queueEntry } from './index';
 import { childArgs, ROOT } from '@/tests/support/child-bundles';
 
 function serverProcess(env: Record<string, string>, args: string[]) {
@@ -66,4 +66,8 @@ describe('in-process executor on the embedded journal, across a crash of its pro
     expect(stats.tickets).toMatchObject({ performed: 1, deduplicated: 1 }); // retried under the same key after the crash
     expect(stats.emails).toMatchObject({ requests: 1, performed: 1 });
   }, 120_000);
+
+  it('asked for before the process made it, it refuses to guess which agents to run', () => {
+    expect(() => getExecutor()).toThrow('This process has no executor yet: make it first with getExecutor({ registry');
+  });
 });

@@ -18,5 +18,6 @@ export { Executor, type ExecutorOptions, type ExecutorEvent } from './executor';
 export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';
 export type { QueueEntry } from './run-queue';
-export type { ExecutorContext } from './context';
+export type { ExecutorContext, StorageContext } from './context';
+export type { AroundInvocation, InvokedRun } from './around-invocation';
 export { RunNotResumableError, WorkersNeedPostgresError, InvocationStoppedError, type NotResumableReason } from './errors';

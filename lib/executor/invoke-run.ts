@@ -1,6 +1,6 @@
 /**
- * One invocation of a claimed run: its agent found by name, its recorded input given again, the demo
- * crash point it was started with armed, and runAgent (→ runDurable) doing the rest. The result says
+ * One invocation of a claimed run: its agent found by name, its recorded input given again, the
+ * executor's wrapper around it if any, and runAgent (→ runDurable) doing the rest. The result says
  * whether the run is settled for now (completed, waiting for people, failed, diverged…: not runnable
  * until someone resumes it) or given back unfinished (this executor stopped, lost its lease or hold, or
  * the journal failed: another invocation continues it).
@@ -9,7 +9,6 @@
  * tool of the previous step has settled, and throws InvocationStoppedError there.
  */
 import { type AgentInput, runAgent, UnknownAgentError } from '@/lib/agents';
-import { type CrashPoint, withCrashPoint } from '@/lib/demo';
 import {
   type DurableResult,
   HoldLostError,
@@ -22,6 +21,7 @@ import {
   ToolCallFailedError,
 } from '@/lib/durable';
 import type { AgentRegistry } from '@/lib/agents';
+import type { AroundInvocation } from './around-invocation';
 import { InvocationStoppedError } from './errors';
 import type { Claim } from './run-queue';
 import { agentInputOf } from './start-input';
@@ -41,8 +41,10 @@ export async function invokeRun(args: {
   owner: string;
   /** Asked at every step boundary: a reason stops the invocation there. */
   stopRequested: () => StopReason | undefined;
+  /** Wraps the invocation (ExecutorOptions.aroundInvocation). Default: none. */
+  around?: AroundInvocation;
 }): Promise<Invocation> {
-  const { claim, journal, registry, owner, stopRequested } = args;
+  const { claim, journal, registry, owner, stopRequested, around } = args;
   const { runId } = claim;
   let invoke: () => Promise<DurableResult<any>>;
   try {
@@ -68,7 +70,7 @@ export async function invokeRun(args: {
     return classify(error, await statusOf(journal, runId, error));
   }
   try {
-    const result = await (claim.crashAt ? withCrashPoint(claim.crashAt as CrashPoint, invoke) : invoke());
+    const result = await (around ? around({ runId, agent: claim.agent }, invoke) : invoke());
     return { kind: 'settled', outcome: result.status };
   } catch (error) {
     return classify(error, await statusOf(journal, runId, error));

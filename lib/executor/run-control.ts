@@ -4,7 +4,7 @@
  * abandon it (recorded: who and why) and restart its input as a new run.
  */
 import type { RunSummary } from '@/lib/durable';
-import { type ExecutorContext, type Resolved, resolveContext } from './context';
+import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { RunNotResumableError } from './errors';
 import type { QueueEntry } from './run-queue';
 import { agentInputOf } from './start-input';
@@ -17,7 +17,7 @@ export interface ControlledRun {
   queue: QueueEntry | undefined;
 }
 
-export interface ResumeRunRequest extends ExecutorContext {
+export interface ResumeRunRequest extends StorageContext {
   /** Who asks for the resume (an operator's login, a service name): recorded in the journal as `run-resume-request` with `reason`. */
   by: string;
   reason?: string;
@@ -29,7 +29,7 @@ export interface ResumeRunRequest extends ExecutorContext {
  * writes nothing, and no resume goes unattributed. `run` is the run as it was before the resume.
  */
 export async function resumeRun(runId: string, request: ResumeRunRequest): Promise<ControlledRun> {
-  const resolved = resolveContext(request);
+  const resolved = resolveStorage(request);
   const { queue } = resolved;
   const run = await existingRun(resolved, runId);
   const before = await queue.entry(runId);
@@ -45,7 +45,7 @@ export async function resumeRun(runId: string, request: ResumeRunRequest): Promi
   return { runId, run, queue: await queue.wake(runId) };
 }
 
-export interface OperatorRequest extends ExecutorContext {
+export interface OperatorRequest extends StorageContext {
   /** Who decides (recorded). */
   by: string;
   reason?: string;
@@ -57,7 +57,7 @@ export interface OperatorRequest extends ExecutorContext {
  * canceled run is the journal's DecisionConflictError.
  */
 export async function cancelRun(runId: string, request: OperatorRequest): Promise<ControlledRun> {
-  const resolved = resolveContext(request);
+  const resolved = resolveStorage(request);
   await existingRun(resolved, runId);
   await resolved.journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
   await resolved.queue.settle(runId, 'canceled');
@@ -69,7 +69,7 @@ export async function cancelRun(runId: string, request: OperatorRequest): Promis
  * the journal (reason "abandoned: …") and never invoked again.
  */
 export async function abandonRun(runId: string, request: OperatorRequest & { reason: string }): Promise<ControlledRun> {
-  const resolved = resolveContext(request);
+  const resolved = resolveStorage(request);
   const run = await existingRun(resolved, runId);
   if (run.status === 'completed') throw new RunNotResumableError({ runId, reason: 'completed', detail: 'nothing to abandon' });
   return abandon(resolved, run, { by: request.by, reason: request.reason });
@@ -113,19 +113,19 @@ export async function restartRun(runId: string, request: RestartRequest): Promis
   return { ...started, restartOf: runId };
 }
 
-async function abandon(resolved: Resolved, run: RunSummary, args: { by: string; reason: string }): Promise<ControlledRun> {
+async function abandon(resolved: ResolvedStorage, run: RunSummary, args: { by: string; reason: string }): Promise<ControlledRun> {
   const entry = await resolved.queue.abandon({ runId: run.runId, agent: run.input.agent ?? '', by: args.by, reason: args.reason, abandon: true });
   await cancelInJournal(resolved, run.runId, args.by, `abandoned: ${args.reason}`);
   return { runId: run.runId, run: (await resolved.journal.getRun(run.runId)) ?? run, queue: entry };
 }
 
 /** Stops the run in the journal too (a finished run has nothing to stop). */
-async function cancelInJournal(resolved: Resolved, runId: string, by: string, reason: string): Promise<void> {
+async function cancelInJournal(resolved: ResolvedStorage, runId: string, by: string, reason: string): Promise<void> {
   const run = await resolved.journal.getRun(runId);
   if (run && run.status !== 'completed' && run.status !== 'canceled') await resolved.journal.cancel({ runId, by, reason });
 }
 
-async function existingRun(resolved: Resolved, runId: string): Promise<RunSummary> {
+async function existingRun(resolved: ResolvedStorage, runId: string): Promise<RunSummary> {
   const run = await resolved.journal.getRun(runId);
   if (!run) throw new RunNotResumableError({ runId, reason: 'unknown-run' });
   return run;

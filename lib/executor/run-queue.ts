@@ -20,7 +20,6 @@ type Database = Awaited<ReturnType<Storage['database']>>;
 export interface QueueEntry {
   runId: string;
   agent: string;
-  crashAt: string | null;
   runnable: boolean;
   wakeups: number;
   queuedAt: Date;
@@ -45,7 +44,6 @@ export interface QueueEntry {
 export interface Claim {
   runId: string;
   agent: string;
-  crashAt: string | null;
   /** `wakeups` when claimed: finish() keeps the run runnable if it moved since. */
   wakeups: number;
   claims: number;
@@ -72,12 +70,17 @@ export interface ClaimOptions {
   sole?: boolean;
 }
 
-const COLUMNS = sql`run_id as "runId", agent, crash_at as "crashAt", runnable, wakeups, queued_at as "queuedAt", lease_owner as "leaseOwner",
+const COLUMNS = sql`run_id as "runId", agent, runnable, wakeups, queued_at as "queuedAt", lease_owner as "leaseOwner",
   last_lease_owner as "lastLeaseOwner", lease_expires_at as "leaseExpiresAt", heartbeat_at as "heartbeatAt", claimed_at as "claimedAt", claims, outcome, error,
   abandoned_by as "abandonedBy", abandon_reason as "abandonReason", abandoned_at as "abandonedAt", restart_of as "restartOf",
   restarted_as as "restartedAs", created_at as "createdAt"`;
 
 const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))}::int * interval '1 millisecond'`;
+
+/** SQL: `owner` holds an unexpired lease on the run (by the database's clock), for a statement that must act only then. */
+export function leaseHeld(runId: string, owner: string): SQL {
+  return sql`exists (select 1 from gnl.run_queue q where q.run_id = ${runId} and q.lease_owner = ${owner} and q.lease_expires_at > now())`;
+}
 
 const ENTRY_DATES = ['queuedAt', 'leaseExpiresAt', 'heartbeatAt', 'claimedAt', 'abandonedAt', 'createdAt'] as const;
 
@@ -103,11 +106,11 @@ export class RunQueue {
    * Adds a run (already in the journal) as runnable; nothing if it is queued already. With `leaseTo`
    * the new row is leased to that executor at once, so no other claims it first. True if added.
    */
-  async enqueue(args: { runId: string; agent: string; crashAt?: string; restartOf?: string; leaseTo?: { owner: string; leaseMs: number } }): Promise<boolean> {
+  async enqueue(args: { runId: string; agent: string; restartOf?: string; leaseTo?: { owner: string; leaseMs: number } }): Promise<boolean> {
     const { leaseTo } = args;
     const added = await this.rows<{ runId: string }>(sql`
-      insert into gnl.run_queue (run_id, agent, crash_at, restart_of, lease_owner, last_lease_owner, lease_expires_at, heartbeat_at, claimed_at, claims)
-      values (${args.runId}, ${args.agent}, ${args.crashAt ?? null}, ${args.restartOf ?? null}, ${leaseTo?.owner ?? null}, ${leaseTo?.owner ?? null},
+      insert into gnl.run_queue (run_id, agent, restart_of, lease_owner, last_lease_owner, lease_expires_at, heartbeat_at, claimed_at, claims)
+      values (${args.runId}, ${args.agent}, ${args.restartOf ?? null}, ${leaseTo?.owner ?? null}, ${leaseTo?.owner ?? null},
         ${leaseTo ? leaseEnd(leaseTo.leaseMs) : null}, ${leaseTo ? sql`now()` : null}, ${leaseTo ? sql`now()` : null}, ${leaseTo ? 1 : 0})
       on conflict (run_id) do nothing
       returning run_id as "runId"`);
@@ -130,7 +133,7 @@ export class RunQueue {
       update gnl.run_queue q set lease_owner = ${owner}, last_lease_owner = ${owner}, lease_expires_at = ${leaseEnd(leaseMs)}, heartbeat_at = now(),
         claimed_at = now(), claims = q.claims + 1
       from c where q.run_id = c.run_id
-      returning q.run_id as "runId", q.agent, q.crash_at as "crashAt", q.wakeups, q.claims, q.claimed_at as "claimedAt",
+      returning q.run_id as "runId", q.agent, q.wakeups, q.claims, q.claimed_at as "claimedAt",
         q.lease_expires_at as "leaseExpiresAt", case when c.lease_expires_at is not null then c.previous_owner end as "previousOwner"`);
     return claims.map((claim) => withDates(claim, ['claimedAt', 'leaseExpiresAt']));
   }

@@ -53,11 +53,13 @@ describeEachStorage('startRun and run control', (holder) => {
     expect((await holder.storage.runs.events(runId)).length).toBe(1);
   });
 
-  it('refuses bad requests before touching the journal: empty prompt, bad runId, unknown crash point, unknown agent', async () => {
-    await expect(startRun({ ...ctx(), agent: 'support', input: { prompt: ' ' } })).rejects.toThrow(AgentInputError);
-    await expect(startRun({ ...ctx(), agent: 'support', input: PROMPT, crashAt: 'sometime' as never })).rejects.toThrow(
-      'crashAt: "sometime" is not a crash point',
+  it('refuses bad requests before touching the journal: no registry, empty prompt, bad runId, unknown agent', async () => {
+    const unregistered = uniqueRunId('no-registry');
+    await expect(startRun({ storage: holder.storage, agent: 'support', runId: unregistered, input: PROMPT } as never)).rejects.toThrow(
+      'The executor needs the agent registry it runs',
     );
+    expect(await holder.storage.runs.getRun(unregistered)).toBeUndefined();
+    await expect(startRun({ ...ctx(), agent: 'support', input: { prompt: ' ' } })).rejects.toThrow(AgentInputError);
     await expect(startRun({ ...ctx(), agent: 'support', runId: 'a\nb', input: PROMPT })).rejects.toThrow('runId');
     const unknown = await startRun({ ...ctx(), agent: 'billing', input: PROMPT }).catch((e: unknown) => e);
     expect(UnknownAgentError.isInstance(unknown)).toBe(true);

@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Agent, type AgentInput, AgentInputError, agentInputSchema } from '@/lib/agents';
-import { type CrashPoint, crashPointSchema } from '@/lib/demo';
 import { assertValidRunId, type Journal, RunBusyError, RunDivergedError, type RunInput, type RunSummary } from '@/lib/durable';
 import { type ExecutorContext, resolveContext } from './context';
 import { startInputDifferences, startInputOf } from './start-input';
@@ -18,8 +17,6 @@ export interface StartRunOptions extends ExecutorContext {
   /** Names the job (1 to 512 printable characters). Default `<agent>:<uuid>`. */
   runId?: string;
   input: AgentInput;
-  /** A demo crash point armed for every invocation of this run (the executing process SIGKILLs itself there). */
-  crashAt?: CrashPoint;
 }
 
 export interface StartedRun {
@@ -61,7 +58,7 @@ export async function startAndEnqueue(
   }
   // A run created by an earlier call that died before enqueueing it is enqueued now.
   const enqueue = created || existing?.status === 'running';
-  const leased = enqueue && (await queue.enqueue({ runId, agent: agent.name, crashAt: options.crashAt, restartOf, leaseTo: created ? leaseTo : undefined }));
+  const leased = enqueue && (await queue.enqueue({ runId, agent: agent.name, restartOf, leaseTo: created ? leaseTo : undefined }));
   const run = await journal.getRun(runId);
   if (!run) throw new Error(`Run "${runId}" was created but cannot be read back.`);
   return { runId, agent: agent.name, created, leased: leased && created && leaseTo !== undefined, run };
@@ -71,8 +68,6 @@ function parseInput(options: StartRunOptions): AgentInput {
   const problems: string[] = [];
   const input = agentInputSchema.safeParse(options.input);
   if (!input.success) problems.push(...input.error.issues.map((i) => `input${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`));
-  if (options.crashAt !== undefined && !crashPointSchema.safeParse(options.crashAt).success)
-    problems.push(`crashAt: "${options.crashAt}" is not a crash point`);
   if (typeof options.agent !== 'string' && (typeof options.agent !== 'object' || options.agent === null)) problems.push('agent: an agent or its name');
   if (problems.length > 0) throw new AgentInputError({ what: 'startRun refused the request', problems });
   return input.data as AgentInput;

@@ -7,9 +7,14 @@
  *   npm run worker -- [--concurrency 4] [--lease-ms 30000] [--heartbeat-ms lease/3] [--poll-ms 1000] [--grace-ms 20000]
  *
  * Needs Postgres (DATABASE_URL): on the embedded journal it exits with status 2 and says so.
+ *
+ * This file is the deployment's worker: it runs the application's agents (agents/index.ts) and arms the
+ * demo's crash points a run was started with (lib/demo crash-point-store.ts), as the executor's
+ * `aroundInvocation`. The executor itself (executor.ts) knows neither.
  */
 import { parseArgs } from 'node:util';
 import { registry } from '@/agents';
+import { CrashPointStore } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { WorkersNeedPostgresError } from './errors';
 import { Executor, type ExecutorEvent } from './executor';
@@ -60,7 +65,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const storage = storageFromEnv();
-  if (storage.kind !== 'postgres') {
+  if (!storage.capabilities.multiProcess) {
     console.error(`gnl worker: ${new WorkersNeedPostgresError().message}`);
     process.exit(2);
   }
@@ -68,6 +73,7 @@ async function main(): Promise<void> {
   const executor: Executor = new Executor({
     storage,
     registry,
+    aroundInvocation: new CrashPointStore(storage).aroundInvocation,
     ...rest,
     ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
     onEvent: (event) => print(executor.owner, event),

@@ -4,11 +4,12 @@
  * started with startRun from this process; workers claim them. Workers are killed (SIGKILL), paused
  * (SIGSTOP/SIGCONT) and stopped (SIGTERM) for real. Short leases; waits are bounded, never timed.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentRegistry } from '@/lib/agents';
 import { supportAgent } from '@/agents/support';
-import { type OutsideService, type ServiceStats, startOutsideService } from '@/lib/demo';
+import { type CrashPoint, CrashPointStore, type OutsideService, type ServiceStats, startOutsideService } from '@/lib/demo';
 import type { RecordedEvent } from '@/lib/durable';
 import { PostgresStorage } from '@/lib/durable/storage';
 import { createFreshDatabase } from '@/tests/support/fresh-database';
@@ -62,9 +63,12 @@ suite(`workers sharing one Postgres${DATABASE_URL ? '' : ' (skipped: DATABASE_UR
     totals.workers += 1;
     return w;
   };
-  const start = async (input: { prompt: string }, crashAt?: 'after-ticket-created' | 'after-refund-answered' | 'after-email-sent') => {
+  /** With a crash point: recorded first in the demo's table, which the workers' hook reads (worker-main.ts). */
+  const start = async (input: { prompt: string }, crashAt?: CrashPoint) => {
     totals.runs += 1;
-    return startRun({ storage, registry: registry(), agent: 'support', input, ...(crashAt ? { crashAt } : {}) });
+    const runId = `support:${randomUUID()}`;
+    if (crashAt) await new CrashPointStore(storage).arm(runId, crashAt);
+    return startRun({ storage, registry: registry(), agent: 'support', runId, input });
   };
   const gate = async () => {
     const proxy = await startGateProxy(service.url);

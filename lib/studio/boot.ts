@@ -4,9 +4,11 @@
  * after a demo crash point killed it), and make sure someone can sign in. Server-only.
  */
 import 'server-only';
+import { registry } from '@/agents';
 import { addOperator } from '@/lib/accounts';
 import { demoModelInfo } from '@/lib/demo';
 import { getExecutor } from '@/lib/executor';
+import { demoInvocationHook } from './demo';
 import { hostPolicyFromEnv } from './request-host';
 import { isLoopbackHost } from './session-cookie';
 import { needsFirstOperator, newSetupToken } from './sign-in';
@@ -29,7 +31,10 @@ function announceHosts(): void {
 
 export async function bootStudio(): Promise<void> {
   announceHosts();
+  const aroundInvocation = demoInvocationHook();
   getExecutor({
+    registry,
+    ...(aroundInvocation ? { aroundInvocation } : {}),
     onEvent: (event) => {
       if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
       if (event.type === 'finished' && event.error) console.log(`studio executor: ${event.runId} ${event.outcome}: ${event.error}`);

@@ -1,11 +1,16 @@
 /**
  * The demo as the Studio shows it: which model the support agent runs on (demoModelInfo: a real
  * provider, or the scripted model and why), and the outside service's own counters, read over HTTP
- * from the service (npm run studio starts it beside the Studio), and whether operators may arm crash
- * points here (lib/demo crash-points-allowed.ts). Server-only.
+ * from the service (npm run studio starts it beside the Studio), whether operators may arm crash
+ * points here (lib/demo crash-points-allowed.ts), and the crash points themselves: a demo run's is
+ * recorded where every executor on the journal finds it (lib/demo crash-point-store.ts), and the
+ * server's executor arms it around each invocation where crash points are allowed. Server-only.
  */
 import 'server-only';
+import { randomUUID } from 'node:crypto';
 import {
+  type CrashPoint,
+  CrashPointStore,
   type CrashPointsPolicy,
   crashPointsAllowed,
   DEMO_CUSTOMERS,
@@ -16,6 +21,7 @@ import {
   serviceClient,
 } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
+import { type AroundInvocation, getExecutor, type StartedRun } from '@/lib/executor';
 
 export const DEMO_PROMPT = 'Customer c_42 wants a refund of 40 for order o_17';
 
@@ -35,9 +41,38 @@ export async function demoServiceState(): Promise<DemoServiceState> {
 
 /** Whether this Studio lets operators arm crash points (on for the embedded journal, off on Postgres, GNL_DEMO_CRASH_POINTS decides). */
 export function demoCrashPoints(): CrashPointsPolicy {
-  // By `kind`, not instanceof: the storage is cached process-wide and may come from another bundle's
-  // copy of the class (the instrumentation's), which made the embedded journal read as Postgres.
-  return crashPointsAllowed({ embeddedJournal: storageFromEnv().kind === 'pglite' });
+  // By what the storage declares, not instanceof: the storage is cached process-wide and may come from
+  // another bundle's copy of the class (the instrumentation's), which made the embedded journal read as Postgres.
+  return crashPointsAllowed({ sharedJournal: storageFromEnv().capabilities.multiProcess });
+}
+
+const crashPoints = () => new CrashPointStore(storageFromEnv());
+
+/**
+ * The server executor's hook around invocations (bootStudio): arms the crash point a run was started
+ * with, where this Studio allows crash points. Where it does not, none is armed here, whoever started the
+ * run with one (the command line, on a shared Postgres): that is what keeps operators from killing it.
+ * A bad GNL_DEMO_CRASH_POINTS arms none; the Demo page and the action say why.
+ */
+export function demoInvocationHook(): AroundInvocation | undefined {
+  let allowed: boolean;
+  try {
+    allowed = demoCrashPoints().allowed;
+  } catch {
+    allowed = false;
+  }
+  return allowed ? crashPoints().aroundInvocation : undefined;
+}
+
+/**
+ * Starts the support agent on `prompt` on this server's executor, its crash point (if any) recorded
+ * first, under the run id it will have, so that the invocation that may begin at once finds it. The
+ * caller checked that crash points are allowed here (operator-actions.ts startDemoRun).
+ */
+export async function startSupportRun(request: { prompt: string; crashAt?: CrashPoint }): Promise<StartedRun> {
+  const runId = `support:${randomUUID()}`;
+  if (request.crashAt) await crashPoints().arm(runId, request.crashAt);
+  return getExecutor().startRun({ agent: 'support', runId, input: { prompt: request.prompt } });
 }
 
 export interface DemoInfo {

@@ -18,7 +18,7 @@ import type { CrashPoint } from '@/lib/demo';
 import { type Decision, DecisionConflictError, type DecisionConflictReason, InvalidRunIdError, type PendingItem, RunState } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
-import { demoCrashPoints } from './demo';
+import { demoCrashPoints, startSupportRun } from './demo';
 import { resumeReason } from './resume-reason';
 import { checkToolOutput } from './tool-output';
 
@@ -151,11 +151,7 @@ export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoi
     if (!policy.allowed) return { ok: false, kind: 'invalid', message: `${policy.why} Start the run without one.` };
   }
   try {
-    const started = await getExecutor().startRun({
-      agent: 'support',
-      input: { prompt: request.prompt },
-      ...(request.crashAt ? { crashAt: request.crashAt } : {}),
-    });
+    const started = await startSupportRun(request);
     return { ok: true, runId: started.runId };
   } catch (error) {
     return refusal(error, '', '');

@@ -16,6 +16,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { runLockHeld } from '@/lib/durable/storage';
 import { stepTokensSql } from './usage-sql';
 
 export const SEARCH_MAX_LENGTH = 200;
@@ -118,10 +119,7 @@ export function runSearchStatement(search: RunSearch, toolEvents = 0): SQL {
       r.created_at::text as created_at_text,
       (select coalesce(sum(${stepTokensSql(sql`e.payload`)}), 0) from gnl.run_events e where e.run_id = r.run_id and e.type = 'model-step') as tokens,
       q.lease_owner, q.last_lease_owner, q.lease_expires_at, q.heartbeat_at,
-      case when r.status = 'running' and q.lease_owner is not null and q.lease_expires_at <= now() then not exists (
-        select 1 from pg_locks l, lateral (select ('x' || left(encode(sha256(convert_to('gnl-run:' || r.run_id, 'UTF8')), 'hex'), 16))::bit(64)::bigint as k) key
-        where l.locktype = 'advisory' and l.granted and l.objsubid = 1
-          and l.classid = ((key.k >> 32) & 4294967295)::oid and l.objid = (key.k & 4294967295)::oid)
+      case when r.status = 'running' and q.lease_owner is not null and q.lease_expires_at <= now() then not ${runLockHeld(sql`r.run_id`)}
       end as lease_lapsed
     from page p join gnl.runs r on r.run_id = p.run_id left join gnl.run_queue q on q.run_id = r.run_id
     order by r.created_at desc, r.run_id desc`;

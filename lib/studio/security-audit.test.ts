@@ -74,7 +74,7 @@ describe('nothing the Studio runs rewrites the audit trail', () => {
     const files = [...reachable(entries)].map((f) => path.relative(repoRoot, f));
     expect(files).toEqual(
       expect.arrayContaining([
-        'lib/durable/storage/sql-journal.ts',
+        'lib/durable/storage/postgres-journal.ts',
         'lib/durable/storage/event-rows.ts',
         'lib/accounts/operators.ts',
         'lib/executor/run-queue.ts',

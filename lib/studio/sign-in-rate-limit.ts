@@ -23,7 +23,7 @@
  * database-backed limiter with an explicit clock too.
  */
 import { sql } from 'drizzle-orm';
-import { type Storage, storageFromEnv } from '@/lib/durable/storage';
+import { lockForTransaction, type Storage, storageFromEnv } from '@/lib/durable/storage';
 
 export interface SignInLimits {
   /** Failures per login within the window before that login is refused. */
@@ -140,7 +140,7 @@ export class SignInLimiter {
     const db = await this.database();
     return db.transaction(async (tx) => {
       // Sorted, so two attempts that share both keys take them in the same order.
-      for (const key of [...keys].sort()) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`gnl.sign-in:${key}`}, 0))`);
+      for (const key of [...keys].sort()) await lockForTransaction(tx, `gnl.sign-in:${key}`);
       const check = await this.judgeAttempt(tx, attempt, now);
       if (!check.ok) return check;
       const counted = rowsOf<{ id: number | string }>(

@@ -15,14 +15,13 @@
  *   is refused at the start of the run with HoldSessionError instead of holding nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { HoldSessionError, RunBusyError } from '../internal';
 import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
+import { advisoryKey, describeRunHolder, lockIds } from './run-locks';
 import { EXEMPT_FROM_IDLE_TIMEOUT } from './session-settings';
-import type { HoldProvider } from './sql-journal';
-import { query, type TransactionalDb } from './sql-rows';
+import type { HoldProvider } from './postgres-journal';
+import type { TransactionalDb } from './sql-rows';
 
 /** A lock granted to this process: the server session (backend pid) that holds it. */
 type Locked = { pid: number; reported: boolean };
@@ -78,7 +77,7 @@ export class AdvisoryLockHolds implements HoldProvider {
         [key, runId, holder],
         { prepare: true },
       );
-      if (!row?.locked) throw new RunBusyError({ runId, holder: await describeHolder(orm, key) });
+      if (!row?.locked) throw new RunBusyError({ runId, holder: await describeRunHolder(orm, key) });
       await this.assertSessionHolds(runId, key, row.pid);
       this.watch(runId, row.pid);
       return { fence: { holder, lock: { pid: row.pid, ...lockIds(key) } }, release: () => this.release(runId, key) };
@@ -177,27 +176,4 @@ function sessionLost(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   if (error instanceof postgres.PostgresError) return code === '57P01' || code === '57P02' || code === '57P03';
   return typeof code === 'string' && /^(CONNECTION_|E[A-Z]+$)/.test(code);
-}
-
-/** The two halves of the advisory key, as pg_locks shows them. */
-export function lockIds(key: string): { classid: string; objid: string } {
-  const big = BigInt(key);
-  const unsigned = big < 0n ? big + (1n << 64n) : big;
-  return { classid: (unsigned >> 32n).toString(), objid: (unsigned & 0xffffffffn).toString() };
-}
-
-/** 64 bits of SHA-256 of the runId, as the signed bigint Postgres expects. */
-export function advisoryKey(runId: string): string {
-  return createHash('sha256').update(`gnl-run:${runId}`).digest().readBigInt64BE(0).toString();
-}
-
-async function describeHolder(db: TransactionalDb, key: string): Promise<string | undefined> {
-  const { classid, objid } = lockIds(key);
-  const [row] = await query<{ pid: number; client_addr: string | null }>(
-    db,
-    sql`select a.pid, a.client_addr::text as client_addr from pg_locks l join pg_stat_activity a on a.pid = l.pid
-        where l.locktype = 'advisory' and l.granted and l.classid = ${classid}::bigint::oid and l.objid = ${objid}::bigint::oid and l.objsubid = 1
-        limit 1`,
-  );
-  return row ? `held by database session ${row.pid}${row.client_addr ? ` from ${row.client_addr}` : ''}` : undefined;
 }

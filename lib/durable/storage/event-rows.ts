@@ -32,6 +32,7 @@ import {
 } from '../internal';
 import { NOTIFY_CHANNEL } from './notifications';
 import { type Blob, blobsParameter, hashesOf, refsIn, resolveRefs, splitEvent } from './payload-blobs';
+import { lockGrantedToClause } from './run-locks';
 import type { SqlQuery } from './sql-driver';
 
 type Written = { seq: number; created_at: Date | string; last_seq: number; status?: string };
@@ -54,8 +55,7 @@ export function appendStatement(notify: boolean): string {
         pending = case when status = 'canceled' then '[]'::jsonb else coalesce($5::text::jsonb, pending) end,
         updated_at = now()
       where run_id = $1::text and ($6::text is null or holder = $6::text) and ($11::int is null or last_seq = $11::int)
-        and ($8::int is null or exists (select 1 from pg_locks where locktype = 'advisory' and granted
-              and pid = $8::int and classid = $9::bigint::oid and objid = $10::bigint::oid and objsubid = 1))
+        and ($8::int is null or ${lockGrantedToClause({ pid: '$8', classid: '$9', objid: '$10' })})
       returning last_seq - $2::int as base, last_seq, status),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload, blobs)

@@ -18,13 +18,14 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { type JournalSecrets, type JournalSecretsOptions, RunBusyError, type LiveJournal } from '../internal';
+import { EMBEDDED_CAPABILITIES, type StorageCapabilities } from './capabilities';
 import { journalSecrets } from './event-rows';
 import { type FolderLock, lockFolder } from './folder-lock';
 import { migrate } from './migrate';
 import { prepareJournalFolder, tightenTree } from './private-folder';
 import { NOTIFY_CHANNEL, type NotificationSource } from './notifications';
 import { pgliteDriver, type SqlDriver } from './sql-driver';
-import { SqlJournal } from './sql-journal';
+import { PostgresJournal } from './postgres-journal';
 import type { TransactionalDb } from './sql-rows';
 
 export interface PGliteStorageOptions {
@@ -51,16 +52,18 @@ export const EMBEDDED_DURABILITY_NOTE =
   'Embedded journal (PGlite): survives a killed process, not a power cut — PGlite does not flush its commits to disk. Use Postgres (DATABASE_URL) for production.';
 
 export class PGliteStorage {
+  /** For display and logs; code that depends on what the storage can do reads `capabilities`. */
   readonly kind = 'pglite' as const;
+  readonly capabilities: StorageCapabilities = EMBEDDED_CAPABILITIES;
   readonly dataDir: string | undefined;
   readonly runs: LiveJournal;
-  private readonly journal: SqlJournal;
+  private readonly journal: PostgresJournal;
   private instance: Instance | undefined;
   private closed = false;
 
   constructor(options: PGliteStorageOptions = {}) {
     this.dataDir = options.dataDir ? path.resolve(/*turbopackIgnore: true*/ options.dataDir) : undefined;
-    this.journal = new SqlJournal({
+    this.journal = new PostgresJournal({
       database: () => this.open().db,
       holds: {
         acquire: async (runId) => {

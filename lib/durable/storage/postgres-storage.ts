@@ -22,15 +22,16 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { GnlError, type HoldSessionError, type JournalSecrets, type JournalSecretsOptions, type LiveJournal } from '../internal';
 import { AdvisoryLockHolds } from './advisory-holds';
+import { SERVER_CAPABILITIES, type StorageCapabilities } from './capabilities';
 import { journalSecrets } from './event-rows';
 import { migrate } from './migrate';
 import { PostgresListener } from './postgres-listener';
 import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_TCP_KEEP_ALIVE_S } from './session-settings';
 import { type SqlDriver, postgresDriver } from './sql-driver';
-import { SqlJournal } from './sql-journal';
+import { PostgresJournal } from './postgres-journal';
 import type { TransactionalDb } from './sql-rows';
 
-export { advisoryKey, lockIds } from './advisory-holds';
+export { advisoryKey, lockIds } from './run-locks';
 
 export interface PostgresStorageOptions {
   /** postgres://user@host:port/database */
@@ -59,11 +60,13 @@ export interface PostgresStorageOptions {
 type Role = 'gnl' | 'gnl-holds' | 'gnl-listen';
 
 export class PostgresStorage {
+  /** For display and logs; code that depends on what the storage can do reads `capabilities`. */
   readonly kind = 'postgres' as const;
+  readonly capabilities: StorageCapabilities = SERVER_CAPABILITIES;
   readonly runs: LiveJournal;
   private client: postgres.Sql;
   private readonly holds: AdvisoryLockHolds;
-  private readonly journal: SqlJournal;
+  private readonly journal: PostgresJournal;
   private ready: Promise<{ orm: TransactionalDb; sql: SqlDriver }> | undefined;
 
   constructor(private readonly options: PostgresStorageOptions) {
@@ -86,7 +89,7 @@ export class PostgresStorage {
         onHoldsLost(error);
       },
     });
-    this.journal = new SqlJournal({
+    this.journal = new PostgresJournal({
       database: () => this.migrated(),
       holds: this.holds,
       announcer: { mode: 'after-commit', announce: (runId, lastSeq) => this.holds.notifier.announce(runId, lastSeq) },

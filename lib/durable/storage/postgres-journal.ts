@@ -1,5 +1,7 @@
 /**
- * The one SQL implementation of the Journal port, shared by PostgresStorage and PGliteStorage.
+ * The Journal port on Postgres: the one implementation, shared by PostgresStorage (a server, through
+ * postgres.js) and PGliteStorage (PGlite is the embedded Postgres). What differs between the two is
+ * handed in (JournalBackend: the database, the holds, how writes are announced), never branched on here.
  *
  * The hot path (create, append, load) is one prepared statement each, through the raw driver
  * (event-rows.ts, sql-driver.ts). Decisions, cancels and resume requests read the run under its row
@@ -92,7 +94,7 @@ const listOptionsSchema = z.object({
 });
 const eventsOptionsSchema = z.object({ afterSeq: z.number().int().min(0).default(0), limit: z.number().int().min(1).optional() });
 
-export class SqlJournal implements LiveJournal {
+export class PostgresJournal implements LiveJournal {
   private readonly live: LiveEvents;
   private readonly secrets: JournalSecrets;
 
