@@ -3,7 +3,7 @@
  *
  * 1. The host: the Studio answers only the hosts it is configured for (loopback names, and
  *    GNL_STUDIO_ALLOWED_HOSTS), read from Host, or from X-Forwarded-Host only behind a proxy the operator
- *    declared (GNL_STUDIO_TRUST_PROXY=1): lib/studio/request-host.ts. Another host is 421, which also
+ *    declared (GNL_STUDIO_TRUST_PROXY=1): lib/studio/auth/request-host.ts. Another host is 421, which also
  *    closes DNS rebinding (a page of another name that resolves to this machine).
  * 2. The session: every page and API route requires a signed-in operator. The session cookie's
  *    signature and expiry are checked here (no database): a page request without a valid one is
@@ -15,15 +15,15 @@
  *    else 403. Browsers always send Origin with such requests; Next makes the same check for server
  *    actions but lets a request without Origin through, and trusts X-Forwarded-Host; this does neither.
  * 4. The page's Content-Security-Policy, with a nonce made for this request (Next reads it from the
- *    request's header and puts it on its scripts): lib/studio/security-headers.ts. The headers every
+ *    request's header and puts it on its scripts): lib/studio/auth/security-headers.ts. The headers every
  *    response carries are set in next.config.ts; the answers made here carry them too.
  *
- * lib/studio/security-routes.test.ts drives this with every page and route of app/.
+ * lib/studio/auth/security-routes.test.ts drives this with every page and route of app/.
  */
 import { type NextRequest, NextResponse } from 'next/server';
-import { type HostPolicy, hostAllowed, hostPolicyFromEnv, originMatches, requestHost } from '@/lib/studio/request-host';
-import { newNonce, pagePolicy, SECURITY_HEADERS } from '@/lib/studio/security-headers';
-import { SESSION_COOKIE, verifySessionToken } from '@/lib/studio/session-token';
+import { type HostPolicy, hostAllowed, hostPolicyFromEnv, originMatches, requestHost } from '@/lib/studio/auth/request-host';
+import { newNonce, pagePolicy, SECURITY_HEADERS } from '@/lib/studio/auth/security-headers';
+import { SESSION_COOKIE, verifySessionToken } from '@/lib/studio/auth/session-token';
 
 const PUBLIC = ['/sign-in', '/setup'];
 

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JournalEvent, RunHold } from '../lib/durable';
 import { PostgresStorage } from '../lib/durable/storage';
-import { encodeRunSegment } from '../lib/studio/run-path';
+import { encodeRunSegment } from '../lib/studio/reads/run-path';
 import { processTree, rssMb } from './children';
 import type { BenchContext, FigureResult, GoalCheck } from './report-types';
 import { round, sleep, summary } from './stats';

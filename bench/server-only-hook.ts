@@ -1,5 +1,5 @@
 /**
- * Lets the benchmark import the Studio's server modules (lib/studio/runs.ts starts with
+ * Lets the benchmark import the Studio's server modules (lib/studio/reads/runs.ts starts with
  * `import 'server-only'`, Next's marker, which outside Next is not installed as a package): the marker
  * resolves to Next's own empty module, as on the server and as vitest.config.ts maps it.
  */

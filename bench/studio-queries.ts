@@ -19,7 +19,7 @@ import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { PostgresStorage } from '../lib/durable/storage';
-import { type RunSearch, runSearchStatement, toolEventCountStatement } from '../lib/studio/run-search';
+import { type RunSearch, runSearchStatement, toolEventCountStatement } from '../lib/studio/reads/run-search';
 import { DATABASE_URL, printTable, round, writeResults } from './stats';
 
 export interface StudioQueryTiming {

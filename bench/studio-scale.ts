@@ -2,7 +2,7 @@
  * Figure 5, the Studio at scale: server time of the runs page's queries over 100 000 runs and 2 000 000
  * events (bench/studio-queries.ts measureStudioQueries: seeded with INSERT … SELECT generate_series in a
  * throwaway database, EXPLAIN ANALYZE of the Studio's own search statement), and the run page of a
- * 5 000-event run through the Studio's own server functions (lib/studio/runs.ts getRunView: the
+ * 5 000-event run through the Studio's own server functions (lib/studio/reads/runs.ts getRunView: the
  * summary, the chunk-aligned tail, the totals over every event; getEventsChunk: one earlier chunk),
  * timed in this process against the bench database.
  */
@@ -61,7 +61,7 @@ export async function studioScale(ctx: BenchContext): Promise<FigureResult> {
   // The run page of a 5 000-event run, through lib/studio (storageFromEnv reads DATABASE_URL: the bench database).
   process.env.DATABASE_URL = ctx.url;
   await import('./server-only-hook');
-  const studio = await import('../lib/studio/runs');
+  const studio = await import('../lib/studio/reads/runs');
   const sql = postgres(ctx.url, { max: 1, onnotice: () => {} });
   const runId = `bench:long:${Date.now()}`;
   try {
@@ -117,7 +117,7 @@ export async function studioScale(ctx: BenchContext): Promise<FigureResult> {
       for (const t of result.timings)
         rows.push({ query: `runs page: ${t.query} (rows ${t.rows})`, 'server time median': t.medianMs, p90: null, p99: null, max: t.maxMs });
       notes.push(
-        `Runs page: ${result.runs} runs and ${result.events} events seeded in ${result.seedSeconds} s; server time is EXPLAIN ANALYZE planning + execution of the Studio's search statement (lib/studio/run-search.ts), median of 5 after a warm-up (p90/p99 not taken: 5 samples).`,
+        `Runs page: ${result.runs} runs and ${result.events} events seeded in ${result.seedSeconds} s; server time is EXPLAIN ANALYZE planning + execution of the Studio's search statement (lib/studio/reads/run-search.ts), median of 5 after a warm-up (p90/p99 not taken: 5 samples).`,
       );
       const first = result.timings.find((t) => t.query === 'first page');
       const worst = [...result.timings].sort((a, b) => b.medianMs - a.medianMs)[0];

@@ -14,7 +14,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { addOperator, startOperatorSession, verifyOperator } from '../lib/accounts';
 import type { PostgresStorage } from '../lib/durable/storage';
-import { SESSION_COOKIE, sessionExpiry, signSessionToken } from '../lib/studio/session-token';
+import { SESSION_COOKIE, sessionExpiry, signSessionToken } from '../lib/studio/auth/session-token';
 import { ROOT } from './children';
 import { sleep } from './stats';
 

@@ -11,7 +11,7 @@
  * `payloads` holds the big values events name by SHA-256 (docs/large-payloads.md): append-only too,
  * written in the same statement as the first event that names each.
  * `operator_sessions` are the Studio's sign-ins (lib/accounts/sessions.ts), each revocable;
- * `sign_in_failures` the recent failed sign-ins the rate limit counts (lib/studio/sign-in-rate-limit.ts).
+ * `sign_in_failures` the recent failed sign-ins the rate limit counts (lib/studio/auth/sign-in-rate-limit.ts).
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
@@ -51,7 +51,7 @@ export const runs = gnl.table(
   ],
 );
 
-/** The event types that name a tool, and those that carry an idempotency key (the Studio's search, lib/studio/run-search.ts). */
+/** The event types that name a tool, and those that carry an idempotency key (the Studio's search, lib/studio/reads/run-search.ts). */
 const TOOL_EVENT_TYPES = sql.raw(`type in ('tool-call-start', 'tool-call-end', 'tool-call-error', 'tool-approval-request')`);
 const KEY_EVENT_TYPES = sql.raw(`type in ('tool-call-start', 'tool-call-end', 'tool-call-error')`);
 

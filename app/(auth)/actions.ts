@@ -1,15 +1,15 @@
 'use server';
 /**
  * Signing in, creating the first account with the setup link, signing out. zod parse → one call into
- * lib/studio/sign-in → redirect or a message. Passwords are never echoed back or logged.
+ * lib/studio/auth/sign-in → redirect or a message. Passwords are never echoed back or logged.
  */
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
-import { CLIENT_ADDRESS_HEADER } from '@/lib/studio/client-address';
-import { endSession } from '@/lib/studio/session';
-import { safeNextPath } from '@/lib/studio/next-path';
-import { createFirstOperator, signIn } from '@/lib/studio/sign-in';
+import { CLIENT_ADDRESS_HEADER } from '@/lib/studio/auth/client-address';
+import { endSession } from '@/lib/studio/auth/session';
+import { safeNextPath } from '@/lib/studio/auth/next-path';
+import { createFirstOperator, signIn } from '@/lib/studio/auth/sign-in';
 
 export type FormState = { message?: string; login?: string };
 

@@ -1,13 +1,13 @@
 'use server';
 /**
  * The Studio's server actions. Each: the session (who decides: the signed-in operator, never a name
- * the browser sends) → zod parse → one call into lib/studio/operator-actions → a typed result.
+ * the browser sends) → zod parse → one call into lib/studio/actions/operator-actions → a typed result.
  * Next refuses an action whose Origin is not this host; the session cookie is SameSite=Strict.
  */
 import { z } from 'zod';
 import { CRASH_POINTS } from '@/lib/demo';
-import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/operator-actions';
-import { currentOperator } from '@/lib/studio/session';
+import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/actions/operator-actions';
+import { currentOperator } from '@/lib/studio/auth/session';
 import type { Decision } from '@/lib/durable';
 
 const runId = z.string().min(1).max(512);

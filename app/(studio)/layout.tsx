@@ -3,8 +3,8 @@ import { signOutAction } from '@/app/(auth)/actions';
 import { JournalNotice } from '@/components/runs/journal-notice';
 import { Button } from '@/components/ui/button';
 import { VisibleText } from '@/components/ui/visible-text';
-import { journalInfo } from '@/lib/studio/runs';
-import { requireOperator } from '@/lib/studio/session';
+import { journalInfo } from '@/lib/studio/reads/runs';
+import { requireOperator } from '@/lib/studio/auth/session';
 
 export default async function StudioLayout({ children }: { children: React.ReactNode }) {
   const operator = await requireOperator();

@@ -5,8 +5,8 @@ import { RunSearchForm } from '@/components/runs/run-search-form';
 import { RunStatusFilter } from '@/components/runs/run-status-filter';
 import { buttonVariants } from '@/components/ui/button';
 import { VisibleText } from '@/components/ui/visible-text';
-import { agentNames, DEFAULT_PAGE_SIZE, listRuns, parseFilterText, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/runs';
-import { requireOperator } from '@/lib/studio/session';
+import { agentNames, DEFAULT_PAGE_SIZE, listRuns, parseFilterText, parsePageSize, parseRunStatus, RUN_STATUS_FILTERS } from '@/lib/studio/reads/runs';
+import { requireOperator } from '@/lib/studio/auth/session';
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 

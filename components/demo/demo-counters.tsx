@@ -5,7 +5,7 @@ import { Alert, AlertDescription } from '@/components/ui/alert';
 import { VisibleText } from '@/components/ui/visible-text';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
 import type { DemoServiceState } from '@/lib/studio/demo';
-import { demoStatsQuery } from '@/lib/studio/queries';
+import { demoStatsQuery } from '@/lib/studio/reads/queries';
 
 const KINDS = ['tickets', 'refunds', 'emails'] as const;
 

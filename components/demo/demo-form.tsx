@@ -9,7 +9,7 @@ import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import type { CrashPoint } from '@/lib/demo';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 
 const CRASH_CHOICES: { value: CrashPoint | ''; label: string }[] = [
   { value: '', label: 'No crash' },

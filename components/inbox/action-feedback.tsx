@@ -2,7 +2,7 @@
 
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import type { DecisionConflictReason } from '@/lib/durable';
-import type { Refusal } from '@/lib/studio/operator-actions';
+import type { Refusal } from '@/lib/studio/actions/operator-actions';
 import { VisibleText } from '@/components/ui/visible-text';
 
 /** "4 s ago", "3 min ago": how long since an ISO instant, for a person. */

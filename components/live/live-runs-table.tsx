@@ -2,8 +2,8 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { RunsTable } from '@/components/runs/runs-table';
-import { type RunsListParams, runsQuery } from '@/lib/studio/queries';
-import type { RunListPage } from '@/lib/studio/run-listing';
+import { type RunsListParams, runsQuery } from '@/lib/studio/reads/queries';
+import type { RunListPage } from '@/lib/studio/reads/run-listing';
 import { StreamStatusBanner } from './stream-status-banner';
 import { useRunsLive } from './use-runs-live';
 import { VisibleText } from '@/components/ui/visible-text';

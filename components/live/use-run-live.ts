@@ -1,10 +1,10 @@
 'use client';
 
 import { useQueryClient } from '@tanstack/react-query';
-import { runQuery, runTailQuery } from '@/lib/studio/queries';
-import { encodeRunSegment } from '@/lib/studio/run-path';
-import { mergeIntoTail, tailHead } from '@/lib/studio/timeline-window';
-import type { WireEvent, WireRun } from '@/lib/studio/wire';
+import { runQuery, runTailQuery } from '@/lib/studio/reads/queries';
+import { encodeRunSegment } from '@/lib/studio/reads/run-path';
+import { mergeIntoTail, tailHead } from '@/lib/studio/reads/timeline-window';
+import type { WireEvent, WireRun } from '@/lib/studio/reads/wire';
 import { type StreamStatus, useEventStream } from './use-event-stream';
 
 /**

@@ -1,9 +1,9 @@
 'use client';
 
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
-import { runQuery, type runsQuery } from '@/lib/studio/queries';
-import { listingMatches, type RunListPage } from '@/lib/studio/run-listing';
-import type { WireRun } from '@/lib/studio/wire';
+import { runQuery, type runsQuery } from '@/lib/studio/reads/queries';
+import { listingMatches, type RunListPage } from '@/lib/studio/reads/run-listing';
+import type { WireRun } from '@/lib/studio/reads/wire';
 import { type StreamStatus, useEventStream } from './use-event-stream';
 
 type RunsKey = ReturnType<typeof runsQuery>['queryKey'];

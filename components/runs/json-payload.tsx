@@ -1,5 +1,5 @@
 import { VisibleText } from '@/components/ui/visible-text';
-import { jsonReplacer } from '@/lib/studio/wire';
+import { jsonReplacer } from '@/lib/studio/reads/wire';
 import { cn } from '@/lib/utils';
 
 /** Payloads longer than this many lines start collapsed. */

@@ -1,5 +1,5 @@
 import { Time } from '@/components/ui/time';
-import type { RunListing } from '@/lib/studio/run-listing';
+import type { RunListing } from '@/lib/studio/reads/run-listing';
 import { cn } from '@/lib/utils';
 import { VisibleText } from '@/components/ui/visible-text';
 

@@ -1,5 +1,5 @@
 import { Time } from '@/components/ui/time';
-import type { WireRun } from '@/lib/studio/wire';
+import type { WireRun } from '@/lib/studio/reads/wire';
 import { cn } from '@/lib/utils';
 import { JsonPayload } from './json-payload';
 import { RunModel } from './run-model';

@@ -1,5 +1,5 @@
 import type { RunTotals } from '@/lib/durable/projection';
-import type { WireRun } from '@/lib/studio/wire';
+import type { WireRun } from '@/lib/studio/reads/wire';
 import { cn } from '@/lib/utils';
 
 export function formatMs(ms: number): string {

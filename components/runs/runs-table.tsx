@@ -1,8 +1,8 @@
 import Link from 'next/link';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
 import { Time } from '@/components/ui/time';
-import { runHref } from '@/lib/studio/run-path';
-import type { RunListing } from '@/lib/studio/run-listing';
+import { runHref } from '@/lib/studio/reads/run-path';
+import type { RunListing } from '@/lib/studio/reads/run-listing';
 import { RunLeaseLapsed } from './run-lease-lapsed';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';

@@ -1,7 +1,7 @@
 import { PayloadText } from '@/components/runs/payload-text';
 import type { TokenUsage } from '@/lib/durable';
-import { readModelStep } from '@/lib/studio/model-step';
-import type { WireEventOf } from '@/lib/studio/wire';
+import { readModelStep } from '@/lib/studio/reads/model-step';
+import type { WireEventOf } from '@/lib/studio/reads/wire';
 import { CallOutcome } from './call-outcome';
 import { Chip, EventHeader, formatDuration, Note } from './event-parts';
 import { replaysAfter, type TimelineIndex } from './timeline-index';

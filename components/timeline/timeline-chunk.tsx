@@ -1,8 +1,8 @@
 'use client';
 
 import { useEffect } from 'react';
-import { CHUNK_SIZE } from '@/lib/studio/timeline-window';
-import type { WireEvent } from '@/lib/studio/wire';
+import { CHUNK_SIZE } from '@/lib/studio/reads/timeline-window';
+import type { WireEvent } from '@/lib/studio/reads/wire';
 import type { TimelineIndex } from './timeline-index';
 import { TimelineEvent } from './timeline-event';
 import { useInView } from './use-in-view';

@@ -4,7 +4,7 @@ import { PayloadText, payloadString } from '@/components/runs/payload-text';
 import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
 import { findHidden } from '@/lib/text';
 import type { JournalEventType } from '@/lib/durable';
-import type { WireEvent, WireEventOf } from '@/lib/studio/wire';
+import type { WireEvent, WireEventOf } from '@/lib/studio/reads/wire';
 import { Chip, EventHeader, Note, Reason, SeqLink } from './event-parts';
 import { ModelStepCard } from './model-step-card';
 import { RawRecord } from './raw-record';

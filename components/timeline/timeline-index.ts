@@ -3,7 +3,7 @@
  * over the wire events the page holds.
  */
 import { buildCallHistory, type CallHistory, type CallRecord as CallRecordOf, replaysAfter } from '@/lib/durable/projection';
-import type { WireEvent } from '@/lib/studio/wire';
+import type { WireEvent } from '@/lib/studio/reads/wire';
 
 export type CallRecord = CallRecordOf<WireEvent>;
 export type TimelineIndex = CallHistory<WireEvent>;

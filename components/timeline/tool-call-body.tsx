@@ -1,5 +1,5 @@
 import { PayloadText } from '@/components/runs/payload-text';
-import type { WireEventOf } from '@/lib/studio/wire';
+import type { WireEventOf } from '@/lib/studio/reads/wire';
 import { Chip, EventHeader, formatDuration, IdempotencyKey, Note, SeqLink } from './event-parts';
 import { replaysAfter, type TimelineIndex } from './timeline-index';
 import { VisibleText } from '@/components/ui/visible-text';

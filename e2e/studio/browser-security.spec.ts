@@ -4,7 +4,7 @@
  *
  * - a sign-in's `next` that a browser would take off this Studio (tabs and newlines it drops, backslashes
  *   it reads as slashes, encoded and look-alike slashes, other schemes) leads to this Studio, signed in
- *   or signing in, and never answers 500 (lib/studio/next-path.ts has the whole table);
+ *   or signing in, and never answers 500 (lib/studio/auth/next-path.ts has the whole table);
  * - a page on another port of this machine (the same site, so SameSite=Strict cookies go with it)
  *   cannot frame any Studio page, so no click of a visitor lands on an approval;
  * - every answer (pages, JSON routes, the event stream's refusal, static files) carries the security
@@ -16,7 +16,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, type Page, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { LONG } from './seed-data';
 import { SignInPage } from './studio-pages';
 

@@ -4,7 +4,7 @@
  * counters (read from it directly, by the run's idempotency keys) say what really happened.
  */
 import { expect, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { demoServiceUrl, storageStatePath } from './auth-state';
 import { SEEDED } from './seed-data';
 import { DemoPage, InboxPage, RunPage } from './studio-pages';

@@ -5,7 +5,7 @@
  * A second operator (bob, another browser context) makes the decisions that append events.
  */
 import { type Browser, expect, type Page, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { storageStatePath } from './auth-state';
 import { DemoPage, InboxPage, RunPage, timelineEvents } from './studio-pages';
 

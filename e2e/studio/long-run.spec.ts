@@ -4,7 +4,7 @@
  * Its operator account was created by the Studio's first start from GNL_STUDIO_OPERATOR_*.
  */
 import { expect, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { LONG } from './seed-data';
 import { SignInPage, timelineEvents } from './studio-pages';
 

@@ -1,6 +1,6 @@
 /** Screenshots of the runs page, a run's timeline and the inbox, saved with each run's results (not committed). */
 import { expect, type Page, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { DemoPage, InboxPage, RunPage } from './studio-pages';
 
 /** Render every event for a full-page picture (the timeline skips painting off-screen events). */

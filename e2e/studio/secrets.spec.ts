@@ -17,7 +17,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { gnlTool, REDACTED, runDurable } from '@/lib/durable';
 import { PGliteStorage, secretsFromEnv } from '@/lib/durable/storage';
-import { encodeRunSegment } from '@/lib/studio/run-path';
+import { encodeRunSegment } from '@/lib/studio/reads/run-path';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { InboxPage, RunPage, SignInPage } from './studio-pages';
 

@@ -14,7 +14,7 @@
  *   (GNL_STUDIO_TRUST_PROXY=1), so the address is the last X-Forwarded-For entry, which the test writes
  *   as that proxy would: each test uses addresses of its own, so the suite's own sign-ins from 127.0.0.1
  *   are not counted. That a client reaching the Studio directly cannot choose its address is
- *   lib/studio/client-address.test.ts.
+ *   lib/studio/auth/client-address.test.ts.
  * - Untrusted tool arguments, outputs, model text, prompts and run ids are shown as text: no script runs
  *   (no dialog, window.__gnlPwned stays undefined), no javascript: URL or event-handler attribute is in
  *   the DOM, and the pages still answer the keyboard and clicks after 2.6 MB of huge strings and a 900-level JSON.
@@ -23,8 +23,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type APIRequestContext, expect, type Page, type Request, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
-import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, secretFilePath, signSessionToken } from '@/lib/studio/session-token';
+import { runHref } from '@/lib/studio/reads/run-path';
+import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, secretFilePath, signSessionToken } from '@/lib/studio/auth/session-token';
 import { appRoutes, pathOf } from '@/tests/support/app-routes';
 import { repoRoot } from '@/tests/support/source-imports';
 import { HOSTILE } from './hostile-data';

@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, expect, test } from '@playwright/test';
-import { SESSION_COOKIE } from '@/lib/studio/session-token';
+import { SESSION_COOKIE } from '@/lib/studio/auth/session-token';
 import { SignInPage } from './studio-pages';
 
 const operator = { login: 'sessions-e2e', name: 'Sessions E2E', password: 'sessions-e2e-password' };

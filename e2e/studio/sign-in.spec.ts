@@ -1,5 +1,5 @@
 import { expect, request, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { OPERATORS, SEEDED } from './seed-data';
 import { SignInPage } from './studio-pages';
 

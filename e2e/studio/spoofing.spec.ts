@@ -8,7 +8,7 @@
  * so above the decision, and Approve still decides.
  */
 import { expect, type Locator, type Page, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { SPOOFED, SPOOFED_CODE_POINTS, SPOOFED_RUNS } from '@/tests/support/spoofed-text';
 import { LONG } from './seed-data';
 import { InboxPage, SignInPage } from './studio-pages';

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { runHref } from '@/lib/studio/run-path';
+import { runHref } from '@/lib/studio/reads/run-path';
 import { HTML_PAYLOAD, SEEDED } from './seed-data';
 import { RunPage } from './studio-pages';
 

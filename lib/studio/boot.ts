@@ -9,9 +9,9 @@ import { addOperator } from '@/lib/accounts';
 import { demoModelInfo } from '@/lib/demo';
 import { getExecutor } from '@/lib/executor';
 import { demoInvocationHook } from './demo';
-import { hostPolicyFromEnv } from './request-host';
-import { isLoopbackHost } from './session-cookie';
-import { needsFirstOperator, newSetupToken } from './sign-in';
+import { hostPolicyFromEnv } from './auth/request-host';
+import { isLoopbackHost } from './auth/session-cookie';
+import { needsFirstOperator, newSetupToken } from './auth/sign-in';
 
 function origin(): string {
   const host = process.env.GNL_STUDIO_HOST || '127.0.0.1';

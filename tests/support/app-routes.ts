@@ -1,7 +1,7 @@
 /**
  * The Studio's surface, read from the app/ folder the way Next reads it: every page (page.tsx), every
  * route handler (route.ts), every module of server actions ('use server' at its top). The security tests
- * (lib/studio/security-routes.test.ts, e2e/studio/security.spec.ts) walk these lists, so a page, route
+ * (lib/studio/auth/security-routes.test.ts, e2e/studio/security.spec.ts) walk these lists, so a page, route
  * or action added later is checked without anyone remembering to list it.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { connection } from 'next/server';
 import { SetupForm } from '@/components/auth/setup-form';
-import { needsFirstOperator, setupTokenValid } from '@/lib/studio/sign-in';
+import { needsFirstOperator, setupTokenValid } from '@/lib/studio/auth/sign-in';
 
 export const metadata: Metadata = { title: 'First operator' };
 

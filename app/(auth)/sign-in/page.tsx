@@ -3,10 +3,10 @@ import { redirect } from 'next/navigation';
 import { headers } from 'next/headers';
 import { connection } from 'next/server';
 import { SignInForm } from '@/components/auth/sign-in-form';
-import { currentOperator } from '@/lib/studio/session';
-import { sessionCookieSecure } from '@/lib/studio/session-cookie';
-import { safeNextPath } from '@/lib/studio/next-path';
-import { needsFirstOperator } from '@/lib/studio/sign-in';
+import { currentOperator } from '@/lib/studio/auth/session';
+import { sessionCookieSecure } from '@/lib/studio/auth/session-cookie';
+import { safeNextPath } from '@/lib/studio/auth/next-path';
+import { needsFirstOperator } from '@/lib/studio/auth/sign-in';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

@@ -3,7 +3,7 @@ import { connection } from 'next/server';
 import { DemoCounters } from '@/components/demo/demo-counters';
 import { DemoForm } from '@/components/demo/demo-form';
 import { demoInfo, demoServiceState } from '@/lib/studio/demo';
-import { requireOperator } from '@/lib/studio/session';
+import { requireOperator } from '@/lib/studio/auth/session';
 
 export const metadata: Metadata = { title: 'Demo' };
 

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { connection } from 'next/server';
 import { InboxList } from '@/components/inbox/inbox-list';
-import { loadInbox } from '@/lib/studio/inbox';
-import { requireOperator } from '@/lib/studio/session';
+import { loadInbox } from '@/lib/studio/reads/inbox';
+import { requireOperator } from '@/lib/studio/auth/session';
 
 export const metadata: Metadata = { title: 'Inbox' };
 

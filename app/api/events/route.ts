@@ -1,5 +1,5 @@
-import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/session';
-import { runsEventsResponse } from '@/lib/studio/live';
+import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/auth/session';
+import { runsEventsResponse } from '@/lib/studio/live/live';
 
 /** Every run's summary as it changes, as server-sent events. */
 export async function GET(request: Request) {

@@ -1,5 +1,5 @@
-import { loadInbox } from '@/lib/studio/inbox';
-import { operatorOrRefusal } from '@/lib/studio/session';
+import { loadInbox } from '@/lib/studio/reads/inbox';
+import { operatorOrRefusal } from '@/lib/studio/auth/session';
 
 /** Everything waiting for a person, as JSON (the inbox re-reads it when a run changes). */
 export async function GET() {

@@ -1,5 +1,5 @@
-import { operatorOrRefusal } from '@/lib/studio/session';
-import { listRuns, parseFilterText, parsePageSize, parseRunStatus } from '@/lib/studio/runs';
+import { operatorOrRefusal } from '@/lib/studio/auth/session';
+import { listRuns, parseFilterText, parsePageSize, parseRunStatus } from '@/lib/studio/reads/runs';
 
 /** One page of runs as JSON (the runs page re-reads it when its live stream says it may have missed changes). */
 export async function GET(request: Request) {

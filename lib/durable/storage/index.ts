@@ -1,7 +1,7 @@
 /** Journal adapters. Applications import from here; the core never does. */
 export { PostgresStorage, type PostgresStorageOptions } from './postgres-storage';
 // Postgres's lock statements, for the layers above that need them (the executor's takeover, the runs
-// page's lapsed leases, the sign-in limit): built here, so no layer above writes pg_locks itself.
+// page's lapsed leases, the sign-in limit): built here, so no layer above queries the lock table itself.
 export { advisoryKey, lockIds, runLockHeld, terminateRunHolders } from './run-locks';
 export { lockForTransaction } from './transaction-locks';
 export { PGliteStorage, type PGliteStorageOptions, EMBEDDED_DURABILITY_NOTE } from './pglite-storage';

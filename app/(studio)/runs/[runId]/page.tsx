@@ -4,9 +4,9 @@ import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
 import { RunView } from '@/components/timeline/run-view';
 import { VisibleText } from '@/components/ui/visible-text';
-import { decodeRunSegment } from '@/lib/studio/run-path';
-import { getRunView } from '@/lib/studio/runs';
-import { requireOperator } from '@/lib/studio/session';
+import { decodeRunSegment } from '@/lib/studio/reads/run-path';
+import { getRunView } from '@/lib/studio/reads/runs';
+import { requireOperator } from '@/lib/studio/auth/session';
 import { markedText } from '@/lib/text';
 
 type Params = Promise<{ runId: string }>;

@@ -1,5 +1,5 @@
 import { demoServiceState } from '@/lib/studio/demo';
-import { operatorOrRefusal } from '@/lib/studio/session';
+import { operatorOrRefusal } from '@/lib/studio/auth/session';
 
 /** The demo's outside service counters (its own numbers, by request and by idempotency key). */
 export async function GET() {

@@ -1,7 +1,7 @@
-import { operatorOrRefusal } from '@/lib/studio/session';
-import { decodeRunSegment } from '@/lib/studio/run-path';
-import { findRun } from '@/lib/studio/runs';
-import { toWireRun } from '@/lib/studio/wire';
+import { operatorOrRefusal } from '@/lib/studio/auth/session';
+import { decodeRunSegment } from '@/lib/studio/reads/run-path';
+import { findRun } from '@/lib/studio/reads/runs';
+import { toWireRun } from '@/lib/studio/reads/wire';
 
 /** A run's summary as JSON. */
 export async function GET(_request: Request, { params }: { params: Promise<{ runId: string }> }) {

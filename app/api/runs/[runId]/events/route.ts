@@ -1,7 +1,7 @@
-import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/session';
-import { decodeRunSegment } from '@/lib/studio/run-path';
-import { resumeAfter, runEventsResponse } from '@/lib/studio/live';
-import { findRun } from '@/lib/studio/runs';
+import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/auth/session';
+import { decodeRunSegment } from '@/lib/studio/reads/run-path';
+import { resumeAfter, runEventsResponse } from '@/lib/studio/live/live';
+import { findRun } from '@/lib/studio/reads/runs';
 
 /** A run's journal as server-sent events, resuming after Last-Event-ID (or ?after=). */
 export async function GET(request: Request, { params }: { params: Promise<{ runId: string }> }) {

@@ -1,8 +1,8 @@
-import { operatorOrRefusal } from '@/lib/studio/session';
-import { decodeRunSegment } from '@/lib/studio/run-path';
-import { getEventsChunk } from '@/lib/studio/runs';
+import { operatorOrRefusal } from '@/lib/studio/auth/session';
+import { decodeRunSegment } from '@/lib/studio/reads/run-path';
+import { getEventsChunk } from '@/lib/studio/reads/runs';
 
-/** One chunk of a run's journal as JSON (lib/studio/timeline-window.ts). */
+/** One chunk of a run's journal as JSON (lib/studio/reads/timeline-window.ts). */
 export async function GET(_request: Request, { params }: { params: Promise<{ runId: string; chunk: string }> }) {
   const auth = await operatorOrRefusal();
   if ('refusal' in auth) return auth.refusal;

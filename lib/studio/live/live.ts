@@ -15,7 +15,7 @@ import 'server-only';
 import type { RecordedEvent } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { type SseChannel, sseResponse } from './sse';
-import { toWireEvent, toWireRun } from './wire';
+import { toWireEvent, toWireRun } from '../reads/wire';
 
 /** A batch is cut at about this many bytes of JSON, so one message never holds a thousand big events. */
 const BATCH_BYTES = 512 * 1024;

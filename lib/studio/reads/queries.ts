@@ -8,7 +8,7 @@ import { queryOptions } from '@tanstack/react-query';
 import type { RunStatus } from '@/lib/durable';
 import { encodeRunSegment } from './run-path';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
-import type { DemoServiceState } from './demo';
+import type { DemoServiceState } from '../demo';
 import type { Inbox } from './inbox';
 import type { RunListPage } from './run-listing';
 import type { WireEvent, WireRun } from './wire';

@@ -18,9 +18,9 @@ import type { CrashPoint } from '@/lib/demo';
 import { type Decision, DecisionConflictError, type DecisionConflictReason, InvalidRunIdError, type PendingItem, RunState } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
-import { demoCrashPoints, startSupportRun } from './demo';
+import { demoCrashPoints, startSupportRun } from '../demo';
 import { resumeReason } from './resume-reason';
-import { checkToolOutput } from './tool-output';
+import { checkToolOutput } from '../reads/tool-output';
 
 export type Refusal =
   | { ok: false; kind: 'unauthenticated' | 'invalid' | 'error'; message: string }

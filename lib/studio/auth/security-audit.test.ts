@@ -78,7 +78,7 @@ describe('nothing the Studio runs rewrites the audit trail', () => {
         'lib/durable/storage/event-rows.ts',
         'lib/accounts/operators.ts',
         'lib/executor/run-queue.ts',
-        'lib/studio/operator-actions.ts',
+        'lib/studio/actions/operator-actions.ts',
       ]),
     );
   });
