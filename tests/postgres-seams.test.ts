@@ -35,7 +35,11 @@ describe('layers above storage ask for capabilities, not kind', () => {
       .filter((file) => !rel(file).startsWith(`lib${path.sep}durable${path.sep}storage${path.sep}`))
       .filter((file) => /\.kind\s*[!=]==\s*'(pglite|postgres)'/.test(readFileSync(file, 'utf8')));
     expect(readers.map(rel).sort()).toEqual(
-      [path.join('components', 'runs', 'journal-notice.tsx'), path.join('lib', 'cli', 'read-commands.ts'), path.join('lib', 'studio', 'reads', 'runs.ts')].sort(),
+      [
+        path.join('components', 'runs', 'journal-notice.tsx'),
+        path.join('lib', 'cli', 'read-commands.ts'),
+        path.join('lib', 'studio', 'reads', 'runs.ts'),
+      ].sort(),
     );
   });
 });

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { signOutAction } from '@/app/(auth)/actions';
+import { SignOutForm } from '@/components/auth/sign-out-form';
 import { JournalNotice } from '@/components/runs/journal-notice';
 import { Button } from '@/components/ui/button';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -26,7 +27,7 @@ export default async function StudioLayout({ children }: { children: React.React
               Demo
             </Link>
           </nav>
-          <form action={signOutAction} className="ml-auto flex items-center gap-3 text-sm">
+          <SignOutForm action={signOutAction} className="ml-auto flex items-center gap-3 text-sm">
             <span className="text-muted-foreground" data-testid="signed-in-as">
               <VisibleText text={operator.name} />{' '}
               <span className="font-mono text-xs">
@@ -36,7 +37,7 @@ export default async function StudioLayout({ children }: { children: React.React
             <Button type="submit" variant="ghost" size="sm">
               Sign out
             </Button>
-          </form>
+          </SignOutForm>
         </div>
       </header>
       <main className="mx-auto max-w-7xl space-y-6 px-4 py-6 sm:px-6">

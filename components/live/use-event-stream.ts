@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
+import { isSigningOut } from './signing-out';
 
 /** live: connected; connecting: (re)connecting, as after every stream's natural end; down: the browser gave up and we wait to try again. */
 export type StreamStatus = 'connecting' | 'live' | 'down';
@@ -88,6 +89,8 @@ export function useEventStream({ url, handlers, key }: EventStreamOptions): Stre
         es.close();
         source = undefined;
         setStatus('down');
+        // Signed out here: the sign-out's own redirect is on its way.
+        if (isSigningOut()) return undefined;
         window.location.assign(`/sign-in?next=${encodeURIComponent(`${window.location.pathname}${window.location.search}`)}`);
         return undefined;
       });

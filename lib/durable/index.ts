@@ -47,6 +47,7 @@ export {
 } from './errors';
 export { checkOutputSchema, type OutputCheck } from './output-check';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
+export { streamDurable, type StreamDurableOptions, type StreamDurableResult } from './stream-durable';
 export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';

@@ -1,6 +1,8 @@
 /**
  * Records and replays model steps. A model middleware: a step already in the journal is returned
- * from it (the model is not called), a new step is journaled before the loop sees it.
+ * from it (the model is not called), a new step is journaled before the loop sees it. Streamed steps
+ * (streamDurable) likewise: replayed as a stream of the recorded answer, or journaled when their
+ * finish arrives, before their tool calls reach the loop (stream-step.ts).
  *
  * A step is a logical model call, not an attempt: the SDK retries a failed call (a 429, a 5xx) by
  * calling this middleware again for the same step, so the step number is the loop's own (set by
@@ -22,6 +24,7 @@ import { encodeJson } from './json-codec';
 import { withoutDefaults } from './schema-identity';
 import { refusalOf, refusedStepError, refusedStepResult } from './refused-step';
 import type { RunSession } from './run-session';
+import { CallIdRenamer, recordingStepStream, streamOfRecordedStep } from './stream-step';
 import { uniqueToolCallIds } from './tool-call-ids';
 
 export function recordingModel(model: LanguageModelV4, session: RunSession): LanguageModelV4 {
@@ -38,46 +41,70 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
     // so the model sees what really ran, and the request hash compares like with like.
     transformParams: async ({ params }) => withRecordedArguments(params, session.state.inputOfCall, decided),
     wrapGenerate: async ({ doGenerate, model, params }) => {
-      session.throwIfFatal();
-      const step = session.stepNumber;
-      const requestHash = hashRequest(params);
-      const recorded = session.state.modelSteps[step];
-      if (recorded !== undefined) {
-        session.replayedSteps.add(step);
-        const recordedHash = session.state.modelRequestHashes[step];
-        if (recordedHash !== undefined && recordedHash !== requestHash) {
-          await session.replayMismatch(
-            { type: 'replay-mismatch', kind: 'model-call', step, recorded: recordedHash, given: requestHash },
-            `model call ${step} input`,
-          );
-        }
-        // An answer refused for its size was paid for once: replaying it fails again, never asks again (refused-step.ts).
-        const refused = refusalOf(recorded);
-        if (refused) throw refusedStepError({ runId: session.runId, step, ...refused });
-        return recorded as LanguageModelV4GenerateResult;
-      }
-      if (session.state.status === 'completed') {
-        throw new JournalDataError(
-          `Run "${session.runId}" is completed with ${session.state.modelSteps.length} model steps; this call asks for step ${step + 1}. Start a new run instead.`,
-        );
-      }
+      const step = await stepOf(session, params);
+      if (step.recorded) return step.recorded;
       const startedAt = performance.now();
-      const result = uniqueToolCallIds(await doGenerate(), step, session.state.toolCallIdsOfSteps());
-      const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
-      const event = { type: 'model-step' as const, step, provider: model.provider, modelId: model.modelId, latencyMs, requestHash };
-      try {
-        await session.append({ ...event, result: journaledResult(result) });
-      } catch (error) {
-        if (!JournalDataError.isInstance(error) || !error.tooLarge) throw error;
-        await session.append({ ...event, result: refusedStepResult(error.tooLarge) });
-        throw refusedStepError({ runId: session.runId, step, ...error.tooLarge, cause: error });
-      }
+      const result = uniqueToolCallIds(await doGenerate(), step.number, session.state.toolCallIdsOfSteps());
+      await record(session, { step, model, startedAt, result });
       return result;
     },
-    wrapStream: async () => {
-      throw new JournalDataError('runDurable journals generateText steps; streaming model calls are not supported.');
+    // streamDurable: deltas pass through, tool calls are held until the step is journaled (stream-step.ts).
+    wrapStream: async ({ doStream, model, params }) => {
+      const step = await stepOf(session, params);
+      if (step.recorded) return { stream: streamOfRecordedStep(step.recorded) };
+      const startedAt = performance.now();
+      const { stream, ...rest } = await doStream();
+      const renamer = new CallIdRenamer(step.number, session.state.toolCallIdsOfSteps());
+      return { ...rest, stream: recordingStepStream({ stream, renamer, record: (result) => record(session, { step, model, startedAt, result }) }) };
     },
   };
+}
+
+type Step = { number: number; requestHash: string; recorded?: LanguageModelV4GenerateResult };
+
+/** The step the loop is on, and its recorded answer when the journal has one (checked against this call's input). */
+async function stepOf(session: RunSession, params: LanguageModelV4CallOptions): Promise<Step> {
+  session.throwIfFatal();
+  const step = session.stepNumber;
+  const requestHash = hashRequest(params);
+  const recorded = session.state.modelSteps[step];
+  if (recorded !== undefined) {
+    session.replayedSteps.add(step);
+    const recordedHash = session.state.modelRequestHashes[step];
+    if (recordedHash !== undefined && recordedHash !== requestHash) {
+      await session.replayMismatch(
+        { type: 'replay-mismatch', kind: 'model-call', step, recorded: recordedHash, given: requestHash },
+        `model call ${step} input`,
+      );
+    }
+    // An answer refused for its size was paid for once: replaying it fails again, never asks again (refused-step.ts).
+    const refused = refusalOf(recorded);
+    if (refused) throw refusedStepError({ runId: session.runId, step, ...refused });
+    return { number: step, requestHash, recorded: recorded as LanguageModelV4GenerateResult };
+  }
+  if (session.state.status === 'completed') {
+    throw new JournalDataError(
+      `Run "${session.runId}" is completed with ${session.state.modelSteps.length} model steps; this call asks for step ${step + 1}. Start a new run instead.`,
+    );
+  }
+  return { number: step, requestHash };
+}
+
+/** Journals a new step's answer before the loop sees it; one too large is recorded as refused and fails the step. */
+async function record(
+  session: RunSession,
+  args: { step: Step; model: LanguageModelV4; startedAt: number; result: LanguageModelV4GenerateResult },
+): Promise<void> {
+  const { step, model, startedAt, result } = args;
+  const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
+  const event = { type: 'model-step' as const, step: step.number, provider: model.provider, modelId: model.modelId, latencyMs, requestHash: step.requestHash };
+  try {
+    await session.append({ ...event, result: journaledResult(result) });
+  } catch (error) {
+    if (!JournalDataError.isInstance(error) || !error.tooLarge) throw error;
+    await session.append({ ...event, result: refusedStepResult(error.tooLarge) });
+    throw refusedStepError({ runId: session.runId, step: step.number, ...error.tooLarge, cause: error });
+  }
 }
 
 /**

@@ -16,7 +16,7 @@ import { errorInfo, type PendingItem } from './events';
 import { markJournaledFailure } from './journaled-failure';
 import { RunState } from './run-state';
 import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from './idempotency-key';
-import type { Journal } from './journal';
+import type { Journal, RunHold } from './journal';
 import { journaledTool, type ToolRetry } from './journaled-tool';
 import { recordingModel } from './recording-model';
 import { assertValidRunId } from './run-id';
@@ -119,6 +119,34 @@ export type DurableResult<TOOLS extends ToolSet> =
 export type Replayed<EVENT> = EVENT & { replayed: boolean };
 
 export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>): Promise<DurableResult<TOOLS>> {
+  const opened = await openRun(options);
+  if (opened.kind === 'answer') return opened.result;
+  const { session, hold, loop } = opened;
+  try {
+    let result: GenerateTextResult<TOOLS, any, any>;
+    try {
+      result = await generateText(loop as unknown as GenerateTextOptions<TOOLS>);
+    } catch (error) {
+      return await settle(session, { error });
+    }
+    return await settle(session, { result });
+  } finally {
+    await hold.release();
+  }
+}
+
+/** A run opened for one invocation: answered at once (nothing to do), or held, with the loop's settings. */
+export type OpenedRun<TOOLS extends ToolSet> =
+  | { kind: 'answer'; result: DurableResult<TOOLS> }
+  | { kind: 'execute'; session: RunSession; hold: RunHold; loop: Record<string, unknown> & { model: LanguageModelV4; tools: TOOLS } };
+
+/**
+ * What runDurable and streamDurable share before the loop: the options checked, the start input built,
+ * the run held and begun (beginInvocation), and the settings the SDK's loop runs with: the recording
+ * model, the journaled tools, the tool gate, the stop conditions, the recording prepareStep and repair.
+ * The caller releases the hold when the loop has settled (an answer holds nothing).
+ */
+export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>): Promise<OpenedRun<TOOLS>> {
   const {
     runId,
     journal,
@@ -153,19 +181,25 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
   const hold = await journal.hold(runId);
   try {
     const begun = await beginInvocation({ hold, input, maxEvents });
-    if (begun.kind === 'canceled') return { status: 'canceled', runId, by: begun.by, ...(begun.reason ? { reason: begun.reason } : {}) };
-    if (begun.kind === 'waiting-approval') return { status: 'waiting-approval', runId, pending: begun.pending.map(toPendingApproval) };
-    if (begun.kind === 'waiting-tool-result') return { status: 'waiting-tool-result', runId, pending: begun.pending.map(toPendingToolResult) };
-    const { state } = begun;
-    const session = new RunSession(runId, hold, state, strictReplay === true, maxEvents);
+    let answer: DurableResult<TOOLS> | undefined;
+    if (begun.kind === 'canceled') answer = { status: 'canceled', runId, by: begun.by, ...(begun.reason ? { reason: begun.reason } : {}) };
+    if (begun.kind === 'waiting-approval') answer = { status: 'waiting-approval', runId, pending: begun.pending.map(toPendingApproval) };
+    if (begun.kind === 'waiting-tool-result') answer = { status: 'waiting-tool-result', runId, pending: begun.pending.map(toPendingToolResult) };
+    if (answer || begun.kind !== 'execute') {
+      await hold.release();
+      return { kind: 'answer', result: answer as DurableResult<TOOLS> };
+    }
+    const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     const callbacks = withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
-    return await execute({ session, rest: { ...rest, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep, toolRetry });
-  } finally {
+    const loop = loopSettings({ session, rest: { ...rest, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep, toolRetry });
+    return { kind: 'execute', session, hold, loop };
+  } catch (error) {
     await hold.release();
+    throw error;
   }
 }
 
-async function execute<TOOLS extends ToolSet>(args: {
+function loopSettings<TOOLS extends ToolSet>(args: {
   session: RunSession;
   rest: Record<string, unknown>;
   baseModel: LanguageModelV4;
@@ -174,7 +208,7 @@ async function execute<TOOLS extends ToolSet>(args: {
   toolApproval: unknown;
   prepareStep: ((...a: any[]) => any) | undefined;
   toolRetry: ToolRetry | undefined;
-}): Promise<DurableResult<TOOLS>> {
+}): Record<string, unknown> & { model: LanguageModelV4; tools: TOOLS } {
   const { session, baseModel, tools, toolApproval, prepareStep } = args;
   const { repairToolCall, experimental_repairToolCall, ...rest } = args.rest as {
     repairToolCall?: ToolCallRepair;
@@ -185,29 +219,37 @@ async function execute<TOOLS extends ToolSet>(args: {
   const journaledTools = Object.fromEntries(
     Object.entries(tools).map(([name, tool]) => [name, journaledTool({ session, toolName: name, tool, retry: args.toolRetry })]),
   );
-  let result: GenerateTextResult<TOOLS, any, any>;
-  try {
-    result = await generateText({
-      ...(rest as object),
-      ...(repair ? { repairToolCall: journaledRepair(repair, session) } : {}),
-      model: recordingModel(baseModel, session),
-      tools: journaledTools as TOOLS,
-      toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
-      stopWhen: [...userStops, session.mustStop],
-      prepareStep: recordingPrepareStep(prepareStep, session),
-    } as unknown as GenerateTextOptions<TOOLS>);
-  } catch (error) {
-    if (session.canceled && session.fatal === undefined) return canceled(session);
-    await recordFailure(session, error);
-    throw error;
-  }
+  return {
+    ...(rest as object),
+    ...(repair ? { repairToolCall: journaledRepair(repair, session) } : {}),
+    model: recordingModel(baseModel, session),
+    tools: journaledTools as TOOLS,
+    toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
+    stopWhen: [...userStops, session.mustStop],
+    prepareStep: recordingPrepareStep(prepareStep, session),
+  };
+}
+
+/**
+ * How an invocation ends once the SDK's loop has: canceled; failed (journaled, then thrown); or its
+ * suspend or completion journaled (finish). `result`: what the loop returned (streamDurable passes the
+ * awaited parts of its stream's result).
+ */
+export async function settle<TOOLS extends ToolSet>(
+  session: RunSession,
+  outcome: { error: unknown } | { result: GenerateTextResult<TOOLS, any, any> },
+): Promise<DurableResult<TOOLS>> {
   if (session.canceled && session.fatal === undefined) return canceled(session);
+  if ('error' in outcome) {
+    await recordFailure(session, outcome.error);
+    throw outcome.error;
+  }
   const failure = session.fatal ?? session.failure;
   if (failure !== undefined) {
     await recordFailure(session, failure);
     throw failure;
   }
-  return finish(session, result);
+  return finish(session, outcome.result);
 }
 
 async function finish<TOOLS extends ToolSet>(session: RunSession, result: GenerateTextResult<TOOLS, any, any>): Promise<DurableResult<TOOLS>> {
