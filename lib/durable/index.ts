@@ -47,6 +47,7 @@ export {
 } from './errors';
 export { checkOutputSchema, type OutputCheck } from './output-check';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
+export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
 export { streamDurable, type StreamDurableOptions, type StreamDurableResult } from './stream-durable';
 export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';

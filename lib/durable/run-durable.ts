@@ -8,7 +8,15 @@
  * unrecorded step. Nothing needed to continue is held in memory.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { type GenerateTextResult, generateText, type LanguageModel, type StopCondition, stepCountIs, type ToolSet } from 'ai';
+import {
+  type GenerateTextResult,
+  generateText,
+  type LanguageModel,
+  type OutputInterface as OutputSpec,
+  type StopCondition,
+  stepCountIs,
+  type ToolSet,
+} from 'ai';
 import { JournalDataError, RunEventLimitError, SideEffectRetryBlockedError } from './errors';
 import { beginInvocation } from './begin-invocation';
 import { eventLimitOption } from './event-limit';
@@ -36,7 +44,9 @@ type Callback<K extends keyof GenerateTextOptions<any>, TOOLS extends ToolSet> =
 type ReplayCallbackName = 'onStepFinish' | 'onStepEnd' | 'onFinish' | 'onEnd';
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<GenerateTextOptions<TOOLS>, ReplayCallbackName> & {
+export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<GenerateTextOptions<TOOLS>, ReplayCallbackName | 'output'> & {
+  /** Structured output (`Output.object({ schema })`, …): on the completed result as `output`, parsed from the final step. */
+  output?: OutputSpec<any, any, any>;
   /** Called after each step, replayed ones included (`replayed: true` when the model's answer came from the journal). */
   onStepFinish?: Callback<'onStepFinish', TOOLS>;
   onStepEnd?: Callback<'onStepEnd', TOOLS>;
@@ -107,6 +117,11 @@ export type DurableResult<TOOLS extends ToolSet> =
       response: GenerateTextResult<TOOLS, any, any>['response'];
       /** Model steps this call read back from the journal instead of calling the model. */
       replayedSteps: number;
+      /**
+       * The structured output (`output: Output.object(…)` and the like), parsed from the final step, so a
+       * replay gives the same. Read as the SDK's `result.output`: without one it throws NoOutputGeneratedError.
+       */
+      readonly output: unknown;
       /** The SDK's own result object. */
       result: GenerateTextResult<TOOLS, any, any>;
     }
@@ -271,8 +286,8 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
   if (session.state.status !== 'completed') {
     await session.append({ type: 'run-complete', text: result.text, finishReason: result.finishReason, steps: result.steps.length });
   }
-  return {
-    status: 'completed',
+  const completed = {
+    status: 'completed' as const,
     runId,
     text: result.text,
     content: result.content,
@@ -286,6 +301,8 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
     replayedSteps: session.replayedSteps.size,
     result,
   };
+  // A getter, as on the SDK's result: reading an output that is not there throws there and then.
+  return Object.defineProperty(completed, 'output', { enumerable: true, get: () => result.output }) as DurableResult<TOOLS>;
 }
 
 /** Canceled while executing: the cancel is the journal's last word (no complete or fail after it). */

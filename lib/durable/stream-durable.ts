@@ -221,5 +221,16 @@ async function awaitedResult<TOOLS extends ToolSet>(result: StreamTextResultOf<T
     result.totalUsage,
     result.response,
   ]);
-  return { text, finishReason, steps, content, toolCalls, toolResults, usage, totalUsage, response, stream: result };
+  const output = await Promise.resolve(result.output).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  const awaited = { text, finishReason, steps, content, toolCalls, toolResults, usage, totalUsage, response, stream: result };
+  return Object.defineProperty(awaited, 'output', {
+    enumerable: true,
+    get: () => {
+      if ('error' in output) throw output.error;
+      return output.value;
+    },
+  });
 }
