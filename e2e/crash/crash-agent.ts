@@ -12,11 +12,23 @@
 import { appendFileSync } from 'node:fs';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { type GnlToolOptions, gnlTool, type Journal, type JournalEvent, RunBusyError, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
+import {
+  type GnlToolOptions,
+  gnlTool,
+  type Journal,
+  type JournalEvent,
+  RunBusyError,
+  runDurable,
+  SideEffectRetryBlockedError,
+  streamDurable,
+} from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
-import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
+import { type ScriptedStep, scriptedModel, streamParts } from '@/tests/support/scripted-model';
 import { crashingJournal } from './crashing-journal';
 import {
+  type AgentMode,
   type AgentOutcome,
   APPEND_BEGIN,
   type CrashPoint,
@@ -40,6 +52,7 @@ const scenario = required(ENV.scenario) as Scenario;
 const crashPoint = (process.env[ENV.crashPoint] || 'none') as CrashPoint;
 const serviceUrl = required(ENV.serviceUrl);
 const modelLog = required(ENV.modelLog);
+const mode = (process.env[ENV.mode] || 'generate') as AgentMode;
 
 function die(why: string): never {
   process.stderr.write(`[crash-agent ${process.pid}] SIGKILL ${why}\n`);
@@ -71,6 +84,36 @@ function script(step: number): ScriptedStep {
 const scripted = scriptedModel((step) => {
   logModel({ pid: process.pid, step });
   return script(step);
+});
+
+/**
+ * The same script streamed (doStream), one part per read so a kill lands between parts: at a
+ * `mid-stream-*` crash point the child dies inside that step's stream, before its finish.
+ */
+const streaming = new MockLanguageModelV4({
+  provider: 'scripted',
+  modelId: 'scripted-v1',
+  doStream: async (options) => {
+    const step = options.prompt.filter((m) => m.role === 'assistant').length;
+    logModel({ pid: process.pid, step });
+    const parts = streamParts(script(step), step);
+    const [where, at] = crashPoint.startsWith('mid-stream-') ? crashPoint.split(':') : [];
+    const killBefore = Number(at) === step ? parts.findIndex((p) => p.type === (where === 'mid-stream-before-call' ? 'tool-input-delta' : 'finish')) : -1;
+    let next = 0;
+    return {
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        pull(controller) {
+          if (next === killBefore)
+            die(
+              `inside model step ${step}'s stream, ${where === 'mid-stream-before-call' ? 'as its call began' : 'after its call came out'}, before its finish`,
+            );
+          const part = parts[next++];
+          if (part) controller.enqueue(part);
+          else controller.close();
+        },
+      }),
+    };
+  },
 });
 
 const lookupOrder = tool({
@@ -154,14 +197,8 @@ async function runWithGnl(): Promise<AgentOutcome> {
       afterAppend: logRecordedSteps,
     });
     const refund = gnlTool(refundTool, refundOptions());
-    const result = await runDurable({
-      runId,
-      journal,
-      model: scripted.model,
-      tools: { lookupOrder, refund },
-      stopWhen: stepCountIs(10),
-      prompt: PROMPT,
-    });
+    const options = { runId, journal, tools: { lookupOrder, refund }, stopWhen: stepCountIs(10), prompt: PROMPT };
+    const result = mode === 'stream' ? await streamDurable({ ...options, model: streaming }).durable : await runDurable({ ...options, model: scripted.model });
     if (result.status === 'completed') return { outcome: 'completed', pid: process.pid, text: result.text, replayedSteps: result.replayedSteps };
     if (result.status === 'canceled') throw new Error(`unexpected: run canceled by ${result.by}`);
     return {

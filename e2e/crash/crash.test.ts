@@ -107,8 +107,8 @@ interface Case {
   access: JournalAccess;
   children: ChildEnd[];
   /** Runs a child to its end (its own SIGKILL or its outcome line). */
-  run(scenario: Scenario, crashPoint: CrashPoint, extra?: Pick<AgentConfig, 'killInsideAppend'>): Promise<ChildEnd>;
-  start(scenario: Scenario, crashPoint: CrashPoint, extra?: Pick<AgentConfig, 'killInsideAppend'>): ReturnType<typeof startAgent>;
+  run(scenario: Scenario, crashPoint: CrashPoint, extra?: Pick<AgentConfig, 'killInsideAppend' | 'mode'>): Promise<ChildEnd>;
+  start(scenario: Scenario, crashPoint: CrashPoint, extra?: Pick<AgentConfig, 'killInsideAppend' | 'mode'>): ReturnType<typeof startAgent>;
 }
 
 /** Waits until the paused refund request is in; fails (instead of hanging) if the child ended first. */
@@ -483,6 +483,48 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     expect(c.service.stats()).toMatchObject({ requests: 1, executions: 1 });
     expect(expectOutcome(await c.run('retrySafe', 'none'), 'completed').text).toBe(FINAL_TEXT);
     return { status: 'completed', executions: 1, requests: 2 };
+  });
+
+  // streamDurable: the same agent streamed. A step's calls reach the tools only once the step is journaled.
+  const stream = { mode: 'stream' } as const;
+
+  crashCase('stream: kill inside the refund step\u2019s stream as its call began: nothing refunded; the restart asks again, refunds once', {}, async (c) => {
+    expectKilled(await c.run('plain', 'mid-stream-before-call:1', stream));
+    expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
+    expect(expectOutcome(await c.run('plain', 'none', stream), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1, modelCalls: 'no-repeats' };
+  });
+
+  crashCase('stream: kill after the refund call came out of the stream, before its step finished: nothing refunded; refunds once', {}, async (c) => {
+    expectKilled(await c.run('plain', 'mid-stream-after-call:1', stream));
+    // The call had arrived; its step was not journaled, so it never reached the tool.
+    expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
+    expect((await readRun(c.access, c.runId)).events.filter((e) => e.type === 'model-step').map((e) => e.step)).toEqual([0]);
+    expect(expectOutcome(await c.run('plain', 'none', stream), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1, modelCalls: 'no-repeats' };
+  });
+
+  crashCase('stream: kill after the refund step was journaled, before the refund ran: the restart replays the call, refunds once', {}, async (c) => {
+    expectKilled(await c.run('plain', 'after:model-step:1', stream));
+    expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
+    const done = expectOutcome(await c.run('plain', 'none', stream), 'completed');
+    expect(done).toMatchObject({ text: FINAL_TEXT, replayedSteps: 2 });
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('stream: kill inside refund after the service answered: blocked, never sent again', {}, async (c) => {
+    expectKilled(await c.run('plain', 'in-refund-after-response', stream));
+    expect(c.service.stats().executions).toBe(1);
+    expect(expectOutcome(await c.run('plain', 'none', stream), 'blocked').error).toMatchObject({ name: 'SideEffectRetryBlockedError', toolName: 'refund' });
+    expect(c.service.stats()).toMatchObject({ requests: 1, executions: 1 });
+    return { status: 'blocked', executions: 1, requests: 1 };
+  });
+
+  crashCase('stream: kill after the refund ended; the restart streams the answer and never refunds again', {}, async (c) => {
+    expectKilled(await c.run('retrySafe', 'after:tool-call-end:refund', stream));
+    expect(c.service.stats()).toMatchObject({ requests: 1, executions: 1 });
+    expect(expectOutcome(await c.run('retrySafe', 'none', stream), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
   });
 });
 

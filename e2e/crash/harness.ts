@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type AgentOutcome, APPEND_BEGIN, type CrashPoint, ENV, type JournalKind, type ModelLogLine, type Scenario } from './protocol';
+import { type AgentMode, type AgentOutcome, APPEND_BEGIN, type CrashPoint, ENV, type JournalKind, type ModelLogLine, type Scenario } from './protocol';
 import { childArgs, ROOT } from '@/tests/support/child-bundles';
 
 const CHILD_TIMEOUT_MS = 45_000;
@@ -21,6 +21,8 @@ export interface AgentConfig {
   crashPoint: CrashPoint;
   serviceUrl: string;
   modelLog: string;
+  /** runDurable (default) or streamDurable (protocol.ts). */
+  mode?: AgentMode;
   /** With crashPoint 'announce-appends': the test SIGKILLs the child `delayMs` after its `nth` append began (aiming inside it). */
   killInsideAppend?: { nth: number; delayMs: number };
 }
@@ -55,6 +57,7 @@ export function startAgent(config: AgentConfig): RunningChild {
     [ENV.crashPoint]: config.crashPoint,
     [ENV.serviceUrl]: config.serviceUrl,
     [ENV.modelLog]: config.modelLog,
+    ...(config.mode ? { [ENV.mode]: config.mode } : {}),
     ...(config.dataDir ? { [ENV.dataDir]: config.dataDir } : {}),
     ...(config.databaseUrl ? { [ENV.databaseUrl]: config.databaseUrl } : {}),
   });

@@ -18,7 +18,15 @@ export type Scenario = 'plain' | 'retrySafe' | 'check' | 'approval' | 'control';
  * - 'in-refund-after-response': inside the refund tool's execute, after the refund service answered and
  *   before the result could be recorded.
  */
-export type CrashPoint = 'none' | 'in-refund-after-response' | 'announce-appends' | `after:${string}`;
+export type CrashPoint = 'none' | 'in-refund-after-response' | 'announce-appends' | `after:${string}` | `mid-stream-${'before' | 'after'}-call:${number}`;
+
+/**
+ * How the child runs the agent: 'generate' (runDurable, the default) or 'stream' (streamDurable with a
+ * streaming model). In 'stream' mode `mid-stream-before-call:<step>` kills the child inside that step's
+ * model stream once the call's input has begun streaming, and `mid-stream-after-call:<step>` once the
+ * call itself has come out of the model, in both cases before the step's finish.
+ */
+export type AgentMode = 'generate' | 'stream';
 
 /** With 'announce-appends' the child does not kill itself: it writes this line (and the event types) to stderr as each append begins. */
 export const APPEND_BEGIN = '[append-begin]';
@@ -32,6 +40,7 @@ export const ENV = {
   crashPoint: 'GNL_CRASH_POINT',
   serviceUrl: 'GNL_CRASH_SERVICE_URL',
   modelLog: 'GNL_CRASH_MODEL_LOG',
+  mode: 'GNL_CRASH_MODE',
 } as const;
 
 /**

@@ -61,8 +61,21 @@ export function demoInvocationHook(): AroundInvocation | undefined {
   } catch {
     allowed = false;
   }
-  return allowed ? crashPoints().aroundInvocation : undefined;
+  return allowed ? afterThePageLoads : undefined;
 }
+
+/**
+ * How long a run started with a crash point waits before this server executes it (and dies at the
+ * point): the page that started it must load first, or the browser's navigation to the run meets a
+ * server that is restarting and the person never sees the run they started crash.
+ */
+export const CRASH_RUN_GRACE_MS = 1500;
+
+const afterThePageLoads: AroundInvocation = async (run, invoke) => {
+  const store = crashPoints();
+  if (await store.armedFor(run.runId)) await new Promise((resolve) => setTimeout(resolve, CRASH_RUN_GRACE_MS));
+  return store.aroundInvocation(run, invoke);
+};
 
 /**
  * Starts the support agent on `prompt` on this server's executor, its crash point (if any) recorded
