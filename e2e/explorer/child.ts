@@ -2,7 +2,7 @@
  * The explorer's child process, precompiled by bundle.ts into one .mjs file. It loads every module
  * (and, with EXPLORER_DATABASE_URL, connects its Postgres pools) BEFORE it is given work, says `ready`
  * on its IPC channel and waits for one RunCommand: apply the operator's decisions through the journal's
- * operator API, run the scenario with runDurable on the real journal and the real OpenAI provider
+ * operator API, run the scenario with runDurable (or streamDurable) on the real journal and the real OpenAI provider
  * (talking to the schedule's model server), and at its boundaries: send the operator requests the
  * schedule races there (a second Postgres connection's operator API; PGlite's own), terminate its own
  * hold session inside a side effect (Postgres) and wait there while the explorer resumes the run in a
@@ -14,7 +14,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { createOpenAI } from '@ai-sdk/openai';
 import { stepCountIs } from 'ai';
 import postgres from 'postgres';
-import { type Journal, type RecordedEvent, RunBusyError, RunDivergedError, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
+import { type Journal, type RecordedEvent, RunBusyError, RunDivergedError, runDurable, SideEffectRetryBlockedError, streamDurable } from '@/lib/durable';
 import { PostgresStorage } from '@/lib/durable/storage/postgres-storage';
 import { boundaryJournal } from './boundary-journal';
 import type { OperatorAction } from './faults';
@@ -224,17 +224,16 @@ async function run(command: RunCommand): Promise<Answer> {
       invocation: command.invocation,
       policy: (toolCallId, decision) => write({ kind: 'policy', toolCallId, decision }),
     });
-    const result = await outcomeOf(() =>
-      runDurable({
-        runId: command.runId,
-        journal,
-        model: provider.chat('explorer-model'),
-        tools,
-        stopWhen: stepCountIs(10),
-        prompt: `explore ${scenario.name}`,
-        ...options,
-      } as Parameters<typeof runDurable>[0]),
-    );
+    const runOptions = {
+      runId: command.runId,
+      journal,
+      model: provider.chat('explorer-model'),
+      tools,
+      stopWhen: stepCountIs(10),
+      prompt: `explore ${scenario.name}`,
+      ...options,
+    } as Parameters<typeof runDurable>[0];
+    const result = await outcomeOf(() => (command.stream ? streamDurable(runOptions).durable : runDurable(runOptions)));
     const settled = result.outcome === 'completed' || result.outcome === 'canceled';
     const read = command.readJournal && settled ? await readJournal(opened, command.runId) : undefined;
     return { result, boundaries, openMs, ...(read ? { journal: read } : {}) };

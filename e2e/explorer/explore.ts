@@ -262,6 +262,13 @@ export function familySchedules(censuses: readonly Census[], journal: JournalTar
   killAt('repaired', (l) => l === 'in-execute:memo');
   killAt('twins', (l) => l === 'after:tool-call-start(note)');
   killAt('zod-default', (l) => l === 'after:tool-call-start(stamp)');
+  // Streamed (streamDurable over the provider's server-sent events): plain, cut mid-stream on the step
+  // that calls the side effect, killed inside it and at the question, and with per-response ids renamed as they stream.
+  add('side-effect', [], { stream: true });
+  add('side-effect', [], { stream: true, ...provider([['1:1', 'reset']]) });
+  if (inside >= 0) add('side-effect', [inside], { stream: true });
+  if (asked >= 0) add('approval', [asked], { stream: true, races: [{ invocation: 1, boundary: 0, action: 'approve' }] });
+  add('many-steps', [], { stream: true, ids: 'sequential' }, 7);
   if (journal === 'postgres') {
     add('side-effect', [], { terminateHold: { invocation: 0 } });
     add('check', [], { terminateHold: { invocation: 0 } });

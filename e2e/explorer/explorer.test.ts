@@ -148,8 +148,9 @@ for (const target of targets) {
       async () => {
         // PGlite: the families where its own code runs (decisions through the same storage; ids); Postgres: all.
         const every = familySchedules(censuses, target.name);
-        const plans = target.name === 'postgres' ? every : every.filter((p) => p.faults && (p.faults.races.length > 0 || p.faults.ids !== 'script'));
-        expect(plans).toHaveLength(target.name === 'postgres' ? 28 : 14);
+        const plans =
+          target.name === 'postgres' ? every : every.filter((p) => p.faults && (p.faults.races.length > 0 || p.faults.ids !== 'script' || p.faults.stream));
+        expect(plans).toHaveLength(target.name === 'postgres' ? 33 : 18);
         const results = await runAll(explorer, plans, 2, progress(`${target.name} faults`));
         all.push(...results);
         expect(results.filter(Boolean)).toHaveLength(plans.length);

@@ -7,12 +7,14 @@
  * - ids: the tool call ids providers produce (the script's, random per response, `call_0…` per response);
  * - operators: approve, reject, resolve, cancel, requestResume sent by the child at a boundary of one
  *   invocation, through the operator API (a second Postgres connection; PGlite's own storage);
- * - database: the hold's Postgres session terminated (pg_terminate_backend) inside a side effect.
+ * - database: the hold's Postgres session terminated (pg_terminate_backend) inside a side effect;
+ * - stream: the run is streamed (streamDurable over the provider's server-sent events) instead of
+ *   generated; a `reset` then cuts the answer mid-stream, after its first half was sent.
  * Scenario families (scenarios.ts) choose which agents run: base, shapes, tools, replay.
  */
 import type { JournalKind } from './protocol';
 
-export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database'] as const;
+export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database', 'stream'] as const;
 export type FaultFamily = (typeof FAULT_FAMILIES)[number];
 
 export type ProviderFault = '429' | '500' | '503' | 'reset' | 'oversize';
@@ -33,6 +35,8 @@ export interface Faults {
   races: OperatorRace[];
   /** Postgres: the explorer terminates the hold's session at the first in-execute boundary of this invocation. */
   terminateHold?: { invocation: number };
+  /** Every process of the schedule streams the run (streamDurable) instead of generating it. */
+  stream?: boolean;
 }
 
 export const NO_FAULTS: Faults = { provider: {}, ids: 'script', races: [] };
@@ -72,11 +76,13 @@ export function drawFaults(args: {
     }
   }
   if (families.has('database') && args.journal === 'postgres' && random() < 0.3) faults.terminateHold = { invocation: pick(2) };
+  // Drawn last, so the draws above (and the schedules of seeds logged before it) stay as they were.
+  if (families.has('stream') && random() < 0.5) faults.stream = true;
   return faults;
 }
 
 export function hasFaults(f: Faults): boolean {
-  return Object.keys(f.provider).length > 0 || f.ids !== 'script' || f.races.length > 0 || f.terminateHold !== undefined;
+  return Object.keys(f.provider).length > 0 || f.ids !== 'script' || f.races.length > 0 || f.terminateHold !== undefined || f.stream === true;
 }
 
 /** `provider 0:1=429,1:1=oversize; ids sequential; operators approve@1.3; terminate-hold@0`. */
@@ -87,5 +93,6 @@ export function describeFaults(f: Faults): string {
   if (f.ids !== 'script') parts.push(`ids ${f.ids}`);
   if (f.races.length) parts.push(`operators ${f.races.map((r) => `${r.action}@${r.invocation}.${r.boundary}`).join(',')}`);
   if (f.terminateHold) parts.push(`terminate-hold@${f.terminateHold.invocation}`);
+  if (f.stream) parts.push('streamed');
   return parts.join('; ') || 'none';
 }

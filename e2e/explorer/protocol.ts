@@ -27,6 +27,8 @@ export interface RunCommand {
   modelUrl: string;
   /** This process's place in the schedule (0: the first): a policy may answer differently per process. */
   invocation: number;
+  /** Stream the run (streamDurable over the provider's server-sent events) instead of generating it. */
+  stream?: boolean;
   /** Operator requests to send at this process's boundaries (0-based), through the operator API. */
   races: { boundary: number; action: OperatorAction }[];
   /** Postgres: terminate the hold's session (application_name gnl-holds) at the first in-execute boundary, then wait for a rival resume. */

@@ -98,6 +98,7 @@ export async function runSchedule(args: {
         serviceUrl: world.url,
         modelUrl: model.url,
         invocation,
+        ...(faults.stream ? { stream: true } : {}),
         races: faults.races.filter((r) => r.invocation === invocation).map(({ boundary, action }) => ({ boundary, action })),
         terminateHold: faults.terminateHold?.invocation === invocation,
         logFile,

@@ -132,8 +132,10 @@ export class StepAssembly {
   result(): LanguageModelV4GenerateResult {
     const finish = this.finish;
     if (!finish) throw new TypeError('StepAssembly.result() before the finish part');
+    // A block that stayed empty (a provider's opening `content: ""`) says nothing: generateText's answer has no part for it.
+    const said = this.content.filter((part) => !((part.type === 'text' || part.type === 'reasoning') && part.text === '' && !part.providerMetadata));
     return {
-      content: this.content.map((part) => ({ ...part })),
+      content: said.map((part) => ({ ...part })),
       finishReason: finish.finishReason,
       usage: finish.usage,
       warnings: this.warnings,
