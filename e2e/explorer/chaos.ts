@@ -2,7 +2,7 @@
  * Long mode of the crash-schedule explorer:
  *
  *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4]
- *                         [--faults kills,provider,ids,operators,database] [--scenarios base,shapes,tools,replay] [--log]
+ *                         [--faults kills,provider,ids,operators,database,stream] [--scenarios base,shapes,tools,replay] [--log]
  *   npm run test:chaos -- --journal J --replay '<plan JSON printed beside a violation>'
  *
  * Random schedules over the chosen scenario families (default all), on Postgres by default
