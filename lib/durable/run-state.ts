@@ -60,17 +60,22 @@ export function pendingAfter(pending: readonly PendingItem[], event: RecordedEve
 
 /** The decision an event records, if it is one: which call, the pending kind it answers, and the outcome. */
 export function decisionIn(event: RecordedEvent): { toolCallId: string; kind: PendingItem['kind']; decision: Decision } | undefined {
-  const at = event.at.toISOString();
+  // Only a decision pays for its instant: this runs for every event an append folds.
+  const at = () => event.at.toISOString();
   const because = (reason: string | undefined) => (reason ? { reason } : {});
   if (event.type === 'tool-approval-response') {
     const outcome = event.approved ? 'approved' : 'rejected';
-    return { toolCallId: event.toolCallId, kind: 'approval', decision: { outcome, by: event.by, at, ...because(event.reason) } };
+    return { toolCallId: event.toolCallId, kind: 'approval', decision: { outcome, by: event.by, at: at(), ...because(event.reason) } };
   }
   if (event.type === 'side-effect-resolution') {
-    return { toolCallId: event.toolCallId, kind: 'side-effect', decision: { outcome: event.outcome, by: event.by, at, ...because(event.reason) } };
+    return { toolCallId: event.toolCallId, kind: 'side-effect', decision: { outcome: event.outcome, by: event.by, at: at(), ...because(event.reason) } };
   }
   if (event.type === 'tool-call-end' && event.source === 'provided') {
-    return { toolCallId: event.toolCallId, kind: 'tool-result', decision: { outcome: 'provided', by: event.by ?? 'unknown', at, ...because(event.reason) } };
+    return {
+      toolCallId: event.toolCallId,
+      kind: 'tool-result',
+      decision: { outcome: 'provided', by: event.by ?? 'unknown', at: at(), ...because(event.reason) },
+    };
   }
   return undefined;
 }
