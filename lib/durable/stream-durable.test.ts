@@ -126,6 +126,25 @@ describeEachJournal('streamDurable', (target) => {
     expect(ledger.total).toBe(1);
   });
 
+  it('a stop condition that answers through a promise is awaited: false goes on, true stops', async () => {
+    const runId = uniqueRunId('stream-stops');
+    const { ledger, tools } = refundTool(journal, runId);
+    const goOn = streamDurable({ runId, journal, model: streamingModel(refundScript).model, tools, prompt: 'Refund o_17', stopWhen: async () => false });
+    expect(await goOn.durable).toMatchObject({ status: 'completed', text: 'Refunded 40 for o_17.' });
+    expect((await goOn.steps).length).toBe(2);
+    const other = uniqueRunId('stream-stops-now');
+    const stopNow = streamDurable({
+      runId: other,
+      journal,
+      model: streamingModel(refundScript).model,
+      tools,
+      prompt: 'Refund o_17',
+      stopWhen: async () => true,
+    });
+    expect(await stopNow.durable).toMatchObject({ status: 'completed', text: '' });
+    expect(ledger.total).toBe(2);
+  });
+
   it('a repeated call id from the provider is renamed in the streamed parts and the record alike, so each call runs once', async () => {
     const runId = uniqueRunId('stream-ids');
     const { ledger, tools } = refundTool(journal, runId);

@@ -63,7 +63,12 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     },
     // The run's stop conditions (the caller's, else the default step limit, and the session's) are the opened loop's.
     stopWhen: [
-      (...args: unknown[]) => (opened?.kind === 'execute' ? (opened.loop.stopWhen as StopCondition<TOOLS>[]).some((stop) => stop(...(args as [never]))) : true),
+      async (...args: unknown[]) => {
+        if (opened?.kind !== 'execute') return true;
+        // A stop condition may answer through a promise: each is awaited, in order.
+        for (const stop of opened.loop.stopWhen as StopCondition<TOOLS>[]) if (await stop(...(args as [never]))) return true;
+        return false;
+      },
     ],
     prepareStep: async (...args: unknown[]) => {
       const loop = await loopOf();
