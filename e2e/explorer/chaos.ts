@@ -54,7 +54,9 @@ const planSchema = z.object({
         z.object({ invocation: z.number().int(), boundary: z.number().int(), action: z.enum(['approve', 'reject', 'resolve', 'cancel', 'resume']) }),
       ),
       terminateHold: z.object({ invocation: z.number().int() }).optional(),
+      stream: z.boolean().optional(),
     })
+    .strict()
     .optional(),
   seed: z.number().int().optional(),
 });

@@ -126,6 +126,22 @@ describeEachJournal('streamDurable', (target) => {
     expect(ledger.total).toBe(1);
   });
 
+  it('a tool without execute waits for its result; provided, the streamed resume hands it to the model and completes', async () => {
+    const runId = uniqueRunId('stream-client-tool');
+    const geolocate = tool({ inputSchema: z.object({ ip: z.string() }) });
+    const script = (step: number): ScriptedStep =>
+      step === 0 ? { toolCalls: [{ toolCallId: 'call-geo', toolName: 'geolocate', input: { ip: '10.0.0.1' } }] } : { text: 'You are in Lyon.' };
+    const first = streamDurable({ runId, journal, model: streamingModel(script).model, tools: { geolocate }, prompt: 'Where am I?' });
+    expect(await first.durable).toMatchObject({ status: 'waiting-tool-result', pending: [{ toolCallId: 'call-geo', toolName: 'geolocate' }] });
+    await journal.provideToolResult({ runId, toolCallId: 'call-geo', output: { city: 'Lyon' }, by: 'the app' });
+    const model = streamingModel(script);
+    const resumed = streamDurable({ runId, journal, model: model.model, tools: { geolocate }, prompt: 'Where am I?' });
+    expect(await resumed.durable).toMatchObject({ status: 'completed', text: 'You are in Lyon.' });
+    // The model was asked for step 1 only, with the provided result in its prompt.
+    expect(model.calls()).toBe(1);
+    expect(JSON.stringify(model.prompts[0])).toContain('Lyon');
+  });
+
   it('a stop condition that answers through a promise is awaited: false goes on, true stops', async () => {
     const runId = uniqueRunId('stream-stops');
     const { ledger, tools } = refundTool(journal, runId);

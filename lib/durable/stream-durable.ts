@@ -177,12 +177,15 @@ function emptyStep(): LanguageModelV4StreamResult['stream'] {
   });
 }
 
-/** Each tool as the loop sees it: execute waits for the run and runs the journaled tool; approval is the gate's. */
+/**
+ * Each tool as the loop sees it: execute waits for the run and runs the journaled tool, which every tool
+ * has (a tool without execute too: the journaled tool replays the result provided for it, and the gate
+ * keeps it from running before one is); approval is the gate's.
+ */
 function standInTools<TOOLS extends ToolSet>(tools: TOOLS, loopOf: () => Promise<Record<string, unknown> | undefined>): TOOLS {
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]) => {
-      const { needsApproval: _own, execute, ...rest } = tool as typeof tool & { needsApproval?: unknown };
-      if (!execute) return [name, rest];
+      const { needsApproval: _own, execute: _execute, ...rest } = tool as typeof tool & { needsApproval?: unknown };
       return [
         name,
         {
