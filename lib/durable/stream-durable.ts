@@ -36,7 +36,7 @@ export type StreamDurableResult<TOOLS extends ToolSet> = StreamTextResultOf<TOOL
 export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptions<TOOLS>): StreamDurableResult<TOOLS> {
   const { onError, onChunk, onAbort, experimental_transform, ...runOptions } = options;
   const opening = openRun(runOptions as RunDurableOptions<TOOLS>);
-  // Known once opened: the stop condition and callbacks are synchronous.
+  // Known once opened: the callbacks read it without waiting.
   let opened: OpenedRun<TOOLS> | undefined;
   let streamError: unknown;
   const noteError = (error: unknown) => {
@@ -102,6 +102,7 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     }
     if (run.kind === 'answer') {
       await result.consumeStream({ onError: noteError });
+      if (streamError !== undefined) throw streamError; // the empty step itself failed: said, not dropped
       return run.result;
     }
     try {

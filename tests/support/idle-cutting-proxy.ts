@@ -27,9 +27,15 @@ export async function startIdleCuttingProxy(target: string, idleMs: number): Pro
     const moved = () => {
       last = Date.now();
     };
-    client.once('data', (first: Buffer) => {
-      role = applicationName(first) ?? role;
-    });
+    // The startup packet may come in more than one chunk (a busy machine): gather it before reading it.
+    let startup = Buffer.alloc(0);
+    const readStartup = (chunk: Buffer) => {
+      startup = Buffer.concat([startup, chunk]);
+      if (startup.length < 4 || startup.length < startup.readInt32BE(0)) return;
+      client.off('data', readStartup);
+      role = applicationName(startup) ?? role;
+    };
+    client.on('data', readStartup);
     client.on('data', moved);
     server.on('data', moved);
     client.pipe(server).pipe(client);

@@ -259,14 +259,19 @@ suite(`the hold session across a long call [postgres]${DATABASE_URL ? '' : ' (sk
       const seen: string[] = [];
       try {
         const subscription = await storage.runs.subscribe({ runId, onEvents: (events: RecordedEvent[]) => void seen.push(...events.map((e) => e.type)) });
-        await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 4));
+        // With the keep-alive, idle for four of the proxy's timeouts; without it, until the proxy cut the
+        // listener (up to 10 s: on a loaded machine a fixed wait can end before the proxy's timer ran).
+        const until = Date.now() + (keepAliveMs === 100 ? IDLE_MS * 4 : 10_000);
+        while (Date.now() < until && (keepAliveMs === 100 || (proxy.cuts()['gnl-listen'] ?? 0) === 0)) await new Promise((resolve) => setTimeout(resolve, 20));
         const hold = await storage.runs.hold(runId);
         await hold.create({ prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'] });
         await hold.release();
         const deadline = Date.now() + 10_000;
         while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
         await subscription.close();
-        console.log(`  keepAliveMs ${keepAliveMs}: listener connections cut ${proxy.cuts()['gnl-listen'] ?? 0}, events seen ${JSON.stringify(seen)}`);
+        console.log(
+          `  keepAliveMs ${keepAliveMs}: listener connections cut ${proxy.cuts()['gnl-listen'] ?? 0} (all cuts ${JSON.stringify(proxy.cuts())}), events seen ${JSON.stringify(seen)}`,
+        );
         expect(seen).toEqual(['run-start']);
         if (keepAliveMs === 100) expect(proxy.cuts()['gnl-listen'] ?? 0).toBe(0);
         else expect(proxy.cuts()['gnl-listen']).toBeGreaterThan(0);
