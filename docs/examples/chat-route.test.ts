@@ -1,0 +1,104 @@
+/**
+ * The streaming guide's route, run (docs/streaming.md): a real Request through `POST`, the UI message
+ * stream read as the browser would, on both journals, judged by the outside world's refund counter. The
+ * same turn sent again (a retry, a reload) replays the recorded answer without the model or the refund.
+ */
+import { expect, it } from 'vitest';
+import { RunState } from '@gnldev/durable';
+import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
+import { type ScriptedStep, streamingModel } from '@/tests/support/scripted-model';
+import { chatRoute } from './chat-route';
+import { refundOnce } from './refund-tools';
+import { startOutsideWorld } from './test-support/outside-world';
+
+const script = (step: number): ScriptedStep =>
+  step === 0
+    ? {
+        toolCalls: [
+          { toolCallId: 'call-refund', toolName: 'refund', input: { orderId: 'o_17', amount: 40 } },
+        ],
+      }
+    : { text: 'Refunded 40 EUR for o_17.' };
+
+const turn = (id: string) =>
+  new Request('http://studio.test/api/chat', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id,
+      messages: [
+        {
+          id: 'm1',
+          role: 'user',
+          parts: [{ type: 'text', text: 'Order o_17 arrived broken. Refund it.' }],
+        },
+      ],
+    }),
+  });
+
+/** The answer's text as the browser assembles it from the UI message stream's text deltas. */
+function textOf(body: string): string {
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: {'))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as { type: string; delta?: string })
+    .flatMap((chunk) => (chunk.type === 'text-delta' && chunk.delta ? [chunk.delta] : []))
+    .join('');
+}
+
+describeEachJournal('the streaming guide: a chat route on streamDurable', (target) => {
+  const { journal } = target.open();
+
+  it('streams the answer, refunds once, and the same turn sent again replays it without the model or the refund', async () => {
+    const world = await startOutsideWorld();
+    try {
+      const chat = uniqueRunId('chat');
+      const first = streamingModel(script);
+      const response = await chatRoute({
+        journal,
+        model: first.model,
+        tools: { refund: refundOnce(`${world.url}/psp`) },
+      })(turn(chat));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      const body = await response.text();
+      expect(body).toContain('"type":"tool-output-available"');
+      expect(textOf(body)).toBe('Refunded 40 EUR for o_17.');
+      expect(world.refunds.get('o_17')).toHaveLength(1);
+      // The stream ends before the run's completion is journaled: wait for it as a second request would have to.
+      const runId = `chat:${chat}:m1`;
+      const deadline = Date.now() + 10_000;
+      while ((await journal.getRun(runId))?.status !== 'completed' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(new RunState(await journal.events(runId)).status).toBe('completed');
+
+      const again = streamingModel(script);
+      const replayed = await (
+        await chatRoute({
+          journal,
+          model: again.model,
+          tools: { refund: refundOnce(`${world.url}/psp`) },
+        })(turn(chat))
+      ).text();
+      expect(textOf(replayed)).toBe('Refunded 40 EUR for o_17.');
+      expect(again.calls()).toBe(0);
+      expect(world.refunds.get('o_17')).toHaveLength(1);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('a request that is not a chat turn is refused with 400 and starts nothing', async () => {
+    const model = streamingModel(script);
+    const refused = await chatRoute({ journal, model: model.model, tools: {} })(
+      new Request('http://studio.test/api/chat', { method: 'POST', body: '{"id":""}' }),
+    );
+    expect(refused.status).toBe(400);
+    const notJson = await chatRoute({ journal, model: model.model, tools: {} })(
+      new Request('http://studio.test/api/chat', { method: 'POST', body: 'hello' }),
+    );
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toEqual({ error: 'The request body is not JSON.' });
+    expect(model.calls()).toBe(0);
+  });
+});
