@@ -9,21 +9,10 @@
  * - folding any prefix and then the rest one event at a time equals folding the whole (incremental).
  */
 import { expect, it } from 'vitest';
+import { seededRandom } from '@/e2e/explorer/random';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import type { Journal, JournalEvent, PendingItem, RecordedEvent } from './index';
 import { RunState } from './run-state';
-
-/** mulberry32: a small seeded generator, so a failing walk is replayed by its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const INPUT = { prompt: 'walk', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'] };
 const at = '2026-12-01T00:00:00.000Z';
@@ -110,7 +99,7 @@ describeEachJournal('the run projection on random logs', (target) => {
     let actions = 0;
     let statuses = new Set<string>();
     for (let seed = 1; seed <= 24; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const runId = uniqueRunId(`walk-${seed}`);
       const hold = await journal.hold(runId);
       let step = 0;

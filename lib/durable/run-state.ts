@@ -42,16 +42,21 @@ export function changesStatus(event: JournalEvent): boolean {
 }
 
 /**
- * What the run waits for after `event`, given what it waited for and its status before: a suspend's
+ * What the run waits for after `event`, given what it waited for and its status after the event (by
+ * statusAfter) and the decision the event records (by decisionIn): a suspend's
  * items; a decision marks its item (the first undecided one of the call and the kind it answers, as
  * decisions.ts plans it); a resume, the end or a cancel empties it, and a canceled run waits for nothing
  * whatever follows (the rule the append statement applies to the summary row, run-summary.ts).
  */
-export function pendingAfter(pending: readonly PendingItem[], event: RecordedEvent, statusBefore: RunStatus | undefined): readonly PendingItem[] {
-  if (statusAfter(statusBefore, event) === 'canceled') return [];
+export function pendingAfter(
+  pending: readonly PendingItem[],
+  event: RecordedEvent,
+  status: RunStatus | undefined,
+  decided: ReturnType<typeof decisionIn>,
+): readonly PendingItem[] {
+  if (status === 'canceled') return [];
   if (event.type === 'run-suspend') return event.pending;
   if (changesStatus(event)) return [];
-  const decided = decisionIn(event);
   if (!decided) return pending;
   const index = pending.findIndex((item) => item.toolCallId === decided.toolCallId && item.kind === decided.kind && !item.decision);
   if (index < 0) return pending;
@@ -194,10 +199,11 @@ export class RunState {
 
   apply(event: RecordedEvent): void {
     this.lastSeq = event.seq;
-    this.pending = pendingAfter(this.pending, event, this.status);
+    // Each rule once per event: this runs for every event an append folds.
     this.status = statusAfter(this.status, event);
-    if (this.status !== 'failed') this.failedAt = undefined;
     const decided = decisionIn(event);
+    this.pending = pendingAfter(this.pending, event, this.status, decided);
+    if (this.status !== 'failed') this.failedAt = undefined;
     if (decided) this.decisions.set(decided.toolCallId, decided.decision);
     switch (event.type) {
       case 'run-start':
