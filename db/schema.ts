@@ -12,11 +12,14 @@
  * written in the same statement as the first event that names each.
  * `operator_sessions` are the Studio's sign-ins (lib/accounts/sessions.ts), each revocable;
  * `sign_in_failures` the recent failed sign-ins the rate limit counts (lib/studio/auth/sign-in-rate-limit.ts).
+ * `stream_chunks` holds what an invocation streamed (its UI message stream, in batches): not the journal,
+ * a cache beside it that a reconnecting client replays from (lib/durable/stream-log.ts); rows of an
+ * invocation superseded by a finished one are deleted.
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 export const gnl = pgSchema('gnl');
 
@@ -48,6 +51,10 @@ export const runs = gnl.table(
     index('runs_agent_created_idx').on(sql`(input->>'agent')`, t.createdAt, t.runId),
     /** The Studio's run-id prefix search (`run_id like 'abc%'`, whatever the database's collation). */
     index('runs_run_id_prefix_idx').on(t.runId.op('text_pattern_ops')),
+    /** A conversation's turns, oldest first (migration 0011): each turn is a run whose start records its conversationId. */
+    index('runs_conversation_idx')
+      .on(sql`(input->>'conversationId')`, t.createdAt, t.runId)
+      .where(sql`input ? 'conversationId'`),
   ],
 );
 
@@ -236,3 +243,26 @@ export const demoCrashPoints = gnl.table('demo_crash_points', {
   crashAt: text('crash_at').notNull(),
   armedAt: timestamp('armed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
+
+/**
+ * What invocations streamed (lib/durable/stream-log.ts): each invocation of a run writes its UI message
+ * stream here in batches, the last one marked `done`; a client that reconnects replays the newest
+ * invocation's batches and follows them live. Not the journal (the events are the record): a cache that
+ * a replay can always rebuild, so rows are deleted once a newer invocation of the run is done.
+ */
+export const streamChunks = gnl.table(
+  'stream_chunks',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    runId: text('run_id').notNull(),
+    /** The invocation that streamed it: one random id per streamDurable call that took the run's hold. */
+    invocation: text('invocation').notNull(),
+    /** 0, 1, 2, … within the invocation. */
+    batch: integer('batch').notNull(),
+    chunks: jsonb('chunks').notNull(),
+    /** The invocation's stream ended with this batch (finished, or failed with an error chunk). */
+    done: boolean('done').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('stream_chunks_run_idx').on(t.runId, t.id), uniqueIndex('stream_chunks_batch_key').on(t.runId, t.invocation, t.batch)],
+);

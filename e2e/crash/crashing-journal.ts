@@ -57,6 +57,7 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
       committed(events);
       return recorded;
     },
+    appendStream: (batch) => hold.appendStream(batch),
     release: () => hold.release(),
     get canceled() {
       return hold.canceled;

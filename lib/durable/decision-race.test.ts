@@ -28,6 +28,7 @@ function raceJournal(journal: Journal) {
     create: (input) => hold.create(input),
     append: (events) => hold.append(events),
     appendAfter: (lastSeq, events) => hold.appendAfter(lastSeq, events),
+    appendStream: (batch) => hold.appendStream(batch),
     release: () => hold.release(),
     get canceled() {
       return hold.canceled;

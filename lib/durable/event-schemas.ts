@@ -37,6 +37,8 @@ export const runInputSchema = z.object({
   agent: z.string().optional(),
   /** The agent's version fingerprint when the run was started (informational: changes are caught field by field). */
   agentVersion: z.string().optional(),
+  /** The conversation this run is one turn of (a chat): its messages are the conversation so far. */
+  conversationId: z.string().optional(),
   prompt: z.unknown().optional(),
   messages: z.unknown().optional(),
   system: z.unknown().optional(),

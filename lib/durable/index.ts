@@ -48,12 +48,13 @@ export {
 export { checkOutputSchema, type OutputCheck } from './output-check';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
-export { streamDurable, type StreamDurableOptions, type StreamDurableResult } from './stream-durable';
+export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream-durable';
+export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream-log';
 export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
-export { MAX_RUN_ID_LENGTH, assertValidRunId } from './run-id';
+export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId } from './run-id';
 export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';
 export { canonicalJson } from './canonical-json';
 export { buildRunInput, runInputDifferences, type RunInputSource } from './run-input';
@@ -70,6 +71,9 @@ export type {
   Subscription,
   WatchRunsOptions,
   RunChange,
+  StreamBatch,
+  StreamBatchInput,
+  WatchStreamOptions,
 } from './journal';
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
 export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';

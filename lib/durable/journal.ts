@@ -78,6 +78,38 @@ export interface LiveJournal extends Journal {
    * may arrive as one change). After a listener reconnect `onResync()` says changes may have been missed.
    */
   watchRuns(options: WatchRunsOptions): Promise<Subscription>;
+  /**
+   * What invocations of the run streamed (their UI message streams, in batches: stream-log.ts), after
+   * batch `afterId` (default 0), in the order they were written. Not the record (the events are): a
+   * cache a reconnecting client replays from, kept for the newest finished invocation of each run.
+   */
+  streamBatches(runId: string, options?: { afterId?: number; limit?: number }): Promise<StreamBatch[]>;
+  /** Calls `onWake()` whenever a batch of the run's stream may have been written, and after a listener reconnect. Resolves once listening. */
+  watchStream(options: WatchStreamOptions): Promise<Subscription>;
+}
+
+/** One batch of what an invocation streamed (stream-log.ts). */
+export interface StreamBatch {
+  /** Grows across the journal: the order batches were written in. */
+  id: number;
+  runId: string;
+  /** The invocation that streamed it (a random id per invocation that held the run). */
+  invocation: string;
+  /** 0, 1, 2, … within the invocation. */
+  batch: number;
+  /** UI message stream chunks (the AI SDK's UIMessageChunk), secrets redacted. */
+  chunks: unknown[];
+  /** The invocation's stream ended with this batch. */
+  done: boolean;
+  at: Date;
+}
+
+export type StreamBatchInput = Pick<StreamBatch, 'invocation' | 'batch' | 'chunks' | 'done'>;
+
+export interface WatchStreamOptions {
+  runId: string;
+  onWake(): void;
+  onError?(error: unknown): void;
 }
 
 export interface SubscribeOptions {
@@ -140,6 +172,12 @@ export interface RunHold {
    * and it rejects with RunMovedError; the caller loads again. How an invocation begins (begin-invocation.ts).
    */
   appendAfter(lastSeq: number, events: readonly JournalEvent[]): Promise<RecordedEvent[]>;
+  /**
+   * Writes one batch of this invocation's stream (stream-log.ts), only while this hold is still the
+   * run's (a writer whose run was taken over writes nothing: HoldLostError). Not an event: the stream
+   * is a cache beside the journal.
+   */
+  appendStream(batch: StreamBatchInput): Promise<void>;
   /** True once an append saw that the run was canceled meanwhile (by journal.cancel, from anywhere). */
   readonly canceled: boolean;
   release(): Promise<void>;

@@ -27,7 +27,7 @@ import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from './idempotency-k
 import type { Journal, RunHold } from './journal';
 import { journaledTool, type ToolRetry } from './journaled-tool';
 import { recordingModel } from './recording-model';
-import { assertValidRunId } from './run-id';
+import { assertValidConversationId, assertValidRunId } from './run-id';
 import { RunSession } from './run-session';
 import { type ReplayCallbacks, withReplayedFlag } from './replay-callbacks';
 import { resolveModel } from './resolve-model';
@@ -68,6 +68,11 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
   agent?: string;
   /** The agent's version fingerprint, recorded in the start input (informational). */
   agentVersion?: string;
+  /**
+   * The conversation this run is one turn of, recorded in its start input: a chat is many runs, one per
+   * user turn (the runId still names the job), and the Studio shows them as one thread. 1 to 200 characters.
+   */
+  conversationId?: string;
   /**
    * Most events the run may hold (default MAX_EVENTS_PER_RUN, 100 000). Past it the invocation stops with
    * RunEventLimitError and records the failure; resuming with a higher limit goes on.
@@ -173,6 +178,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     strictReplay,
     agent: _agent,
     agentVersion: _agentVersion,
+    conversationId,
     maxEventsPerRun,
     toolRetry,
     keyScheme,
@@ -183,6 +189,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     ...rest
   } = options as RunDurableOptions<TOOLS> & { prepareStep?: (...a: any[]) => any } & ReplayCallbacks;
   assertValidRunId(runId);
+  assertValidConversationId(conversationId);
   const maxEvents = eventLimitOption(maxEventsPerRun);
   const baseModel = resolveModel(model as LanguageModel);
   const scheme = keySchemeOption(keyScheme);

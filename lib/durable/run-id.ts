@@ -16,3 +16,15 @@ export function assertValidRunId(runId: unknown): asserts runId is string {
   }
   if (UNPRINTABLE.test(runId)) throw new InvalidRunIdError('runId must contain only printable characters (no control characters).');
 }
+
+export const MAX_CONVERSATION_ID_LENGTH = 200;
+
+/** A conversation id is optional; given, it is 1 to 200 printable characters. InvalidRunIdError otherwise. */
+export function assertValidConversationId(conversationId: unknown): asserts conversationId is string | undefined {
+  if (conversationId === undefined) return;
+  if (typeof conversationId !== 'string') throw new InvalidRunIdError(`conversationId must be a string, got ${typeof conversationId}.`);
+  const length = [...conversationId].length;
+  if (length === 0 || length > MAX_CONVERSATION_ID_LENGTH)
+    throw new InvalidRunIdError(`conversationId must be 1 to ${MAX_CONVERSATION_ID_LENGTH} characters (got ${length}).`);
+  if (UNPRINTABLE.test(conversationId)) throw new InvalidRunIdError('conversationId must contain only printable characters (no control characters).');
+}

@@ -15,6 +15,7 @@ import { withoutDefaults } from './schema-identity';
 export interface RunInputSource {
   agent?: string;
   agentVersion?: string;
+  conversationId?: string;
   instructions?: unknown;
   prompt?: unknown;
   messages?: unknown;
@@ -36,6 +37,7 @@ export async function buildRunInput(args: {
   return {
     ...(source.agent !== undefined ? { agent: source.agent } : {}),
     ...(source.agentVersion !== undefined ? { agentVersion: source.agentVersion } : {}),
+    ...(source.conversationId !== undefined ? { conversationId: source.conversationId } : {}),
     prompt: source.prompt,
     messages: source.messages,
     system: source.system,
@@ -57,6 +59,7 @@ export function runInputDifferences(recorded: RunInput, given: RunInput): Diverg
     differences.push({ field, recorded: a, given: b });
   };
   compare('agent', recorded.agent, given.agent);
+  compare('conversationId', recorded.conversationId, given.conversationId);
   compare('prompt', recorded.prompt, given.prompt);
   compare('messages', recorded.messages, given.messages);
   compare('system', recorded.system, given.system);

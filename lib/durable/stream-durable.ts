@@ -18,7 +18,9 @@
  * a request's abort signal unless leaving should stop the run (it then fails, resumably).
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamResult } from '@ai-sdk/provider';
-import { type LanguageModel, type StopCondition, streamText, type ToolSet } from 'ai';
+import { randomUUID } from 'node:crypto';
+import { type LanguageModel, type StopCondition, streamText, type ToolSet, type UIMessageChunk } from 'ai';
+import { answerMessageId, writeStreamLog } from './stream-log';
 import { resolveModel } from './resolve-model';
 import { type DurableResult, type OpenedRun, openRun, type RunDurableOptions, settle } from './run-durable';
 
@@ -26,7 +28,23 @@ type StreamTextOptions<TOOLS extends ToolSet> = Parameters<typeof streamText<TOO
 type StreamTextResultOf<TOOLS extends ToolSet> = ReturnType<typeof streamText<TOOLS>>;
 
 export type StreamDurableOptions<TOOLS extends ToolSet> = RunDurableOptions<TOOLS> &
-  Partial<Pick<StreamTextOptions<TOOLS>, 'onChunk' | 'onError' | 'onAbort' | 'experimental_transform'>>;
+  Partial<Pick<StreamTextOptions<TOOLS>, 'onChunk' | 'onError' | 'onAbort' | 'experimental_transform'>> & {
+    /**
+     * Write this invocation's UI message stream to the run's stream log (stream-log.ts), so that a client
+     * that reconnects replays it with followRunStream (useChat's `resume`). Its answer's message id is
+     * answerMessageId(runId) in every invocation. Default off.
+     */
+    resumable?: boolean | ResumableOptions;
+  };
+
+export interface ResumableOptions {
+  /** Longest a chunk waits to be written, in ms (default 40). */
+  flushMs?: number;
+  /** The text a reader sees for an error in the stream (default: the SDK's, which hides the message). */
+  errorText?: (error: unknown) => string;
+  /** The stream log could not be written (the run goes on; a reconnecting client sees the stream up to there). Default: a console warning. */
+  onLogError?: (error: unknown) => void;
+}
 
 export type StreamDurableResult<TOOLS extends ToolSet> = StreamTextResultOf<TOOLS> & {
   /** How the invocation ended, exactly as runDurable's promise would have: resolves once the stream is done and journaled. */
@@ -34,7 +52,7 @@ export type StreamDurableResult<TOOLS extends ToolSet> = StreamTextResultOf<TOOL
 };
 
 export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptions<TOOLS>): StreamDurableResult<TOOLS> {
-  const { onError, onChunk, onAbort, experimental_transform, ...runOptions } = options;
+  const { onError, onChunk, onAbort, experimental_transform, resumable, ...runOptions } = options;
   const opening = openRun(runOptions as RunDurableOptions<TOOLS>);
   // Known once opened: the callbacks read it without waiting.
   let opened: OpenedRun<TOOLS> | undefined;
@@ -92,6 +110,7 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     ...(experimental_transform ? { experimental_transform } : {}),
   } as unknown as StreamTextOptions<TOOLS>);
 
+  const logging = startStreamLog(result, ready, options.runId, resumable as boolean | ResumableOptions | undefined);
   const durable = (async (): Promise<DurableResult<TOOLS>> => {
     let run: OpenedRun<TOOLS>;
     try {
@@ -107,6 +126,9 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     }
     try {
       await result.consumeStream({ onError: noteError });
+      // The log's done batch is written before the run leaves 'running': a reader that finds the run
+      // running and its newest stream done knows another invocation is on its way (followRunStream 'next').
+      await logging;
       if (streamError !== undefined || run.session.fatal !== undefined) return await settle(run.session, { error: run.session.fatal ?? streamError });
       const awaited = await awaitedResult(result);
       return await settle(run.session, { result: awaited as never });
@@ -118,6 +140,33 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
   return Object.assign(result, { durable });
 }
 
+/**
+ * The stream log's writer, started once the run is opened with its hold (an invocation refused with
+ * RunBusyError writes nothing: the run's stream is the other invocation's). Resolves when its done batch
+ * is written; undefined when nothing is logged.
+ */
+function startStreamLog<TOOLS extends ToolSet>(
+  result: StreamTextResultOf<TOOLS>,
+  ready: Promise<OpenedRun<TOOLS>>,
+  runId: string,
+  resumable: boolean | ResumableOptions | undefined,
+): Promise<void> | undefined {
+  if (!resumable) return undefined;
+  const settings: ResumableOptions = resumable === true ? {} : resumable;
+  const stream = result.toUIMessageStream({
+    generateMessageId: () => answerMessageId(runId),
+    ...(settings.errorText ? { onError: settings.errorText } : {}),
+  }) as ReadableStream<UIMessageChunk>;
+  const onError = settings.onLogError ?? ((error: unknown) => console.warn(`[gnl] ${(error as Error).message}`));
+  return ready.then(
+    (run) =>
+      run.kind === 'execute'
+        ? writeStreamLog({ hold: run.hold, stream, invocation: randomUUID(), ...(settings.flushMs !== undefined ? { flushMs: settings.flushMs } : {}), onError })
+        : stream.cancel(),
+    () => stream.cancel(),
+  );
+}
+
 /** The loop's settings the caller gave that are runDurable's own, not streamText's. */
 function stripRunOptions(options: Record<string, unknown>): Record<string, unknown> {
   const {
@@ -126,6 +175,7 @@ function stripRunOptions(options: Record<string, unknown>): Record<string, unkno
     strictReplay: _strict,
     agent: _agent,
     agentVersion: _version,
+    conversationId: _conversation,
     maxEventsPerRun: _max,
     toolRetry: _retry,
     keyScheme: _scheme,

@@ -4,13 +4,14 @@
  * followers of its run; a (re)connect wakes every follower, since notifications sent while the
  * listener was away are gone, and tells run watchers to resync.
  */
-import { assertValidRunId, type RunChange, type SubscribeOptions, type Subscription, type WatchRunsOptions } from '../internal';
-import { type NotificationSource, parseNotification } from './notifications';
+import { assertValidRunId, type RunChange, type SubscribeOptions, type Subscription, type WatchRunsOptions, type WatchStreamOptions } from '../internal';
+import { type NotificationSource, parseNotification, parseStreamNotification } from './notifications';
 import { type ReadEvents, RunFollower } from './run-follower';
 
 export class LiveEvents {
   private readonly followers = new Map<string, Set<RunFollower>>();
   private readonly watchers = new Set<WatchRunsOptions>();
+  private readonly streamWatchers = new Map<string, Set<WatchStreamOptions>>();
   private started: Promise<void> | undefined;
 
   constructor(
@@ -45,7 +46,27 @@ export class LiveEvents {
     return { close: async () => void this.watchers.delete(options) };
   }
 
+  /** Wakes `onWake` on each stream notification of the run and after every reconnect. */
+  async watchStream(options: WatchStreamOptions): Promise<Subscription> {
+    assertValidRunId(options.runId);
+    const set = this.streamWatchers.get(options.runId) ?? new Set();
+    set.add(options);
+    this.streamWatchers.set(options.runId, set);
+    const forget = () => {
+      set.delete(options);
+      if (set.size === 0 && this.streamWatchers.get(options.runId) === set) this.streamWatchers.delete(options.runId);
+    };
+    try {
+      await this.start();
+    } catch (error) {
+      forget();
+      throw error;
+    }
+    return { close: async () => forget() };
+  }
+
   async stop(): Promise<void> {
+    this.streamWatchers.clear();
     for (const set of this.followers.values()) for (const follower of set) follower.close();
     this.watchers.clear();
     if (this.started) await this.source.stop();
@@ -54,9 +75,14 @@ export class LiveEvents {
   private start(): Promise<void> {
     this.started ??= this.source
       .start({
-        onNotify: (payload) => this.notified(parseNotification(payload)),
+        onNotify: (payload) => {
+          const stream = parseStreamNotification(payload);
+          if (stream) this.streamWritten(stream.runId);
+          else this.notified(parseNotification(payload));
+        },
         onListening: (reconnected) => {
           if (!reconnected) return;
+          for (const set of this.streamWatchers.values()) for (const watcher of set) this.wakeStream(watcher);
           for (const set of this.followers.values()) for (const follower of set) follower.wake();
           for (const watcher of this.watchers) watcher.onResync?.();
         },
@@ -81,7 +107,20 @@ export class LiveEvents {
     }
   }
 
+  private streamWritten(runId: string): void {
+    for (const watcher of this.streamWatchers.get(runId) ?? []) this.wakeStream(watcher);
+  }
+
+  private wakeStream(watcher: WatchStreamOptions): void {
+    try {
+      watcher.onWake();
+    } catch (error) {
+      watcher.onError?.(error);
+    }
+  }
+
   reportError(error: unknown): void {
+    for (const set of this.streamWatchers.values()) for (const watcher of set) watcher.onError?.(error);
     for (const set of this.followers.values()) for (const follower of set) follower.reportError(error);
     for (const watcher of this.watchers) watcher.onError?.(error);
   }

@@ -15,10 +15,27 @@ import type { RunChange } from '../internal';
 export const NOTIFY_CHANNEL = 'gnl_events';
 
 /** How a storage's appends announce themselves. */
-export type Announcer = { mode: 'in-statement' } | { mode: 'after-commit'; announce(runId: string, lastSeq: number): void };
+export type Announcer =
+  | { mode: 'in-statement' }
+  | { mode: 'after-commit'; announce(runId: string, lastSeq: number): void; announceStream(runId: string, batchId: number): void };
 
 export function notificationPayload(runId: string, lastSeq: number): string {
   return `${lastSeq}:${runId}`;
+}
+
+/**
+ * A batch of a run's stream was written (stream-log.ts): `s<batch id>:<runId>` on the same channel. Event
+ * followers never mistake it for an append (parseNotification refuses it), and stream followers read
+ * the batches after the id they have.
+ */
+export function streamNotificationPayload(runId: string, batchId: number): string {
+  return `s${batchId}:${runId}`;
+}
+
+export function parseStreamNotification(payload: string): { runId: string; batchId: number } | undefined {
+  if (!payload.startsWith('s')) return undefined;
+  const change = parseNotification(payload.slice(1));
+  return change ? { runId: change.runId, batchId: change.lastSeq } : undefined;
 }
 
 export function parseNotification(payload: string): RunChange | undefined {
@@ -34,7 +51,9 @@ export function parseNotification(payload: string): RunChange | undefined {
  * highest sequence number). A failed send is reported and dropped: subscribers catch up by reading.
  */
 export class CoalescingNotifier {
+  /** Per run: the highest sequence number appended, and the highest stream batch written, not yet announced. */
   private readonly waiting = new Map<string, number>();
+  private readonly waitingStreams = new Map<string, number>();
   private flushing: Promise<void> | undefined;
 
   constructor(
@@ -48,6 +67,11 @@ export class CoalescingNotifier {
     this.flushing ??= this.flush();
   }
 
+  announceStream(runId: string, batchId: number): void {
+    if ((this.waitingStreams.get(runId) ?? 0) < batchId) this.waitingStreams.set(runId, batchId);
+    this.flushing ??= this.flush();
+  }
+
   /** Resolves when every announcement so far was sent (or dropped). */
   async idle(): Promise<void> {
     while (this.flushing) await this.flushing;
@@ -55,9 +79,13 @@ export class CoalescingNotifier {
 
   private async flush(): Promise<void> {
     try {
-      while (this.waiting.size > 0) {
-        const payloads = [...this.waiting].map(([runId, lastSeq]) => notificationPayload(runId, lastSeq));
+      while (this.waiting.size > 0 || this.waitingStreams.size > 0) {
+        const payloads = [
+          ...[...this.waiting].map(([runId, lastSeq]) => notificationPayload(runId, lastSeq)),
+          ...[...this.waitingStreams].map(([runId, batchId]) => streamNotificationPayload(runId, batchId)),
+        ];
         this.waiting.clear();
+        this.waitingStreams.clear();
         await this.send(payloads).catch(this.onError);
       }
     } finally {

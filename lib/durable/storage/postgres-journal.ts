@@ -45,7 +45,12 @@ import {
   type Subscription,
   type WatchRunsOptions,
   type JournalSecrets,
+  type StreamBatch,
+  type StreamBatchInput,
+  type WatchStreamOptions,
+  HoldLostError,
 } from '../internal';
+import { insertStreamBatch, readStreamBatches } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
 import { withBlobPlaceholders } from './payload-blobs';
@@ -92,6 +97,7 @@ const listOptionsSchema = z.object({
   // A cursor carries a runId: 512 characters of up to 4 bytes, base64url-encoded.
   cursor: z.string().max(4000).optional(),
 });
+const streamBatchesOptionsSchema = z.object({ afterId: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(10_000).default(1000) });
 const eventsOptionsSchema = z.object({ afterSeq: z.number().int().min(0).default(0), limit: z.number().int().min(1).optional() });
 
 export class PostgresJournal implements LiveJournal {
@@ -249,6 +255,16 @@ export class PostgresJournal implements LiveJournal {
     return this.live.watchRuns(options);
   }
 
+  async streamBatches(runId: string, options: { afterId?: number; limit?: number } = {}): Promise<StreamBatch[]> {
+    assertValidRunId(runId);
+    const { afterId, limit } = parse(streamBatchesOptionsSchema, options, 'streamBatches');
+    return readStreamBatches((await this.db()).sql, runId, afterId, limit);
+  }
+
+  watchStream(options: WatchStreamOptions): Promise<Subscription> {
+    return this.live.watchStream(options);
+  }
+
   /** Tells this journal's subscribers that something went wrong with live notifications. */
   reportLiveError(error: unknown): void {
     this.live.reportError(error);
@@ -307,6 +323,17 @@ class SqlRunHold implements RunHold {
     });
     announce(this.announcer, this.runId, recorded);
     return recorded;
+  }
+
+  async appendStream(batch: StreamBatchInput): Promise<void> {
+    if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot stream.`);
+    const id = await insertStreamBatch(this.db, this.runId, batch, {
+      holder: this.fence?.holder,
+      notifyInStatement: this.announcer.mode === 'in-statement',
+      secrets: this.secrets,
+    });
+    if (id === undefined) throw new HoldLostError({ runId: this.runId });
+    if (this.announcer.mode === 'after-commit') this.announcer.announceStream(this.runId, id);
   }
 
   async release(): Promise<void> {

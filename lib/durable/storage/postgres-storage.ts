@@ -92,7 +92,11 @@ export class PostgresStorage {
     this.journal = new PostgresJournal({
       database: () => this.migrated(),
       holds: this.holds,
-      announcer: { mode: 'after-commit', announce: (runId, lastSeq) => this.holds.notifier.announce(runId, lastSeq) },
+      announcer: {
+        mode: 'after-commit',
+        announce: (runId, lastSeq) => this.holds.notifier.announce(runId, lastSeq),
+        announceStream: (runId, batchId) => this.holds.notifier.announceStream(runId, batchId),
+      },
       notifications: new PostgresListener(
         (hooks) =>
           this.connect('gnl-listen', { max: 1, idle_timeout: 0, max_lifetime: null, keep_alive, fetch_types: false, ...hooks } as postgres.Options<never>),
