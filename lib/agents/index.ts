@@ -5,5 +5,5 @@
 export { defineAgent, isAgent, AGENT_NAME, type Agent, type AgentDefinition, type AgentSettings } from './define-agent';
 export type { AgentFingerprint } from './agent-version';
 export { createAgentRegistry, toolDeclarations, toolOutputSchema, type AgentRegistry } from './registry';
-export { runAgent, agentInputSchema, type AgentInput, type RunAgentOptions } from './run-agent';
+export { runAgent, streamAgent, agentInputSchema, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';

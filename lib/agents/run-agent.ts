@@ -9,13 +9,26 @@
  */
 import { type ModelMessage, modelMessageSchema, type ToolSet } from 'ai';
 import { z } from 'zod';
-import { assertValidRunId, type DurableResult, type Journal, type RunDurableOptions, runDurable } from '@/lib/durable';
+import {
+  assertValidRunId,
+  type DurableResult,
+  type Journal,
+  MAX_CONVERSATION_ID_LENGTH,
+  type RunDurableOptions,
+  runDurable,
+  type StreamDurableOptions,
+  type StreamDurableResult,
+  streamDurable,
+} from '@/lib/durable';
 import { type Agent, type AgentSettings, isAgent, type NotAgentSettings } from './define-agent';
 import { AgentInputError } from './errors';
 import { problemsOf } from './problems';
 
-/** What a run is asked: one prompt, or a conversation so far. Recorded in the run's start input. */
-export type AgentInput = { prompt: string } | { messages: ModelMessage[] };
+/**
+ * What a run is asked: one prompt, or a conversation so far. Recorded in the run's start input, with the
+ * conversation the run is one turn of when it is a chat's (conversationId).
+ */
+export type AgentInput = ({ prompt: string } | { messages: ModelMessage[] }) & { conversationId?: string };
 
 export type RunAgentOptions<TOOLS extends ToolSet> = Partial<AgentSettings<TOOLS>> & {
   agent: Agent<TOOLS>;
@@ -27,8 +40,17 @@ export type RunAgentOptions<TOOLS extends ToolSet> = Partial<AgentSettings<TOOLS
 
 const notBlank = (what: string) => z.string().refine((s) => s.trim().length > 0, `${what} must not be empty`);
 
+const conversationIdSchema = z
+  .string()
+  .min(1, 'conversationId must not be empty')
+  .max(MAX_CONVERSATION_ID_LENGTH, `conversationId is at most ${MAX_CONVERSATION_ID_LENGTH} characters`)
+  .optional();
+
 export const agentInputSchema = z.union(
-  [z.strictObject({ prompt: notBlank('the prompt') }), z.strictObject({ messages: z.array(modelMessageSchema).min(1, 'messages must not be empty') })],
+  [
+    z.strictObject({ prompt: notBlank('the prompt'), conversationId: conversationIdSchema }),
+    z.strictObject({ messages: z.array(modelMessageSchema).min(1, 'messages must not be empty'), conversationId: conversationIdSchema }),
+  ],
   { error: 'input must be { prompt: string } or { messages: ModelMessage[] }' },
 );
 
@@ -63,8 +85,24 @@ export function parseRunAgentRequest(options: Record<string, unknown>): void {
 
 export async function runAgent<TOOLS extends ToolSet>(options: RunAgentOptions<TOOLS>): Promise<DurableResult<TOOLS>> {
   parseRunAgentRequest(options as Record<string, unknown>);
+  return runDurable(durableOptionsOf(options) as RunDurableOptions<TOOLS>);
+}
+
+export type StreamAgentOptions<TOOLS extends ToolSet> = RunAgentOptions<TOOLS> & Pick<StreamDurableOptions<TOOLS>, 'resumable' | 'onChunk' | 'onError' | 'onAbort'>;
+
+/**
+ * streamAgent: streamDurable with an agent's definition, the same run as runAgent's (one record: either
+ * may resume what the other began). Returns streamText's result plus `durable`; with `resumable` the
+ * stream is also written to the run's stream log for clients that reconnect (followRunStream).
+ */
+export function streamAgent<TOOLS extends ToolSet>(options: StreamAgentOptions<TOOLS>): StreamDurableResult<TOOLS> {
+  parseRunAgentRequest(options as Record<string, unknown>);
+  return streamDurable(durableOptionsOf(options) as StreamDurableOptions<TOOLS>);
+}
+
+function durableOptionsOf<TOOLS extends ToolSet>(options: RunAgentOptions<TOOLS>): Record<string, unknown> {
   const { agent, runId, input, journal, ...overrides } = options;
-  return runDurable({
+  return {
     ...agent.settings,
     ...overrides,
     runId,
@@ -75,5 +113,5 @@ export async function runAgent<TOOLS extends ToolSet>(options: RunAgentOptions<T
     model: agent.model,
     tools: agent.tools,
     ...(agent.system !== undefined ? { system: agent.system } : {}),
-  } as unknown as RunDurableOptions<TOOLS>);
+  };
 }

@@ -48,6 +48,12 @@ export interface ExecutorOptions extends ExecutorContext {
    * demo arming a run's crash point. Default: none, runs are invoked as they are.
    */
   aroundInvocation?: AroundInvocation;
+  /**
+   * Invoke runs through streamAgent and write each invocation's stream to the run's stream log, so that
+   * the Studio shows the step being generated and a chat client that reconnects replays its answer
+   * (stream-log.ts). Default false: runAgent (generate), nothing written beside the events.
+   */
+  streamRuns?: boolean;
   /** What the executor does, as it happens (the worker prints these as JSON lines). */
   onEvent?: (event: ExecutorEvent) => void;
 }
@@ -267,6 +273,7 @@ export class Executor {
         owner: this.owner,
         stopRequested: () => active.stop,
         ...(this.options.aroundInvocation ? { around: this.options.aroundInvocation } : {}),
+        ...(this.options.streamRuns ? { stream: true } : {}),
       });
       const takeOver =
         invocation.kind === 'given-back' &&

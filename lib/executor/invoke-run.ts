@@ -8,7 +8,7 @@
  * A stop is honoured at a step boundary only: `prepareStep` runs before every model call, when every
  * tool of the previous step has settled, and throws InvocationStoppedError there.
  */
-import { type AgentInput, runAgent, UnknownAgentError } from '@/lib/agents';
+import { type AgentInput, runAgent, streamAgent, UnknownAgentError } from '@/lib/agents';
 import {
   type DurableResult,
   HoldLostError,
@@ -43,8 +43,10 @@ export async function invokeRun(args: {
   stopRequested: () => StopReason | undefined;
   /** Wraps the invocation (ExecutorOptions.aroundInvocation). Default: none. */
   around?: AroundInvocation;
+  /** Stream the run and write its stream log (ExecutorOptions.streamRuns). Default: generate. */
+  stream?: boolean;
 }): Promise<Invocation> {
-  const { claim, journal, registry, owner, stopRequested, around } = args;
+  const { claim, journal, registry, owner, stopRequested, around, stream } = args;
   const { runId } = claim;
   let invoke: () => Promise<DurableResult<any>>;
   try {
@@ -65,7 +67,8 @@ export async function invokeRun(args: {
       return own ? own(options) : undefined;
     };
     const input: AgentInput = agentInputOf(run.input);
-    invoke = () => runAgent({ agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0]);
+    const options = { agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0];
+    invoke = stream ? () => streamAgent({ ...options, resumable: true }).durable : () => runAgent(options);
   } catch (error) {
     return classify(error, await statusOf(journal, runId, error));
   }

@@ -31,6 +31,7 @@ export function startInputDifferences(recorded: RunInput, given: RunInput): Dive
 
 /** The input a recorded run was started with, as runAgent takes it again. */
 export function agentInputOf(recorded: RunInput): AgentInput {
-  if (recorded.messages !== undefined) return { messages: recorded.messages as Extract<AgentInput, { messages: unknown }>['messages'] };
-  return { prompt: recorded.prompt as string };
+  const conversation = recorded.conversationId !== undefined ? { conversationId: recorded.conversationId } : {};
+  if (recorded.messages !== undefined) return { messages: recorded.messages as Extract<AgentInput, { messages: unknown }>['messages'], ...conversation };
+  return { prompt: recorded.prompt as string, ...conversation };
 }

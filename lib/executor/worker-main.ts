@@ -74,6 +74,8 @@ async function main(): Promise<void> {
     storage,
     registry,
     aroundInvocation: new CrashPointStore(storage).aroundInvocation,
+    // As the Studio's executor: the run page shows the step being generated, a chat reconnects to its answer.
+    streamRuns: true,
     ...rest,
     ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
     onEvent: (event) => print(executor.owner, event),

@@ -34,6 +34,8 @@ export async function bootStudio(): Promise<void> {
   const aroundInvocation = demoInvocationHook();
   getExecutor({
     registry,
+    // Every run streams, and its stream is kept for the run page's live step and the chat's reconnects.
+    streamRuns: true,
     ...(aroundInvocation ? { aroundInvocation } : {}),
     onEvent: (event) => {
       if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
