@@ -78,7 +78,8 @@ if (built === undefined || built < sources) {
   privateBuild(nextDir, { log: (line) => console.error(line) }); // a build from before this rule says so
 }
 
-const env = { ...process.env, PORT: port, GNL_STUDIO_HOST: host };
+// The scripted demo model streams an answer word by word, 30 ms apart, so a chat visibly streams (0: at once).
+const env = { GNL_DEMO_STREAM_WORD_MS: '30', ...process.env, PORT: port, GNL_STUDIO_HOST: host };
 const children = new Set();
 let stopping = false;
 

@@ -15,6 +15,8 @@ import type {
 import { nextSupportAction } from './support-script';
 
 export const SCRIPTED_PROVIDER = 'gnl-demo';
+/** Milliseconds between the words of a streamed answer (default 0: the whole text in one delta). The Studio sets it so an answer visibly streams. */
+export const STREAM_WORD_MS_ENV = 'GNL_DEMO_STREAM_WORD_MS';
 export const SCRIPTED_MODEL_ID = 'scripted-support-v1';
 
 export class ScriptedSupportModel implements LanguageModelV4 {
@@ -41,25 +43,48 @@ export class ScriptedSupportModel implements LanguageModelV4 {
 
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
     const result = await this.doGenerate(options);
+    const wordMs = streamWordMs();
     const parts: LanguageModelV4StreamPart[] = [
       { type: 'stream-start', warnings: [] },
       { type: 'response-metadata', ...result.response },
     ];
     for (const part of result.content) {
-      if (part.type === 'text')
-        parts.push({ type: 'text-start', id: 'text' }, { type: 'text-delta', id: 'text', delta: part.text }, { type: 'text-end', id: 'text' });
-      else parts.push(part as LanguageModelV4StreamPart);
+      if (part.type === 'text') {
+        parts.push({ type: 'text-start', id: 'text' });
+        const words = wordMs > 0 ? (part.text.match(/\S+\s*|\s+/g) ?? [part.text]) : [part.text];
+        for (const word of words) parts.push({ type: 'text-delta', id: 'text', delta: word });
+        parts.push({ type: 'text-end', id: 'text' });
+      } else parts.push(part as LanguageModelV4StreamPart);
     }
     parts.push({ type: 'finish', usage: result.usage, finishReason: result.finishReason });
+    const signal = options.abortSignal;
     return {
       stream: new ReadableStream({
-        start(controller) {
-          for (const part of parts) controller.enqueue(part);
+        async start(controller) {
+          for (const part of parts) {
+            if (wordMs > 0 && part.type === 'text-delta') await pause(wordMs, signal);
+            controller.enqueue(part);
+          }
           controller.close();
         },
       }),
     };
   }
+}
+
+function streamWordMs(): number {
+  const value = Number(process.env[STREAM_WORD_MS_ENV] ?? 0);
+  return Number.isFinite(value) && value > 0 ? Math.min(value, 10_000) : 0;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** About four characters a token, like the real ones. */
