@@ -52,9 +52,7 @@ export const runs = gnl.table(
     /** The Studio's run-id prefix search (`run_id like 'abc%'`, whatever the database's collation). */
     index('runs_run_id_prefix_idx').on(t.runId.op('text_pattern_ops')),
     /** A conversation's turns, oldest first (migration 0011): each turn is a run whose start records its conversationId. */
-    index('runs_conversation_idx')
-      .on(sql`(input->>'conversationId')`, t.createdAt, t.runId)
-      .where(sql`input ? 'conversationId'`),
+    index('runs_conversation_idx').on(sql`(input->>'conversationId')`, t.createdAt, t.runId).where(sql`input ? 'conversationId'`),
   ],
 );
 

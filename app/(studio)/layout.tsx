@@ -23,6 +23,9 @@ export default async function StudioLayout({ children }: { children: React.React
             <Link href="/inbox" className="hover:text-foreground">
               Inbox
             </Link>
+            <Link href="/chat" className="hover:text-foreground">
+              Chat
+            </Link>
             <Link href="/demo" className="hover:text-foreground">
               Demo
             </Link>

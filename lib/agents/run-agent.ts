@@ -88,7 +88,8 @@ export async function runAgent<TOOLS extends ToolSet>(options: RunAgentOptions<T
   return runDurable(durableOptionsOf(options) as RunDurableOptions<TOOLS>);
 }
 
-export type StreamAgentOptions<TOOLS extends ToolSet> = RunAgentOptions<TOOLS> & Pick<StreamDurableOptions<TOOLS>, 'resumable' | 'onChunk' | 'onError' | 'onAbort'>;
+export type StreamAgentOptions<TOOLS extends ToolSet> = RunAgentOptions<TOOLS> &
+  Pick<StreamDurableOptions<TOOLS>, 'resumable' | 'onChunk' | 'onError' | 'onAbort'>;
 
 /**
  * streamAgent: streamDurable with an agent's definition, the same run as runAgent's (one record: either

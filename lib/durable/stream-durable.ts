@@ -161,7 +161,13 @@ function startStreamLog<TOOLS extends ToolSet>(
   return ready.then(
     (run) =>
       run.kind === 'execute'
-        ? writeStreamLog({ hold: run.hold, stream, invocation: randomUUID(), ...(settings.flushMs !== undefined ? { flushMs: settings.flushMs } : {}), onError })
+        ? writeStreamLog({
+            hold: run.hold,
+            stream,
+            invocation: randomUUID(),
+            ...(settings.flushMs !== undefined ? { flushMs: settings.flushMs } : {}),
+            onError,
+          })
         : stream.cancel(),
     () => stream.cancel(),
   );

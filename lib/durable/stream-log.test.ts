@@ -78,7 +78,9 @@ describeEachJournal('stream log', (target) => {
     const runId = uniqueRunId('log');
     const { ledger, tools } = refundTools();
     const script = (step: number) =>
-      step === 0 ? { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { ...REFUND_INPUT, password: 'hunter2-secret' } }] } : refundScript(step);
+      step === 0
+        ? { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { ...REFUND_INPUT, password: 'hunter2-secret' } }] }
+        : refundScript(step);
     const streamed = streamDurable({ runId, journal, model: streamingModel(script).model, tools, prompt: 'Refund o_17', resumable: true });
     const live = await finalMessage(streamed.toUIMessageStream({ generateMessageId: () => answerMessageId(runId) }) as ReadableStream<UIMessageChunk>);
     expect(await streamed.durable).toMatchObject({ status: 'completed' });
@@ -126,12 +128,26 @@ describeEachJournal('stream log', (target) => {
     const first = streamDurable({ runId, journal, model: streamingModel(refundScript).model, tools, prompt: 'Refund o_17' });
     await first.durable;
     const hold = await journal.hold(runId);
-    await hold.appendStream({ invocation: 'dead', batch: 0, chunks: [{ type: 'start', messageId: answerMessageId(runId) }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Refu' }], done: false });
+    await hold.appendStream({
+      invocation: 'dead',
+      batch: 0,
+      chunks: [
+        { type: 'start', messageId: answerMessageId(runId) },
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: 'Refu' },
+      ],
+      done: false,
+    });
     const following = chunksOf(followRunStream({ journal, runId, idleCheckMs: 60_000 }));
     await new Promise((resolve) => setTimeout(resolve, 100));
     await hold.appendStream({ invocation: 'next', batch: 0, chunks: [{ type: 'start', messageId: answerMessageId(runId) }], done: false });
     await expect(following).rejects.toBeInstanceOf(StreamSupersededError);
-    await hold.appendStream({ invocation: 'next', batch: 1, chunks: [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Refunded.' }, { type: 'text-end', id: 't' }, { type: 'finish' }], done: true });
+    await hold.appendStream({
+      invocation: 'next',
+      batch: 1,
+      chunks: [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Refunded.' }, { type: 'text-end', id: 't' }, { type: 'finish' }],
+      done: true,
+    });
     await hold.release();
     expect(textOf(await finalMessage(followRunStream({ journal, runId })))).toBe('Refunded.');
     expect(new Set((await journal.streamBatches(runId)).map((b) => b.invocation))).toEqual(new Set(['next']));
@@ -152,7 +168,16 @@ describeEachJournal('stream log', (target) => {
     const { tools } = refundTools();
     await streamDurable({ runId, journal, model: streamingModel(refundScript).model, tools, prompt: 'Refund o_17' }).durable;
     const hold = await journal.hold(runId);
-    await hold.appendStream({ invocation: 'dead', batch: 0, chunks: [{ type: 'start', messageId: 'm' }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Half' }], done: false });
+    await hold.appendStream({
+      invocation: 'dead',
+      batch: 0,
+      chunks: [
+        { type: 'start', messageId: 'm' },
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: 'Half' },
+      ],
+      done: false,
+    });
     await hold.release();
     const chunks = await chunksOf(followRunStream({ journal, runId, idleCheckMs: 50 }));
     expect(chunks.at(-1)).toEqual({ type: 'finish' });

@@ -66,7 +66,11 @@ export async function writeStreamLog(args: {
         await hold.appendStream({ invocation, batch: number, chunks, done });
       } catch (error) {
         failed = true;
-        args.onError?.(new GnlError(`The stream of run "${hold.runId}" could not be written (batch ${number}); a reconnecting client sees it only up to there.`, { cause: error }));
+        args.onError?.(
+          new GnlError(`The stream of run "${hold.runId}" could not be written (batch ${number}); a reconnecting client sees it only up to there.`, {
+            cause: error,
+          }),
+        );
       }
     });
     return writing;
@@ -94,7 +98,14 @@ function mergeDeltas(chunks: UIMessageChunk[]): UIMessageChunk[] {
   const merged: UIMessageChunk[] = [];
   for (const chunk of chunks) {
     const last = merged[merged.length - 1];
-    if (last && (chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') && last.type === chunk.type && last.id === chunk.id && !chunk.providerMetadata && !last.providerMetadata) {
+    if (
+      last &&
+      (chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') &&
+      last.type === chunk.type &&
+      last.id === chunk.id &&
+      !chunk.providerMetadata &&
+      !last.providerMetadata
+    ) {
       merged[merged.length - 1] = { ...last, delta: last.delta + chunk.delta };
     } else merged.push(chunk);
   }
@@ -105,10 +116,13 @@ function mergeDeltas(chunks: UIMessageChunk[]): UIMessageChunk[] {
 export class StreamSupersededError extends GnlError {
   readonly runId: string;
   constructor(args: { runId: string; invocation: string; by: string }) {
-    super(`The stream of run "${args.runId}" was taken over by a newer invocation (${args.by} after ${args.invocation}); reconnect to replay it from its start.`);
+    super(
+      `The stream of run "${args.runId}" was taken over by a newer invocation (${args.by} after ${args.invocation}); reconnect to replay it from its start.`,
+    );
     this.name = 'StreamSupersededError';
     this.runId = args.runId;
   }
+  static override isInstance = (error: unknown): error is StreamSupersededError => GnlError.isInstance(error) && error.name === 'StreamSupersededError';
 }
 
 export interface FollowRunStreamOptions {

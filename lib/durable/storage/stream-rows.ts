@@ -33,10 +33,12 @@ export async function insertStreamBatch(
   options: { holder: string | undefined; notifyInStatement: boolean; secrets: JournalSecrets },
 ): Promise<number | undefined> {
   if (!Number.isSafeInteger(batch.batch) || batch.batch < 0) throw new JournalDataError(`Stream batch number must be a whole number ≥ 0 (got ${batch.batch}).`);
-  if (batch.chunks.length > MAX_CHUNKS_PER_BATCH) throw new JournalDataError(`A stream batch holds at most ${MAX_CHUNKS_PER_BATCH} chunks (got ${batch.chunks.length}).`);
+  if (batch.chunks.length > MAX_CHUNKS_PER_BATCH)
+    throw new JournalDataError(`A stream batch holds at most ${MAX_CHUNKS_PER_BATCH} chunks (got ${batch.chunks.length}).`);
   let json = JSON.stringify(batch.chunks);
   if (options.secrets.mightHold(json)) json = JSON.stringify(redactSecrets(batch.chunks, options.secrets.fields));
-  if (Buffer.byteLength(json) > MAX_BATCH_BYTES) throw new JournalDataError(`A stream batch is at most ${MAX_BATCH_BYTES} bytes of JSON (got ${Buffer.byteLength(json)}).`);
+  if (Buffer.byteLength(json) > MAX_BATCH_BYTES)
+    throw new JournalDataError(`A stream batch is at most ${MAX_BATCH_BYTES} bytes of JSON (got ${Buffer.byteLength(json)}).`);
   const [row] = await db.query<{ id: number | string }>(options.notifyInStatement ? INSERT.notifying : INSERT.plain, [
     runId,
     batch.invocation,

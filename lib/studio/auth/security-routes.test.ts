@@ -26,7 +26,7 @@ const PUBLIC_PAGES = ['/sign-in', '/setup'];
 const PUBLIC_ACTIONS = ['app/(auth)/actions.ts#signInAction', 'app/(auth)/actions.ts#setupAction', 'app/(auth)/actions.ts#signOutAction'];
 
 const SECRET = 'security-routes-test-secret-0123456789abcdef';
-const SAMPLE: Record<string, string> = { runId: 'support~3Ao_18', chunk: '0' };
+const SAMPLE: Record<string, string> = { runId: 'support~3Ao_18', chunk: '0', conversationId: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e' };
 
 // ---- Next's parser (SWC), as Next itself reads these files ----
 

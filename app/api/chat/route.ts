@@ -1,0 +1,34 @@
+import { createUIMessageStreamResponse } from 'ai';
+import { followRunStream } from '@/lib/durable';
+import { storageFromEnv } from '@/lib/durable/storage';
+import { operatorOrRefusal } from '@/lib/studio/auth/session';
+import { chatRequestSchema } from '@/lib/studio/chat/chat-request';
+import { ChatBusyError, startChatTurn } from '@/lib/studio/chat/chat-turn';
+
+/**
+ * A new user turn (useChat's send): its run is started on this server's executor, and the answer is
+ * streamed from the run's stream log, so what this response shows is what a reconnect replays.
+ */
+export async function POST(request: Request) {
+  const auth = await operatorOrRefusal();
+  if ('refusal' in auth) return auth.refusal;
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return Response.json({ error: 'The request body is not JSON.' }, { status: 400 });
+  }
+  const parsed = chatRequestSchema.safeParse(body);
+  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((issue) => issue.message).join('; ') }, { status: 400 });
+  let runId: string;
+  try {
+    ({ runId } = await startChatTurn(parsed.data));
+  } catch (error) {
+    if (ChatBusyError.isInstance(error)) return Response.json({ error: error.message, status: error.status }, { status: 409 });
+    throw error;
+  }
+  return createUIMessageStreamResponse({
+    stream: followRunStream({ journal: storageFromEnv().runs, runId, signal: request.signal }),
+    headers: { 'Cache-Control': 'no-store', 'X-GNL-Run-Id': encodeURIComponent(runId) },
+  });
+}
