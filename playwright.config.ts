@@ -121,6 +121,13 @@ export default defineConfig({
       dependencies: ['live'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
+    {
+      // Kills the server mid-answer too: after the crash project, alone.
+      name: 'chat',
+      testMatch: ['chat.spec.ts'],
+      dependencies: ['crash'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
+    },
     ...(postgresUrl
       ? [
           {

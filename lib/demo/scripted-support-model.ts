@@ -12,11 +12,13 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import { nextSupportAction } from './support-script';
+import { nextSupportAction, readRequest } from './support-script';
 
 export const SCRIPTED_PROVIDER = 'gnl-demo';
 /** Milliseconds between the words of a streamed answer (default 0: the whole text in one delta). The Studio sets it so an answer visibly streams. */
 export const STREAM_WORD_MS_ENV = 'GNL_DEMO_STREAM_WORD_MS';
+/** Asked to answer "slowly" (the word in a user message), it streams 200 ms a word: to watch a stream, or kill a server mid-answer. */
+export const SLOW_WORD_MS = 200;
 export const SCRIPTED_MODEL_ID = 'scripted-support-v1';
 
 export class ScriptedSupportModel implements LanguageModelV4 {
@@ -43,7 +45,7 @@ export class ScriptedSupportModel implements LanguageModelV4 {
 
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
     const result = await this.doGenerate(options);
-    const wordMs = streamWordMs();
+    const wordMs = /\bslowly\b/i.test(readRequest(options.prompt).text) ? SLOW_WORD_MS : streamWordMs();
     const parts: LanguageModelV4StreamPart[] = [
       { type: 'stream-start', warnings: [] },
       { type: 'response-metadata', ...result.response },
