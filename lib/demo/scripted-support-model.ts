@@ -17,8 +17,8 @@ import { nextSupportAction, readRequest } from './support-script';
 export const SCRIPTED_PROVIDER = 'gnl-demo';
 /** Milliseconds between the words of a streamed answer (default 0: the whole text in one delta). The Studio sets it so an answer visibly streams. */
 export const STREAM_WORD_MS_ENV = 'GNL_DEMO_STREAM_WORD_MS';
-/** Asked to answer "slowly" (the word in a user message), it streams 200 ms a word: to watch a stream, or kill a server mid-answer. */
-export const SLOW_WORD_MS = 200;
+/** Asked to answer "slowly" (the word in a user message), it streams one word a second: to watch a stream, or kill a server mid-answer. */
+export const SLOW_WORD_MS = 1000;
 export const SCRIPTED_MODEL_ID = 'scripted-support-v1';
 
 export class ScriptedSupportModel implements LanguageModelV4 {
