@@ -26,6 +26,7 @@ import { ormVsRaw } from './orm';
 import { liveLatency } from './live-latency';
 import { memory } from './memory';
 import { studioScale } from './studio-scale';
+import { streamLog } from './stream-log';
 
 const DATABASE = 'gnl_bench';
 
@@ -49,6 +50,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<FigureResult>> = {
   '4': liveLatency,
   '5': studioScale,
   '6': memory,
+  '7': streamLog,
 };
 
 async function main() {
