@@ -5,15 +5,15 @@
  *   and appending one small event at a time in a loop (a closed loop: the journal at saturation), over one
  *   PostgresStorage (its default pool of 10 connections), a Studio-like listener hearing every change;
  * - the same while S = N other held runs stream: each writes one batch through `hold.appendStream` every
- *   flush interval (10, 40 = the default, 100 ms) on the same storage, as writeStreamLog does while a
- *   model streams without pause: appends/s and its drop, stream batches/s (and what was asked),
- *   each batch's write latency;
+ *   flush interval (10, 40 = the default, 100 ms; at 64 also 250 ms) on the same storage, as writeStreamLog
+ *   does while a model streams without pause: appends/s and its drop, stream batches/s (and what was
+ *   asked), each batch's write latency; at 64, as a what-if, every stream's batch of a flush in one INSERT;
  * - PGlite (one connection, the NOTIFY inside the statement): the same at 16 writers;
- * - what a reader waits at the default interval: the real writeStreamLog on one storage, a followRunStream
- *   reader on another, per text delta from the moment the writer's stream produced it (its flush wait
- *   included) and from its batch's appendStream call, idle and under the 64 + 64 load.
- * Windows of the variants are interleaved (the order rotates each round); every figure is the median
- * window, the drop is against the median window without streams.
+ * - what a reader waits at 40 and 100 ms: the real writeStreamLog on one storage, a followRunStream reader
+ *   on another, per text delta from the moment the writer's stream produced it (its flush wait included)
+ *   and from its batch's appendStream call, idle and under 64 writers + 64 streams.
+ * Each window with streams is paired with one without beside it (the order alternates, the variants'
+ * order rotates each round); a figure is the median window, the drop the median of the pairs' ratios.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -91,17 +91,25 @@ const COALESCED_INSERT = `with w as (
     returning id, run_id)
   select count(pg_notify('${NOTIFY_CHANNEL}', 's' || w.id || ':' || w.run_id))::int as n from w`;
 
+/** What a window counts: writes that ended between `from` and `until`. */
+interface Tally {
+  from: number;
+  until: number;
+  batches: number;
+  batchMs: number[];
+}
+
 /** One batch per stream per `flushMs`, each through its own hold (what the journal does). */
-async function streamEach(hold: RunHold, s: number, count: number, flushMs: number, deadline: number, tally: { batches: number; batchMs: number[] }) {
+async function streamEach(hold: RunHold, s: number, count: number, flushMs: number, tally: Tally) {
   const invocation = randomUUID();
   let batch = 0;
   await sleep((s * flushMs) / count); // streams start spread over one interval, as models do
-  while (performance.now() < deadline) {
+  while (performance.now() < tally.until) {
     const at = performance.now();
     await hold.appendStream({ invocation, batch, chunks: batchChunks(batch), done: false });
     const end = performance.now();
     batch += 1;
-    if (end <= deadline) {
+    if (end >= tally.from && end <= tally.until) {
       tally.batches += 1;
       tally.batchMs.push(end - at);
     }
@@ -112,12 +120,12 @@ async function streamEach(hold: RunHold, s: number, count: number, flushMs: numb
 }
 
 /** Every stream's batch of each `flushMs` in one INSERT (holder tokens checked in it, a NOTIFY per row inside it). */
-async function streamCoalesced(streams: RunHold[], c: Coalescer, flushMs: number, deadline: number, tally: { batches: number; batchMs: number[] }) {
+async function streamCoalesced(streams: RunHold[], c: Coalescer, flushMs: number, tally: Tally) {
   const invocations = streams.map(() => randomUUID());
   const runIds = streams.map((h) => h.runId);
   const holders = runIds.map((id) => c.holders.get(id) ?? '');
   let batch = 0;
-  while (performance.now() < deadline) {
+  while (performance.now() < tally.until) {
     const at = performance.now();
     const chunks = JSON.stringify(batchChunks(batch));
     const [row] = await c.sql.unsafe<{ n: number }[]>(
@@ -127,7 +135,7 @@ async function streamCoalesced(streams: RunHold[], c: Coalescer, flushMs: number
     );
     const end = performance.now();
     batch += 1;
-    if (end <= deadline) {
+    if (end >= tally.from && end <= tally.until) {
       tally.batches += row?.n ?? 0;
       tally.batchMs.push(end - at);
     }
@@ -138,41 +146,45 @@ async function streamCoalesced(streams: RunHold[], c: Coalescer, flushMs: number
 }
 
 /**
- * `writers` append for `seconds` (each yields to the event loop between appends: PGlite answers in
- * microtasks, and a closed loop would starve every timer); meanwhile the variant's streams write,
- * then each its done batch after the window (not counted).
+ * `writers` append; the variant's streams write (each its done batch at the end, not counted); what
+ * ended within `seconds` after one flush interval (every stream has begun by then) is counted. Each
+ * writer yields to the event loop between appends: PGlite answers in microtasks, and a closed loop
+ * would starve every timer.
  */
 async function window(writers: RunHold[], streams: RunHold[], variant: Variant, seconds: number, coalescer?: Coalescer): Promise<Window> {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const deadline = started + seconds * 1000;
-  let appends = 0;
-  const tally = { batches: 0, batchMs: [] as number[] };
   const { flushMs } = variant;
+  const from = performance.now() + (flushMs ?? 0);
+  const tally: Tally = { from, until: from + seconds * 1000, batches: 0, batchMs: [] };
+  let appends = 0;
+  let cpu: NodeJS.CpuUsage | undefined;
+  const measuring = sleep(Math.max(0, from - performance.now())).then(() => {
+    cpu = process.cpuUsage();
+  });
   const streaming =
     flushMs === undefined
       ? []
       : variant.coalesced && coalescer
-        ? [streamCoalesced(streams, coalescer, flushMs, deadline, tally)]
-        : streams.map((hold, s) => streamEach(hold, s, streams.length, flushMs, deadline, tally));
+        ? [streamCoalesced(streams, coalescer, flushMs, tally)]
+        : streams.map((hold, s) => streamEach(hold, s, streams.length, flushMs, tally));
   await Promise.all(
     writers.map(async (hold) => {
-      while (performance.now() < deadline) {
+      while (performance.now() < tally.until) {
         await hold.append([EVENT]);
-        if (performance.now() <= deadline) appends += 1;
+        const end = performance.now();
+        if (end >= tally.from && end <= tally.until) appends += 1;
         await new Promise((resolve) => setImmediate(resolve));
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
+  await measuring;
   const used = process.cpuUsage(cpu);
   await Promise.all(streaming);
   return {
-    appendsPerS: appends / elapsed,
-    batchesPerS: tally.batches / elapsed,
+    appendsPerS: appends / seconds,
+    batchesPerS: tally.batches / seconds,
     batchMs: tally.batchMs,
-    streamStatementsPerS: tally.batchMs.length / elapsed,
-    cpuPercent: ((used.user + used.system) / 1e6 / elapsed) * 100,
+    streamStatementsPerS: tally.batchMs.length / seconds,
+    cpuPercent: ((used.user + used.system) / 1e6 / seconds) * 100,
   };
 }
 
@@ -182,31 +194,41 @@ const median = (xs: readonly number[]) =>
     50,
   );
 
-/** Every variant `rounds` times, the order rotated each round; windows per variant. */
-async function interleaved(
-  variants: Variant[],
-  rounds: number,
-  run: (v: Variant) => Promise<Window>,
-  log: (m: string) => void,
-): Promise<Map<Variant, Window[]>> {
-  const results = new Map<Variant, Window[]>(variants.map((v) => [v, []]));
-  for (let r = 0; r < rounds; r++) {
-    const order = variants.map((_, i) => variants[(i + r) % variants.length] as Variant);
-    for (const v of order) {
-      const w = await run(v);
-      results.get(v)?.push(w);
-      await sleep(200);
-    }
-    log(
-      `figure 7: round ${r + 1}/${rounds}: ${variants.map((v) => `${v.name} ${round(results.get(v)?.at(-1)?.appendsPerS ?? Number.NaN, 0)}`).join(', ')} appends/s`,
-    );
-  }
-  return results;
+interface Measured {
+  windows: Map<Variant, Window[]>;
+  /** Per variant with streams: each of its windows' appends/s ÷ that of the window without streams beside it. */
+  ratios: Map<Variant, number[]>;
 }
 
-function rowsOf(journal: string, n: number, results: Map<Variant, Window[]>): FigureResult['rows'] {
-  const base = [...results].find(([v]) => v.flushMs === undefined)?.[1] ?? [];
-  return [...results].map(([v, ws]) => {
+/**
+ * Every variant with streams `rounds` times, each window beside one without streams (before it or after
+ * it, alternately), the variants' order rotated each round: a shared machine's drift hits both windows
+ * of a pair alike.
+ */
+async function paired(variants: Variant[], rounds: number, run: (v: Variant) => Promise<Window>, log: (m: string) => void): Promise<Measured> {
+  const none = variants.find((v) => v.flushMs === undefined) as Variant;
+  const streamed = variants.filter((v) => v !== none);
+  const windows = new Map<Variant, Window[]>(variants.map((v) => [v, []]));
+  const ratios = new Map<Variant, number[]>(streamed.map((v) => [v, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < streamed.length; i++) {
+      const v = streamed[(i + r) % streamed.length] as Variant;
+      const pair: Window[] = [];
+      for (const which of (i + r) % 2 === 0 ? [none, v] : [v, none]) {
+        const w = await run(which);
+        windows.get(which)?.push(w);
+        pair[which === none ? 0 : 1] = w;
+        await sleep(50);
+      }
+      ratios.get(v)?.push((pair[1] as Window).appendsPerS / (pair[0] as Window).appendsPerS);
+    }
+    log(`figure 7: round ${r + 1}/${rounds}: ${streamed.map((v) => `${v.name} ${round(((ratios.get(v)?.at(-1) ?? Number.NaN) - 1) * 100, 0)} %`).join(', ')}`);
+  }
+  return { windows, ratios };
+}
+
+function rowsOf(journal: string, n: number, { windows, ratios }: Measured): FigureResult['rows'] {
+  return [...windows].map(([v, ws]) => {
     const appends = median(ws.map((w) => w.appendsPerS));
     const batches = median(ws.map((w) => w.batchesPerS));
     const batchMs = summary(
@@ -221,8 +243,9 @@ function rowsOf(journal: string, n: number, results: Map<Variant, Window[]>): Fi
       'stream writes': v.name,
       'appends/s': round(appends, 0),
       'appends/s, windows': ws.map((w) => round(w.appendsPerS, 0)).join(' / '),
-      // Paired: each window against the same round's window without streams (drift cancels), then the median.
-      'vs no streams': none ? '—' : `${round((median(ws.map((w, r) => w.appendsPerS / (base[r]?.appendsPerS ?? Number.NaN))) - 1) * 100, 1)} %`,
+      // Paired: each window against the one without streams beside it, then the median.
+      'vs no streams': none ? '—' : `${round((median(ratios.get(v) ?? []) - 1) * 100, 1)} %`,
+      'pairs, %': none ? '' : (ratios.get(v) ?? []).map((x) => `${round((x - 1) * 100, 0)}`).join(' / '),
       'batches/s': none ? 0 : round(batches, 0),
       'batches/s asked': none ? 0 : round((n * 1000) / (v.flushMs as number), 0),
       'batch write p50': none ? null : batchMs.median,
@@ -239,7 +262,7 @@ const VARIANTS = (intervals: number[], coalesced: boolean): Variant[] => [
   ...(coalesced ? [{ name: `coalesced, ${DEFAULT_FLUSH_MS} ms`, flushMs: DEFAULT_FLUSH_MS, coalesced: true }] : []),
 ];
 
-async function postgresRates(ctx: BenchContext, n: number, intervals: number[], rounds: number, seconds: number) {
+async function postgresRates(ctx: BenchContext, n: number, intervals: number[], coalesced: boolean, rounds: number, seconds: number) {
   const storage = new PostgresStorage({ connectionString: ctx.url });
   const studio = new PostgresStorage({ connectionString: ctx.url, max: 2 });
   const sql = postgres(ctx.url, { max: 1, onnotice: () => {} });
@@ -254,9 +277,9 @@ async function postgresRates(ctx: BenchContext, n: number, intervals: number[], 
   try {
     const tokens = await sql<{ run_id: string; holder: string }[]>`select run_id, holder from gnl.runs where run_id = any(${streams.map((h) => h.runId)})`;
     const coalescer: Coalescer = { sql, holders: new Map(tokens.map((t) => [t.run_id, t.holder])) };
-    const variants = VARIANTS(intervals, true);
+    const variants = VARIANTS(intervals, coalesced);
     for (const v of variants) if (v.flushMs !== undefined) await window(writers, streams, v, 0.3, coalescer); // opens the pools, prepares the statements
-    const results = await interleaved(variants, rounds, (v) => window(writers, streams, v, seconds, coalescer), ctx.log);
+    const results = await paired(variants, rounds, (v) => window(writers, streams, v, seconds, coalescer), ctx.log);
     return { rows: rowsOf('postgres', n, results), heard };
   } finally {
     await Promise.all([...writers, ...streams].map((h) => h.release()));
@@ -273,7 +296,7 @@ async function pgliteRates(ctx: BenchContext, n: number, intervals: number[], ro
   try {
     const variants = VARIANTS(intervals, false);
     await window(writers, streams, variants[1] as Variant, 0.3);
-    const results = await interleaved(variants, rounds, (v) => window(writers, streams, v, seconds), ctx.log);
+    const results = await paired(variants, rounds, (v) => window(writers, streams, v, seconds), ctx.log);
     return rowsOf('pglite', n, results);
   } finally {
     await Promise.all([...writers, ...streams].map((h) => h.release()));
@@ -390,20 +413,25 @@ async function latencyRows(ctx: BenchContext, n: number, flushes: number[], seco
 }
 
 export async function streamLog(ctx: BenchContext): Promise<FigureResult> {
-  const seconds = ctx.quick ? 1.5 : 2;
-  const rounds = ctx.quick ? 1 : 4;
-  const intervals = [10, 40, 100, 250, 500];
+  const seconds = 0.8;
+  const rounds = ctx.quick ? 1 : 5;
+  /** Where the question is (64 streams): every interval, and one INSERT per flush for all streams. */
+  const intervals = [10, 40, 100, 250];
+  const plan = [
+    { n: 16, intervals: [10, 40, 100], coalesced: false },
+    { n: 64, intervals, coalesced: true },
+  ];
   const rows: FigureResult['rows'] = [];
   let heard = 0;
-  for (const n of [16, 64]) {
-    ctx.log(`figure 7: Postgres, ${n} journal writers, ${rounds} × ${seconds} s windows per variant`);
-    const r = await postgresRates(ctx, n, intervals, rounds, seconds);
+  for (const p of plan) {
+    ctx.log(`figure 7: Postgres, ${p.n} journal writers, ${rounds} pairs of ${seconds} s windows per variant`);
+    const r = await postgresRates(ctx, p.n, p.intervals, p.coalesced, rounds, seconds);
     rows.push(...r.rows);
     heard += r.heard;
   }
   ctx.log('figure 7: PGlite, 16 journal writers');
-  rows.push(...(await pgliteRates(ctx, 16, intervals, rounds, ctx.quick ? 1 : 1.5)));
-  const latency = await latencyRows(ctx, 64, [DEFAULT_FLUSH_MS, 100], ctx.quick ? 2 : 3);
+  rows.push(...(await pgliteRates(ctx, 16, [10, 40, 100], rounds, seconds)));
+  const latency = await latencyRows(ctx, 64, [DEFAULT_FLUSH_MS, 100], ctx.quick ? 1.5 : 3);
 
   const pick = (n: number, name: string) => rows.find((r) => r.journal === 'postgres' && r['journal writers'] === n && r['stream writes'] === name);
   const at64 = pick(64, `each, ${DEFAULT_FLUSH_MS} ms`);
@@ -430,7 +458,7 @@ export async function streamLog(ctx: BenchContext): Promise<FigureResult> {
     notes: [
       `Journal writers: N held runs, each appending one ~0.5 KB model-step event at a time in a loop (a closed loop: the journal at saturation; each writer yields to the event loop between appends) over one PostgresStorage (its default pool of 10 connections); a second storage listens to every change as the Studio does (${heard} changes heard).`,
       `Streams ("each"): N other held runs on the same storage, each writing one batch through hold.appendStream every flush interval (the next starts one interval after the previous one started, at once if that write took longer: what writeStreamLog does while a model streams without a pause). A batch is 10 text deltas of 5 words, merged as the writer merges them (one chunk, ${BATCH_BYTES} bytes of JSON). Each window ends with every stream's done batch (not counted). "coalesced" (Postgres only, not what the journal does): every stream's batch of one flush in one INSERT … unnest(…) on a connection of its own, the holder tokens checked and a NOTIFY per row inside it — one statement per flush for the process instead of one per stream.`,
-      `${rounds} window(s) of ${seconds} s per variant (PGlite: ${ctx.quick ? 1 : 1.5} s), interleaved, the order rotated each round; figures are the median window; "vs no streams" is the median over rounds of each window against the same round's window without streams (a shared machine's drift cancels); "batches/s asked" = N × 1000 / flush; "statements/s" = appends + stream statements (each its own commit); "bench CPU %" is this Node process (one core = 100 %), beside Postgres on the same cores.`,
+      `${rounds} pair(s) of ${seconds} s windows per variant with streams: one window with them, one without beside it (before or after, alternately; the variants' order rotated each round), counted from one flush interval after the streams began. A figure is the median window; "vs no streams" the median of the pairs' ratios (listed in "pairs": a shared machine's drift hits both windows of a pair alike); "batches/s asked" = N × 1000 / flush; "statements/s" = appends + stream statements (each its own commit); "bench CPU %" is this Node process (one core = 100 %), beside Postgres on the same cores.`,
       'PGlite: one connection in one process (every statement queued on it), the NOTIFY inside the statement; a data folder in the bench’s temporary folder.',
       `Delta latency: the real writeStreamLog (one text delta every 4 ms, stamped with the time it was produced) on one PostgresStorage, followRunStream on another (its own pool and LISTEN). "produced → read" includes the wait for the flush; "appendStream → read" is the write, its commit, the coalesced NOTIFY after commit, the reader's wake and its SELECT. Under load: 64 journal writers + 64 streams at the same interval on a third storage.`,
     ],
