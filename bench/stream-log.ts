@@ -417,10 +417,13 @@ export async function streamLog(ctx: BenchContext): Promise<FigureResult> {
   const rounds = ctx.quick ? 1 : 5;
   /** Where the question is (64 streams): every interval, and one INSERT per flush for all streams. */
   const intervals = [10, 40, 100, 250];
-  const plan = [
-    { n: 16, intervals: [10, 40, 100], coalesced: false },
-    { n: 64, intervals, coalesced: true },
-  ];
+  // --quick: 64 writers at 40 and 100 ms and coalesced, PGlite at 40 ms, the delay at 40 ms.
+  const plan = ctx.quick
+    ? [{ n: 64, intervals: [DEFAULT_FLUSH_MS, 100], coalesced: true }]
+    : [
+        { n: 16, intervals: [10, 40, 100], coalesced: false },
+        { n: 64, intervals, coalesced: true },
+      ];
   const rows: FigureResult['rows'] = [];
   let heard = 0;
   for (const p of plan) {
@@ -430,8 +433,8 @@ export async function streamLog(ctx: BenchContext): Promise<FigureResult> {
     heard += r.heard;
   }
   ctx.log('figure 7: PGlite, 16 journal writers');
-  rows.push(...(await pgliteRates(ctx, 16, [10, 40, 100], rounds, seconds)));
-  const latency = await latencyRows(ctx, 64, [DEFAULT_FLUSH_MS, 100], ctx.quick ? 1.5 : 3);
+  rows.push(...(await pgliteRates(ctx, 16, ctx.quick ? [DEFAULT_FLUSH_MS] : [10, 40, 100], rounds, seconds)));
+  const latency = await latencyRows(ctx, 64, ctx.quick ? [DEFAULT_FLUSH_MS] : [DEFAULT_FLUSH_MS, 100], ctx.quick ? 1.5 : 3);
 
   const pick = (n: number, name: string) => rows.find((r) => r.journal === 'postgres' && r['journal writers'] === n && r['stream writes'] === name);
   const at64 = pick(64, `each, ${DEFAULT_FLUSH_MS} ms`);
@@ -443,7 +446,7 @@ export async function streamLog(ctx: BenchContext): Promise<FigureResult> {
       measured:
         at64 && none64
           ? `${at64['appends/s']} appends/s with 64 streams against ${none64['appends/s']} without (${at64['vs no streams']}), ${at64['batches/s']} batches/s written of ${at64['batches/s asked']} asked; ${intervals
-              .filter((f) => f !== DEFAULT_FLUSH_MS)
+              .filter((f) => f !== DEFAULT_FLUSH_MS && pick(64, `each, ${f} ms`))
               .map((f) => `${f} ms: ${pick(64, `each, ${f} ms`)?.['vs no streams']}`)
               .join(', ')}; one INSERT per flush for all streams: ${pick(64, `coalesced, ${DEFAULT_FLUSH_MS} ms`)?.['vs no streams']}`
           : 'not measured',
@@ -459,6 +462,7 @@ export async function streamLog(ctx: BenchContext): Promise<FigureResult> {
       `Journal writers: N held runs, each appending one ~0.5 KB model-step event at a time in a loop (a closed loop: the journal at saturation; each writer yields to the event loop between appends) over one PostgresStorage (its default pool of 10 connections); a second storage listens to every change as the Studio does (${heard} changes heard).`,
       `Streams ("each"): N other held runs on the same storage, each writing one batch through hold.appendStream every flush interval (the next starts one interval after the previous one started, at once if that write took longer: what writeStreamLog does while a model streams without a pause). A batch is 10 text deltas of 5 words, merged as the writer merges them (one chunk, ${BATCH_BYTES} bytes of JSON). Each window ends with every stream's done batch (not counted). "coalesced" (Postgres only, not what the journal does): every stream's batch of one flush in one INSERT … unnest(…) on a connection of its own, the holder tokens checked and a NOTIFY per row inside it — one statement per flush for the process instead of one per stream.`,
       `${rounds} pair(s) of ${seconds} s windows per variant with streams: one window with them, one without beside it (before or after, alternately; the variants' order rotated each round), counted from one flush interval after the streams began. A figure is the median window; "vs no streams" the median of the pairs' ratios (listed in "pairs": a shared machine's drift hits both windows of a pair alike); "batches/s asked" = N × 1000 / flush; "statements/s" = appends + stream statements (each its own commit); "bench CPU %" is this Node process (one core = 100 %), beside Postgres on the same cores.`,
+      ...(rounds === 1 ? ['--quick: one pair per variant, too few to conclude on a shared machine (the full run takes 5).'] : []),
       'PGlite: one connection in one process (every statement queued on it), the NOTIFY inside the statement; a data folder in the bench’s temporary folder.',
       `Delta latency: the real writeStreamLog (one text delta every 4 ms, stamped with the time it was produced) on one PostgresStorage, followRunStream on another (its own pool and LISTEN). "produced → read" includes the wait for the flush; "appendStream → read" is the write, its commit, the coalesced NOTIFY after commit, the reader's wake and its SELECT. Under load: 64 journal writers + 64 streams at the same interval on a third storage.`,
     ],
