@@ -1,6 +1,7 @@
 /**
  * `npm run bench` (full, under 10 minutes on 2 cores) and `npm run bench -- --quick` (under 2 minutes):
- * figures 1–6 of issue 6, each with median/p90/p99 and as a ratio to a floor measured in the same run,
+ * figures 1–6 of issue 6, each with median/p90/p99 and as a ratio to a floor measured in the same run, and
+ * figure 7 of issue 14 (what resumable streams cost the journal's commit rate, bench/stream-log.ts),
  * written to bench/results/<timestamp>.json and .md with the chart (SVG), which is also copied to
  * docs/images/bench-overhead-resume.svg. It never fails on a number; it fails only when something
  * could not run (and says what).
@@ -8,7 +9,7 @@
  * Databases of its own: `gnl_bench` (dropped and created at the start) on the server of DATABASE_URL
  * (default postgres://postgres@127.0.0.1:5432), PGlite in a temporary folder.
  *
- *   npm run bench [-- --quick] [-- --only 1,2]
+ *   npm run bench [-- --quick] [-- --only 1,2]      (figure 7 alone: npm run bench -- --only 7)
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,7 @@ import { ormVsRaw } from './orm';
 import { liveLatency } from './live-latency';
 import { memory } from './memory';
 import { studioScale } from './studio-scale';
+import { streamLog } from './stream-log';
 
 const DATABASE = 'gnl_bench';
 
@@ -49,6 +51,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<FigureResult>> = {
   '4': liveLatency,
   '5': studioScale,
   '6': memory,
+  '7': streamLog,
 };
 
 async function main() {
