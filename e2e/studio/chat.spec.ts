@@ -73,7 +73,11 @@ test('a refund waits for approval while the chat says so; approved in the inbox,
   expect(after.emails.performed - before.emails.performed).toBe(1);
 });
 
-test('the server killed mid-answer: the page reconnects and shows the whole answer once, as a second tab opened mid-stream does', async ({ page, context, baseURL }) => {
+test('the server killed mid-answer: the page reconnects and shows the whole answer once, as a second tab opened mid-stream does', async ({
+  page,
+  context,
+  baseURL,
+}) => {
   test.setTimeout(150_000);
   const before = await serviceCounts();
   // "slowly": the scripted model streams its answer a word a second, so it can be killed mid-answer.

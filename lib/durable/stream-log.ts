@@ -48,20 +48,25 @@ export async function writeStreamLog(args: {
 }): Promise<void> {
   const { hold, stream, invocation } = args;
   const flushMs = args.flushMs ?? DEFAULT_FLUSH_MS;
+  // One write in flight per stream, at most one every flushMs: under load, chunks wait in the buffer and
+  // go out merged in the next batch instead of queuing statements behind each other (bench figure 7).
   let buffer: UIMessageChunk[] = [];
   let batch = 0;
   let failed = false;
-  let writing: Promise<void> = Promise.resolve();
+  let ended = false;
+  /** The done batch was written (or tried): nothing is written after it. */
+  let closed = false;
+  let writing: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const flush = (done: boolean) => {
-    clearTimeout(timer);
+  let lastWriteAt = 0;
+  const writeNow = async () => {
     timer = undefined;
-    const chunks = mergeDeltas(buffer);
-    buffer = [];
-    if (chunks.length === 0 && !done) return writing;
-    const number = batch++;
-    writing = writing.then(async () => {
-      if (failed) return;
+    while (!failed && !closed && (buffer.length > 0 || ended)) {
+      const done = ended;
+      const chunks = mergeDeltas(buffer);
+      buffer = [];
+      const number = batch++;
+      lastWriteAt = Date.now();
       try {
         await hold.appendStream({ invocation, batch: number, chunks, done });
       } catch (error) {
@@ -72,25 +77,51 @@ export async function writeStreamLog(args: {
           }),
         );
       }
-    });
-    return writing;
+      if (done) {
+        closed = true;
+        return;
+      }
+      // More arrived meanwhile: it waits for the rest of its flush interval (or goes at once at the end).
+      if (buffer.length > 0 && !ended) {
+        const wait = flushMs - (Date.now() - lastWriteAt);
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  };
+  const schedule = () => {
+    if (writing || timer) return;
+    timer = setTimeout(() => {
+      writing = writeNow().finally(() => {
+        writing = undefined;
+        if (buffer.length > 0 && !failed && !ended) schedule();
+      });
+    }, flushMs);
   };
   const reader = stream.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (value.type === 'tool-input-delta') continue;
+      if (value.type === 'tool-input-delta' || failed) continue;
       buffer.push(value);
-      if (buffer.length >= MAX_BUFFERED_CHUNKS) void flush(false);
-      else timer ??= setTimeout(() => void flush(false), flushMs);
+      if (buffer.length >= MAX_BUFFERED_CHUNKS && !writing) {
+        clearTimeout(timer);
+        timer = undefined;
+        writing = writeNow().finally(() => {
+          writing = undefined;
+        });
+      } else schedule();
     }
   } catch (error) {
     buffer.push({ type: 'error', errorText: error instanceof Error ? error.message : String(error) });
   } finally {
     reader.releaseLock();
   }
-  await flush(true);
+  ended = true;
+  while (writing) await writing;
+  clearTimeout(timer);
+  timer = undefined;
+  if (!failed) await writeNow();
 }
 
 /** Consecutive text and reasoning deltas of one part, merged: fewer, larger chunks, the same text. */

@@ -34,7 +34,7 @@ describeEachStorage('executor with streamRuns', (holder) => {
   });
 
   const settled = async (runId: string, outcome: string) => {
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 2400; i++) {
       const entry = await queueEntry(runId, { storage: holder.storage });
       if (entry && !entry.runnable && entry.leaseOwner === null && entry.outcome === outcome) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -42,7 +42,7 @@ describeEachStorage('executor with streamRuns', (holder) => {
     throw new Error(`run ${runId} did not settle as ${outcome}`);
   };
 
-  it('a chat turn streams to its approval and, approved and resumed, to its end; each stream replays whole; one refund', async () => {
+  it('a chat turn streams to its approval and, approved and resumed, to its end; each stream replays whole; one refund', { timeout: 180_000 }, async () => {
     const before = service.stats();
     const journal = holder.storage.runs;
     const conversationId = `conv-${Date.now()}-${Math.random().toString(36).slice(2)}`;

@@ -50,7 +50,7 @@ import {
   type WatchStreamOptions,
   HoldLostError,
 } from '../internal';
-import { insertStreamBatch, readStreamBatches } from './stream-rows';
+import { readStreamBatches, StreamBatchWriter } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
 import { withBlobPlaceholders } from './payload-blobs';
@@ -104,8 +104,16 @@ export class PostgresJournal implements LiveJournal {
   private readonly live: LiveEvents;
   private readonly secrets: JournalSecrets;
 
+  private readonly streams: StreamBatchWriter;
+
   constructor(private readonly backend: JournalBackend) {
     this.secrets = secretsOrDefault(backend.secrets);
+    const { announcer } = backend;
+    this.streams = new StreamBatchWriter(async () => (await this.db()).sql, {
+      notifyInStatement: announcer.mode === 'in-statement',
+      secrets: this.secrets,
+      ...(announcer.mode === 'after-commit' ? { announce: (runId: string, id: number) => announcer.announceStream(runId, id) } : {}),
+    });
     this.live = new LiveEvents(backend.notifications, async (runId, afterSeq, limit) =>
       readEvents((await this.db()).sql, runId, afterSeq, limit, this.secrets),
     );
@@ -119,7 +127,7 @@ export class PostgresJournal implements LiveJournal {
     assertValidRunId(runId);
     const { sql: driver } = await this.db(); // schema ready before the first append
     const held = await this.backend.holds.acquire(runId);
-    return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets);
+    return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams);
   }
 
   async approve(request: ApprovalDecisionRequest): Promise<Decision> {
@@ -286,6 +294,7 @@ class SqlRunHold implements RunHold {
     private readonly fence: Fence | undefined,
     private readonly releaseHold: () => Promise<void>,
     private readonly secrets: JournalSecrets,
+    private readonly streams: StreamBatchWriter,
   ) {}
 
   load(): Promise<RecordedEvent[]> {
@@ -327,13 +336,8 @@ class SqlRunHold implements RunHold {
 
   async appendStream(batch: StreamBatchInput): Promise<void> {
     if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot stream.`);
-    const id = await insertStreamBatch(this.db, this.runId, batch, {
-      holder: this.fence?.holder,
-      notifyInStatement: this.announcer.mode === 'in-statement',
-      secrets: this.secrets,
-    });
+    const id = await this.streams.write(this.runId, this.fence?.holder, batch);
     if (id === undefined) throw new HoldLostError({ runId: this.runId });
-    if (this.announcer.mode === 'after-commit') this.announcer.announceStream(this.runId, id);
   }
 
   async release(): Promise<void> {
