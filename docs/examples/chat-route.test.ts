@@ -7,7 +7,10 @@ import { expect, it } from 'vitest';
 import { RunState } from '@gnldev/durable';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { type ScriptedStep, streamingModel } from '@/tests/support/scripted-model';
-import { chatRoute } from './chat-route';
+import { MockLanguageModelV4 } from 'ai/test';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { streamParts } from '@/tests/support/scripted-model';
+import { chatRoute, resumeRoute } from './chat-route';
 import { refundOnce } from './refund-tools';
 import { startOutsideWorld } from './test-support/outside-world';
 
@@ -88,6 +91,48 @@ describeEachJournal('the streaming guide: a chat route on streamDurable', (targe
     }
   });
 
+  it('a client that drops mid-answer reconnects (GET …/stream) and gets the whole answer from its start, once; the refund ran once', async () => {
+    const world = await startOutsideWorld();
+    try {
+      const chat = uniqueRunId('chat-resume');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const response = await chatRoute({
+        journal,
+        model: pausingModel(gate),
+        tools: { refund: refundOnce(`${world.url}/psp`) },
+      })(turn(chat));
+      // Read until the answer's first words arrived, then drop the connection, as a reload does.
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let seen = '';
+      while (!textOf(seen)) seen += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      const resume = resumeRoute({ journal });
+      const reconnect = new Request(`http://studio.test/api/chat/${chat}/stream?message=m1`);
+      const resumed = resume(reconnect, chat).then((r) => r.text());
+      release();
+      const body = await resumed;
+      expect(textOf(body)).toBe('Refunded 40 EUR for o_17.');
+      // One message, from its start: a start chunk first, the tool's output, the whole text.
+      expect(body.indexOf('"type":"start"')).toBeLessThan(
+        body.indexOf('"type":"tool-output-available"'),
+      );
+      expect(world.refunds.get('o_17')).toHaveLength(1);
+      // After the end, a reconnect replays it; an unknown turn is 204.
+      expect(textOf(await (await resume(reconnect, chat)).text())).toBe(
+        'Refunded 40 EUR for o_17.',
+      );
+      expect(
+        (await resume(new Request(`http://studio.test/api/chat/${chat}/stream?message=nope`), chat))
+          .status,
+      ).toBe(204);
+    } finally {
+      await world.close();
+    }
+  });
+
   it('a request that is not a chat turn is refused with 400 and starts nothing', async () => {
     const model = streamingModel(script);
     const refused = await chatRoute({ journal, model: model.model, tools: {} })(
@@ -102,3 +147,27 @@ describeEachJournal('the streaming guide: a chat route on streamDurable', (targe
     expect(model.calls()).toBe(0);
   });
 });
+
+/** The scripted model, its answer held at `gate` after its first words (a client can leave mid-answer). */
+function pausingModel(gate: Promise<void>) {
+  return new MockLanguageModelV4({
+    provider: 'scripted',
+    modelId: 'scripted-v1',
+    doStream: async (options) => {
+      const stepNumber = options.prompt.filter((m) => m.role === 'assistant').length;
+      const parts = streamParts(script(stepNumber), stepNumber);
+      const firstDelta = parts.findIndex((part) => part.type === 'text-delta');
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          async start(controller) {
+            for (const [i, part] of parts.entries()) {
+              if (firstDelta >= 0 && i === firstDelta + 1) await gate;
+              controller.enqueue(part);
+            }
+            controller.close();
+          },
+        }),
+      };
+    },
+  });
+}

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { Ledger, REFUND_INPUT, refundScript } from '@/tests/support/refund-agent';
 import { streamingModel, streamParts } from '@/tests/support/scripted-model';
-import { gnlTool, type LiveJournal, streamDurable } from './index';
+import { gnlTool, streamDurable } from './index';
 import { answerMessageId, followRunStream, StreamSupersededError } from './stream-log';
 
 function refundTools() {
@@ -72,7 +72,7 @@ async function chunksOf(stream: ReadableStream<UIMessageChunk>): Promise<UIMessa
 }
 
 describeEachJournal('stream log', (target) => {
-  const journal = target.open().storage.runs as LiveJournal;
+  const { journal } = target.open();
 
   it('a resumable run writes its UI stream; a reader after the end replays the same answer, without tool-input deltas, secrets redacted', async () => {
     const runId = uniqueRunId('log');

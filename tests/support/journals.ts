@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { Journal } from '@/lib/durable';
+import type { LiveJournal } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
 
 export const DATABASE_URL = process.env.DATABASE_URL;
@@ -22,7 +22,7 @@ const OPEN_TIMEOUT_MS = 300_000;
 export interface JournalTarget {
   name: 'pglite' | 'postgres';
   /** A storage for this suite; closed after the suite. */
-  open(): { journal: Journal; storage: PGliteStorage | PostgresStorage };
+  open(): { journal: LiveJournal; storage: PGliteStorage | PostgresStorage };
 }
 
 export const pgliteTarget: JournalTarget = {
@@ -65,7 +65,7 @@ const unavailable = new Proxy(
 );
 const unavailableTarget: JournalTarget = {
   name: 'postgres',
-  open: () => ({ journal: unavailable as Journal, storage: unavailable as PostgresStorage }),
+  open: () => ({ journal: unavailable as LiveJournal, storage: unavailable as PostgresStorage }),
 };
 
 export function tempDataDir(): string {
