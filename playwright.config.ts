@@ -106,7 +106,7 @@ export default defineConfig({
     },
     {
       name: 'live',
-      testMatch: ['live-tail.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts', 'secrets.spec.ts'],
+      testMatch: ['live-tail.spec.ts', 'live-step.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts', 'secrets.spec.ts'],
       dependencies: ['seeded'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
@@ -156,6 +156,8 @@ export default defineConfig({
         // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
         GNL_STUDIO_STREAM_MAX_MS: '4000',
         GNL_STUDIO_HEARTBEAT_MS: '1000',
+        // The demo model's answers stream a word every 150 ms: live-step.spec.ts sees a part of one.
+        GNL_DEMO_STREAM_WORD_MS: '150',
         GNL_MODEL: '',
         OPENAI_API_KEY: '',
         ANTHROPIC_API_KEY: '',
