@@ -156,8 +156,6 @@ export default defineConfig({
         // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
         GNL_STUDIO_STREAM_MAX_MS: '4000',
         GNL_STUDIO_HEARTBEAT_MS: '1000',
-        // The demo model's answers stream a word every 150 ms: live-step.spec.ts sees a part of one.
-        GNL_DEMO_STREAM_WORD_MS: '150',
         GNL_MODEL: '',
         OPENAI_API_KEY: '',
         ANTHROPIC_API_KEY: '',

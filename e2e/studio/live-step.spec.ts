@@ -1,15 +1,15 @@
 /**
  * The live step: while a run is running its page shows the step being generated, word by word, from
  * the run's stream (GET /api/runs/<run>/stream), before the journal has it; once the run completes the
- * live step is gone and the journal holds the whole answer. The e2e Studio's demo model streams a word
- * every 150 ms (GNL_DEMO_STREAM_WORD_MS in playwright.config.ts), so a part of the answer is seen.
+ * live step is gone and the journal holds the whole answer. Asked to answer "slowly", the demo model
+ * streams 200 ms a word (lib/demo/scripted-support-model.ts), so a part of the answer is seen.
  */
 import { expect, test } from '@playwright/test';
 import { runHref } from '@/lib/studio/reads/run-path';
 import { DemoPage, RunPage } from './studio-pages';
 
 // The scripted support model's answer to a request that names no customer (lib/demo/support-script.ts): one step, text only.
-const PROMPT = 'Hello, my parcel never arrived. Can you help?';
+const PROMPT = 'Hello, my parcel never arrived. Please answer slowly.';
 const ANSWER = 'Which customer is this about? Please give me the customer id (like c_42).';
 
 test('a running run shows the step being generated, a strict prefix of its answer, then the whole answer in the journal once it completes', async ({
