@@ -11,9 +11,10 @@ const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000];
  * before the first one and once the run leaves running. Not a cache writer: what it shows is the log
  * beside the journal, never the journal itself (useRunLive keeps that).
  *
- * Reconnects: after a finish, for the next invocation's stream (`?from=next`); after a cut (a newer
- * invocation took over, the stream's lifetime, a dropped connection), replaying from the start, with
- * backoff while nothing comes; a 204 (nothing streamed yet) is asked again with backoff. A run that
+ * Reconnects: after a finish, for the next invocation's stream (`?from=next`, asked again when cut
+ * before it came); after a cut (a newer invocation took over, the stream's lifetime, a dropped
+ * connection), replaying from the start, with backoff while nothing comes; a 204 (nothing streamed yet)
+ * is asked again with backoff. A run that
  * turns running on this page (a resume after a decision) asks for the next stream at once, not the
  * finished one before it. Stops when the run leaves running, or on a 401 (the event stream takes the
  * page to sign in).
@@ -41,21 +42,28 @@ async function follow(args: { runId: string; from: 'replay' | 'next'; signal: Ab
   let failures = 0;
   while (!signal.aborted) {
     let finished = false;
+    let delivered = false;
     try {
       const response = await fetch(from === 'next' ? `${url}?from=next` : url, { signal, cache: 'no-store', headers: { accept: 'text/event-stream' } });
       if (response.status === 401) return;
       if (response.ok && response.status !== 204 && response.body) {
         const outcome = await readRunStream({ body: response.body, onSnapshot: (s) => signal.aborted || args.onSnapshot(s) });
         finished = outcome.finished;
-        if (outcome.snapshots > 0) failures = 0;
+        delivered = outcome.snapshots > 0;
+        if (delivered) failures = 0;
       }
     } catch {
       // A dropped connection, a restarting server: asked again below.
     }
     if (signal.aborted) return;
-    from = finished ? 'next' : 'replay';
-    if (finished) failures = 0;
-    else await pause(BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)] as number, signal);
+    // A wait for the next stream that was cut before it came waits again; any other cut replays.
+    if (finished) {
+      from = 'next';
+      failures = 0;
+      continue;
+    }
+    if (delivered) from = 'replay';
+    await pause(BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)] as number, signal);
   }
 }
 
