@@ -106,7 +106,7 @@ export default defineConfig({
     },
     {
       name: 'live',
-      testMatch: ['live-tail.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts', 'secrets.spec.ts'],
+      testMatch: ['live-tail.spec.ts', 'live-step.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts', 'secrets.spec.ts'],
       dependencies: ['seeded'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },

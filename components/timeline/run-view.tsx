@@ -19,6 +19,7 @@ import { NewEventsMarker } from './new-events-marker';
 import { pinInView } from './pin-in-view';
 import { TimelineChunk } from './timeline-chunk';
 import { TimelineEvent } from './timeline-event';
+import { LiveStep } from './live-step';
 import { buildTimelineIndex } from './timeline-index';
 import { useInView } from './use-in-view';
 import { useSeqAnchor } from './use-seq-anchor';
@@ -149,6 +150,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
           ))}
         </ol>
         {tail.events.length === 0 && chunkIds.length === 0 ? <p className="text-sm text-muted-foreground">No events yet.</p> : null}
+        <LiveStep runId={runId} running={run.status === 'running'} />
         <div ref={bottomRef} data-testid="timeline-end" className="h-px" />
       </section>
       <NewEventsMarker

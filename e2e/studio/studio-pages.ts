@@ -62,11 +62,20 @@ export class RunPage {
   readonly runId: Locator;
   readonly summary: Locator;
   readonly events: Locator;
+  /** The step being generated (shown while the run is running) and its text so far. */
+  readonly liveStep: Locator;
+  readonly liveText: Locator;
 
   constructor(readonly page: Page) {
     this.runId = page.getByTestId('run-id');
     this.summary = page.getByTestId('run-summary');
     this.events = page.getByTestId('run-event');
+    this.liveStep = page.getByTestId('live-step');
+    this.liveText = this.liveStep.locator('[data-slot="live-text"]');
+  }
+
+  get status(): Locator {
+    return this.summary.locator('[data-slot="run-status-badge"]');
   }
 
   event(type: string): Locator {

@@ -21,7 +21,7 @@ import { toWireEvent, toWireRun } from '../reads/wire';
 const BATCH_BYTES = 512 * 1024;
 
 /** Stream settings: GNL_STUDIO_HEARTBEAT_MS (default 15 s) and GNL_STUDIO_STREAM_MAX_MS (default 5 min). */
-function streamSettings() {
+export function streamSettings(): { heartbeatMs: number; maxMs: number } {
   const read = (name: string, fallback: number) => {
     const n = Number(process.env[name]);
     return Number.isFinite(n) && n >= 100 ? n : fallback;
@@ -29,7 +29,7 @@ function streamSettings() {
   return { heartbeatMs: read('GNL_STUDIO_HEARTBEAT_MS', 15_000), maxMs: read('GNL_STUDIO_STREAM_MAX_MS', 5 * 60_000) };
 }
 
-function logError(where: string) {
+export function logError(where: string) {
   return (error: unknown) => console.error(`studio: ${where}:`, error instanceof Error ? error.message : error);
 }
 
