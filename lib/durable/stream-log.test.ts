@@ -163,6 +163,27 @@ describeEachJournal('stream log', (target) => {
     expect(textOf(message)).toBe('Refunded 40 for o_17.');
   });
 
+  it("'next' follows the next invocation even when its whole stream arrives in one batch (only the stream finished at connect time is skipped)", async () => {
+    const runId = uniqueRunId('log-next-one');
+    const { tools } = refundTools();
+    await streamDurable({ runId, journal, model: streamingModel(refundScript).model, tools, prompt: 'Refund o_17', resumable: true }).durable;
+    // The run is about to stream again (as after a resume): the reader skips the finished stream and waits.
+    const reading = finalMessage(followRunStream({ journal, runId, from: 'next', idleCheckMs: 60_000 }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const hold = await journal.hold(runId);
+    const next = [
+      { type: 'start', messageId: answerMessageId(runId) },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Again.' },
+      { type: 'text-end', id: 't' },
+      { type: 'finish' },
+    ];
+    await hold.appendStream({ invocation: 'next', batch: 0, chunks: next, done: true });
+    await hold.release();
+    // Long before an idle check (60 s): the next stream was taken as it came.
+    expect(textOf(await reading)).toBe('Again.');
+  });
+
   it('an invocation that died without its done batch, on a settled run, ends with a finish after the idle checks', async () => {
     const runId = uniqueRunId('log-idle');
     const { tools } = refundTools();

@@ -185,6 +185,8 @@ export function followRunStream(options: FollowRunStreamOptions): ReadableStream
   /** The newest done stream when it is skipped ('next'): replayed if the run settles without a newer one. */
   let skipped: StreamBatch[] | undefined;
   let started = false;
+  /** The first read: only there does a done stream mean the one that was finished when the reader came ('next'). */
+  let firstRead = true;
   let ended = false;
   let reading: Promise<void> | undefined;
   let again = false;
@@ -218,13 +220,15 @@ export function followRunStream(options: FollowRunStreamOptions): ReadableStream
   };
   const readOnce = async () => {
     const batches = await readAll();
+    const first = firstRead;
+    firstRead = false;
     if (ended || batches.length === 0) return;
     idleChecks = 0;
     if (invocation === undefined) {
       const newest = (batches[batches.length - 1] as StreamBatch).invocation;
       const own = batches.filter((batch) => batch.invocation === newest);
       afterId = (batches[batches.length - 1] as StreamBatch).id;
-      if (options.from === 'next' && !started && own.some((batch) => batch.done)) {
+      if (options.from === 'next' && first && own.some((batch) => batch.done)) {
         skipped = own;
         return;
       }
