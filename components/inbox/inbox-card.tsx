@@ -8,6 +8,7 @@ import { CopyButton } from '@/components/ui/copy-button';
 import { Time } from '@/components/ui/time';
 import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
 import type { InboxItem } from '@/lib/studio/reads/inbox';
+import { conversationHref } from '@/lib/studio/reads/conversation-path';
 import { runHref } from '@/lib/studio/reads/run-path';
 import { findHidden, markedText } from '@/lib/text';
 import { cn } from '@/lib/utils';
@@ -70,6 +71,14 @@ export function InboxCard({
         <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
           <VisibleText text={run.runId} />
         </Link>
+        {run.conversationId !== undefined ? (
+          <span className="text-xs text-muted-foreground" data-slot="inbox-conversation">
+            turn of conversation{' '}
+            <Link href={conversationHref(run.conversationId)} className="font-mono wrap-anywhere text-link hover:underline">
+              <VisibleText text={run.conversationId} />
+            </Link>
+          </span>
+        ) : null}
         <span className="ml-auto text-xs text-muted-foreground">
           waiting since <Time value={entry.since} />
         </span>

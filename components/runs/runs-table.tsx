@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
 import { Time } from '@/components/ui/time';
+import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
 import { runHref } from '@/lib/studio/reads/run-path';
 import type { RunListing } from '@/lib/studio/reads/run-listing';
 import { RunLeaseLapsed } from './run-lease-lapsed';
@@ -8,6 +9,19 @@ import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
 import { RunStatusBadge } from './run-status-badge';
 import { VisibleText } from '@/components/ui/visible-text';
+
+/** Under a run id: the conversation the run is a turn of, as a link to its thread. */
+function ConversationLabel({ conversationId }: { conversationId: string | undefined }) {
+  if (conversationId === undefined) return null;
+  return (
+    <div className="mt-0.5 text-xs text-muted-foreground wrap-anywhere" data-slot="run-conversation">
+      conversation{' '}
+      <Link href={conversationHref(conversationId)} className="font-mono text-link hover:underline">
+        <VisibleText text={conversationId} />
+      </Link>
+    </div>
+  );
+}
 
 export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly RunListing[] }) {
   return (
@@ -32,6 +46,7 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
               <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
                 <VisibleText text={run.runId} />
               </Link>
+              <ConversationLabel conversationId={conversationIdOf(run.input)} />
             </TableCell>
             <TableCell>
               <RunStatusBadge status={run.status} />

@@ -50,6 +50,8 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
     `Run       ${clean(run.runId)}`,
     `Status    ${run.status}`,
     `Agent     ${input.agent ? `${clean(input.agent)}${input.agentVersion ? ` (version ${clean(input.agentVersion)})` : ''}` : '- (runDurable called directly)'}`,
+    // A chat's turn: the conversation it belongs to (its other turns are runs of their own).
+    ...(input.conversationId !== undefined ? [`Chat      turn of conversation ${clean(input.conversationId)}`] : []),
     `Model     ${clean(input.provider)}/${clean(input.modelId)}`,
     `Created   ${dateTime(run.createdAt)} · updated ${dateTime(run.updatedAt)}`,
     `Steps     ${run.stepCount} · tokens ${totals(events)} · ${run.lastSeq} events`,

@@ -197,7 +197,9 @@ describe('the Studio surface, enumerated from app/', () => {
   const handlers = routes.filter((r) => r.kind === 'route');
 
   it('is found: every page and route handler the Studio serves today (so the checks below walk something)', () => {
-    expect(pages.map((r) => r.pattern)).toEqual(expect.arrayContaining(['/', '/inbox', '/demo', '/runs/[runId]', '/sign-in', '/setup']));
+    expect(pages.map((r) => r.pattern)).toEqual(
+      expect.arrayContaining(['/', '/inbox', '/demo', '/runs/[runId]', '/conversations/[conversationId]', '/sign-in', '/setup']),
+    );
     expect(handlers.map((r) => r.pattern)).toEqual(
       expect.arrayContaining([
         '/api/events',

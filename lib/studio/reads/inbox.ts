@@ -9,6 +9,7 @@ import 'server-only';
 import { type PendingItem, RunState, type RunSummary } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { queueEntry } from '@/lib/executor';
+import { conversationIdOf } from './conversation-path';
 import { readModelStep } from './model-step';
 import { toolOutputJsonSchema } from './tool-output';
 import { jsonSafe, type WireRun } from './wire';
@@ -26,7 +27,12 @@ export interface InboxStep {
 }
 
 export interface InboxItem {
-  run: Pick<WireRun, 'runId' | 'status' | 'createdAt' | 'updatedAt'> & { agent?: string; goal: unknown };
+  run: Pick<WireRun, 'runId' | 'status' | 'createdAt' | 'updatedAt'> & {
+    agent?: string;
+    /** The conversation the run is one turn of (a chat's), whose page shows the thread. */
+    conversationId?: string;
+    goal: unknown;
+  };
   item: PendingItem;
   /** When the question was asked (or the result requested), or the uncertain attempt started. */
   since: string;
@@ -88,6 +94,7 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
     createdAt: run.createdAt.toISOString(),
     updatedAt: run.updatedAt.toISOString(),
     ...(run.input.agent ? { agent: run.input.agent } : {}),
+    ...(conversationIdOf(run.input) !== undefined ? { conversationId: conversationIdOf(run.input) } : {}),
     goal: jsonSafe(run.input.prompt ?? run.input.messages ?? null),
   };
   return Promise.all(

@@ -4,6 +4,8 @@ import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
 import { RunView } from '@/components/timeline/run-view';
 import { VisibleText } from '@/components/ui/visible-text';
+import { loadConversationTurn } from '@/lib/studio/reads/conversation';
+import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
 import { decodeRunSegment } from '@/lib/studio/reads/run-path';
 import { getRunView } from '@/lib/studio/reads/runs';
 import { requireOperator } from '@/lib/studio/auth/session';
@@ -23,6 +25,8 @@ export default async function RunPage({ params }: { params: Params }) {
   const runId = decodeRunSegment((await params).runId);
   const view = runId === undefined ? undefined : await getRunView(runId);
   if (!view) notFound();
+  const conversationId = conversationIdOf(view.run.input);
+  const place = conversationId === undefined ? undefined : await loadConversationTurn(conversationId, view.run.runId);
 
   return (
     <RunView initial={view}>
@@ -33,6 +37,14 @@ export default async function RunPage({ params }: { params: Params }) {
         <h1 className="font-mono text-lg font-semibold wrap-anywhere" data-testid="run-id">
           <VisibleText text={view.run.runId} />
         </h1>
+        {conversationId !== undefined ? (
+          <p className="text-sm text-muted-foreground" data-testid="run-conversation">
+            {place ? `Turn ${place.turn} of ` : 'A turn of '}conversation{' '}
+            <Link href={conversationHref(conversationId)} className="font-mono wrap-anywhere text-link hover:underline">
+              <VisibleText text={conversationId} />
+            </Link>
+          </p>
+        ) : null}
       </div>
     </RunView>
   );
