@@ -100,7 +100,7 @@ export default defineConfig({
     { name: 'sign-in', testMatch: /auth\.setup\.ts$/, use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() } },
     {
       name: 'seeded',
-      testMatch: ['runs.spec.ts', 'sign-in.spec.ts', 'timeline.spec.ts'],
+      testMatch: ['runs.spec.ts', 'sign-in.spec.ts', 'timeline.spec.ts', 'conversations.spec.ts'],
       dependencies: ['sign-in'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },

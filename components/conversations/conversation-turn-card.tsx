@@ -35,7 +35,12 @@ function Message({ who, children, className, ...props }: React.ComponentProps<'d
 function Answer({ turn }: { turn: ConversationTurn }) {
   const { answer } = turn;
   if (answer.kind === 'text') return <VisibleText text={cut(answer.text, MAX_SHOWN)} />;
-  if (answer.kind === 'failed') return <span className="text-destructive">Failed: <VisibleText text={cut(answer.error, MAX_SHOWN)} /></span>;
+  if (answer.kind === 'failed')
+    return (
+      <span className="text-destructive">
+        Failed: <VisibleText text={cut(answer.error, MAX_SHOWN)} />
+      </span>
+    );
   if (answer.kind === 'none') return <span className="text-muted-foreground">{turn.status === 'canceled' ? 'Canceled.' : 'No answer yet.'}</span>;
   return (
     <ul className="space-y-1" data-slot="turn-waits">

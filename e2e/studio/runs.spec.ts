@@ -1,8 +1,11 @@
 import { test as base, expect } from '@playwright/test';
-import { COMPLETED_EVENT_TYPES, HTML_PAYLOAD, SEEDED } from './seed-data';
+import { COMPLETED_EVENT_TYPES, CONVERSATION, HTML_PAYLOAD, SEEDED } from './seed-data';
 import { RunPage, RunsPage } from './studio-pages';
 
 const { completed, waiting, blocked } = SEEDED;
+/** The chat's turns, newest first: seeded after the blocked run and before the completed one. */
+const chatTurns = CONVERSATION.turns.map((turn) => turn.runId).reverse();
+const newestFirst = [waiting.runId, completed.runId, ...chatTurns, blocked.runId];
 
 // Nothing on these pages may run script from the journal: any dialog or page error fails the test.
 const test = base.extend<{ noScriptRuns: undefined }>({
@@ -24,7 +27,7 @@ const test = base.extend<{ noScriptRuns: undefined }>({
 test('lists the seeded runs newest first, with their statuses and why the stopped ones wait', async ({ page }) => {
   const runs = new RunsPage(page);
   await runs.goto();
-  expect(await runs.runIds()).toEqual([waiting.runId, completed.runId, blocked.runId]);
+  expect(await runs.runIds()).toEqual(newestFirst);
 
   for (const run of [waiting, completed, blocked]) {
     await expect(runs.row(run.runId).locator('[data-slot="run-status-badge"]')).toHaveText(run.status);
@@ -33,6 +36,10 @@ test('lists the seeded runs newest first, with their statuses and why the stoppe
   await expect(runs.row(blocked.runId)).toContainText(`Side effect of unknown outcome: ${blocked.tool}, key`);
   await expect(runs.row(completed.runId).locator('[data-slot="run-pending-reason"]')).toHaveCount(0);
   await expect(runs.row(completed.runId)).toContainText('scripted-v1');
+  // A chat's turns name their conversation; a run of none names none.
+  for (const runId of chatTurns)
+    await expect(runs.row(runId).locator('[data-slot="run-conversation"]')).toHaveText(`conversation ${CONVERSATION.conversationId}`);
+  await expect(runs.row(completed.runId).locator('[data-slot="run-conversation"]')).toHaveCount(0);
 
   await expect(runs.journalNotice).toContainText('survives a killed process, not a power cut');
 });
@@ -43,8 +50,7 @@ test('filters runs by status through ?status= links', async ({ page }) => {
 
   await runs.filterBy('waiting-approval');
   await expect(page).toHaveURL(/\?status=waiting-approval$/);
-  await expect(runs.rows).toHaveCount(1);
-  await expect(runs.rows.first()).toHaveAttribute('data-run-id', waiting.runId);
+  await expect.poll(() => runs.runIds()).toEqual([waiting.runId, CONVERSATION.turns[2].runId]);
 
   await runs.filterBy('blocked');
   await expect(page).toHaveURL(/\?status=blocked$/);
@@ -56,7 +62,7 @@ test('filters runs by status through ?status= links', async ({ page }) => {
   await expect(runs.empty).toHaveText('No run is canceled.');
 
   await runs.filterBy('all');
-  await expect(runs.rows).toHaveCount(3);
+  await expect(runs.rows).toHaveCount(newestFirst.length);
 });
 
 test('searches by run-id prefix, tool name and idempotency key, and filters by agent, keeping the status filter', async ({ page }) => {
@@ -99,9 +105,9 @@ test('searches by run-id prefix, tool name and idempotency key, and filters by a
 });
 
 test('pages through the runs with the next-page cursor', async ({ page }) => {
+  test.setTimeout(60_000); // one page load per seeded run
   const runs = new RunsPage(page);
   await runs.goto('?limit=1');
-  const newestFirst = [waiting.runId, completed.runId, blocked.runId];
   expect(await runs.runIds()).toEqual(newestFirst.slice(0, 1));
   for (const runId of newestFirst.slice(1)) {
     await runs.nextPage.click();
@@ -116,7 +122,7 @@ test('pages through the runs with the next-page cursor', async ({ page }) => {
   await page.goto('/?cursor=not-a-cursor');
   await expect(page.getByTestId('runs-bad-cursor')).toContainText('not one the journal gave out');
   await page.getByRole('link', { name: 'Go to the first page' }).click();
-  await expect(runs.rows).toHaveCount(3);
+  await expect(runs.rows).toHaveCount(newestFirst.length);
 });
 
 test('the run page shows the summary and the journal in order', async ({ page }) => {

@@ -12,6 +12,27 @@ export const SEEDED = {
   blocked: { runId: 'support:o_19', status: 'blocked', tool: 'refund' },
 } as const;
 
+/**
+ * A chat of three turns, each a run of its own (runDurable with the conversation's id, the conversation
+ * so far as its messages): two answered, the last waiting for approval of its refund. Its id has
+ * characters a URL must encode; the second message carries HTML, shown as text.
+ */
+const CONVERSATION_ID = 'support chat c_42/7';
+export const CONVERSATION = {
+  conversationId: CONVERSATION_ID,
+  tool: 'issueRefund',
+  turns: [
+    { runId: `chat:${CONVERSATION_ID}:m1`, status: 'completed', user: 'Where is my order o_20?', answer: 'Order o_20 shipped on Monday.' },
+    {
+      runId: `chat:${CONVERSATION_ID}:m2`,
+      status: 'completed',
+      user: `It arrived broken ${HTML_PAYLOAD}`,
+      answer: 'Sorry to hear that. I can refund it.',
+    },
+    { runId: `chat:${CONVERSATION_ID}:m3`, status: 'waiting-approval', user: 'Please refund it: 40 EUR.', answer: undefined },
+  ],
+} as const;
+
 /** The event types of the completed run, in journal order. */
 /** (A read-only call records only its end, which carries its input.) */
 export const COMPLETED_EVENT_TYPES = ['run-start', 'model-step', 'tool-call-end', 'model-step', 'run-complete'] as const;

@@ -10,13 +10,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { stepCountIs, tool } from 'ai';
+import { type ModelMessage, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 import { addOperator } from '@/lib/accounts';
 import { gnlTool, runDurable, SideEffectRetryBlockedError } from '@/lib/durable';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { HTML_PAYLOAD, OPERATORS, SEEDED } from './seed-data';
+import { CONVERSATION, HTML_PAYLOAD, OPERATORS, SEEDED } from './seed-data';
 
 const dataDir = process.env.GNL_DATA_DIR;
 if (!dataDir) throw new Error('seed: set GNL_DATA_DIR to the (fresh) data folder the Studio will read.');
@@ -103,6 +103,30 @@ async function seedBlocked(journal: PGliteStorage['runs']) {
   throw new Error('seed: resuming after the crash should have blocked');
 }
 
+/**
+ * The chat (seed-data.ts CONVERSATION): one run per user turn, its messages the conversation so far.
+ * The model's n-th call is the conversation's n-th assistant message, so one script serves every turn.
+ */
+async function seedConversation(journal: PGliteStorage['runs']) {
+  const { conversationId, turns, tool: toolName } = CONVERSATION;
+  const model = scriptedModel((step) =>
+    step < 2 ? { text: turns[step]?.answer as string } : { toolCalls: [{ toolCallId: 'call-refund-o_20', toolName, input: { orderId: 'o_20', amount: 40 } }] },
+  ).model;
+  const tools = {
+    [toolName]: gnlTool(
+      refundTool(() => {}),
+      { sideEffect: true, needsApproval: true },
+    ),
+  };
+  const messages: ModelMessage[] = [];
+  for (const turn of turns) {
+    messages.push({ role: 'user', content: turn.user });
+    const result = await runDurable({ runId: turn.runId, journal, model, tools, stopWhen: stepCountIs(5), messages: [...messages], conversationId });
+    assert(result.status === turn.status, `expected ${turn.runId} ${turn.status}, got ${result.status}`);
+    if (turn.answer) messages.push({ role: 'assistant', content: [{ type: 'text', text: turn.answer }] });
+  }
+}
+
 function assert(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(`seed: ${message}`);
 }
@@ -118,6 +142,8 @@ async function main() {
   try {
     if (crashChild) await crashInsideRefund(storage.runs);
     await seedBlocked(storage.runs);
+    // Between the blocked run and the others: the newest runs stay the ones the runs page lists first.
+    await seedConversation(storage.runs);
     await seedCompletedAndWaiting(storage.runs);
     for (const operator of Object.values(OPERATORS)) await addOperator({ storage, ...operator, by: 'e2e seed' });
     const { runs } = await storage.runs.listRuns();

@@ -51,7 +51,13 @@ describeEachJournal('a conversation as the Studio reads it', (target) => {
     expect((await turn(1, history[0] as ModelMessage[])).status).toBe('completed');
     // Another conversation, and a run of none, started between two turns: neither belongs to the thread.
     otherRun = uniqueRunId('chat:other');
-    await runDurable({ runId: otherRun, journal, model: scriptedModel(() => ({ text: 'Hi.' })).model, messages: [USER_3], conversationId: uniqueRunId('conv') });
+    await runDurable({
+      runId: otherRun,
+      journal,
+      model: scriptedModel(() => ({ text: 'Hi.' })).model,
+      messages: [USER_3],
+      conversationId: uniqueRunId('conv'),
+    });
     await runDurable({ runId: uniqueRunId('plain'), journal, model: scriptedModel(() => ({ text: 'Hi.' })).model, messages: [USER_3] });
     expect((await turn(2, history[1] as ModelMessage[])).status).toBe('completed');
     expect((await turn(3, history[2] as ModelMessage[])).status).toBe('waiting-approval');
@@ -127,7 +133,13 @@ describeEachJournal('a conversation as the Studio reads it', (target) => {
   it('a user message stored apart (over 64 KiB) is read back whole through the journal', async () => {
     const big = `Here is the log: ${'x'.repeat(70_000)}`;
     const id = uniqueRunId('conv:big');
-    await runDurable({ runId: `chat:${id}:m1`, journal, model: scriptedModel(() => ({ text: 'Noted.' })).model, messages: [{ role: 'user', content: big }], conversationId: id });
+    await runDurable({
+      runId: `chat:${id}:m1`,
+      journal,
+      model: scriptedModel(() => ({ text: 'Noted.' })).model,
+      messages: [{ role: 'user', content: big }],
+      conversationId: id,
+    });
     const conversation = await readConversation(storage, id);
     expect(conversation?.turns.map((t) => [t.userText, t.answer])).toEqual([[big, { kind: 'text', text: 'Noted.' }]]);
   });

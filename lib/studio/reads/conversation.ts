@@ -33,11 +33,7 @@ export interface ConversationWait {
 }
 
 /** What came of a turn: the run's final text, what it waits for, why it failed, or nothing yet. */
-export type TurnAnswer =
-  | { kind: 'text'; text: string }
-  | { kind: 'waiting'; waits: ConversationWait[] }
-  | { kind: 'failed'; error: string }
-  | { kind: 'none' };
+export type TurnAnswer = { kind: 'text'; text: string } | { kind: 'waiting'; waits: ConversationWait[] } | { kind: 'failed'; error: string } | { kind: 'none' };
 
 export interface ConversationTurn {
   /** 1-based position in the whole conversation. */
@@ -147,7 +143,8 @@ function answerOf(status: RunStatus, pending: readonly PendingItem[], ending: { 
     };
   }
   if (status === 'completed' && ending?.type === 'run-complete' && typeof ending.payload.text === 'string') return { kind: 'text', text: ending.payload.text };
-  if (status === 'failed' && ending?.type === 'run-fail' && isRecord(ending.payload.error)) return { kind: 'failed', error: String(ending.payload.error.message) };
+  if (status === 'failed' && ending?.type === 'run-fail' && isRecord(ending.payload.error))
+    return { kind: 'failed', error: String(ending.payload.error.message) };
   return { kind: 'none' };
 }
 
