@@ -47,7 +47,8 @@ async function expectThread(page: Page) {
   }
   const waits = cards.nth(2).locator('[data-slot="turn-waits"] li');
   await expect(waits).toHaveCount(1);
-  await expect(waits).toContainText(`Waiting for approval: ${tool} {"orderId":"o_20","amount":40}`);
+  // Arguments as the journal returns them (jsonb orders an object's keys).
+  await expect(waits).toContainText(`Waiting for approval: ${tool} {"amount":40,"orderId":"o_20"}`);
   await expect(waits.getByRole('link', { name: 'Decide in the inbox' })).toHaveAttribute('href', '/inbox');
   // The HTML in the second message is text on the page, never an element.
   await expect(cards.nth(1).locator('[data-slot="turn-user"]')).toContainText(HTML_PAYLOAD);
