@@ -128,6 +128,10 @@ export class RunState {
   failedAt: number | undefined;
   /** The seq of each run-resume: each invocation after the first begins with one. */
   readonly resumes: number[] = [];
+  /** The text the run completed with (its last run-complete), if it completed. */
+  completedText: string | undefined;
+  /** The error of its last run-fail. */
+  failure: { name: string; message: string } | undefined;
   readonly modelSteps: unknown[] = [];
   readonly modelRequestHashes: (string | undefined)[] = [];
   /** The seq of each recorded model step, by step number. */
@@ -218,9 +222,12 @@ export class RunState {
         return;
       case 'run-fail':
         if (this.status === 'failed') this.failedAt = event.seq;
+        this.failure = event.error;
         return;
       case 'run-suspend':
+        return;
       case 'run-complete':
+        this.completedText = event.text;
         return;
       case 'model-step':
         this.modelSteps[event.step] = event.result;

@@ -6,6 +6,8 @@ import { Time } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import { requireOperator } from '@/lib/studio/auth/session';
 import { recentConversations } from '@/lib/studio/chat/chat-history';
+import { conversationIdSchema } from '@/lib/studio/chat/chat-request';
+import { conversationHref } from '@/lib/studio/reads/conversation-path';
 
 export const metadata: Metadata = { title: 'Chat' };
 
@@ -33,8 +35,18 @@ export default async function ChatsPage() {
         <ul className="divide-y rounded-md border" data-testid="conversations">
           {conversations.map((conversation) => (
             <li key={conversation.id} className="flex items-center gap-4 px-3 py-2 text-sm">
-              <Link href={`/chat/${conversation.id}`} className="min-w-0 flex-1 truncate hover:underline">
-                <VisibleText text={conversation.firstMessage || conversation.id} />
+              {conversationIdSchema.safeParse(conversation.id).success ? (
+                <Link href={`/chat/${conversation.id}`} className="min-w-0 flex-1 truncate hover:underline">
+                  <VisibleText text={conversation.firstMessage || conversation.id} />
+                </Link>
+              ) : (
+                // Not a chat of this page (its id is not one the Studio made): its thread only.
+                <span className="min-w-0 flex-1 truncate">
+                  <VisibleText text={conversation.firstMessage || conversation.id} />
+                </span>
+              )}
+              <Link href={conversationHref(conversation.id)} className="text-xs underline">
+                Thread
               </Link>
               <span className="text-xs text-muted-foreground">
                 {conversation.turns} {conversation.turns === 1 ? 'turn' : 'turns'} · <Time value={conversation.lastAt} />

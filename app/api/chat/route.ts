@@ -32,3 +32,10 @@ export async function POST(request: Request) {
     headers: { 'Cache-Control': 'no-store', 'X-GNL-Run-Id': encodeURIComponent(runId) },
   });
 }
+
+/** Only POST sends a turn; a GET is told so (after the session check, like every route). */
+export async function GET() {
+  const auth = await operatorOrRefusal();
+  if ('refusal' in auth) return auth.refusal;
+  return Response.json({ error: 'Send a turn with POST.' }, { status: 405, headers: { Allow: 'POST' } });
+}

@@ -7,7 +7,7 @@
 import 'server-only';
 import { convertToModelMessages, type ModelMessage, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { sql } from 'drizzle-orm';
-import { answerMessageId, type PendingItem, type RunStatus, type StreamBatch } from '@/lib/durable';
+import { answerMessageId, type PendingItem, RunState, type RunStatus, type StreamBatch } from '@/lib/durable';
 import { storageFromEnv, type Storage } from '@/lib/durable/storage';
 import { messageIdOfTurn } from './chat-request';
 
@@ -27,25 +27,27 @@ export interface ChatTurn {
 export async function conversationTurns(conversationId: string, options: { storage?: Storage; answers?: boolean } = {}): Promise<ChatTurn[]> {
   const storage = options.storage ?? storageFromEnv();
   const db = await storage.database();
+  // The newest MAX_TURNS turns, oldest first.
   const result = await db.execute(
-    sql`select run_id from gnl.runs where input ? 'conversationId' and input->>'conversationId' = ${conversationId} order by created_at, run_id limit ${MAX_TURNS}`,
+    sql`select run_id from gnl.runs where input ? 'conversationId' and input->>'conversationId' = ${conversationId} order by created_at desc, run_id desc limit ${MAX_TURNS}`,
   );
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { run_id: string }[];
-  const turns: ChatTurn[] = [];
-  for (const { run_id: runId } of rows) {
-    const run = await storage.runs.getRun(runId);
-    if (!run) continue;
-    const answer = options.answers === false ? undefined : await answerOf(storage, runId);
-    turns.push({
-      runId,
-      status: run.status,
-      createdAt: run.createdAt,
-      pending: run.pending,
-      user: userMessageOf(runId, run.input.messages),
-      ...(answer ? { answer } : {}),
-    });
-  }
-  return turns;
+  const rows = ((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { run_id: string }[]).reverse();
+  const turns = await Promise.all(
+    rows.map(async ({ run_id: runId }): Promise<ChatTurn | undefined> => {
+      const run = await storage.runs.getRun(runId);
+      if (!run) return undefined;
+      const answer = options.answers === false ? undefined : await answerOf(storage, runId);
+      return {
+        runId,
+        status: run.status,
+        createdAt: run.createdAt,
+        pending: run.pending,
+        user: userMessageOf(runId, run.input.messages),
+        ...(answer ? { answer } : {}),
+      };
+    }),
+  );
+  return turns.filter((turn): turn is ChatTurn => turn !== undefined);
 }
 
 /** The conversation as UI messages, oldest first (the chat page's initial messages). */
@@ -107,11 +109,8 @@ async function answerOf(storage: Storage, runId: string): Promise<UIMessage | un
     for await (const built of readUIMessageStream({ stream, onError: () => undefined })) message = built;
     if (message) return message;
   }
-  const events = await storage.runs.events(runId);
-  const complete = events.find((event) => event.type === 'run-complete');
-  return complete && 'text' in complete && complete.text
-    ? { id: answerMessageId(runId), role: 'assistant', parts: [{ type: 'text', text: complete.text as string }] }
-    : undefined;
+  const text = new RunState(await storage.runs.events(runId)).completedText;
+  return text ? { id: answerMessageId(runId), role: 'assistant', parts: [{ type: 'text', text }] } : undefined;
 }
 
 export interface ConversationListing {
@@ -122,13 +121,17 @@ export interface ConversationListing {
   firstMessage: string;
 }
 
-/** The conversations with the newest turns, newest first (the chat page's list). */
+/** How many of the newest turns the list reads (the conversations they belong to are listed). */
+const RECENT_TURNS_READ = 1000;
+
+/** The conversations with the newest turns, newest first (the chat page's list); a title from the oldest turn read. */
 export async function recentConversations(limit = 30, storage: Storage = storageFromEnv()): Promise<ConversationListing[]> {
   const db = await storage.database();
   const result = await db.execute(
     sql`select input->>'conversationId' as id, count(*)::int as turns, max(created_at) as last_at, min(run_id) filter (where created_at = first_at) as first_run
         from (select input, created_at, run_id, min(created_at) over (partition by input->>'conversationId') as first_at
-              from gnl.runs where input ? 'conversationId') t
+              from (select input, created_at, run_id from gnl.runs where input ? 'conversationId'
+                    order by created_at desc limit ${RECENT_TURNS_READ}) newest) t
         group by 1 order by max(created_at) desc limit ${limit}`,
   );
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {

@@ -15,7 +15,7 @@
  */
 import 'server-only';
 import { type SQL, sql } from 'drizzle-orm';
-import type { PendingItem, RunStatus, RunSummary } from '@/lib/durable';
+import { type PendingItem, type RecordedEvent, RunState, type RunStatus, type RunSummary } from '@/lib/durable';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { jsonSafe } from './wire';
 
@@ -129,7 +129,7 @@ export function turnUserText(input: Pick<RunSummary['input'], 'messages' | 'prom
   return userMessageText(source.findLast((message) => isRecord(message) && message.role === 'user'));
 }
 
-function answerOf(status: RunStatus, pending: readonly PendingItem[], ending: { type: string; payload: Record<string, unknown> } | null): TurnAnswer {
+function answerOf(status: RunStatus, pending: readonly PendingItem[], ending: TurnRow['ending']): TurnAnswer {
   if (pending.length > 0) {
     return {
       kind: 'waiting',
@@ -142,9 +142,10 @@ function answerOf(status: RunStatus, pending: readonly PendingItem[], ending: { 
       })),
     };
   }
-  if (status === 'completed' && ending?.type === 'run-complete' && typeof ending.payload.text === 'string') return { kind: 'text', text: ending.payload.text };
-  if (status === 'failed' && ending?.type === 'run-fail' && isRecord(ending.payload.error))
-    return { kind: 'failed', error: String(ending.payload.error.message) };
+  // The ending event read through the projection (the one fold of events): its text or its error.
+  const ended = new RunState(ending ? [{ ...ending.payload, type: ending.type, seq: ending.seq, at: new Date(0) } as RecordedEvent] : []);
+  if (status === 'completed' && typeof ended.completedText === 'string') return { kind: 'text', text: ended.completedText };
+  if (status === 'failed' && ended.failure) return { kind: 'failed', error: String(ended.failure.message) };
   return { kind: 'none' };
 }
 

@@ -6,6 +6,7 @@ import { ChatPanel } from '@/components/chat/chat-panel';
 import { requireOperator } from '@/lib/studio/auth/session';
 import { conversationTurns, uiMessagesOf } from '@/lib/studio/chat/chat-history';
 import { conversationIdSchema } from '@/lib/studio/chat/chat-request';
+import { conversationHref } from '@/lib/studio/reads/conversation-path';
 import { runHref } from '@/lib/studio/reads/run-path';
 
 export const metadata: Metadata = { title: 'Chat' };
@@ -26,9 +27,14 @@ export default async function ChatPage({ params }: { params: Promise<{ conversat
           {conversationId}
         </span>
         {last ? (
-          <Link href={runHref(last.runId)} className="ml-auto text-sm underline" data-testid="last-turn-run">
-            Last turn’s run
-          </Link>
+          <span className="ml-auto flex gap-3 text-sm">
+            <Link href={conversationHref(conversationId)} className="underline" data-testid="conversation-thread">
+              Thread
+            </Link>
+            <Link href={runHref(last.runId)} className="underline" data-testid="last-turn-run">
+              Last turn’s run
+            </Link>
+          </span>
         ) : null}
       </div>
       <ChatPanel
