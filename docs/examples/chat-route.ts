@@ -5,6 +5,7 @@
 import {
   convertToModelMessages,
   createUIMessageStreamResponse,
+  DefaultChatTransport,
   type LanguageModel,
   type ToolSet,
   type UIMessage,
@@ -90,5 +91,17 @@ export function resumeRoute({ journal }: { journal: LiveJournal }) {
       }),
     });
   };
+}
+// #endregion
+
+// #region transport
+/** The page's transport for `useChat({ id, resume: true, transport })`: a reconnect names the turn it follows. */
+export function chatTransport(lastUserMessageId: () => string | undefined) {
+  return new DefaultChatTransport({
+    api: '/api/chat',
+    prepareReconnectToStreamRequest: ({ id }) => ({
+      api: `/api/chat/${encodeURIComponent(id)}/stream?message=${encodeURIComponent(lastUserMessageId() ?? '')}`,
+    }),
+  });
 }
 // #endregion
