@@ -74,7 +74,12 @@ export function KeyboardShortcuts({ actions, what }: { actions: readonly KeyActi
       else press(item, action);
     };
     window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    // Says the keys are listened to (a key pressed before the page hydrated goes nowhere): tests wait for it.
+    document.documentElement.dataset.keyboardShortcuts = 'on';
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      delete document.documentElement.dataset.keyboardShortcuts;
+    };
   }, [actions, pending]);
 
   return (

@@ -157,6 +157,8 @@ test('keyboard: j/k move through the inbox, a approves after Enter confirms, ? l
   await expect(new RunPage(page).event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
   const inbox = new InboxPage(page);
   await inbox.goto();
+  // The keys work once the page has hydrated: a key pressed before goes nowhere.
+  await expect(page.locator('html[data-keyboard-shortcuts="on"]')).toHaveCount(1);
   await page.keyboard.press('?');
   await expect(page.getByTestId('key-help')).toContainText('Approve (asks first)');
   await page.keyboard.press('?');

@@ -332,6 +332,7 @@ test.describe('untrusted payloads', () => {
     await expect(output).toContainText('AAAAAAAA');
     expect(await traces(page)).toEqual({ pwned: undefined, attributes: [], javascriptLinks: 0, injected: 0 });
     // Still answering: the keyboard help opens and closes, a journal record expands and shows its size.
+    await expect(page.locator('html[data-keyboard-shortcuts="on"]')).toHaveCount(1);
     await page.keyboard.press('?');
     await expect(page.getByTestId('key-help')).toBeVisible();
     await page.keyboard.press('Escape');
@@ -350,6 +351,7 @@ test.describe('untrusted payloads', () => {
     await page.goto('/inbox');
     await expect(page.getByText(HOSTILE.waiting.runId).first()).toBeVisible();
     expect(await traces(page)).toEqual({ pwned: undefined, attributes: [], javascriptLinks: 0, injected: 0 });
+    await expect(page.locator('html[data-keyboard-shortcuts="on"]')).toHaveCount(1);
     await page.keyboard.press('j');
     await page.keyboard.press('?');
     await expect(page.getByTestId('key-help')).toBeVisible();
