@@ -7,8 +7,9 @@
 import 'server-only';
 import { convertToModelMessages, type ModelMessage, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { sql } from 'drizzle-orm';
-import { answerMessageId, type PendingItem, RunState, type RunStatus, type StreamBatch } from '@/lib/durable';
+import { answerMessageId, type PendingItem, RunState, type RunStatus, type RunSummary, type StreamBatch } from '@/lib/durable';
 import { storageFromEnv, type Storage } from '@/lib/durable/storage';
+import { turnUserText } from '../reads/conversation';
 import { messageIdOfTurn } from './chat-request';
 
 /** Most turns a conversation shows and sends to the model. */
@@ -42,7 +43,7 @@ export async function conversationTurns(conversationId: string, options: { stora
         status: run.status,
         createdAt: run.createdAt,
         pending: run.pending,
-        user: userMessageOf(runId, run.input.messages),
+        user: userMessageOf(runId, run.input),
         ...(answer ? { answer } : {}),
       };
     }),
@@ -75,17 +76,9 @@ function settledPart(part: UIMessage['parts'][number]): boolean {
   return state === 'output-available' || state === 'output-error' || state === 'output-denied';
 }
 
-function userMessageOf(runId: string, messages: unknown): UIMessage {
-  const list = Array.isArray(messages) ? (messages as { role?: string; content?: unknown }[]) : [];
-  const last = [...list].reverse().find((m) => m.role === 'user');
-  const content = last?.content;
-  const text =
-    typeof content === 'string'
-      ? content
-      : Array.isArray(content)
-        ? content.flatMap((part: { type?: string; text?: unknown }) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('')
-        : '';
-  return { id: messageIdOfTurn(runId) ?? `user:${runId}`, role: 'user', parts: [{ type: 'text', text }] };
+/** The turn's user message (conversation.ts reads it the same way for the thread page), as a UI message. */
+function userMessageOf(runId: string, input: RunSummary['input']): UIMessage {
+  return { id: messageIdOfTurn(runId) ?? `user:${runId}`, role: 'user', parts: [{ type: 'text', text: turnUserText(input).text ?? '' }] };
 }
 
 /** The newest invocation's stream as one UI message; the recorded text when the run has no stream. */
@@ -147,7 +140,7 @@ export async function recentConversations(limit = 30, storage: Storage = storage
       id: row.id,
       turns: Number(row.turns),
       lastAt: new Date(row.last_at),
-      firstMessage: first ? textOf(userMessageOf(first.runId, first.input.messages)) : '',
+      firstMessage: first ? textOf(userMessageOf(first.runId, first.input)) : '',
     });
   }
   return listings;
