@@ -39,7 +39,9 @@ describe('defineSchedule', () => {
   });
 
   it('refuses a bad id, policy, grace, input or an unknown field, each by name, and says which schedule', () => {
-    expect(() => defineSchedule({ ...base, missed: 'all' as never })).toThrow(/^defineSchedule "weekday-digest" refused: missed: missed must be 'skip' or 'latest'$/);
+    expect(() => defineSchedule({ ...base, missed: 'all' as never })).toThrow(
+      /^defineSchedule "weekday-digest" refused: missed: missed must be 'skip' or 'latest'$/,
+    );
     expect(problems({ ...base, id: 'has space' })).toEqual(['id: id must be 1 to 100 of A-Z a-z 0-9 . _ -']);
     expect(problems({ ...base, graceMs: -1 })).toEqual(['graceMs: graceMs must not be negative']);
     expect(problems({ ...base, input: { prompt: ' ' } })[0]).toMatch(/^input/);

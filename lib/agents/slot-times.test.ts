@@ -141,7 +141,9 @@ describe('slotsDue', () => {
       const expected = [...(missed === 'latest' && late.length > 0 ? [late[late.length - 1] as Date] : []), ...onTime];
       const label = `${cron} ${timeZone} ${missed} grace ${graceMs} after ${after.toISOString()} now ${now.toISOString()}`;
       expect(iso(due.start), label).toEqual(iso(expected));
-      expect(due.missed ? iso([due.missed.first, due.missed.last]) : null, label).toEqual(late.length > 0 ? iso([late[0] as Date, late[late.length - 1] as Date]) : null);
+      expect(due.missed ? iso([due.missed.first, due.missed.last]) : null, label).toEqual(
+        late.length > 0 ? iso([late[0] as Date, late[late.length - 1] as Date]) : null,
+      );
       expect(due.through?.toISOString() ?? null, label).toEqual((onTime.length > 0 ? onTime[onTime.length - 1] : late[late.length - 1])?.toISOString() ?? null);
     }
   });
