@@ -8,7 +8,7 @@ import { support } from './support';
 
 export const registry = createAgentRegistry([support]);
 
-/** The agents started on a cron schedule (agents/schedules.ts): every executor ticks them. */
+/** The agents started on a cron schedule (agents/schedules.ts), checked on first call: every executor ticks them. */
 export { schedules } from './schedules';
 
 /** The agent registered under `name`; UnknownAgentError naming the known ones otherwise. */

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     storage,
     registry,
     // Every worker ticks the deployment's schedules: each slot's run is started once whoever ticks it.
-    schedules,
+    schedules: schedules(),
     aroundInvocation: new CrashPointStore(storage).aroundInvocation,
     // As the Studio's executor: the run page shows the step being generated, a chat reconnects to its answer.
     streamRuns: true,

@@ -35,7 +35,7 @@ export async function bootStudio(): Promise<void> {
   getExecutor({
     registry,
     // The deployment's schedules: this server starts their due slots as workers do (each slot once).
-    schedules,
+    schedules: schedules(),
     // Every run streams, and its stream is kept for the run page's live step and the chat's reconnects.
     streamRuns: true,
     ...(aroundInvocation ? { aroundInvocation } : {}),
