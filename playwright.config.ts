@@ -17,6 +17,7 @@ import path from 'node:path';
 import { chromium, defineConfig, devices, type LaunchOptions } from '@playwright/test';
 import { storageStatePath } from './e2e/studio/auth-state';
 import { freePortsSync } from './e2e/studio/free-ports';
+import { SCHEDULE } from './e2e/studio/schedule-data';
 import { LONG } from './e2e/studio/seed-data';
 
 // Set once in the runner; its workers inherit the environment, so all agree on one folder and one set
@@ -112,7 +113,7 @@ export default defineConfig({
     },
     {
       name: 'long',
-      testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts', 'sessions.spec.ts', 'spoofing.spec.ts'],
+      testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts', 'sessions.spec.ts', 'spoofing.spec.ts', 'schedules.spec.ts'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },
     },
     {
@@ -183,6 +184,8 @@ export default defineConfig({
         GNL_STUDIO_OPERATOR_LOGIN: LONG.operator.login,
         GNL_STUDIO_OPERATOR_NAME: LONG.operator.name,
         GNL_STUDIO_OPERATOR_PASSWORD: LONG.operator.password,
+        // A schedule (agents/schedules.ts from these), with runs seed-long.ts seeded: schedules.spec.ts.
+        ...SCHEDULE.env,
       },
       timeout: 300_000,
       reuseExistingServer: false,

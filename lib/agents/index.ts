@@ -7,3 +7,14 @@ export type { AgentFingerprint } from './agent-version';
 export { createAgentRegistry, toolDeclarations, toolOutputSchema, type AgentRegistry } from './registry';
 export { runAgent, streamAgent, agentInputSchema, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';
+export {
+  defineSchedule,
+  defineSchedules,
+  scheduleRunId,
+  scheduleRunPrefix,
+  DEFAULT_GRACE_MS,
+  type Schedule,
+  type ScheduleDefinition,
+  type MissedSlots,
+} from './define-schedule';
+export { slotsDue, nextSlot, MAX_SLOTS_PER_TICK, type SlotsDue } from './slot-times';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { CommanderError } from 'commander';
 import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
-import { AgentInputError, UnknownAgentError } from '@/lib/agents';
+import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
 import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
 import { RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
@@ -52,6 +52,8 @@ export interface Failure {
 const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: number }[] = [
   { is: UnknownAgentError.isInstance, exitCode: EXIT.usage },
   { is: AgentInputError.isInstance, exitCode: EXIT.usage },
+  // A bad schedule in the deployment (agents/schedules.ts), e.g. from GNL_DEMO_SCHEDULE_CRON.
+  { is: AgentDefinitionError.isInstance, exitCode: EXIT.usage },
   { is: InvalidRunIdError.isInstance, exitCode: EXIT.usage },
   { is: OperatorInputError.isInstance, exitCode: EXIT.usage },
   { is: JournalDataError.isInstance, exitCode: EXIT.usage },

@@ -5,6 +5,7 @@ import { EXIT } from './failures';
 import { registerOperatorCommands } from './operator-commands';
 import { registerReadCommands } from './read-commands';
 import { registerRunCommands } from './run-commands';
+import { registerScheduleCommands } from './schedule-commands';
 import type { CliSession } from './session';
 
 // A JSON import, so the version travels with the code when it is bundled (the tests' child bundles).
@@ -22,6 +23,7 @@ Examples:
   gnl show support:1b2c…
   gnl approve support:1b2c… call-2-issueRefund --by alice@example.com
   gnl resume support:1b2c… --by alice@example.com --wait
+  gnl schedules
 
 Exit codes: ${EXIT.ok} done · ${EXIT.unexpected} unexpected error · ${EXIT.usage} bad usage or input · ${EXIT.notFound} not found · ${EXIT.conflict} refused (decided already, finished, diverged…) · ${EXIT.unavailable} journal unavailable (folder held by another process, Postgres unreachable) · ${EXIT.timeout} --wait timed out`;
 
@@ -41,5 +43,6 @@ export function buildProgram(session: CliSession): Command {
   registerReadCommands(program, session);
   registerDecisionCommands(program, session);
   registerOperatorCommands(program, session);
+  registerScheduleCommands(program, session);
   return program;
 }

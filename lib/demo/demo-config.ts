@@ -9,6 +9,10 @@
  *   GNL_DEMO_CRASH_POINTS  1 / 0: whether the Studio's Demo page may arm crash points (default: on for
  *                          the embedded journal, off on Postgres; crash-points-allowed.ts)
  *   GNL_MODEL, OPENAI_API_KEY, ANTHROPIC_API_KEY   the model (demo-model.ts)
+ *   GNL_DEMO_SCHEDULE_CRON a cron (e.g. "*\/5 * * * *", or six fields with seconds): the demo declares a
+ *                          schedule starting the support agent on it (agents/schedules.ts); unset: none
+ *   GNL_DEMO_SCHEDULE_TZ, GNL_DEMO_SCHEDULE_MISSED   its time zone (default UTC) and missed-slot policy
+ *                          ('skip' or 'latest', default skip)
  */
 import { DEFAULT_SERVICE_PORT } from './outside-service';
 
@@ -33,4 +37,15 @@ export function demoServicePort(env: Env = process.env): number {
 
 export function demoChecks(env: Env = process.env): boolean {
   return !['0', 'off', 'false', 'no'].includes((env[CHECKS_ENV] ?? '').trim().toLowerCase());
+}
+
+export const SCHEDULE_CRON_ENV = 'GNL_DEMO_SCHEDULE_CRON';
+
+/** The demo schedule's timing from the environment, or undefined when GNL_DEMO_SCHEDULE_CRON is unset (defineSchedule checks it). */
+export function demoScheduleTiming(env: Env = process.env): { cron: string; timeZone: string; missed: 'skip' | 'latest' } | undefined {
+  const cron = env[SCHEDULE_CRON_ENV]?.trim();
+  if (!cron) return undefined;
+  const missed = (env.GNL_DEMO_SCHEDULE_MISSED ?? '').trim() || 'skip';
+  if (missed !== 'skip' && missed !== 'latest') throw new TypeError(`GNL_DEMO_SCHEDULE_MISSED="${missed}" must be "skip" or "latest".`);
+  return { cron, timeZone: (env.GNL_DEMO_SCHEDULE_TZ ?? '').trim() || 'UTC', missed };
 }

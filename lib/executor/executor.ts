@@ -19,11 +19,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Schedule } from '@/lib/agents';
 import type { AroundInvocation } from './around-invocation';
 import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
 import { type ControlledRun, resumeRun } from './run-control';
 import type { Claim } from './run-queue';
+import { ScheduleStore } from './schedule-store';
+import { type ScheduleEvent, ScheduleTicker, type TickReport } from './schedule-ticker';
 import { type StartedRun, type StartRunOptions, startAndEnqueue } from './start-run';
 import { terminateStaleHolder } from './takeover';
 
@@ -56,6 +59,11 @@ export interface ExecutorOptions extends ExecutorContext {
   streamRuns?: boolean;
   /** What the executor does, as it happens (the worker prints these as JSON lines). */
   onEvent?: (event: ExecutorEvent) => void;
+  /**
+   * Cron schedules this executor ticks (defineSchedule; the deployment's from agents/schedules.ts): it
+   * starts each due slot's run, once whoever else ticks them too (schedule-ticker.ts). Default none.
+   */
+  schedules?: readonly Schedule[];
 }
 
 export type ExecutorEvent =
@@ -66,7 +74,8 @@ export type ExecutorEvent =
   | { type: 'finished'; runId: string; kind: Invocation['kind']; outcome: string; error?: string; released: boolean }
   | { type: 'error'; where: string; error: string }
   | { type: 'stopping' }
-  | { type: 'stopped'; givenBack: string[] };
+  | { type: 'stopped'; givenBack: string[] }
+  | ScheduleEvent;
 
 interface Active {
   claim: Claim;
@@ -94,6 +103,7 @@ export class Executor {
   private wakeUp: (() => void) | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private loopDone: Promise<void> | undefined;
+  private readonly ticker: ScheduleTicker | undefined;
 
   constructor(private readonly options: ExecutorOptions) {
     this.resolved = resolveContext(options);
@@ -103,6 +113,16 @@ export class Executor {
     this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
     this.pollMs = options.pollMs ?? 1_000;
     this.sole = options.sole ?? !this.resolved.storage.capabilities.multiProcess;
+    const { storage, registry } = this.resolved;
+    if (options.schedules && options.schedules.length > 0)
+      this.ticker = new ScheduleTicker({
+        schedules: options.schedules,
+        registry,
+        store: new ScheduleStore(() => storage.database()),
+        start: (run) => this.startRun(run),
+        onEvent: (event) => this.emit(event),
+        onError: (scheduleId, error) => this.emit({ type: 'error', where: `schedule ${scheduleId}`, error: describeError(error) }),
+      });
   }
 
   /** Starts claiming runs. */
@@ -112,7 +132,13 @@ export class Executor {
     this.emit({ type: 'started', owner: this.owner, concurrency: this.concurrency, leaseMs: this.leaseMs });
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
     this.loopDone = this.loop();
+    this.ticker?.start();
     return this;
+  }
+
+  /** Ticks this executor's schedules now (`now` replaces the database's clock: tests of missed slots). */
+  tickSchedules(options: { now?: Date } = {}): Promise<TickReport[]> {
+    return this.ticker ? this.ticker.tick(options) : Promise.resolve([]);
   }
 
   /** The agents this executor can run: it claims only their runs (workers of different deployments may share a database). */
@@ -199,6 +225,7 @@ export class Executor {
     this.stopping ??= (async () => {
       this.emit({ type: 'stopping' });
       this.running = false;
+      await this.ticker?.stop();
       this.kick();
       for (const active of this.active.values()) active.stop ??= 'stopping';
       const ended = Promise.all([...this.active.values()].map((a) => a.done));
