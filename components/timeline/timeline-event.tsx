@@ -267,8 +267,8 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
           </EventHeader>
           <Reason reason={event.reason} />
           <Note>
-            Changed: <VisibleText text={event.changed.join(', ') || 'nothing'} />. Recorded steps and finished calls stay as recorded; the run continues on
-            this version from its first unrecorded step.
+            Changed: <VisibleText text={event.changed.join(', ') || 'nothing'} />. Recorded steps and finished calls stay as recorded; the run continues on this
+            version from its first unrecorded step.
           </Note>
           {event.overridden?.length ? <PayloadText label="Overridden on purpose" value={event.overridden.join('\n')} /> : null}
         </>

@@ -79,7 +79,9 @@ export async function planMigration(args: { state: RunState; agent: Agent; diffe
     if (!changedSchemas.has(call.toolName)) continue;
     const parsed = await safeValidateTypes({ value: call.input, schema: asSchema(tool.inputSchema as Parameters<typeof asSchema>[0]) });
     if (!parsed.success) {
-      refusals.push(`recorded call ${call.toolCallId} (step ${call.step + 1}) to ${call.toolName}: its recorded arguments do not match version ${agent.version}'s input schema`);
+      refusals.push(
+        `recorded call ${call.toolCallId} (step ${call.step + 1}) to ${call.toolName}: its recorded arguments do not match version ${agent.version}'s input schema`,
+      );
     }
   }
   return { changed: differences, kept, reruns, nextStep: state.modelSteps.length, refusals };

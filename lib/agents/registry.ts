@@ -55,7 +55,17 @@ export function createAgentRegistry(agents: readonly Agent[], options: AgentRegi
   for (const [name, version] of Object.entries(options.current ?? {})) {
     const chosen = versions.get(name)?.find((agent) => agent.version === version);
     if (chosen) current.set(name, chosen);
-    else problems.push(`current: "${name}" has no registered version ${version}${versions.has(name) ? ` (registered: ${versions.get(name)?.map((a) => a.version).join(', ')})` : ''}`);
+    else
+      problems.push(
+        `current: "${name}" has no registered version ${version}${
+          versions.has(name)
+            ? ` (registered: ${versions
+                .get(name)
+                ?.map((a) => a.version)
+                .join(', ')})`
+            : ''
+        }`,
+      );
   }
   if (problems.length > 0) throw new AgentDefinitionError({ what: 'createAgentRegistry', problems });
   const sorted = [...current.values()].sort((a, b) => a.name.localeCompare(b.name));

@@ -163,7 +163,10 @@ export class TimelineWriter {
       case 'run-migrate':
         return {
           summary: `migrated to version ${clean(event.toVersion ?? '?')} (from ${clean(event.fromVersion ?? '?')}) by ${clean(event.by)}: ${cut(clean(event.reason), max)}`,
-          details: [`changed: ${event.changed.map(clean).join(', ') || 'nothing'}`, ...(event.overridden ?? []).map((o) => `overridden: ${cut(clean(o), max)}`)],
+          details: [
+            `changed: ${event.changed.map(clean).join(', ') || 'nothing'}`,
+            ...(event.overridden ?? []).map((o) => `overridden: ${cut(clean(o), max)}`),
+          ],
         };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.

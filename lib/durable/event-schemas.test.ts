@@ -126,7 +126,14 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
   'run-fail': { type: 'run-fail', error: { name: 'ToolCallFailedError', message: 'refund failed' } },
   'run-migrate': {
     type: 'run-migrate',
-    input: { agent: 'refunds', agentVersion: 'v_4e1b', prompt: 'Refund order o_17', modelId: 'claude-x', provider: 'anthropic.messages', toolNames: ['refund'] },
+    input: {
+      agent: 'refunds',
+      agentVersion: 'v_4e1b',
+      prompt: 'Refund order o_17',
+      modelId: 'claude-x',
+      provider: 'anthropic.messages',
+      toolNames: ['refund'],
+    },
     fromVersion: 'v_3f2a',
     toVersion: 'v_4e1b',
     changed: ['system'],

@@ -296,7 +296,6 @@ const runMigrate = eventType(
   ['input'],
 );
 
-
 /** Every event type. A type missing here is no event: nothing can write it (JournalEvent does not hold it). */
 const EVENT_TYPES = [
   runStart,

@@ -92,7 +92,10 @@ describeEachStorage('agent versions and migration', (holder) => {
     const next = reworded();
     const registry = await deploy(next);
     expect(next.version).not.toBe(v1().version);
-    expect(await runVersion({ registry, state: new RunState(await events(runId)), runId })).toMatchObject({ kind: 'continues', agent: { version: next.version } });
+    expect(await runVersion({ registry, state: new RunState(await events(runId)), runId })).toMatchObject({
+      kind: 'continues',
+      agent: { version: next.version },
+    });
     await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com', reason: 'refund approved' });
     await settled(runId, 'completed');
 
@@ -131,7 +134,9 @@ describeEachStorage('agent versions and migration', (holder) => {
     const before = performed();
     const runId = await approvedRefundOnV1();
     const beforeMigration = await events(runId);
-    const keysBefore = beforeMigration.flatMap((e) => (e.type === 'tool-call-start' || e.type === 'tool-call-end' ? [`${e.toolName}:${e.idempotencyKey}`] : []));
+    const keysBefore = beforeMigration.flatMap((e) =>
+      e.type === 'tool-call-start' || e.type === 'tool-call-end' ? [`${e.toolName}:${e.idempotencyKey}`] : [],
+    );
     const next = newRefundSchema();
     const registry = await deploy(next);
     await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com' });
@@ -150,7 +155,13 @@ describeEachStorage('agent versions and migration', (holder) => {
     expect(preview.nextStep).toBe(new RunState(beforeMigration).modelSteps.length);
     expect((await events(runId)).length).toBe(recorded); // a preview writes nothing
 
-    const migrated = await migrateRun(runId, { storage: holder.storage, registry, to: next.version, by: 'ops@example.com', reason: 'refund tool takes a note now' });
+    const migrated = await migrateRun(runId, {
+      storage: holder.storage,
+      registry,
+      to: next.version,
+      by: 'ops@example.com',
+      reason: 'refund tool takes a note now',
+    });
     expect(migrated.event).toMatchObject({ type: 'run-migrate', by: 'ops@example.com', reason: 'refund tool takes a note now', toVersion: next.version });
     expect(migrated.queue).toMatchObject({ runnable: true });
     await settled(runId, 'completed');

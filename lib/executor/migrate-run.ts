@@ -54,7 +54,10 @@ export interface MigratedRun {
 
 const printable = (value: string) => !/[\p{Cc}\p{Cs}]/u.test(value);
 const requestSchema = z.object({
-  to: z.string().regex(/^[0-9a-f]{16}$/, 'to: an agent version is 16 hex characters').optional(),
+  to: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/, 'to: an agent version is 16 hex characters')
+    .optional(),
   by: z.string().trim().min(1, 'by: say who migrates').max(200).refine(printable, 'by must contain only printable characters'),
   reason: z.string().trim().min(1, 'reason: say why the run moves to another version').max(4000),
   force: z.boolean().optional(),

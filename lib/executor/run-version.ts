@@ -33,7 +33,8 @@ export async function runVersion(args: { registry: AgentRegistry; state: RunStat
   // The version the run records first: two versions can match one old input (one that predates tool schemas).
   others.sort((a, b) => Number(b.version === recorded.agentVersion) - Number(a.version === recorded.agentVersion));
   for (const agent of others) if ((await differencesFrom(recorded, agent)).length === 0) return { kind: 'pinned', agent };
-  const because = verdict && !verdict.absorbed ? verdict.because : [`version ${current.version} declares onChange 'pinned' and no registered version matches the run`];
+  const because =
+    verdict && !verdict.absorbed ? verdict.because : [`version ${current.version} declares onChange 'pinned' and no registered version matches the run`];
   return { kind: 'stranded', agent: current, differences, because };
 }
 
