@@ -59,13 +59,17 @@ describeEachJournal('run-migrate', (target) => {
     await expect(call(agent, runId, { system: 'Be kind.' })).rejects.toThrow(RunDivergedError);
   });
 
-  it('a completed run is replayed, never migrated: acceptChange is not asked', async () => {
+  it('a completed run is never migrated: acceptChange is not asked, the changed input is the divergence it always was', async () => {
     const runId = uniqueRunId();
     const agent = refundAgent({ sideEffect: true });
     expect((await call(agent, runId, { system: 'Be kind.' })).status).toBe('completed');
     const count = (await journal.events(runId)).length;
     let asked = 0;
-    await call(agent, runId, { system: 'Be brief.', acceptChange: () => (asked++, accept()) }).catch(() => undefined);
+    const acceptChange = () => {
+      asked++;
+      return accept();
+    };
+    await expect(call(agent, runId, { system: 'Be brief.', acceptChange })).rejects.toThrow(RunDivergedError);
     expect(asked).toBe(0);
     expect((await journal.events(runId)).filter((e) => e.type === 'run-migrate')).toEqual([]);
     expect((await journal.events(runId)).length).toBe(count);
