@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { CRASH_POINTS } from '@/lib/demo';
 import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/actions/operator-actions';
+import { migrate } from '@/lib/studio/actions/migrate-action';
 import { currentOperator } from '@/lib/studio/auth/session';
 import type { Decision } from '@/lib/durable';
 
@@ -34,6 +35,12 @@ const resolveSchema = z.discriminatedUnion('outcome', [
 const provideSchema = z.object({ runId, toolCallId, output: jsonText, reason: reason.optional() });
 const resumeSchema = z.object({ runId, reason: requiredReason });
 const cancelSchema = z.object({ runId, reason: requiredReason });
+const migrateSchema = z.object({
+  runId,
+  to: z.string().regex(/^[0-9a-f]{16}$/, 'Choose a registered version.'),
+  reason: requiredReason,
+  force: z.boolean().default(false),
+});
 const demoSchema = z.object({
   prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
   crashAt: z.enum(CRASH_POINTS).optional(),
@@ -91,4 +98,11 @@ export async function startDemoRunAction(input: z.input<typeof demoSchema>): Pro
   const parsed = await authenticate(demoSchema, input);
   if (!parsed.ok) return parsed;
   return startDemoRun(parsed.data);
+}
+
+/** Moves a run to another registered version of its agent, in the operator's name, after the preview they saw. */
+export async function migrateRunAction(input: z.input<typeof migrateSchema>): Promise<ActionResult<{ seq: number; to: string }>> {
+  const parsed = await authenticate(migrateSchema, input);
+  if (!parsed.ok) return parsed;
+  return migrate({ ...parsed.data, by: parsed.by as string });
 }

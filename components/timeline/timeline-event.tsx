@@ -30,6 +30,7 @@ const TONE = {
   'run-complete': 'lifecycle',
   'run-cancel': 'operator',
   'run-resume-request': 'operator',
+  'run-migrate': 'operator',
   'run-fail': 'problem',
   'tool-call-repair': 'tool',
 } satisfies Record<JournalEventType, Tone>;
@@ -247,6 +248,29 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
         <>
           <EventHeader title={`Resume requested by ${event.by}`} at={event.at} />
           <Reason reason={event.reason} />
+        </>
+      );
+    case 'run-migrate':
+      return (
+        <>
+          <EventHeader title={`Migrated by ${event.by}`} at={event.at}>
+            {event.fromVersion ? (
+              <Chip className="font-mono">
+                from <VisibleText text={event.fromVersion} />
+              </Chip>
+            ) : null}
+            {event.toVersion ? (
+              <Chip className="font-mono">
+                to <VisibleText text={event.toVersion} />
+              </Chip>
+            ) : null}
+          </EventHeader>
+          <Reason reason={event.reason} />
+          <Note>
+            Changed: <VisibleText text={event.changed.join(', ') || 'nothing'} />. Recorded steps and finished calls stay as recorded; the run continues on this
+            version from its first unrecorded step.
+          </Note>
+          {event.overridden?.length ? <PayloadText label="Overridden on purpose" value={event.overridden.join('\n')} /> : null}
         </>
       );
     default:

@@ -10,7 +10,7 @@ import { OperatorDisabledError, OperatorExistsError, OperatorInputError, Unknown
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
 import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
-import { RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
+import { MigrationRefusedError, RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
 import { shellQuote } from './format';
 
 export const EXIT = {
@@ -63,6 +63,7 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: RunDivergedError.isInstance, exitCode: EXIT.conflict },
   { is: RunBusyError.isInstance, exitCode: EXIT.conflict },
   { is: RunNotResumableError.isInstance, exitCode: EXIT.conflict },
+  { is: MigrationRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: DecisionConflictError.isInstance, exitCode: EXIT.conflict },
   { is: WorkersNeedPostgresError.isInstance, exitCode: EXIT.unavailable },
   { is: DataDirLockedError.isInstance, exitCode: EXIT.unavailable },
@@ -72,7 +73,10 @@ const expectedKind = (error: unknown) => EXPECTED.find((kind) => kind.is(error))
 
 /** The journal and the executor layer say "unknown run" through their conflict errors' reason. */
 function isUnknownRun(error: GnlError): boolean {
-  return (DecisionConflictError.isInstance(error) || RunNotResumableError.isInstance(error)) && error.reason === 'unknown-run';
+  return (
+    (DecisionConflictError.isInstance(error) || RunNotResumableError.isInstance(error) || MigrationRefusedError.isInstance(error)) &&
+    error.reason === 'unknown-run'
+  );
 }
 
 // Driver errors that mean "the database is not there" (postgres.js keeps Node's codes; 28P01/3D000/57P03 are Postgres SQLSTATEs).

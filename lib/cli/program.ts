@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerDecisionCommands } from './decision-commands';
 import { EXIT } from './failures';
+import { registerMigrateCommand } from './migrate-command';
 import { registerOperatorCommands } from './operator-commands';
 import { registerReadCommands } from './read-commands';
 import { registerRunCommands } from './run-commands';
@@ -44,5 +45,6 @@ export function buildProgram(session: CliSession): Command {
   registerDecisionCommands(program, session);
   registerOperatorCommands(program, session);
   registerScheduleCommands(program, session);
+  registerMigrateCommand(program, session);
   return program;
 }

@@ -10,6 +10,7 @@ import {
   type PlannedCall,
   type RecordedEvent,
   type RunPage,
+  RunState,
   type RunSummary,
 } from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
@@ -49,7 +50,7 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
   const lines = [
     `Run       ${clean(run.runId)}`,
     `Status    ${run.status}`,
-    `Agent     ${input.agent ? `${clean(input.agent)}${input.agentVersion ? ` (version ${clean(input.agentVersion)})` : ''}` : '- (runDurable called directly)'}`,
+    `Agent     ${input.agent ? `${clean(input.agent)}${versionText(events, input.agentVersion)}` : '- (runDurable called directly)'}`,
     // A chat's turn: the conversation it belongs to (its other turns are runs of their own).
     ...(input.conversationId !== undefined ? [`Chat      turn of conversation ${clean(input.conversationId)}`] : []),
     `Model     ${clean(input.provider)}/${clean(input.modelId)}`,
@@ -58,6 +59,15 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
   ];
   if (queue) lines.push(`Executor  ${queueText(queue)}`);
   return lines;
+}
+
+/** The version the run runs on (its last migration's, else its start's) and, once migrated, from what and by whom. */
+function versionText(events: readonly RecordedEvent[], started: string | undefined): string {
+  const state = new RunState(events);
+  const version = state.agentVersion ?? started;
+  const last = state.migrations.at(-1);
+  const migrated = last ? `, migrated from ${clean(last.fromVersion ?? '?')} by ${clean(last.by)} at ${dateTime(last.at)}` : '';
+  return version ? ` (version ${clean(version)}${migrated})` : '';
 }
 
 export function queueText(entry: QueueEntry): string {

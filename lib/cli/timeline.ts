@@ -160,6 +160,14 @@ export class TimelineWriter {
         return { summary: `canceled by ${clean(event.by)}`, details: event.reason ? [`reason: ${quoted(event.reason, max)}`] : [] };
       case 'run-resume-request':
         return { summary: `resume requested by ${clean(event.by)}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`, details: [] };
+      case 'run-migrate':
+        return {
+          summary: `migrated to version ${clean(event.toVersion ?? '?')} (from ${clean(event.fromVersion ?? '?')}) by ${clean(event.by)}: ${cut(clean(event.reason), max)}`,
+          details: [
+            `changed: ${event.changed.map(clean).join(', ') || 'nothing'}`,
+            ...(event.overridden ?? []).map((o) => `overridden: ${cut(clean(o), max)}`),
+          ],
+        };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.
         const { seq: _seq, at: _at, type: _type, ...payload } = event as RecordedEvent & Record<string, unknown>;

@@ -124,6 +124,22 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
   'run-cancel': { type: 'run-cancel', by: 'ops', reason: 'duplicate order' },
   'run-resume-request': { type: 'run-resume-request', by: 'ops' },
   'run-fail': { type: 'run-fail', error: { name: 'ToolCallFailedError', message: 'refund failed' } },
+  'run-migrate': {
+    type: 'run-migrate',
+    input: {
+      agent: 'refunds',
+      agentVersion: 'v_4e1b',
+      prompt: 'Refund order o_17',
+      modelId: 'claude-x',
+      provider: 'anthropic.messages',
+      toolNames: ['refund'],
+    },
+    fromVersion: 'v_3f2a',
+    toVersion: 'v_4e1b',
+    changed: ['system'],
+    by: 'ops',
+    reason: 'new wording',
+  },
 };
 
 /** Shapes written by earlier versions (before the fields their comments say are absent in older runs). Never rewritten, always read. */

@@ -272,6 +272,30 @@ const runResumeRequest = eventType('run-resume-request', { by: z.string(), reaso
 
 const runFail = eventType('run-fail', { error: errorInfoSchema }, []);
 
+/**
+ * The run continues on another version of its agent from here (migrateRun, or an agent declaring
+ * `onChange: 'continue'`): `input` is the start input every later invocation is compared with instead of
+ * the run-start's. Everything recorded stays recorded: model steps replay from the journal, finished calls
+ * keep their outputs and keys. Inert otherwise: status and pending are unchanged.
+ */
+const runMigrate = eventType(
+  'run-migrate',
+  {
+    /** The new start input (the run-start's shape): what the run is compared with from here on. */
+    input: runInputSchema,
+    /** The agent version the run was on (its start's or the last migration's), and the one it runs from here. */
+    fromVersion: z.string().optional(),
+    toVersion: z.string().optional(),
+    /** The start-input fields that differ (run-input.ts's names: `system`, `tool schema: refund`, …). */
+    changed: z.array(z.string()),
+    by: z.string(),
+    reason: z.string(),
+    /** The refusals of the preview that `by` overrode on purpose (force), as the preview worded them. */
+    overridden: z.array(z.string()).optional(),
+  },
+  ['input'],
+);
+
 /** Every event type. A type missing here is no event: nothing can write it (JournalEvent does not hold it). */
 const EVENT_TYPES = [
   runStart,
@@ -291,6 +315,7 @@ const EVENT_TYPES = [
   runCancel,
   runResumeRequest,
   runFail,
+  runMigrate,
 ] as const;
 
 type EventTypes = (typeof EVENT_TYPES)[number];

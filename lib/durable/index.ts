@@ -50,7 +50,7 @@ export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
 export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream-durable';
 export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream-log';
-export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
+export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './run-state';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';

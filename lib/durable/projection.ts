@@ -3,7 +3,7 @@
  * decision tree for its tool calls (run-plan.ts). The Studio's pages fold the events they hold with it;
  * it imports nothing but itself (import-arrows.test.ts checks it stays so).
  */
-export { type ApprovalState, RunState, statusAfter, type ToolOperation } from './run-state';
+export { type ApprovalState, type RunMigration, RunState, statusAfter, type ToolOperation } from './run-state';
 export {
   approvalVerdict,
   executionVerdict,

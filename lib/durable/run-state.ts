@@ -113,13 +113,29 @@ export interface ApprovalState {
   decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean; policy?: boolean };
 }
 
+/** One run-migrate as the projection keeps it. */
+export interface RunMigration {
+  seq: number;
+  at: Date;
+  fromVersion?: string;
+  toVersion?: string;
+  changed: string[];
+  by: string;
+  reason: string;
+  overridden?: string[];
+  /** Model steps recorded before it: their recorded requests were made by the earlier version. */
+  stepsBefore: number;
+}
+
 export class RunState {
   status: RunStatus | undefined;
   lastSeq = 0;
   /** Who canceled the run, once it is canceled. */
   canceled: { by: string; reason?: string } | undefined;
-  /** What the run was started with (its run-start's input). */
+  /** What the run is compared with on resume: its run-start's input, or the last run-migrate's. */
   input: RunInput | undefined;
+  /** Each run-migrate, in order: the run continues on another agent version from there. */
+  readonly migrations: RunMigration[] = [];
   /** What the run waits for (the last suspend's items, with their decisions); empty while it moves or once it ended. */
   pending: readonly PendingItem[] = [];
   /** Each call's latest decision (a person's or a policy's), whether or not the run still lists it. */
@@ -150,6 +166,19 @@ export class RunState {
 
   constructor(events: readonly RecordedEvent[] = []) {
     for (const event of events) this.apply(event);
+  }
+
+  /** The agent version the run runs on: its start's, or the one its last migration moved it to. */
+  get agentVersion(): string | undefined {
+    return this.input?.agentVersion;
+  }
+
+  /**
+   * Model steps recorded before the last migration: replayed as recorded, their requests not compared
+   * with this version's (a migrated run's earlier steps were asked with the earlier system prompt or tools).
+   */
+  get stepsBeforeMigration(): number {
+    return this.migrations.at(-1)?.stepsBefore ?? 0;
   }
 
   toolCallIdsOfSteps(): ReadonlySet<string> {
@@ -217,6 +246,22 @@ export class RunState {
       case 'run-resume':
         this.resumes.push(event.seq);
         return;
+      case 'run-migrate': {
+        const { fromVersion, toVersion, changed, by, reason, overridden } = event;
+        this.input = event.input;
+        this.migrations.push({
+          seq: event.seq,
+          at: event.at,
+          ...(fromVersion !== undefined ? { fromVersion } : {}),
+          ...(toVersion !== undefined ? { toVersion } : {}),
+          changed,
+          by,
+          reason,
+          ...(overridden ? { overridden } : {}),
+          stepsBefore: this.modelSteps.length,
+        });
+        return;
+      }
       case 'run-cancel':
         this.canceled ??= { by: event.by, ...(event.reason ? { reason: event.reason } : {}) };
         return;

@@ -14,12 +14,21 @@ export {
   type ResumeRunRequest,
   type RestartRequest,
 } from './run-control';
+export { previewMigration, migrateRun, type MigrationRequest, type MigrateRunRequest, type MigrationPreview, type MigratedRun } from './migrate-run';
+export { runVersion, type RunVersion } from './run-version';
 export { Executor, type ExecutorOptions, type ExecutorEvent } from './executor';
 export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';
 export type { QueueEntry } from './run-queue';
 export type { ExecutorContext, StorageContext } from './context';
 export type { AroundInvocation, InvokedRun } from './around-invocation';
-export { RunNotResumableError, WorkersNeedPostgresError, InvocationStoppedError, type NotResumableReason } from './errors';
+export {
+  RunNotResumableError,
+  WorkersNeedPostgresError,
+  InvocationStoppedError,
+  MigrationRefusedError,
+  type NotResumableReason,
+  type MigrationRefusedReason,
+} from './errors';
 export { listSchedules, type ListSchedulesOptions, type ScheduleView } from './schedule-list';
 export type { ScheduleEvent, TickReport } from './schedule-ticker';

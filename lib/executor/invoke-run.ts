@@ -17,6 +17,7 @@ import {
   RunBusyError,
   RunCanceledError,
   RunDivergedError,
+  RunState,
   SideEffectRetryBlockedError,
   ToolCallFailedError,
 } from '@/lib/durable';
@@ -24,6 +25,7 @@ import type { AgentRegistry } from '@/lib/agents';
 import type { AroundInvocation } from './around-invocation';
 import { InvocationStoppedError } from './errors';
 import type { Claim } from './run-queue';
+import { runVersion } from './run-version';
 import { agentInputOf } from './start-input';
 
 export type Invocation =
@@ -56,7 +58,8 @@ export async function invokeRun(args: {
     // Completed by an invocation whose lease expired before it could release it: nothing to run. (Invoked
     // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
     if (run.status === 'completed') return { kind: 'settled', outcome: 'completed' };
-    const agent = registry.getAgent(claim.agent);
+    // The run's own version while it is registered (pinned), or the current one when it takes the run over.
+    const { agent } = await runVersion({ registry, state: new RunState(await journal.events(runId)), runId });
     const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
     const prepareStep = async (options: unknown) => {
       const why = stopRequested();
