@@ -124,6 +124,7 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
   'run-cancel': { type: 'run-cancel', by: 'ops', reason: 'duplicate order' },
   'run-resume-request': { type: 'run-resume-request', by: 'ops' },
   'run-fail': { type: 'run-fail', error: { name: 'ToolCallFailedError', message: 'refund failed' } },
+  'run-forked': { type: 'run-forked', childRunId: 'refunds:fork-1', atStep: 2, by: 'alice', reason: 'try without the refund' },
 };
 
 /** Shapes written by earlier versions (before the fields their comments say are absent in older runs). Never rewritten, always read. */
