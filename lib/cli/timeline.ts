@@ -81,7 +81,9 @@ export class TimelineWriter {
         if (input.messages !== undefined) details.unshift(`messages: ${json(input.messages, max)}`);
         if (input.forkOf) {
           const { forkOf } = input;
-          details.unshift(`fork of ${clean(forkOf.runId)} at step ${forkOf.atStep} by ${clean(forkOf.by)}: ${quoted(forkOf.reason, max)} · ${forkOf.copiedEvents} events copied`);
+          details.unshift(
+            `fork of ${clean(forkOf.runId)} at step ${forkOf.atStep} by ${clean(forkOf.by)}: ${quoted(forkOf.reason, max)} · ${forkOf.copiedEvents} events copied`,
+          );
           if (forkOf.instruction !== undefined) details.splice(1, 0, `instruction: ${quoted(forkOf.instruction, max)}`);
         }
         return { summary: `${agent}model ${clean(input.provider)}/${clean(input.modelId)}`, details };
@@ -166,7 +168,10 @@ export class TimelineWriter {
       case 'run-resume-request':
         return { summary: `resume requested by ${clean(event.by)}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`, details: [] };
       case 'run-forked':
-        return { summary: `forked at step ${event.atStep} as ${clean(event.childRunId)} by ${clean(event.by)}`, details: [`reason: ${quoted(event.reason, max)}`] };
+        return {
+          summary: `forked at step ${event.atStep} as ${clean(event.childRunId)} by ${clean(event.by)}`,
+          details: [`reason: ${quoted(event.reason, max)}`],
+        };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.
         const { seq: _seq, at: _at, type: _type, ...payload } = event as RecordedEvent & Record<string, unknown>;

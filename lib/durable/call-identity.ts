@@ -24,7 +24,10 @@ export function callIdentity(args: { runId: string; state: RunState; toolCallId:
   const input = state.inputOfCall.has(toolCallId) ? sameOrRecorded(state.inputOfCall.get(toolCallId), given) : given;
   const scheme = state.keyScheme(runId);
   // A fork's new call may repeat its lineage's work, under that work's key (fork-keys.ts).
-  const key = state.keyOfCall.get(toolCallId) ?? forkCallKey({ state, toolCallId, toolName, input, options, scheme }) ?? operationKey({ runId, toolCallId, toolName, input, options, scheme });
+  const key =
+    state.keyOfCall.get(toolCallId) ??
+    forkCallKey({ state, toolCallId, toolName, input, options, scheme }) ??
+    operationKey({ runId, toolCallId, toolName, input, options, scheme });
   return { key, input };
 }
 

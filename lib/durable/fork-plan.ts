@@ -62,7 +62,15 @@ export interface ForkPlan {
 }
 
 /** Event types that are the parent's invocations or operator acts, not history a fork replays. */
-const NOT_COPIED = new Set<JournalEvent['type']>(['run-start', 'run-forked', 'run-cancel', 'run-resume-request', 'run-fail', 'run-complete', 'replay-mismatch']);
+const NOT_COPIED = new Set<JournalEvent['type']>([
+  'run-start',
+  'run-forked',
+  'run-cancel',
+  'run-resume-request',
+  'run-fail',
+  'run-complete',
+  'replay-mismatch',
+]);
 
 export function planFork(request: ForkRequest, events: readonly RecordedEvent[]): ForkPlan {
   const { runId, atStep, by, reason, edit } = request;

@@ -14,6 +14,15 @@ export {
   type ResumeRunRequest,
   type RestartRequest,
 } from './run-control';
+export {
+  forkRun,
+  previewFork,
+  type ForkRunRequest,
+  type PreviewForkRequest,
+  type ForkedRun,
+  type ForkPreview,
+  type ForkKeyScope,
+} from './fork-run';
 export { Executor, type ExecutorOptions, type ExecutorEvent } from './executor';
 export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';

@@ -240,7 +240,10 @@ export class PostgresJournal implements LiveJournal {
     const result = await driver.transaction(async (tx) => {
       const [parent] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [runId]);
       if (!parent) throw new ForkRefusedError({ runId, atStep, reason: 'unknown-run', detail: 'no such run' });
-      const plan = planFork({ runId, atStep, by, reason, ...(parsed.edit ? { edit: parsed.edit } : {}) }, await readEvents(tx, runId, 0, undefined, this.secrets));
+      const plan = planFork(
+        { runId, atStep, by, reason, ...(parsed.edit ? { edit: parsed.edit } : {}) },
+        await readEvents(tx, runId, 0, undefined, this.secrets),
+      );
       const [existing] = await readEvents(tx, childRunId, 0, 1, this.secrets);
       if (existing) {
         const forkOf = existing.type === 'run-start' ? existing.input.forkOf : undefined;
