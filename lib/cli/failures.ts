@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { CommanderError } from 'commander';
 import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
 import { AgentInputError, UnknownAgentError } from '@/lib/agents';
-import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
+import { DecisionConflictError, ForkRefusedError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
 import { RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
 import { shellQuote } from './format';
@@ -62,6 +62,7 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: RunBusyError.isInstance, exitCode: EXIT.conflict },
   { is: RunNotResumableError.isInstance, exitCode: EXIT.conflict },
   { is: DecisionConflictError.isInstance, exitCode: EXIT.conflict },
+  { is: ForkRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: WorkersNeedPostgresError.isInstance, exitCode: EXIT.unavailable },
   { is: DataDirLockedError.isInstance, exitCode: EXIT.unavailable },
 ];
@@ -70,7 +71,9 @@ const expectedKind = (error: unknown) => EXPECTED.find((kind) => kind.is(error))
 
 /** The journal and the executor layer say "unknown run" through their conflict errors' reason. */
 function isUnknownRun(error: GnlError): boolean {
-  return (DecisionConflictError.isInstance(error) || RunNotResumableError.isInstance(error)) && error.reason === 'unknown-run';
+  return (
+    (DecisionConflictError.isInstance(error) || RunNotResumableError.isInstance(error) || ForkRefusedError.isInstance(error)) && error.reason === 'unknown-run'
+  );
 }
 
 // Driver errors that mean "the database is not there" (postgres.js keeps Node's codes; 28P01/3D000/57P03 are Postgres SQLSTATEs).

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerDecisionCommands } from './decision-commands';
 import { EXIT } from './failures';
+import { registerForkCommand } from './fork-command';
 import { registerOperatorCommands } from './operator-commands';
 import { registerReadCommands } from './read-commands';
 import { registerRunCommands } from './run-commands';
@@ -40,6 +41,7 @@ export function buildProgram(session: CliSession): Command {
   registerRunCommands(program, session);
   registerReadCommands(program, session);
   registerDecisionCommands(program, session);
+  registerForkCommand(program, session);
   registerOperatorCommands(program, session);
   return program;
 }
