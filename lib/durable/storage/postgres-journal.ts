@@ -54,6 +54,7 @@ import {
   forkRequestSchema,
   type JournalForkRequest,
   planFork,
+  RunState,
 } from '../internal';
 import { readStreamBatches, StreamBatchWriter } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
@@ -246,7 +247,7 @@ export class PostgresJournal implements LiveJournal {
       );
       const [existing] = await readEvents(tx, childRunId, 0, 1, this.secrets);
       if (existing) {
-        const forkOf = existing.type === 'run-start' ? existing.input.forkOf : undefined;
+        const forkOf = new RunState([existing]).input?.forkOf;
         if (forkOf?.runId === runId && forkOf.atStep === atStep) return { created: false, plan, child: [], parent: [] };
         throw new ForkRefusedError({ runId, atStep, reason: 'run-id-taken', detail: `run "${childRunId}" exists and is not this fork` });
       }
