@@ -111,10 +111,10 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
     {
-      // Forks demo runs it starts; signs in itself, so it also runs alone (--no-deps).
+      // Forks demo runs it starts, after the projects that kill the server; signs in itself, so it also runs alone (--no-deps).
       name: 'fork',
       testMatch: ['fork.spec.ts'],
-      dependencies: ['live'],
+      dependencies: ['chat'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() },
     },
     {
