@@ -184,6 +184,73 @@ describeEachStorage('forkRun', (holder) => {
     expect(forkEvents.filter((e) => e.type === 'replay-mismatch')).toEqual([]);
   });
 
+  it('a fork of a fork that repeats the root’s refund sends the root’s key, and its args-keyed ticket is the root’s ticket', async () => {
+    const rootId = await completedParent(REFUND);
+    await approveAndFinish(rootId);
+    const rootEvents = await journal().events(rootId);
+    const [refundKey] = keysOf(rootEvents, 'issueRefund');
+    // A asks only the final reply again (step 5): its copy holds the root's refund under the root's key.
+    const a = await forkRun({ storage: holder.storage, registry, runId: rootId, atStep: 5, by: OPS, reason: 'reword the reply' });
+    executor.kick();
+    await settled(a.runId, 'completed');
+    expect(keysOf(await journal().events(a.runId), 'issueRefund')).toEqual([refundKey]);
+    const before = service.stats();
+    const b = await forkRun({ storage: holder.storage, registry, runId: a.runId, atStep: 2, by: OPS, reason: 'from the ticket on' });
+    expect(b.preview.rootRunId).toBe(rootId);
+    expect(b.preview.repeatable.find((r) => r.toolName === 'issueRefund')?.idempotencyKey).toBe(refundKey);
+    executor.kick();
+    await approveAndFinish(b.runId);
+    const after = service.stats();
+    expect(after.refunds.performed - before.refunds.performed).toBe(0);
+    expect(after.refunds.byKey[refundKey as string]?.requests).toBe(2);
+    expect(after.tickets.performed - before.tickets.performed).toBe(0);
+    expect(after.tickets.deduplicated - before.tickets.deduplicated).toBe(1);
+    expect(keysOf(await journal().events(b.runId), 'createTicket')).toEqual(keysOf(rootEvents, 'createTicket'));
+  });
+
+  it('a fork with an edited tool result of the last kept step: the model reads the operator’s output, recorded as provided by them', async () => {
+    const parentId = await completedParent(QUESTION);
+    await settled(parentId, 'completed');
+    const ticketEnd = (await journal().events(parentId)).find((e) => e.type === 'tool-call-end' && e.toolName === 'createTicket');
+    const ticketCall = ticketEnd?.type === 'tool-call-end' ? ticketEnd : undefined;
+    expect(ticketCall).toBeDefined();
+    const output = { ok: true, ticket: { ...(ticketCall?.output as { ticket: object }).ticket, ticketId: 'tk_edited' } };
+    const before = service.stats();
+    // Step 3 (the email) asked again; the ticket call is step 2's, the last step kept.
+    const forked = await forkRun({
+      storage: holder.storage,
+      registry,
+      runId: parentId,
+      atStep: 3,
+      by: OPS,
+      reason: 'the ticket was merged into tk_edited',
+      edit: { toolResult: { toolCallId: ticketCall?.toolCallId as string, output } },
+    });
+    executor.kick();
+    await settled(forked.runId, 'completed');
+    const forkEvents = await journal().events(forked.runId);
+    expect(forkEvents.find((e) => e.type === 'tool-call-end' && e.toolName === 'createTicket')).toMatchObject({
+      output,
+      source: 'provided',
+      by: OPS,
+      reason: 'the ticket was merged into tk_edited',
+    });
+    expect(service.stats().emails.performed - before.emails.performed).toBe(1);
+    expect(service.records('emails').at(-1)).toMatchObject({ ticketId: 'tk_edited' });
+    expect(service.stats().tickets.requests).toBe(before.tickets.requests);
+
+    const notKept = await forkRun({
+      storage: holder.storage,
+      registry,
+      runId: parentId,
+      atStep: 4,
+      by: OPS,
+      reason: 'x',
+      edit: { toolResult: { toolCallId: ticketCall?.toolCallId as string, output } },
+    }).catch((e) => e);
+    expect(ForkRefusedError.isInstance(notKept) && notKept.reason).toBe('invalid-edit');
+  });
+
   it('refuses a step the parent never reached and an unknown run, writing nothing; the same newRunId again is the same fork', async () => {
     const parentId = await completedParent(QUESTION);
     await settled(parentId, 'completed');
