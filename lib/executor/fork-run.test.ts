@@ -211,10 +211,11 @@ describeEachStorage('forkRun', (holder) => {
   it('a fork with an edited tool result of the last kept step: the model reads the operator’s output, recorded as provided by them', async () => {
     const parentId = await completedParent(QUESTION);
     await settled(parentId, 'completed');
-    const ticketEnd = (await journal().events(parentId)).find((e) => e.type === 'tool-call-end' && e.toolName === 'createTicket');
-    const ticketCall = ticketEnd?.type === 'tool-call-end' ? ticketEnd : undefined;
-    expect(ticketCall).toBeDefined();
-    const output = { ok: true, ticket: { ...(ticketCall?.output as { ticket: object }).ticket, ticketId: 'tk_edited' } };
+    const ticketCall = (await journal().events(parentId)).find((e) => e.type === 'tool-call-end' && e.toolName === 'createTicket') as
+      | Extract<RecordedEvent, { type: 'tool-call-end' }>
+      | undefined;
+    if (!ticketCall) throw new Error('the parent recorded no ticket');
+    const output = { ok: true, ticket: { ...(ticketCall.output as { ticket: object }).ticket, ticketId: 'tk_edited' } };
     const before = service.stats();
     // Step 3 (the email) asked again; the ticket call is step 2's, the last step kept.
     const forked = await forkRun({
@@ -224,7 +225,7 @@ describeEachStorage('forkRun', (holder) => {
       atStep: 3,
       by: OPS,
       reason: 'the ticket was merged into tk_edited',
-      edit: { toolResult: { toolCallId: ticketCall?.toolCallId as string, output } },
+      edit: { toolResult: { toolCallId: ticketCall.toolCallId, output } },
     });
     executor.kick();
     await settled(forked.runId, 'completed');
@@ -246,7 +247,7 @@ describeEachStorage('forkRun', (holder) => {
       atStep: 4,
       by: OPS,
       reason: 'x',
-      edit: { toolResult: { toolCallId: ticketCall?.toolCallId as string, output } },
+      edit: { toolResult: { toolCallId: ticketCall.toolCallId, output } },
     }).catch((e) => e);
     expect(ForkRefusedError.isInstance(notKept) && notKept.reason).toBe('invalid-edit');
   });
