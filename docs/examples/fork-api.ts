@@ -10,7 +10,8 @@ import { forkRun, previewFork } from '@/lib/executor';
 const runId = 'support:1b2c…'; // a run whose model step 3 asked for the refund
 // What a fork at step 3 keeps, and every side effect that could act again after it, with its key:
 const preview = await previewFork({ registry, runId, atStep: 3 });
-for (const effect of preview.repeatable) console.log(effect.toolName, effect.idempotencyKey, effect.outcome);
+for (const effect of preview.repeatable)
+  console.log(effect.toolName, effect.idempotencyKey, effect.outcome);
 
 const fork = await forkRun({
   registry,
