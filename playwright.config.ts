@@ -112,6 +112,13 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
     {
+      // Forks demo runs it starts, after the projects that kill the server; signs in itself, so it also runs alone (--no-deps).
+      name: 'fork',
+      testMatch: ['fork.spec.ts'],
+      dependencies: ['chat'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() },
+    },
+    {
       name: 'long',
       testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts', 'sessions.spec.ts', 'spoofing.spec.ts', 'schedules.spec.ts'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CRASH_POINTS } from '@/lib/demo';
 import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/actions/operator-actions';
 import { migrate } from '@/lib/studio/actions/migrate-action';
+import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
 import type { Decision } from '@/lib/durable';
 
@@ -41,6 +42,12 @@ const migrateSchema = z.object({
   reason: requiredReason,
   force: z.boolean().default(false),
 });
+const forkPreviewSchema = z.object({
+  runId,
+  atStep: z.number().int().min(1).max(100_000),
+  instruction: z.string().trim().max(20_000).optional(),
+});
+const forkSchema = forkPreviewSchema.extend({ reason: requiredReason });
 const demoSchema = z.object({
   prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
   crashAt: z.enum(CRASH_POINTS).optional(),
@@ -105,4 +112,18 @@ export async function migrateRunAction(input: z.input<typeof migrateSchema>): Pr
   const parsed = await authenticate(migrateSchema, input);
   if (!parsed.ok) return parsed;
   return migrate({ ...parsed.data, by: parsed.by as string });
+}
+
+/** What forking the run at this model step would keep and which side effects could act again (nothing written). */
+export async function forkPreviewAction(input: z.input<typeof forkPreviewSchema>) {
+  const parsed = await authenticate(forkPreviewSchema, input);
+  if (!parsed.ok) return parsed;
+  return forkPreview(parsed.data);
+}
+
+/** Forks the run at this model step in the signed-in operator's name, with the reason; the Studio's executor runs the fork. */
+export async function forkRunAction(input: z.input<typeof forkSchema>): Promise<ActionResult<{ runId: string }>> {
+  const parsed = await authenticate(forkSchema, input);
+  if (!parsed.ok) return parsed;
+  return fork({ ...parsed.data, by: parsed.by as string });
 }

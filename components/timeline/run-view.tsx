@@ -18,6 +18,7 @@ import type { WireEvent, WireRun } from '@/lib/studio/reads/wire';
 import { NewEventsMarker } from './new-events-marker';
 import { pinInView } from './pin-in-view';
 import { TimelineChunk } from './timeline-chunk';
+import { ForkTarget } from './fork-from-step';
 import { TimelineEvent } from './timeline-event';
 import { LiveStep } from './live-step';
 import { buildTimelineIndex } from './timeline-index';
@@ -141,14 +142,16 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
             </Button>
           </div>
         ) : null}
-        <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
-          {chunkIds.map((chunk, i) => (
-            <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={requestNear} />
-          ))}
-          {tail.events.map((event) => (
-            <TimelineEvent key={event.seq} event={event} index={index} />
-          ))}
-        </ol>
+        <ForkTarget.Provider value={runId}>
+          <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
+            {chunkIds.map((chunk, i) => (
+              <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={requestNear} />
+            ))}
+            {tail.events.map((event) => (
+              <TimelineEvent key={event.seq} event={event} index={index} />
+            ))}
+          </ol>
+        </ForkTarget.Provider>
         {tail.events.length === 0 && chunkIds.length === 0 ? <p className="text-sm text-muted-foreground">No events yet.</p> : null}
         <LiveStep runId={runId} running={run.status === 'running'} />
         <div ref={bottomRef} data-testid="timeline-end" className="h-px" />

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { CommanderError } from 'commander';
 import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
-import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
+import { DecisionConflictError, ForkRefusedError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
 import { MigrationRefusedError, RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
 import { shellQuote } from './format';
@@ -65,6 +65,7 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: RunNotResumableError.isInstance, exitCode: EXIT.conflict },
   { is: MigrationRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: DecisionConflictError.isInstance, exitCode: EXIT.conflict },
+  { is: ForkRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: WorkersNeedPostgresError.isInstance, exitCode: EXIT.unavailable },
   { is: DataDirLockedError.isInstance, exitCode: EXIT.unavailable },
 ];
@@ -74,7 +75,10 @@ const expectedKind = (error: unknown) => EXPECTED.find((kind) => kind.is(error))
 /** The journal and the executor layer say "unknown run" through their conflict errors' reason. */
 function isUnknownRun(error: GnlError): boolean {
   return (
-    (DecisionConflictError.isInstance(error) || RunNotResumableError.isInstance(error) || MigrationRefusedError.isInstance(error)) &&
+    (DecisionConflictError.isInstance(error) ||
+      RunNotResumableError.isInstance(error) ||
+      MigrationRefusedError.isInstance(error) ||
+      ForkRefusedError.isInstance(error)) &&
     error.reason === 'unknown-run'
   );
 }

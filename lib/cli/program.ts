@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerDecisionCommands } from './decision-commands';
 import { EXIT } from './failures';
 import { registerMigrateCommand } from './migrate-command';
+import { registerForkCommand } from './fork-command';
 import { registerOperatorCommands } from './operator-commands';
 import { registerReadCommands } from './read-commands';
 import { registerRunCommands } from './run-commands';
@@ -43,6 +44,7 @@ export function buildProgram(session: CliSession): Command {
   registerRunCommands(program, session);
   registerReadCommands(program, session);
   registerDecisionCommands(program, session);
+  registerForkCommand(program, session);
   registerOperatorCommands(program, session);
   registerScheduleCommands(program, session);
   registerMigrateCommand(program, session);

@@ -13,7 +13,7 @@ import { nextStepLines, queueText } from './run-view';
 import type { CliSession, CommandResult } from './session';
 import { waitUntilSettled } from './wait';
 
-interface WaitFlags {
+export interface WaitFlags {
   wait?: boolean;
   timeout?: number;
   json?: boolean;
@@ -37,7 +37,7 @@ function settledLines(run: RunSummary, queue: QueueEntry | undefined, session: C
 }
 
 /** After a start, resume or restart: follow the run until it settles (--wait) or say where it will run. */
-async function maybeWait(
+export async function maybeWait(
   session: CliSession,
   args: { runId: string; afterSeq: number; flags: WaitFlags; intro: string[]; data: Record<string, unknown> },
 ): Promise<CommandResult> {

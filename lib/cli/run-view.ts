@@ -15,7 +15,7 @@ import {
 } from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
 import { findHidden, hiddenWarning } from '@/lib/text';
-import { clean, cut, dateTime, json, shellQuote, table } from './format';
+import { clean, cut, dateTime, json, quoted, shellQuote, table } from './format';
 
 const ACTIONABLE = new Set(['waiting-approval', 'waiting-tool-result', 'blocked']);
 
@@ -58,6 +58,19 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
     `Steps     ${run.stepCount} · tokens ${totals(events)} · ${run.lastSeq} events`,
   ];
   if (queue) lines.push(`Executor  ${queueText(queue)}`);
+  return [...lines, ...forkLines(run, events)];
+}
+
+/** Where a fork comes from, and the forks made of this run (the journal's links both ways: docs/fork.md). */
+function forkLines(run: RunSummary, events: readonly RecordedEvent[]): string[] {
+  const { forkOf } = run.input;
+  const lines = forkOf
+    ? [
+        `Fork of   ${clean(forkOf.runId)} at step ${forkOf.atStep}, by ${clean(forkOf.by)}: ${quoted(forkOf.reason, 120)}${forkOf.instruction !== undefined ? ' (with an instruction)' : ''}`,
+      ]
+    : [];
+  for (const fork of new RunState(events).forks)
+    lines.push(`Forked    as ${clean(fork.childRunId)} at step ${fork.atStep}, by ${clean(fork.by)}: ${quoted(fork.reason, 120)}`);
   return lines;
 }
 

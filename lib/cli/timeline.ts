@@ -79,6 +79,13 @@ export class TimelineWriter {
         const details = [`tools: ${input.toolNames.map(clean).join(', ') || 'none'}`];
         if (input.prompt !== undefined) details.unshift(`prompt: ${typeof input.prompt === 'string' ? quoted(input.prompt, max) : json(input.prompt, max)}`);
         if (input.messages !== undefined) details.unshift(`messages: ${json(input.messages, max)}`);
+        if (input.forkOf) {
+          const { forkOf } = input;
+          details.unshift(
+            `fork of ${clean(forkOf.runId)} at step ${forkOf.atStep} by ${clean(forkOf.by)}: ${quoted(forkOf.reason, max)} · ${forkOf.copiedEvents} events copied`,
+          );
+          if (forkOf.instruction !== undefined) details.splice(1, 0, `instruction: ${quoted(forkOf.instruction, max)}`);
+        }
         return { summary: `${agent}model ${clean(input.provider)}/${clean(input.modelId)}`, details };
       }
       case 'run-resume':
@@ -167,6 +174,11 @@ export class TimelineWriter {
             `changed: ${event.changed.map(clean).join(', ') || 'nothing'}`,
             ...(event.overridden ?? []).map((o) => `overridden: ${cut(clean(o), max)}`),
           ],
+        };
+      case 'run-forked':
+        return {
+          summary: `forked at step ${event.atStep} as ${clean(event.childRunId)} by ${clean(event.by)}`,
+          details: [`reason: ${quoted(event.reason, max)}`],
         };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.

@@ -140,6 +140,7 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
     by: 'ops',
     reason: 'new wording',
   },
+  'run-forked': { type: 'run-forked', childRunId: 'refunds:fork-1', atStep: 2, by: 'alice', reason: 'try without the refund' },
 };
 
 /** Shapes written by earlier versions (before the fields their comments say are absent in older runs). Never rewritten, always read. */

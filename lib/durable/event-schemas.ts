@@ -31,6 +31,31 @@ export function eventType<Type extends string, Shape extends z.core.$ZodShape, c
   return { type, schema: z.object({ type: z.literal(type), ...shape }), userData };
 }
 
+/**
+ * Where a fork comes from (fork-plan.ts, docs/fork.md). `atStep` counts model steps from 1, as the
+ * Studio's timeline does: the fork holds the parent's history up to step atStep-1's tool results and asks
+ * the model again at step atStep.
+ */
+export const forkOriginSchema = z.object({
+  runId: z.string(),
+  atStep: z.number().int().min(1),
+  by: z.string(),
+  reason: z.string(),
+  /** The run at the start of the lineage (the parent's own root when the parent is a fork): 'args' keys are made from it. */
+  rootRunId: z.string(),
+  /** An operator's instruction, given to the model as a user message at step atStep (after the shared history). */
+  instruction: z.string().optional(),
+  /** The call (of step atStep-1) whose recorded output the operator replaced in the copied history. */
+  editedToolCallId: z.string().optional(),
+  /**
+   * The lineage's side effects recorded after the fork point (the parent's, then those it inherited):
+   * a call of the fork's own, to the same tool with the same arguments, takes the n-th one's key (fork-keys.ts).
+   */
+  inheritedKeys: z.array(z.object({ toolName: z.string(), input: z.unknown(), idempotencyKey: z.string() })),
+  /** How many events of the parent's history were copied after the fork's run-start. */
+  copiedEvents: z.number().int().min(0),
+});
+
 /** What a run was started with; compared on resume (production semantics come in a later issue). */
 export const runInputSchema = z.object({
   /** The registered agent the run belongs to (runs started by name); absent for direct runDurable calls. */
@@ -53,6 +78,8 @@ export const runInputSchema = z.object({
   defaultStepLimit: z.number().optional(),
   /** The scheme this run's idempotency keys are made by (idempotency-key.ts); absent in runs from before schemes: 1. */
   keyScheme: z.number().optional(),
+  /** Set when the run is a fork of another (fork-plan.ts): where it comes from and which keys it inherits. Absent otherwise. */
+  forkOf: forkOriginSchema.optional(),
 });
 
 export const errorInfoSchema = z.object({ name: z.string(), message: z.string() });
@@ -296,6 +323,12 @@ const runMigrate = eventType(
   ['input'],
 );
 
+/**
+ * An operator forked the run (forkRun): the child's id and where it forks. Inert like a resume request:
+ * status, pending and replay unchanged; the child's run-start carries the link back (`input.forkOf`).
+ */
+const runForked = eventType('run-forked', { childRunId: z.string(), atStep: z.number().int().min(1), by: z.string(), reason: z.string() }, []);
+
 /** Every event type. A type missing here is no event: nothing can write it (JournalEvent does not hold it). */
 const EVENT_TYPES = [
   runStart,
@@ -316,6 +349,7 @@ const EVENT_TYPES = [
   runResumeRequest,
   runFail,
   runMigrate,
+  runForked,
 ] as const;
 
 type EventTypes = (typeof EVENT_TYPES)[number];

@@ -42,10 +42,14 @@ export {
   RunEventLimitError,
   HoldSessionError,
   type HoldSessionProblem,
+  ForkRefusedError,
+  type ForkRefusal,
   type DecisionConflictReason,
   type OutputIssue,
 } from './errors';
 export { checkOutputSchema, type OutputCheck } from './output-check';
+export { planFork, type ForkEdit, type ForkOrigin, type ForkPlan, type ForkRequest, type InheritedKey, type RepeatableSideEffect } from './fork-plan';
+export { forkEditSchema, type JournalForkRequest } from './fork-request';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
 export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream-durable';

@@ -163,6 +163,8 @@ export class RunState {
   private recordedKeyScheme: unknown;
   /** What repairToolCall made of a call, by `<step>:<toolCallId>` (null: it gave up). */
   readonly repairs = new Map<string, unknown>();
+  /** The forks operators made of this run (its run-forked events), in order. */
+  readonly forks: { childRunId: string; atStep: number; by: string; reason: string; at: Date; seq: number }[] = [];
 
   constructor(events: readonly RecordedEvent[] = []) {
     for (const event of events) this.apply(event);
@@ -351,6 +353,9 @@ export class RunState {
       }
       case 'tool-call-repair':
         this.repairs.set(`${event.step}:${event.toolCallId}`, event.repaired);
+        return;
+      case 'run-forked': // audit and link only: the child's run-start holds the copy
+        this.forks.push({ childRunId: event.childRunId, atStep: event.atStep, by: event.by, reason: event.reason, at: event.at, seq: event.seq });
         return;
       case 'side-effect-check':
       case 'replay-mismatch':

@@ -22,6 +22,7 @@ import { hostname } from 'node:os';
 import type { Schedule } from '@/lib/agents';
 import type { AroundInvocation } from './around-invocation';
 import { type ExecutorContext, type Resolved, resolveContext } from './context';
+import { type ForkedRun, type ForkPreview, type ForkRunRequest, forkRun, type PreviewForkRequest, previewFork } from './fork-run';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
 import { type ControlledRun, resumeRun } from './run-control';
 import type { Claim } from './run-queue';
@@ -198,6 +199,18 @@ export class Executor {
     }
     this.kick();
     return resumed;
+  }
+
+  /** forkRun (fork-run.ts) on this executor's storage and registry, then look for the fork at once. */
+  async forkRun(request: Omit<ForkRunRequest, 'storage' | 'registry'>): Promise<ForkedRun> {
+    const forked = await forkRun({ ...request, storage: this.resolved.storage, registry: this.resolved.registry });
+    this.kick();
+    return forked;
+  }
+
+  /** previewFork (fork-run.ts) on this executor's storage and registry: writes nothing. */
+  previewFork(request: Omit<PreviewForkRequest, 'storage' | 'registry'>): Promise<ForkPreview> {
+    return previewFork({ ...request, storage: this.resolved.storage, registry: this.resolved.registry });
   }
 
   /** Takes a slot for a run about to be launched here, if one is free. */

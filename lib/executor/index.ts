@@ -16,6 +16,15 @@ export {
 } from './run-control';
 export { previewMigration, migrateRun, type MigrationRequest, type MigrateRunRequest, type MigrationPreview, type MigratedRun } from './migrate-run';
 export { runVersion, type RunVersion } from './run-version';
+export {
+  forkRun,
+  previewFork,
+  type ForkRunRequest,
+  type PreviewForkRequest,
+  type ForkedRun,
+  type ForkPreview,
+  type ForkKeyScope,
+} from './fork-run';
 export { Executor, type ExecutorOptions, type ExecutorEvent } from './executor';
 export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';
