@@ -21,3 +21,5 @@ export type { QueueEntry } from './run-queue';
 export type { ExecutorContext, StorageContext } from './context';
 export type { AroundInvocation, InvokedRun } from './around-invocation';
 export { RunNotResumableError, WorkersNeedPostgresError, InvocationStoppedError, type NotResumableReason } from './errors';
+export * from './bulk';
+export { BulkActionError, type BulkActionErrorReason } from './errors';
