@@ -50,4 +50,9 @@ export interface BulkAction {
 
 export const qualifies: Verdict = { qualifies: true };
 /** A skip, usable both as a verdict and as what an apply reports. */
-export const skip = (reason: string, message: string): { qualifies: false; outcome: 'skipped' } & Skip => ({ qualifies: false, outcome: 'skipped', reason, message });
+export const skip = (reason: string, message: string): { qualifies: false; outcome: 'skipped' } & Skip => ({
+  qualifies: false,
+  outcome: 'skipped',
+  reason,
+  message,
+});

@@ -44,7 +44,8 @@ export const resumeAction: BulkAction = {
     if (run.status === 'failed') return skip('failed', 'it failed: retry resumes failed runs');
     if (!WAITING.has(run.status)) return skip('not-waiting', `it is ${run.status}`);
     const undecided = open(run.pending);
-    if (undecided.length > 0) return skip('undecided', `${undecided.length} call(s) still wait for a decision (${undecided.map((p) => p.toolName).join(', ')})`);
+    if (undecided.length > 0)
+      return skip('undecided', `${undecided.length} call(s) still wait for a decision (${undecided.map((p) => p.toolName).join(', ')})`);
     return qualifies;
   },
   async apply({ run }, { by, reason, resume }) {
@@ -92,14 +93,18 @@ export const approveAction: BulkAction = {
     for (const call of calls) await storage.runs.approve({ runId: run.runId, toolCallId: call.toolCallId, by, reason });
     const left = open((await storage.runs.getRun(run.runId))?.pending ?? []);
     const approved = `approved ${calls.map((c) => c.toolCallId).join(', ')}`;
-    if (left.length > 0) return { outcome: 'changed', detail: `${approved}; it still waits for ${left.map((p) => `${p.toolName} (${p.toolCallId})`).join(', ')}` };
+    if (left.length > 0)
+      return { outcome: 'changed', detail: `${approved}; it still waits for ${left.map((p) => `${p.toolName} (${p.toolCallId})`).join(', ')}` };
     await resume(run.runId, { by, reason: `bulk approve of ${tool}: ${reason}` });
     return { outcome: 'changed', detail: `${approved}; resumed` };
   },
 };
 
 /** Every bulk action, by name. */
-export const BULK_ACTIONS = { cancel: cancelAction, resume: resumeAction, retry: retryAction, approve: approveAction } as const satisfies Record<string, BulkAction>;
+export const BULK_ACTIONS = { cancel: cancelAction, resume: resumeAction, retry: retryAction, approve: approveAction } as const satisfies Record<
+  string,
+  BulkAction
+>;
 
 export type BulkActionName = keyof typeof BULK_ACTIONS;
 export const BULK_ACTION_NAMES = Object.keys(BULK_ACTIONS) as BulkActionName[];

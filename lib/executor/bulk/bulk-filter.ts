@@ -21,13 +21,7 @@ export function parseAge(text: string): number | undefined {
 }
 
 const printable = (value: string) => !/[\p{Cc}\p{Cs}]/u.test(value);
-const name = (what: string) =>
-  z
-    .string()
-    .trim()
-    .min(1, `${what}: give a value`)
-    .max(200)
-    .refine(printable, `${what} must contain only printable characters`);
+const name = (what: string) => z.string().trim().min(1, `${what}: give a value`).max(200).refine(printable, `${what} must contain only printable characters`);
 const age = (what: string) =>
   z
     .string()

@@ -153,7 +153,8 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
 /** The filter, judged on the run as it is now (the statement's match may be a moment old). */
 function stillMatches({ run }: BulkTarget, filter: BulkFilter): Skip | undefined {
   if (filter.status && run.status !== filter.status) return { reason: 'no-longer-matches', message: `it is ${run.status} now, not ${filter.status}` };
-  if (filter.tool && !run.pending.some((p) => p.toolName === filter.tool)) return { reason: 'no-longer-matches', message: `it no longer waits on ${filter.tool}` };
+  if (filter.tool && !run.pending.some((p) => p.toolName === filter.tool))
+    return { reason: 'no-longer-matches', message: `it no longer waits on ${filter.tool}` };
   return undefined;
 }
 
@@ -264,7 +265,11 @@ async function claim(store: BulkStore, request: { previewId: string; action: Bul
     throw new BulkActionError({ reason: 'other-action', previewId, message: `Preview ${previewId} is of ${row.action}, not ${request.action}.` });
   }
   if ((await store.now()).getTime() - row.createdAt.getTime() > PREVIEW_TTL_MS) {
-    throw new BulkActionError({ reason: 'expired', previewId, message: `Preview ${previewId} was made at ${row.createdAt.toISOString()}, over 24 hours ago: run the dry run again.` });
+    throw new BulkActionError({
+      reason: 'expired',
+      previewId,
+      message: `Preview ${previewId} was made at ${row.createdAt.toISOString()}, over 24 hours ago: run the dry run again.`,
+    });
   }
   const claimed = await store.claimPreview(previewId, request.by, request.reason);
   if (claimed) return claimed;

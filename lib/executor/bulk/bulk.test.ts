@@ -121,7 +121,9 @@ describeEachStorage('bulk actions', (holder) => {
         const run = await waitFor(runId, 'completed');
         const events = await storage().runs.events(run.runId);
         expect(events.filter((e) => e.type === 'tool-approval-response')).toMatchObject([{ approved: true, by: OPS, reason: 'refunds under 50 approved' }]);
-        expect(events.filter((e) => e.type === 'run-resume-request')).toMatchObject([{ by: OPS, reason: 'bulk approve of issueRefund: refunds under 50 approved' }]);
+        expect(events.filter((e) => e.type === 'run-resume-request')).toMatchObject([
+          { by: OPS, reason: 'bulk approve of issueRefund: refunds under 50 approved' },
+        ]);
       }
       // The outside service's own counter: one refund per approved run, none for the canceled ones or the late one.
       expect(service.stats().refunds.performed - before.performed).toBe(9);
@@ -160,7 +162,11 @@ describeEachStorage('bulk actions', (holder) => {
       },
     });
     expect(applied.counts).toEqual({ changed: 5, skipped: 0, failed: 1 });
-    expect(applied.results.find((r) => r.runId === broken)).toEqual({ runId: broken, outcome: 'failed', error: { name: 'Error', message: 'executor refused the run' } });
+    expect(applied.results.find((r) => r.runId === broken)).toEqual({
+      runId: broken,
+      outcome: 'failed',
+      error: { name: 'Error', message: 'executor refused the run' },
+    });
     for (const runId of runIds.filter((id) => id !== broken)) {
       expect((await storage().runs.events(runId)).filter((e) => e.type === 'run-resume-request')).toMatchObject([{ by: OPS, reason: 'provider is back' }]);
       expect(await queueEntry(runId, { storage: storage() })).toMatchObject({ runnable: true });
@@ -170,7 +176,11 @@ describeEachStorage('bulk actions', (holder) => {
   }, 120_000);
 
   it('refuses bad requests before changing anything: an unknown filter, a bad age, approve without a tool, another action, an unknown preview, no reason', async () => {
-    const refused = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e);
+    const refused = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const unknown = await refused(previewBulk({ storage: storage(), action: 'cancel', by: OPS, filter: { colour: 'red' } as never }));
     expect(BulkActionError.isInstance(unknown) && unknown.reason).toBe('invalid');
     expect((unknown as Error).cause).toBeDefined();
