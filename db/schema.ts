@@ -266,7 +266,7 @@ export const streamChunks = gnl.table(
 );
 
 /**
- * Bulk actions' dry runs (lib/executor/bulk): one row per preview, naming the action, the filter as
+ * Bulk actions' dry runs (lib/executor/bulk-operation.ts): one row per preview, naming the action, the filter as
  * resolved (ages turned into instants by the database's clock), who asked, and the counts it showed.
  * An apply claims the row once (`applied_at`), so a preview is acted on at most once; it records who
  * applied it, why, and the counts. Bookkeeping, not the journal: each run's change is journaled in the run.

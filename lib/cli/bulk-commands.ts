@@ -3,7 +3,7 @@
  * --yes it is a dry run: it counts and lists what would change and what would be skipped and why, and
  * records a preview. With --yes --preview <id> it applies that preview (limited to the runs it listed,
  * each judged again now); with --yes and a filter it makes the preview and applies it at once. Each run
- * is changed through the executor layer's per-run operations (lib/executor bulk), journaled in the run
+ * is changed through the executor layer's per-run operations (lib/executor bulk-operation.ts), journaled in the run
  * with --by and --reason. A run that failed makes the command exit 1 after printing every result.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';

@@ -1,6 +1,6 @@
 /**
  * Bulk actions from the Studio: a preview (the dry run) and its apply, each one call into the executor
- * layer's bulk functions (lib/executor bulk), in the signed-in operator's name. Runs a bulk resume,
+ * layer's bulk functions (lib/executor bulk-operation.ts), in the signed-in operator's name. Runs a bulk resume,
  * retry or approve makes runnable are resumed by this server's executor (getExecutor().resumeRun), as a
  * single resume from the Studio is. Refusals (bad filter, a preview applied already, expired) are
  * results, never thrown; an unexpected failure is logged here and said plainly.

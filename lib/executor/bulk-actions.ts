@@ -4,7 +4,7 @@
  * executor layer or the journal, so a bulk change is journaled in each run exactly as a single one is.
  */
 import type { PendingItem } from '@/lib/durable';
-import { cancelRun } from '../run-control';
+import { cancelRun } from './run-control';
 import { type BulkAction, type BulkTarget, qualifies, skip, type Verdict } from './bulk-action';
 
 /** Ended runs and abandoned ones are left alone by every action. */
