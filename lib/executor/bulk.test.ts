@@ -130,6 +130,23 @@ describeEachStorage('bulk actions', (holder) => {
       expect(service.stats().refunds.requests - before.requests).toBe(9);
       expect((await storage().runs.getRun(late))?.status).toBe('waiting-approval');
       expect((await storage().runs.getRun(decided))?.status).toBe('waiting-approval');
+
+      // Bulk resume: the run approved by hand (all decided) resumes; the late one still waits for a decision.
+      const resumePreview = await previewBulk({ storage: storage(), action: 'resume', by: OPS, filter: { agent: 'support', status: 'waiting-approval' } });
+      expect(resumePreview.counts).toEqual({ matched: 2, wouldChange: 1, skipped: { undecided: 1 } });
+      expect(resumePreview.skipped).toMatchObject([{ runId: late, reason: 'undecided' }]);
+      const resumed = await applyBulk({
+        storage: storage(),
+        previewId: resumePreview.previewId,
+        action: 'resume',
+        by: OPS,
+        reason: 'approved by alice',
+        resume: (runId, request) => executor.resumeRun(runId, request),
+      });
+      expect(resumed.results).toEqual([{ runId: decided, outcome: 'changed', detail: 'resumed (was waiting-approval)' }]);
+      await waitFor(decided, 'completed');
+      expect((await storage().runs.events(decided)).filter((e) => e.type === 'run-resume-request')).toMatchObject([{ by: OPS, reason: 'approved by alice' }]);
+      expect(service.stats().refunds.performed - before.performed).toBe(10);
     } finally {
       await executor.stop({ graceMs: 5_000 });
     }
