@@ -136,6 +136,13 @@ export default defineConfig({
       dependencies: ['crash'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
+    {
+      // Its filter matches every waiting refund in the journal: after the others, alone.
+      name: 'bulk',
+      testMatch: ['bulk.spec.ts'],
+      dependencies: ['chat'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() },
+    },
     ...(postgresUrl
       ? [
           {

@@ -294,3 +294,36 @@ export const streamChunks = gnl.table(
   },
   (t) => [index('stream_chunks_run_idx').on(t.runId, t.id), uniqueIndex('stream_chunks_batch_key').on(t.runId, t.invocation, t.batch)],
 );
+
+/**
+ * Bulk actions' dry runs (lib/executor/bulk-operation.ts): one row per preview, naming the action, the filter as
+ * resolved (ages turned into instants by the database's clock), who asked, and the counts it showed.
+ * An apply claims the row once (`applied_at`), so a preview is acted on at most once; it records who
+ * applied it, why, and the counts. Bookkeeping, not the journal: each run's change is journaled in the run.
+ */
+export const bulkPreviews = gnl.table('bulk_previews', {
+  id: text('id').primaryKey(),
+  action: text('action').notNull(),
+  filter: jsonb('filter').notNull(),
+  previewedBy: text('previewed_by').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** matched, wouldChange, skipped (by reason) when the preview was made. */
+  counts: jsonb('counts').notNull(),
+  appliedBy: text('applied_by'),
+  applyReason: text('apply_reason'),
+  appliedAt: timestamp('applied_at', { withTimezone: true, mode: 'date' }),
+  /** changed, skipped, failed, once the apply finished. */
+  applyCounts: jsonb('apply_counts'),
+});
+
+/** The runs a preview said would change: the snapshot an apply is limited to, read in pages by run_id. */
+export const bulkPreviewRuns = gnl.table(
+  'bulk_preview_runs',
+  {
+    previewId: text('preview_id')
+      .notNull()
+      .references(() => bulkPreviews.id, { onDelete: 'cascade' }),
+    runId: text('run_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.previewId, t.runId] })],
+);

@@ -10,7 +10,7 @@ import { OperatorDisabledError, OperatorExistsError, OperatorInputError, Unknown
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
 import { DecisionConflictError, ForkRefusedError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
-import { MigrationRefusedError, RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
+import { BulkActionError, MigrationRefusedError, RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
 import { shellQuote } from './format';
 
 export const EXIT = {
@@ -68,6 +68,7 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: ForkRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: WorkersNeedPostgresError.isInstance, exitCode: EXIT.unavailable },
   { is: DataDirLockedError.isInstance, exitCode: EXIT.unavailable },
+  { is: BulkActionError.isInstance, exitCode: EXIT.conflict },
 ];
 
 const expectedKind = (error: unknown) => EXPECTED.find((kind) => kind.is(error));
@@ -81,6 +82,12 @@ function isUnknownRun(error: GnlError): boolean {
       ForkRefusedError.isInstance(error)) &&
     error.reason === 'unknown-run'
   );
+}
+
+/** A bulk action's bad input is a usage error, an unknown preview not found; the rest (applied already, expired, …) refusals. */
+function bulkExitCode(error: GnlError): number | undefined {
+  if (!BulkActionError.isInstance(error)) return undefined;
+  return error.reason === 'invalid' ? EXIT.usage : error.reason === 'unknown-preview' ? EXIT.notFound : EXIT.conflict;
 }
 
 // Driver errors that mean "the database is not there" (postgres.js keeps Node's codes; 28P01/3D000/57P03 are Postgres SQLSTATEs).
@@ -103,7 +110,7 @@ export function describeFailure(error: unknown): Failure {
   if (CliError.isInstance(error)) return { message: oneLine(error.message), exitCode: error.exitCode, expected: true };
   const gnl = findInChain(error, (e) => expectedKind(e) !== undefined) as GnlError | undefined;
   if (gnl) {
-    const exitCode = isUnknownRun(gnl) ? EXIT.notFound : (expectedKind(gnl)?.exitCode ?? EXIT.unexpected);
+    const exitCode = isUnknownRun(gnl) ? EXIT.notFound : (bulkExitCode(gnl) ?? expectedKind(gnl)?.exitCode ?? EXIT.unexpected);
     return { message: oneLine(explain(gnl)), exitCode, expected: true };
   }
   const unreachable = findInChain(error, (e) => UNREACHABLE.has(String((e as { code?: unknown }).code)));

@@ -1,5 +1,6 @@
 /** The `gnl` command tree (commander): every command, its options and help. Actions live beside their concern. */
 import { Command } from 'commander';
+import { registerBulkCommands } from './bulk-commands';
 import { registerDecisionCommands } from './decision-commands';
 import { EXIT } from './failures';
 import { registerMigrateCommand } from './migrate-command';
@@ -26,6 +27,7 @@ Examples:
   gnl approve support:1b2c… call-2-issueRefund --by alice@example.com
   gnl resume support:1b2c… --by alice@example.com --wait
   gnl schedules
+  gnl bulk cancel --status waiting-approval --agent support --older-than 2h --by alice@example.com   # a dry run; then --yes --reason …
 
 Exit codes: ${EXIT.ok} done · ${EXIT.unexpected} unexpected error · ${EXIT.usage} bad usage or input · ${EXIT.notFound} not found · ${EXIT.conflict} refused (decided already, finished, diverged…) · ${EXIT.unavailable} journal unavailable (folder held by another process, Postgres unreachable) · ${EXIT.timeout} --wait timed out`;
 
@@ -48,5 +50,6 @@ export function buildProgram(session: CliSession): Command {
   registerOperatorCommands(program, session);
   registerScheduleCommands(program, session);
   registerMigrateCommand(program, session);
+  registerBulkCommands(program, session);
   return program;
 }
