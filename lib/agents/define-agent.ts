@@ -11,6 +11,7 @@ import { type RunDurableOptions, resolveModel } from '@/lib/durable';
 import { type AgentFingerprint, agentFingerprint, versionOf } from './agent-version';
 import { AgentDefinitionError } from './errors';
 import { problemsOf } from './problems';
+import { type RetryPolicy, type RetryPolicyInput, resolveRetryPolicy, retryPolicySchema } from './retry-policy';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -36,6 +37,11 @@ export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
   tools: TOOLS;
   /** The system prompt. Part of the version: a run started with one prompt does not resume with another. */
   system?: string;
+  /**
+   * How the executor retries a run that failed on a transient error (retry-policy.ts). Not part of the
+   * version. Default { attempts: 5, initialDelayMs: 5 000, maxDelayMs: 300 000 }; `{ attempts: 1 }`: never.
+   */
+  retry?: RetryPolicyInput;
 };
 
 /** `Agent` without a type argument is any agent: a registry holds agents of different tool sets. */
@@ -48,6 +54,8 @@ export interface Agent<TOOLS extends ToolSet = any> {
   readonly model: LanguageModelV4;
   /** The other runDurable settings, passed on every run. */
   readonly settings: AgentSettings<TOOLS>;
+  /** The executor's retry policy for this agent's runs, defaults filled in. */
+  readonly retry: RetryPolicy;
   /** What the version is computed from: tool names and input-schema hashes, model provider and id, system prompt. */
   readonly fingerprint: AgentFingerprint;
   /** 16 hex characters; equal definitions have equal versions in every process. */
@@ -79,6 +87,7 @@ const definitionSchema = z.object({
     }),
   system: z.string().optional(),
   instructions: z.undefined({ error: 'the journal records `system`, not `instructions`: use system' }).optional(),
+  retry: retryPolicySchema.optional(),
 });
 
 export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
@@ -87,7 +96,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     const name = typeof (definition as { name?: unknown }).name === 'string' ? ` "${(definition as { name: string }).name}"` : '';
     throw new AgentDefinitionError({ what: `defineAgent${name}`, problems: problemsOf(parsed.error) });
   }
-  const { name, description, model, tools, system, ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
+  const { name, description, model, tools, system, retry, ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
   let resolved: LanguageModelV4 | undefined;
   let fingerprint: AgentFingerprint | undefined;
   const agent = {
@@ -97,6 +106,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     tools,
     system,
     settings: Object.freeze(settings) as unknown as AgentSettings<TOOLS>,
+    retry: resolveRetryPolicy(retry),
     get model() {
       resolved ??= resolveModel(typeof model === 'function' ? model() : model);
       return resolved;

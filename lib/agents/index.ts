@@ -6,4 +6,5 @@ export { defineAgent, isAgent, AGENT_NAME, type Agent, type AgentDefinition, typ
 export type { AgentFingerprint } from './agent-version';
 export { createAgentRegistry, toolDeclarations, toolOutputSchema, type AgentRegistry } from './registry';
 export { runAgent, streamAgent, agentInputSchema, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
+export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy, type RetryPolicyInput } from './retry-policy';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';
