@@ -54,13 +54,15 @@ export const toolResultSchema = z.object({
 /** What a cancel and a resume request carry: the run, who asks, why. */
 const runRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });
 export const cancelRequestSchema = runRequestSchema;
+const isoInstant = z.iso.datetime({ offset: true });
 export const resumeRequestSchema = runRequestSchema.extend({
   /** A scheduled resume: the instant (ISO 8601 with a zone, or a Date) before which no executor invokes the run. Absent: at once. */
   resumeAt: z
-    .union([z.date(), z.iso.datetime({ offset: true })], { error: 'resumeAt: an ISO 8601 date-time with a zone (2026-12-02T09:00:00Z) or a Date' })
-    .transform((value) => new Date(value))
-    .refine((date) => !Number.isNaN(date.getTime()), 'resumeAt: not a valid instant')
-    .transform((date) => date.toISOString())
+    .custom<Date | string>(
+      (value) => (value instanceof Date ? !Number.isNaN(value.getTime()) : typeof value === 'string' && isoInstant.safeParse(value).success),
+      'resumeAt: an ISO 8601 date-time with a zone (2026-12-02T09:00:00Z) or a valid Date',
+    )
+    .transform((value) => new Date(value).toISOString())
     .optional(),
 });
 

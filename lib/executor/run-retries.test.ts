@@ -187,7 +187,7 @@ describeEachStorage('run-level retries', (holder) => {
     const broken = gnlTool(
       tool({
         inputSchema: z.object({ orderId: z.string() }),
-        execute: async () => {
+        execute: async (): Promise<{ ok: true }> => {
           throw refused();
         },
       }),
@@ -208,7 +208,7 @@ describeEachStorage('run-level retries', (holder) => {
     const unknown = gnlTool(
       tool({
         inputSchema: z.object({ orderId: z.string() }),
-        execute: async () => {
+        execute: async (): Promise<{ ok: true }> => {
           throw refused();
         },
       }),
