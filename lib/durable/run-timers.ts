@@ -8,15 +8,20 @@
  * Studio and `gnl show` show them. A finished run has none. Pure and browser-safe.
  */
 import type { RunState } from './run-state';
+import type { RunStatus } from './run-status';
 
 export type RunTimer =
   | { kind: 'approval-deadline'; dueAt: string; toolCallId: string; toolName: string }
   | { kind: 'retry'; dueAt: string; attempt: number; attempts: number }
   | { kind: 'resume'; dueAt: string; by: string; reason?: string };
 
-/** The run's timers, earliest first. */
-export function runTimers(state: RunState): RunTimer[] {
-  if (state.status === 'completed' || state.status === 'canceled' || state.status === undefined) return [];
+/**
+ * The run's timers, earliest first. `status`: the run's status when `state` folds only the end of its
+ * journal (from its last model step on, as the Studio's run page holds it). Default: the fold's own.
+ */
+export function runTimers(state: RunState, options: { status?: RunStatus } = {}): RunTimer[] {
+  const status = options.status ?? state.status;
+  if (status === 'completed' || status === 'canceled' || status === undefined) return [];
   const timers: RunTimer[] = [];
   for (const item of state.pending) {
     if (item.kind === 'approval' && item.expiresAt && !item.decision) {
@@ -24,7 +29,7 @@ export function runTimers(state: RunState): RunTimer[] {
     }
   }
   const lastRetry = state.retries[state.retries.length - 1];
-  if (state.status === 'failed' && state.nextAttemptAt && lastRetry) {
+  if (status === 'failed' && state.nextAttemptAt && lastRetry) {
     // The attempt that runs at dueAt is the one after the last failed one.
     timers.push({ kind: 'retry', dueAt: state.nextAttemptAt, attempt: lastRetry.attempt + 1, attempts: lastRetry.attempts });
   }
