@@ -99,7 +99,8 @@ export function registerRunCommands(program: Command, session: CliSession): void
   jsonOption(resume).action(async (runId: string, opts: WaitFlags & { by: string; reason?: string; at?: Date }) => {
     const because = opts.reason !== undefined ? { reason: opts.reason } : {};
     if (opts.at) {
-      if (opts.wait) throw new CliError('--at schedules the run for later: it cannot be followed with --wait (gnl show <runId> says when it is due).', EXIT.usage);
+      if (opts.wait)
+        throw new CliError('--at schedules the run for later: it cannot be followed with --wait (gnl show <runId> says when it is due).', EXIT.usage);
       const scheduled = await scheduleResume(runId, { storage: session.storage(), by: opts.by, at: opts.at, ...because });
       const due = scheduled.queue?.notBefore;
       const text = [

@@ -184,7 +184,12 @@ export function planResumeRequest(args: {
 }): JournalEvent {
   const { request, status, canceled } = args;
   refuseEndedRun({ runId: request.runId, status, canceled });
-  return { type: 'run-resume-request', by: request.by, ...(request.reason ? { reason: request.reason } : {}), ...(request.resumeAt ? { resumeAt: request.resumeAt } : {}) };
+  return {
+    type: 'run-resume-request',
+    by: request.by,
+    ...(request.reason ? { reason: request.reason } : {}),
+    ...(request.resumeAt ? { resumeAt: request.resumeAt } : {}),
+  };
 }
 
 /** A request about a whole run needs one that exists and has not ended: DecisionConflictError otherwise (a canceled one names who canceled it). */

@@ -355,7 +355,9 @@ export class RunState {
       case 'run-resume-request': // audit: who asked for the resume, and why; a person's resume starts the attempts afresh
         this.retryStreak = 0;
         this.nextAttemptAt = undefined;
-        this.scheduledResume = event.resumeAt ? { seq: event.seq, at: event.resumeAt, by: event.by, ...(event.reason ? { reason: event.reason } : {}) } : undefined;
+        this.scheduledResume = event.resumeAt
+          ? { seq: event.seq, at: event.resumeAt, by: event.by, ...(event.reason ? { reason: event.reason } : {}) }
+          : undefined;
         return;
       case 'side-effect-check':
       case 'replay-mismatch':

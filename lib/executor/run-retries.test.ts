@@ -21,8 +21,10 @@ import { Executor, type ExecutorEvent, queueEntry, resumeRun } from './index';
 /** The support agent's work, step by step: look up, open a ticket, email, answer. */
 const SCRIPT = (step: number): ScriptedAnswer => {
   if (step === 0) return { toolCalls: [{ id: 'call_lookup', name: 'lookupCustomer', arguments: { customerId: 'c_42' } }] };
-  if (step === 1) return { toolCalls: [{ id: 'call_ticket', name: 'createTicket', arguments: { customerId: 'c_42', subject: 'Order o_17', message: 'Where is it?' } }] };
-  if (step === 2) return { toolCalls: [{ id: 'call_email', name: 'sendEmail', arguments: { to: 'c42@example.com', subject: 'Order o_17', body: 'On its way.' } }] };
+  if (step === 1)
+    return { toolCalls: [{ id: 'call_ticket', name: 'createTicket', arguments: { customerId: 'c_42', subject: 'Order o_17', message: 'Where is it?' } }] };
+  if (step === 2)
+    return { toolCalls: [{ id: 'call_email', name: 'sendEmail', arguments: { to: 'c42@example.com', subject: 'Order o_17', body: 'On its way.' } }] };
   return { text: 'Answered.' };
 };
 
@@ -193,7 +195,9 @@ describeEachStorage('run-level retries', (holder) => {
       }),
       { sideEffect: true, retrySafe: true, maxRetries: 0 },
     );
-    server = await startChatCompletionsServer((step) => (step === 0 ? { toolCalls: [{ id: 'call_x', name: 'trackOrder', arguments: { orderId: 'o_17' } }] } : SCRIPT(step)));
+    server = await startChatCompletionsServer((step) =>
+      step === 0 ? { toolCalls: [{ id: 'call_x', name: 'trackOrder', arguments: { orderId: 'o_17' } }] } : SCRIPT(step),
+    );
     const exec = executorFor(agentWith('tool-breaks', server.model(), FAST, { trackOrder: broken }));
     const { runId } = await exec.startRun({ agent: 'tool-breaks', input: { prompt: 'Track o_17' } });
     await settled(runId, 'failed');
@@ -214,7 +218,9 @@ describeEachStorage('run-level retries', (holder) => {
       }),
       { sideEffect: true, maxRetries: 0 },
     );
-    server = await startChatCompletionsServer((step) => (step === 0 ? { toolCalls: [{ id: 'call_y', name: 'chargeOrder', arguments: { orderId: 'o_17' } }] } : SCRIPT(step)));
+    server = await startChatCompletionsServer((step) =>
+      step === 0 ? { toolCalls: [{ id: 'call_y', name: 'chargeOrder', arguments: { orderId: 'o_17' } }] } : SCRIPT(step),
+    );
     const execBlocked = executorFor(agentWith('side-effect-unknown', server.model(), FAST, { chargeOrder: unknown }));
     const blocked = await execBlocked.startRun({ agent: 'side-effect-unknown', input: { prompt: 'Charge o_17' } });
     await settled(blocked.runId, 'blocked');

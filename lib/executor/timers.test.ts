@@ -89,7 +89,7 @@ describeEachStorage('executor timers', (holder) => {
     // Approved, not resumed: the refund is to go out at a set time.
     await journal().approve({ runId, toolCallId: run.pending[0]?.toolCallId as string, by: 'ops@example.com' });
     const at = new Date(Date.now() + 800);
-    const scheduled = await scheduleResume(runId, { storage: holder.storage, at, by: 'ops@example.com', reason: 'after the cut-off', });
+    const scheduled = await scheduleResume(runId, { storage: holder.storage, at, by: 'ops@example.com', reason: 'after the cut-off' });
     expect(scheduled.queue).toMatchObject({ runnable: true });
     expect(scheduled.queue?.notBefore).toBeInstanceOf(Date);
     const requests = of(await journal().events(runId), 'run-resume-request');
