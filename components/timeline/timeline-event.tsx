@@ -34,6 +34,7 @@ const TONE = {
   'run-migrate': 'operator',
   'run-forked': 'operator',
   'run-fail': 'problem',
+  'run-retry': 'lifecycle',
   'tool-call-repair': 'tool',
 } satisfies Record<JournalEventType, Tone>;
 
@@ -248,7 +249,7 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
     case 'run-resume-request':
       return (
         <>
-          <EventHeader title={`Resume requested by ${event.by}`} at={event.at} />
+          <EventHeader title={`Resume ${event.resumeAt ? `scheduled for ${event.resumeAt}` : 'requested'} by ${event.by}`} at={event.at} />
           <Reason reason={event.reason} />
         </>
       );
@@ -284,6 +285,16 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
             </Link>
           </EventHeader>
           <Reason reason={event.reason} />
+        </>
+      );
+    case 'run-retry':
+      return (
+        <>
+          <EventHeader
+            title={`Attempt ${event.attempt} of ${event.attempts} failed: ${event.retryAt ? `next attempt at ${event.retryAt}` : 'no attempts left, waiting for a person'}`}
+            at={event.at}
+          />
+          <PayloadText value={`${event.error.name}: ${event.error.message} (decided by ${event.by})`} />
         </>
       );
     default:

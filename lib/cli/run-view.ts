@@ -12,6 +12,8 @@ import {
   type RunPage,
   RunState,
   type RunSummary,
+  type RunTimer,
+  runTimers,
 } from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
 import { findHidden, hiddenWarning } from '@/lib/text';
@@ -57,6 +59,7 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
     `Created   ${dateTime(run.createdAt)} · updated ${dateTime(run.updatedAt)}`,
     `Steps     ${run.stepCount} · tokens ${totals(events)} · ${run.lastSeq} events`,
   ];
+  lines.push(...timerLines(new RunState(events)));
   if (queue) lines.push(`Executor  ${queueText(queue)}`);
   return [...lines, ...forkLines(run, events)];
 }
@@ -83,10 +86,32 @@ function versionText(events: readonly RecordedEvent[], started: string | undefin
   return version ? ` (version ${clean(version)}${migrated})` : '';
 }
 
+const TIMER_TEXT: { [K in RunTimer['kind']]: (timer: Extract<RunTimer, { kind: K }>) => string } = {
+  'approval-deadline': (t) => `approval of ${clean(t.toolName)} (${clean(t.toolCallId)}) expires`,
+  retry: (t) => `attempt ${t.attempt} of ${t.attempts}`,
+  resume: (t) => `resume scheduled by ${clean(t.by)}${t.reason ? `: ${cut(clean(t.reason), 200)}` : ''}`,
+};
+
+/** The run's automatic attempts (run-retry) and what is due when (runTimers), from the projection. */
+export function timerLines(state: RunState): string[] {
+  const lines: string[] = [];
+  const last = state.retries[state.retries.length - 1];
+  if (last && state.retryStreak > 0) {
+    const next = last.retryAt ? `next at ${dateTime(new Date(last.retryAt))}` : 'no attempts left: waiting for a person (gnl resume starts them afresh)';
+    lines.push(`Attempts  ${last.attempt} of ${last.attempts} failed · ${next} · last error ${cut(clean(`${last.error.name}: ${last.error.message}`), 200)}`);
+  }
+  for (const timer of runTimers(state)) {
+    const text = (TIMER_TEXT[timer.kind] as (t: RunTimer) => string)(timer);
+    lines.push(`Due       ${dateTime(new Date(timer.dueAt))} · ${text}`);
+  }
+  return lines;
+}
+
 export function queueText(entry: QueueEntry): string {
   const parts: string[] = [];
   if (entry.abandonedAt) parts.push(`abandoned by ${clean(entry.abandonedBy ?? '?')} at ${dateTime(entry.abandonedAt)}: ${clean(entry.abandonReason ?? '')}`);
   else if (entry.leaseOwner) parts.push(`executing on ${clean(entry.leaseOwner)} (lease until ${dateTime(entry.leaseExpiresAt ?? undefined)})`);
+  else if (entry.runnable && entry.notBefore && entry.notBefore.getTime() > Date.now()) parts.push(`queued: not before ${dateTime(entry.notBefore)}`);
   else if (entry.runnable) parts.push('queued: an executor takes it up next');
   else parts.push('idle');
   parts.push(`${entry.claims} ${entry.claims === 1 ? 'claim' : 'claims'}`);

@@ -166,7 +166,10 @@ export class TimelineWriter {
       case 'run-cancel':
         return { summary: `canceled by ${clean(event.by)}`, details: event.reason ? [`reason: ${quoted(event.reason, max)}`] : [] };
       case 'run-resume-request':
-        return { summary: `resume requested by ${clean(event.by)}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`, details: [] };
+        return {
+          summary: `resume ${event.resumeAt ? `scheduled for ${clean(event.resumeAt)}` : 'requested'} by ${clean(event.by)}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`,
+          details: [],
+        };
       case 'run-migrate':
         return {
           summary: `migrated to version ${clean(event.toVersion ?? '?')} (from ${clean(event.fromVersion ?? '?')}) by ${clean(event.by)}: ${cut(clean(event.reason), max)}`,
@@ -179,6 +182,11 @@ export class TimelineWriter {
         return {
           summary: `forked at step ${event.atStep} as ${clean(event.childRunId)} by ${clean(event.by)}`,
           details: [`reason: ${quoted(event.reason, max)}`],
+        };
+      case 'run-retry':
+        return {
+          summary: `attempt ${event.attempt}/${event.attempts} failed (${clean(event.error.name)}): ${event.retryAt ? `next attempt at ${clean(event.retryAt)}` : 'no attempts left'} · by ${clean(event.by)}`,
+          details: [`error: ${cut(clean(event.error.message), max)}`],
         };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.

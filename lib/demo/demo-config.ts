@@ -5,6 +5,8 @@
  *   GNL_DEMO_SERVICE_PORT  the port `npm run demo:service` listens on (default 4010)
  *   GNL_DEMO_CHECKS        "0" / "off" / "false": issueRefund and sendEmail get no `check`, so a crash
  *                          after their call blocks the run until an operator resolves it (default on)
+ *   GNL_DEMO_APPROVAL_EXPIRES_MS  a refund's approval question expires after this many milliseconds
+ *                          (the executor expires it then; default: never)
  *   GNL_DEMO_CRASH_AT      a crash point for the whole process (crash-points.ts)
  *   GNL_DEMO_CRASH_POINTS  1 / 0: whether the Studio's Demo page may arm crash points (default: on for
  *                          the embedded journal, off on Postgres; crash-points-allowed.ts)
@@ -33,6 +35,19 @@ export function demoServicePort(env: Env = process.env): number {
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new TypeError(`${SERVICE_PORT_ENV}="${raw}" is not a port number (0 to 65535).`);
   return port;
+}
+
+export const APPROVAL_EXPIRES_ENV = 'GNL_DEMO_APPROVAL_EXPIRES_MS';
+
+/** GNL_DEMO_APPROVAL_EXPIRES_MS as a positive whole number of milliseconds; unset or empty: undefined (never expires). */
+export function demoApprovalExpiresInMs(env: Env = process.env): number | undefined {
+  const raw = (env[APPROVAL_EXPIRES_ENV] ?? '').trim();
+  if (raw === '') return undefined;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(ms) || ms <= 0) {
+    throw new TypeError(`${APPROVAL_EXPIRES_ENV}="${raw}" is not a positive whole number of milliseconds.`);
+  }
+  return ms;
 }
 
 export function demoChecks(env: Env = process.env): boolean {

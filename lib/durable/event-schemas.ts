@@ -295,7 +295,36 @@ const runCancel = eventType('run-cancel', { by: z.string(), reason: z.string().o
  * anywhere like a decision. Inert: it changes neither the status nor the pending list, and replay skips it;
  * the invocation that follows records its own `run-resume`.
  */
-const runResumeRequest = eventType('run-resume-request', { by: z.string(), reason: z.string().optional() }, []);
+const runResumeRequest = eventType(
+  'run-resume-request',
+  {
+    by: z.string(),
+    reason: z.string().optional(),
+    /** A scheduled resume (scheduleResume): the executor invokes the run no earlier than this instant (ISO). Absent: at once. */
+    resumeAt: z.string().optional(),
+  },
+  [],
+);
+
+/**
+ * The executor's verdict on an invocation that failed on a transient error (the provider unreachable, a
+ * 5xx or 429 past the SDK's retries, a timeout), appended after that invocation's run-fail: attempt
+ * `attempt` of the agent's `attempts` failed with `error`; `retryAt` is when the executor resumes the run
+ * again. Without `retryAt` the attempts are used up: the run stays failed for a person. Inert for status
+ * and replay, like a resume request.
+ */
+const runRetry = eventType(
+  'run-retry',
+  {
+    /** The executor that decided (its owner name). */
+    by: z.string(),
+    attempt: z.number().int().min(1),
+    attempts: z.number().int().min(1),
+    error: errorInfoSchema,
+    retryAt: z.string().optional(),
+  },
+  [],
+);
 
 const runFail = eventType('run-fail', { error: errorInfoSchema }, []);
 
@@ -350,6 +379,7 @@ const EVENT_TYPES = [
   runFail,
   runMigrate,
   runForked,
+  runRetry,
 ] as const;
 
 type EventTypes = (typeof EVENT_TYPES)[number];

@@ -55,6 +55,8 @@ export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from '
 export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream-durable';
 export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream-log';
 export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './run-state';
+export { runTimers, type RunTimer } from './run-timers';
+export type { RetryRecord, ScheduledResume } from './run-state';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
@@ -82,5 +84,6 @@ export type {
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
 export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
+export { errorInfo } from './events';
 export type { RunSummary } from './run-summary';
 export type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';

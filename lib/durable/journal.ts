@@ -161,6 +161,8 @@ export interface ResumeRequest {
   /** Who asks for the resume (an operator account, a service name). */
   by: string;
   reason?: string;
+  /** A scheduled resume: not before this instant (a Date, or ISO 8601 with a zone), recorded with the request. Default: at once. */
+  resumeAt?: Date | string;
 }
 
 /** A run held by this process: the only way to append to it. */

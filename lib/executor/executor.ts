@@ -20,10 +20,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Schedule } from '@/lib/agents';
+import type { Agent } from '@/lib/agents';
+import type { RunTimer } from '@/lib/durable';
 import type { AroundInvocation } from './around-invocation';
 import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type ForkedRun, type ForkPreview, type ForkRunRequest, forkRun, type PreviewForkRequest, previewFork } from './fork-run';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
+import { type NextWake, nextWake } from './next-wake';
 import { type ControlledRun, resumeRun } from './run-control';
 import type { Claim } from './run-queue';
 import { ScheduleStore } from './schedule-store';
@@ -65,6 +68,8 @@ export interface ExecutorOptions extends ExecutorContext {
    * starts each due slot's run, once whoever else ticks them too (schedule-ticker.ts). Default none.
    */
   schedules?: readonly Schedule[];
+  /** The retry delays' jitter source (retry-policy.ts). Default Math.random. */
+  random?: () => number;
 }
 
 export type ExecutorEvent =
@@ -72,6 +77,10 @@ export type ExecutorEvent =
   | { type: 'claimed'; runId: string; claims: number; claimedAt: Date; leaseExpiresAt: Date; previousOwner: string | null }
   | { type: 'took-over'; runId: string; terminatedPids: number[] }
   | { type: 'lease-lost'; runId: string }
+  /** A transient failure journaled as run-retry: the attempt that failed, and when the next one is due (absent: attempts used up). */
+  | { type: 'retry'; runId: string; attempt: number; attempts: number; retryAt?: string }
+  /** The run's queue timer after this invocation: not claimed before dueAt. */
+  | { type: 'timer'; runId: string; kind: RunTimer['kind']; dueAt: string }
   | { type: 'finished'; runId: string; kind: Invocation['kind']; outcome: string; error?: string; released: boolean }
   | { type: 'error'; where: string; error: string }
   | { type: 'stopping' }
@@ -329,6 +338,10 @@ export class Executor {
       await sleep(100 * Math.min(attempt + 1, 5)); // the terminated backend lets go of its locks as it exits
     }
     const settled = invocation.kind === 'settled';
+    const wake = invocation.kind === 'settled' ? await this.nextWake(claim, invocation) : undefined;
+    const timers = typeof wake === 'object' ? wake : undefined;
+    if (timers?.retry) this.emit({ type: 'retry', runId: claim.runId, ...timers.retry });
+    if (timers?.timer) this.emit({ type: 'timer', runId: claim.runId, kind: timers.timer.kind, dueAt: timers.timer.dueAt });
     // If the lease cannot be released (the database is unreachable), the invocation's end is still
     // reported, with that error beside it; the lease expires by itself and the run is claimed again.
     active.finishing = true;
@@ -337,11 +350,14 @@ export class Executor {
         runId: claim.runId,
         owner: this.owner,
         wakeups: claim.wakeups,
-        runnable: settled ? 'done' : 'keep',
+        runnable: settled && wake !== 'unrecorded' ? 'done' : 'keep',
         outcome: invocation.outcome,
         ...(invocation.error !== undefined ? { error: invocation.error } : {}),
         // A run that failed for a reason outside it is tried again, not at once.
-        ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' ? { retryAfterMs: Math.min(this.leaseMs, 5_000) } : {}),
+        ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' || wake === 'unrecorded'
+          ? { retryAfterMs: Math.min(this.leaseMs, 5_000) }
+          : {}),
+        ...(timers?.wakeInMs !== undefined ? { wakeInMs: timers.wakeInMs } : {}),
       })
       .catch((error: unknown) => {
         this.emit({ type: 'error', where: `finish ${claim.runId}`, error: describeError(error) });
@@ -355,6 +371,34 @@ export class Executor {
       ...(invocation.error !== undefined ? { error: invocation.error } : {}),
       released,
     });
+  }
+
+  /**
+   * The settled run's retry and timer (next-wake.ts). 'unrecorded': the journal could not be read or
+   * written (a transient failure whose retry is not journaled yet): the run is given back and tried again.
+   */
+  private async nextWake(claim: Claim, invocation: Extract<Invocation, { kind: 'settled' }>): Promise<NextWake | 'unrecorded'> {
+    const { journal, registry } = this.resolved;
+    let agent: Agent | undefined;
+    try {
+      agent = registry.getAgent(claim.agent);
+    } catch {
+      agent = undefined; // an agent this registry no longer has: its runs are not retried here
+    }
+    try {
+      return await nextWake({
+        runId: claim.runId,
+        journal,
+        agent,
+        owner: this.owner,
+        claimedAt: claim.claimedAt,
+        ...(invocation.transient && invocation.failure ? { transientFailure: invocation.failure } : {}),
+        ...(this.options.random ? { random: this.options.random } : {}),
+      });
+    } catch (error) {
+      this.emit({ type: 'error', where: `timers ${claim.runId}`, error: describeError(error) });
+      return invocation.transient ? 'unrecorded' : {};
+    }
   }
 
   private async heartbeat(): Promise<void> {

@@ -6,12 +6,14 @@
 export { startRun, type StartRunOptions, type StartedRun } from './start-run';
 export {
   resumeRun,
+  scheduleResume,
   cancelRun,
   abandonRun,
   restartRun,
   type ControlledRun,
   type OperatorRequest,
   type ResumeRunRequest,
+  type ScheduleResumeRequest,
   type RestartRequest,
 } from './run-control';
 export { previewMigration, migrateRun, type MigrationRequest, type MigrateRunRequest, type MigrationPreview, type MigratedRun } from './migrate-run';
