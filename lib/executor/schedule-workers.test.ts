@@ -83,12 +83,14 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
     expect((await victim.exited).signal).toBe('SIGKILL');
     const slotsAtKill = allSlots().size;
     const c = worker({ env: EVERY_SECOND });
+    await c.waitFor((l) => l.type === 'started', 120_000);
     await until('four more slots after the kill', () => allSlots().size >= slotsAtKill + 4);
     const survivors = [a, b, c].filter((w) => w !== victim);
     for (const w of survivors) w.signal('SIGTERM');
     for (const w of survivors) expect((await w.exited).code).toBe(0);
     // What the stopped workers gave back, and the run the killed one held, are finished by a worker that ticks nothing.
     const finisher = worker();
+    await finisher.waitFor((l) => l.type === 'started', 120_000);
     await quiet();
     finisher.signal('SIGTERM');
     expect((await finisher.exited).code).toBe(0);
@@ -106,12 +108,14 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
         .map((l) => String(l.runId)),
     );
     expect(creators.sort()).toEqual(slots.map((s) => scheduleRunId(SCHEDULE, new Date(s))).sort());
+    const lags: number[] = [];
     for (const { runId } of runs) {
       const events = await storage.runs.events(runId);
       expect(
         events.filter((e) => e.type === 'run-start'),
         runId,
       ).toHaveLength(1);
+      lags.push((events[0]?.at.getTime() as number) - Date.parse(runId.slice(scheduleRunPrefix(SCHEDULE).length)));
       expect((await storage.runs.getRun(runId))?.status, runId).toBe('completed');
     }
     const stats = service.stats();
@@ -124,7 +128,8 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
     const victimEntry = await queueEntry(victimRun, { storage });
     console.log(
       `[schedule-workers] victim's last slot ${victimRun}: claimed ${victimEntry?.claims} times; ${runs.length} slots, created by ${workers.map((w) => startedSlots(w).length).join(' / ')} (victim ${victim.pid}: ${startedSlots(victim).length}), ` +
-        `tickets ${stats.tickets.performed} performed ${stats.tickets.deduplicated} deduplicated, emails ${stats.emails.performed} performed`,
+        `tickets ${stats.tickets.performed} performed ${stats.tickets.deduplicated} deduplicated, emails ${stats.emails.performed} performed; ` +
+        `slot to run-start (database clock) median ${lags.sort((x, y) => x - y)[Math.floor(lags.length / 2)]} ms, max ${lags.at(-1)} ms (a figure, not a check)`,
     );
   }, 300_000);
 });

@@ -9,7 +9,7 @@ import { supportAgent } from '@/agents/support';
 import { createAgentRegistry, defineSchedule, type MissedSlots, scheduleRunId, scheduleRunPrefix } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { Executor, type ExecutorEvent, listSchedules, queueEntry } from './index';
+import { Executor, type ExecutorEvent, listSchedules, queueEntry, startRun } from './index';
 import { ScheduleStore } from './schedule-store';
 
 const QUESTION = { prompt: 'Customer c_7 has a question about order o_21' };
@@ -77,7 +77,7 @@ describeEachStorage('schedules ticked by an executor', (holder) => {
       lastRun: { runId: scheduleRunId(schedule.id, new Date(slots.at(-1) as number)), status: 'completed' },
     });
     expect(listed[0]?.recentRuns.length).toBe(Math.min(runs.length, 10));
-  });
+  }, 240_000);
 
   it('two executors ticking one schedule at the same instants start each slot once', async () => {
     const schedule = defineSchedule({ id: `shared-${holder.kind}`, agent: 'support', cron: '*/10 * * * * *', input: QUESTION, graceMs: 3_600_000 });
@@ -142,6 +142,13 @@ describeEachStorage('schedules ticked by an executor', (holder) => {
     expect(runs.map((r) => r.runId).sort()).toEqual([scheduleRunId(schedule.id, latestMissed), scheduleRunId(schedule.id, onTime)].sort());
     expect(again?.started).toEqual([]);
     for (const { runId } of runs) expect(await runStarts(runId)).toBe(1);
+  });
+
+  it("a schedule's runs are found by their exact prefix: an underscore in its id is no wildcard", async () => {
+    const slot = new Date('2026-12-01T08:00:00Z');
+    for (const id of [`under_score-${holder.kind}`, `underXscore-${holder.kind}`])
+      await startRun({ storage: holder.storage, registry, agent: 'support', runId: scheduleRunId(id, slot), input: QUESTION });
+    expect((await runsOf(`under_score-${holder.kind}`)).map((r) => r.runId)).toEqual([scheduleRunId(`under_score-${holder.kind}`, slot)]);
   });
 
   it('a tick that died after starting its slots and before recording them is repeated without a second run', async () => {
