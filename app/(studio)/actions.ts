@@ -8,8 +8,12 @@ import { z } from 'zod';
 import { CRASH_POINTS } from '@/lib/demo';
 import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/actions/operator-actions';
 import { migrate } from '@/lib/studio/actions/migrate-action';
+import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
 import type { Decision } from '@/lib/durable';
+import { RUN_STATUSES } from '@/lib/durable';
+import { BULK_ACTION_NAMES, type BulkApplied } from '@/lib/executor';
+import { applyBulkChange, type BulkResult, previewBulkChange, type StudioPreview } from '@/lib/studio/actions/bulk-actions';
 
 const runId = z.string().min(1).max(512);
 const toolCallId = z.string().min(1).max(1000);
@@ -41,6 +45,12 @@ const migrateSchema = z.object({
   reason: requiredReason,
   force: z.boolean().default(false),
 });
+const forkPreviewSchema = z.object({
+  runId,
+  atStep: z.number().int().min(1).max(100_000),
+  instruction: z.string().trim().max(20_000).optional(),
+});
+const forkSchema = forkPreviewSchema.extend({ reason: requiredReason });
 const demoSchema = z.object({
   prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
   crashAt: z.enum(CRASH_POINTS).optional(),
@@ -105,4 +115,52 @@ export async function migrateRunAction(input: z.input<typeof migrateSchema>): Pr
   const parsed = await authenticate(migrateSchema, input);
   if (!parsed.ok) return parsed;
   return migrate({ ...parsed.data, by: parsed.by as string });
+}
+
+/** What forking the run at this model step would keep and which side effects could act again (nothing written). */
+export async function forkPreviewAction(input: z.input<typeof forkPreviewSchema>) {
+  const parsed = await authenticate(forkPreviewSchema, input);
+  if (!parsed.ok) return parsed;
+  return forkPreview(parsed.data);
+}
+
+/** Forks the run at this model step in the signed-in operator's name, with the reason; the Studio's executor runs the fork. */
+export async function forkRunAction(input: z.input<typeof forkSchema>): Promise<ActionResult<{ runId: string }>> {
+  const parsed = await authenticate(forkSchema, input);
+  if (!parsed.ok) return parsed;
+  return fork({ ...parsed.data, by: parsed.by as string });
+}
+
+/** A form field: empty means no filter. */
+const optionalText = z
+  .string()
+  .trim()
+  .max(200)
+  .optional()
+  .transform((value) => (value ? value : undefined));
+const bulkPreviewSchema = z.object({
+  action: z.enum(BULK_ACTION_NAMES),
+  status: z.union([z.enum(RUN_STATUSES), z.literal('')]).optional(),
+  agent: optionalText,
+  version: optionalText,
+  tool: optionalText,
+  olderThan: optionalText,
+  newerThan: optionalText,
+});
+const bulkApplySchema = z.object({ previewId: z.uuid(), action: z.enum(BULK_ACTION_NAMES), reason: requiredReason });
+
+/** The dry run of a bulk action: what would change and what would be skipped, recorded as a preview to apply. */
+export async function previewBulkAction(input: z.input<typeof bulkPreviewSchema>): Promise<BulkResult<{ preview: StudioPreview }>> {
+  const parsed = await authenticate(bulkPreviewSchema, input);
+  if (!parsed.ok) return parsed;
+  const { action, status, ...rest } = parsed.data;
+  const filter = Object.fromEntries(Object.entries({ ...rest, status: status || undefined }).filter(([, value]) => value !== undefined));
+  return previewBulkChange({ action, filter, by: parsed.by as string });
+}
+
+/** Applies a preview: each run it listed, judged again now, changed in the operator's name with the reason. */
+export async function applyBulkAction(input: z.input<typeof bulkApplySchema>): Promise<BulkResult<{ applied: BulkApplied }>> {
+  const parsed = await authenticate(bulkApplySchema, input);
+  if (!parsed.ok) return parsed;
+  return applyBulkChange({ ...parsed.data, by: parsed.by as string });
 }

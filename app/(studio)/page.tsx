@@ -57,7 +57,16 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
             {q ? <VisibleText text={`, matching “${q}” (run id prefix, tool name or idempotency key)`} /> : ''}.
           </p>
         </div>
-        <RunStatusFilter statuses={RUN_STATUS_FILTERS} current={status} keep={keep} />
+        <div className="flex flex-wrap items-end gap-2">
+          <RunStatusFilter statuses={RUN_STATUS_FILTERS} current={status} keep={keep} />
+          <Link
+            href={`/bulk?${new URLSearchParams({ ...(status ? { status } : {}), ...(agent ? { agent } : {}) }).toString()}`}
+            className={buttonVariants({ variant: 'outline', size: 'sm' })}
+            data-testid="runs-bulk-link"
+          >
+            Bulk actions…
+          </Link>
+        </div>
       </div>
       <RunSearchForm agents={agentNames()} agent={agent} q={q} status={status} />
       <LiveRunsTable

@@ -11,6 +11,7 @@ import { type RunDurableOptions, resolveModel } from '@/lib/durable';
 import { type AgentFingerprint, agentFingerprint, versionOf } from './agent-version';
 import { AgentDefinitionError } from './errors';
 import { problemsOf } from './problems';
+import { type RetryPolicy, type RetryPolicyInput, resolveRetryPolicy, retryPolicySchema } from './retry-policy';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -47,6 +48,11 @@ export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
   system?: string;
   /** What this version means for open runs of an earlier one. Default 'pinned'. Not part of the version. */
   onChange?: OnChange;
+  /**
+   * How the executor retries a run that failed on a transient error (retry-policy.ts). Not part of the
+   * version. Default { attempts: 5, initialDelayMs: 5 000, maxDelayMs: 300 000 }; `{ attempts: 1 }`: never.
+   */
+  retry?: RetryPolicyInput;
 };
 
 /** `Agent` without a type argument is any agent: a registry holds agents of different tool sets. */
@@ -59,6 +65,8 @@ export interface Agent<TOOLS extends ToolSet = any> {
   readonly model: LanguageModelV4;
   /** The other runDurable settings, passed on every run. */
   readonly settings: AgentSettings<TOOLS>;
+  /** The executor's retry policy for this agent's runs, defaults filled in. */
+  readonly retry: RetryPolicy;
   /** What the version is computed from: tool names and input-schema hashes, model provider and id, system prompt. */
   readonly fingerprint: AgentFingerprint;
   /** 16 hex characters; equal definitions have equal versions in every process. */
@@ -93,6 +101,7 @@ const definitionSchema = z.object({
   system: z.string().optional(),
   onChange: z.enum(['continue', 'pinned'], { error: "must be 'continue' or 'pinned'" }).optional(),
   instructions: z.undefined({ error: 'the journal records `system`, not `instructions`: use system' }).optional(),
+  retry: retryPolicySchema.optional(),
 });
 
 export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
@@ -101,7 +110,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     const name = typeof (definition as { name?: unknown }).name === 'string' ? ` "${(definition as { name: string }).name}"` : '';
     throw new AgentDefinitionError({ what: `defineAgent${name}`, problems: problemsOf(parsed.error) });
   }
-  const { name, description, model, tools, system, onChange = 'pinned', ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
+  const { name, description, model, tools, system, onChange = 'pinned', retry, ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
   let resolved: LanguageModelV4 | undefined;
   let fingerprint: AgentFingerprint | undefined;
   const agent = {
@@ -112,6 +121,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     system,
     onChange,
     settings: Object.freeze(settings) as unknown as AgentSettings<TOOLS>,
+    retry: resolveRetryPolicy(retry),
     get model() {
       resolved ??= resolveModel(typeof model === 'function' ? model() : model);
       return resolved;

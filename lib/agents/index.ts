@@ -8,4 +8,16 @@ export { createAgentRegistry, toolDeclarations, toolDeclarationsOf, toolOutputSc
 export { absorbableChange, calledToolNames, type ChangeVerdict } from './version-change';
 export { planMigration, type MigrationPlan, type KeptCall, type RerunCall } from './migration-plan';
 export { runAgent, streamAgent, agentInputSchema, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
+export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy, type RetryPolicyInput } from './retry-policy';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';
+export {
+  defineSchedule,
+  defineSchedules,
+  scheduleRunId,
+  scheduleRunPrefix,
+  DEFAULT_GRACE_MS,
+  type Schedule,
+  type ScheduleDefinition,
+  type MissedSlots,
+} from './define-schedule';
+export { slotsDue, nextSlot, MAX_SLOTS_PER_TICK, type SlotsDue } from './slot-times';

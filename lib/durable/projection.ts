@@ -16,3 +16,5 @@ export {
 } from './run-plan';
 export { buildCallHistory, type CallHistory, type CallRecord, replaysAfter } from './call-history';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+export type { RetryRecord, ScheduledResume } from './run-state';
+export { type RunTimer, runTimers } from './run-timers';

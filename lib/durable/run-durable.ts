@@ -20,6 +20,7 @@ import {
 import { JournalDataError, RunEventLimitError, SideEffectRetryBlockedError } from './errors';
 import { type AcceptChange, beginInvocation } from './begin-invocation';
 import { eventLimitOption } from './event-limit';
+import { withForkInstruction } from './fork-instruction';
 import { errorInfo, type PendingItem } from './events';
 import { markJournaledFailure } from './journaled-failure';
 import { RunState } from './run-state';
@@ -370,7 +371,7 @@ function journaledRepair(repair: ToolCallRepair, session: RunSession): ToolCallR
 function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, session: RunSession) {
   return async (options: { stepNumber: number }, ...a: any[]) => {
     session.stepNumber = options.stepNumber;
-    const prepared = prepareStep ? await prepareStep(options, ...a) : undefined;
+    const prepared = withForkInstruction(session.state.input?.forkOf, options, prepareStep ? await prepareStep(options, ...a) : undefined);
     if (!prepared?.model) return prepared;
     return { ...prepared, model: recordingModel(resolveModel(prepared.model), session) };
   };

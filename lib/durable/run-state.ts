@@ -127,6 +127,28 @@ export interface RunMigration {
   stepsBefore: number;
 }
 
+/** One `run-retry`: the executor's verdict on an invocation that failed on a transient error. */
+export interface RetryRecord {
+  seq: number;
+  /** When it was journaled (ISO). */
+  at: string;
+  by: string;
+  attempt: number;
+  attempts: number;
+  error: { name: string; message: string };
+  /** When the executor resumes the run again; absent: attempts used up, the run waits for a person. */
+  retryAt?: string;
+}
+
+/** A resume someone scheduled (a `run-resume-request` with `at`) that no invocation has begun since. */
+export interface ScheduledResume {
+  seq: number;
+  /** When the run is to be invoked (ISO). */
+  at: string;
+  by: string;
+  reason?: string;
+}
+
 export class RunState {
   status: RunStatus | undefined;
   lastSeq = 0;
@@ -163,6 +185,19 @@ export class RunState {
   private recordedKeyScheme: unknown;
   /** What repairToolCall made of a call, by `<step>:<toolCallId>` (null: it gave up). */
   readonly repairs = new Map<string, unknown>();
+  /** The forks operators made of this run (its run-forked events), in order. */
+  readonly forks: { childRunId: string; atStep: number; by: string; reason: string; at: Date; seq: number }[] = [];
+  /** Every run-retry, in order: each automatic attempt after a transient failure. */
+  readonly retries: RetryRecord[] = [];
+  /**
+   * Transient failures in a row (the executor's next attempt number minus one): counted from the last
+   * time the run moved on (a new model step, a suspend, its end) or a person asked for a resume.
+   */
+  retryStreak = 0;
+  /** When the executor tries the failed run again (the last run-retry's retryAt), until the next invocation begins. */
+  nextAttemptAt: string | undefined;
+  /** The latest scheduled resume, until an invocation begins or someone asks for a resume at once. */
+  scheduledResume: ScheduledResume | undefined;
 
   constructor(events: readonly RecordedEvent[] = []) {
     for (const event of events) this.apply(event);
@@ -245,6 +280,8 @@ export class RunState {
         return;
       case 'run-resume':
         this.resumes.push(event.seq);
+        this.nextAttemptAt = undefined;
+        this.scheduledResume = undefined;
         return;
       case 'run-migrate': {
         const { fromVersion, toVersion, changed, by, reason, overridden } = event;
@@ -262,6 +299,13 @@ export class RunState {
         });
         return;
       }
+      case 'run-retry': {
+        const { by, attempt, attempts, error, retryAt } = event;
+        this.retries.push({ seq: event.seq, at: event.at.toISOString(), by, attempt, attempts, error, ...(retryAt ? { retryAt } : {}) });
+        this.retryStreak = attempt;
+        this.nextAttemptAt = retryAt;
+        return;
+      }
       case 'run-cancel':
         this.canceled ??= { by: event.by, ...(event.reason ? { reason: event.reason } : {}) };
         return;
@@ -270,11 +314,14 @@ export class RunState {
         this.failure = event.error;
         return;
       case 'run-suspend':
+        this.retryStreak = 0;
         return;
       case 'run-complete':
         this.completedText = event.text;
+        this.retryStreak = 0;
         return;
       case 'model-step':
+        this.retryStreak = 0;
         this.modelSteps[event.step] = event.result;
         this.modelRequestHashes[event.step] = event.requestHash;
         this.stepSeqs[event.step] = event.seq;
@@ -352,9 +399,18 @@ export class RunState {
       case 'tool-call-repair':
         this.repairs.set(`${event.step}:${event.toolCallId}`, event.repaired);
         return;
+      case 'run-forked': // audit and link only: the child's run-start holds the copy
+        this.forks.push({ childRunId: event.childRunId, atStep: event.atStep, by: event.by, reason: event.reason, at: event.at, seq: event.seq });
+        return;
+      case 'run-resume-request': // audit: who asked for the resume, and why; a person's resume starts the attempts afresh
+        this.retryStreak = 0;
+        this.nextAttemptAt = undefined;
+        this.scheduledResume = event.resumeAt
+          ? { seq: event.seq, at: event.resumeAt, by: event.by, ...(event.reason ? { reason: event.reason } : {}) }
+          : undefined;
+        return;
       case 'side-effect-check':
       case 'replay-mismatch':
-      case 'run-resume-request': // audit only: who asked for the resume, and why
         return;
       default:
         unreachable(event, 'The run projection');

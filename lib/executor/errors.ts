@@ -90,3 +90,18 @@ export class MigrationRefusedError extends GnlError {
   }
   static override isInstance = hasName<MigrationRefusedError>('MigrationRefusedError');
 }
+
+export type BulkActionErrorReason = 'invalid' | 'unknown-preview' | 'applied-already' | 'expired' | 'other-action';
+
+/** A bulk preview or apply refused before it changed anything: bad input, or a preview that cannot be applied (unknown, applied, expired, another action's). */
+export class BulkActionError extends GnlError {
+  override name = 'BulkActionError';
+  readonly reason: BulkActionErrorReason;
+  readonly previewId: string | undefined;
+  constructor(args: { reason: BulkActionErrorReason; message: string; previewId?: string; cause?: unknown }) {
+    super(args.message, args.cause === undefined ? undefined : { cause: args.cause });
+    this.reason = args.reason;
+    this.previewId = args.previewId;
+  }
+  static override isInstance = hasName<BulkActionError>('BulkActionError');
+}

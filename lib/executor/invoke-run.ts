@@ -11,6 +11,8 @@
 import { type AgentInput, runAgent, streamAgent, UnknownAgentError } from '@/lib/agents';
 import {
   type DurableResult,
+  type ErrorInfo,
+  errorInfo,
   HoldLostError,
   journaledFailureOf,
   type LiveJournal,
@@ -27,10 +29,14 @@ import { InvocationStoppedError } from './errors';
 import type { Claim } from './run-queue';
 import { runVersion } from './run-version';
 import { agentInputOf } from './start-input';
+import { isTransientFailure } from './transient-failure';
 
 export type Invocation =
-  /** Not runnable until someone resumes it. */
-  | { kind: 'settled'; outcome: string; error?: string }
+  /**
+   * Not runnable until someone resumes it (or a timer fires). `transient`: this invocation failed (and
+   * journaled its run-fail) on an error that may pass if tried later (transient-failure.ts), `failure` that error.
+   */
+  | { kind: 'settled'; outcome: string; error?: string; transient?: boolean; failure?: ErrorInfo }
   /** Still runnable: this executor gives it back. `busy`: the run's hold is taken elsewhere. */
   | { kind: 'given-back'; outcome: 'stopping' | 'lease-lost' | 'hold-lost' | 'busy' | 'journal-error'; error?: string; localBusy?: boolean };
 
@@ -93,7 +99,9 @@ function classify(error: unknown, status: string | undefined): Invocation {
   if (find(error, RunCanceledError.isInstance) || status === 'canceled') return { kind: 'settled', outcome: 'canceled', error: message };
   if (SideEffectRetryBlockedError.isInstance(error)) return { kind: 'settled', outcome: 'blocked', error: message };
   if (RunDivergedError.isInstance(error)) return { kind: 'settled', outcome: 'diverged', error: message };
-  if (ToolCallFailedError.isInstance(error) || status === 'failed') return { kind: 'settled', outcome: 'failed', error: message };
+  if (ToolCallFailedError.isInstance(error) || status === 'failed') {
+    return { kind: 'settled', outcome: 'failed', error: message, transient: status === 'failed' && isTransientFailure(error), failure: errorInfo(error) };
+  }
   if (UnknownAgentError.isInstance(error)) return { kind: 'settled', outcome: 'unknown-agent', error: message };
   // The journal failed (the run's state there is unchanged): another invocation tries again.
   return { kind: 'given-back', outcome: 'journal-error', error: message };
