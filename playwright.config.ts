@@ -19,6 +19,7 @@ import { storageStatePath } from './e2e/studio/auth-state';
 import { freePortsSync } from './e2e/studio/free-ports';
 import { SCHEDULE } from './e2e/studio/schedule-data';
 import { LONG } from './e2e/studio/seed-data';
+import { VERSIONS } from './e2e/studio/versions-data';
 
 // Set once in the runner; its workers inherit the environment, so all agree on one folder and one set
 // of ports. Ports are free ones the kernel picks (free-ports.ts): a Studio or demo service a developer
@@ -32,6 +33,10 @@ const [port, longPort, postgresPort, secretsPort, demoPort, postgresDemoPort] = 
   number,
   number,
 ];
+// The `versions` project's Studio and its demo service (versions.spec.ts): ports of their own.
+if (!process.env.GNL_E2E_VERSIONS_PORTS) process.env.GNL_E2E_VERSIONS_PORTS = freePortsSync(2).join(',');
+const [versionsPort, versionsDemoPort] = process.env.GNL_E2E_VERSIONS_PORTS.split(',').map(Number) as [number, number];
+process.env.GNL_E2E_VERSIONS_DEMO_PORT ??= String(versionsDemoPort);
 process.env.GNL_E2E_SECRETS_PORT ??= String(secretsPort);
 const baseURL = `http://127.0.0.1:${port}`;
 
@@ -40,6 +45,8 @@ process.env.GNL_E2E_DEMO_PORT ??= String(demoPort);
 const alice = storageStatePath('alice');
 // The second Studio (project `long`): its own journal with one long run, its first operator from the environment.
 const longDataDir = path.join(path.dirname(process.env.GNL_E2E_DATA_DIR as string), 'long-data');
+// The `versions` Studio: its own journal, seeded with a run stranded by a deploy (seed-versions.ts).
+const versionsDataDir = path.join(path.dirname(process.env.GNL_E2E_DATA_DIR as string), 'versions-data');
 
 // On Postgres too when DATABASE_URL is set (CI sets it): a third Studio, project `postgres`, on that server,
 // in a database of its own beside the one named (`<name>_studio_e2e`, created on first use, kept between
@@ -124,6 +131,11 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },
     },
     {
+      name: 'versions',
+      testMatch: ['versions.spec.ts'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${versionsPort}` },
+    },
+    {
       name: 'crash',
       testMatch: ['crash.spec.ts'],
       dependencies: ['live'],
@@ -200,6 +212,30 @@ export default defineConfig({
         GNL_STUDIO_OPERATOR_PASSWORD: LONG.operator.password,
         // A schedule (agents/schedules.ts from these), with runs seed-long.ts seeded: schedules.spec.ts.
         ...SCHEDULE.env,
+      },
+      timeout: 300_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+    {
+      // The same build, after the first server (which builds it), on a journal holding a run stranded by a deploy.
+      command: 'npx tsx e2e/studio/seed-versions.ts && node scripts/studio.mjs',
+      url: `http://127.0.0.1:${versionsPort}/sign-in`,
+      env: {
+        GNL_DATA_DIR: versionsDataDir,
+        PORT: String(versionsPort),
+        GNL_STUDIO_HOST: '127.0.0.1',
+        DATABASE_URL: '',
+        GNL_DEMO_SERVICE_PORT: String(versionsDemoPort),
+        GNL_DEMO_SERVICE_URL: '',
+        GNL_DEMO_CHECKS: '0',
+        GNL_MODEL: '',
+        OPENAI_API_KEY: '',
+        ANTHROPIC_API_KEY: '',
+        GNL_STUDIO_OPERATOR_LOGIN: VERSIONS.operator.login,
+        GNL_STUDIO_OPERATOR_NAME: VERSIONS.operator.name,
+        GNL_STUDIO_OPERATOR_PASSWORD: VERSIONS.operator.password,
       },
       timeout: 300_000,
       reuseExistingServer: false,
