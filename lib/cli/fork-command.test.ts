@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { CrashPointStore, type OutsideService, startOutsideService } from '@/lib/demo';
+import { PGliteStorage } from '@/lib/durable/storage';
 import { gnl, gnlJson } from '@/tests/support/gnl-cli';
 import { tempDataDir } from '@/tests/support/journals';
 
@@ -15,9 +16,11 @@ const QUESTION = 'Customer c_42 has a question about order o_17';
 describe('gnl fork [pglite]', { timeout: 300_000 }, () => {
   let service: OutsideService;
   let env: Record<string, string>;
+  let dataDir: string;
   beforeAll(async () => {
     service = await startOutsideService();
-    env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DEMO_CHECKS: '0', GNL_DATA_DIR: tempDataDir() };
+    dataDir = tempDataDir();
+    env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DEMO_CHECKS: '0', GNL_DATA_DIR: dataDir };
   });
   afterAll(() => service.close());
   const run = (args: string[]) => gnl(args, { env });
@@ -66,5 +69,52 @@ describe('gnl fork [pglite]', { timeout: 300_000 }, () => {
     expect(unknown.code).toBe(3);
     const events = (await json(['show', parentId])).events as { type: string }[];
     expect(events.filter((e) => e.type === 'run-forked')).toEqual([]);
+  });
+
+  it('a gnl process SIGKILLed right after the fork’s new refund was performed: the resume’s check finds it under the fork’s key and nothing is refunded twice', async () => {
+    const checks = { ...env, GNL_DEMO_CHECKS: '1' };
+    const parentId = `cli-fork:${randomUUID().slice(0, 8)}`;
+    await gnlJson(['start', 'support', '--prompt', QUESTION, '--run-id', parentId, '--wait'], { env: checks });
+    const forkId = `${parentId}:refund`;
+    // Armed by the fork's id before it exists (the gnl process that executes it finds it); the folder is free between gnl processes.
+    const storage = new PGliteStorage({ dataDir });
+    await new CrashPointStore(storage).arm(forkId, 'after-refund-answered');
+    await storage.close();
+    const before = service.stats();
+    const waiting = await gnlJson(
+      [
+        'fork',
+        parentId,
+        '--at-step',
+        '3',
+        '--by',
+        'alice',
+        '--reason',
+        'refund after all',
+        '--instruction',
+        'The customer now wants a refund of 25 for it.',
+        '--new-run-id',
+        forkId,
+        '--wait',
+      ],
+      { env: checks },
+    );
+    expect(waiting.run).toMatchObject({ status: 'waiting-approval', pending: [{ toolName: 'issueRefund' }] });
+    expect((await gnl(['approve', forkId, waiting.run.pending[0].toolCallId, '--by', 'alice'], { env: checks })).code).toBe(0);
+    const crashed = await gnl(['resume', forkId, '--by', 'alice', '--wait'], { env: checks });
+    expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
+    expect(service.stats().refunds.performed - before.refunds.performed).toBe(1);
+    const resumed = await gnlJson(['resume', forkId, '--by', 'alice', '--wait'], { env: checks });
+    expect(resumed.run.status).toBe('completed');
+    const after = service.stats();
+    expect(after.refunds.performed - before.refunds.performed).toBe(1);
+    expect(after.refunds.requests - before.refunds.requests).toBe(1);
+    const events = (await gnlJson(['show', forkId], { env: checks })).events as { type: string; toolName?: string; idempotencyKey?: string; source?: string }[];
+    const start = events.find((e) => e.type === 'tool-call-start' && e.toolName === 'issueRefund');
+    expect(events.find((e) => e.type === 'tool-call-end' && e.toolName === 'issueRefund')).toMatchObject({
+      idempotencyKey: start?.idempotencyKey,
+      source: 'check',
+    });
+    expect(after.refunds.byKey[start?.idempotencyKey as string]).toEqual({ requests: 1, performed: 1 });
   });
 });

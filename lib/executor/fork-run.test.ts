@@ -6,13 +6,15 @@
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { supportAgent } from '@/agents/support';
-import { createAgentRegistry } from '@/lib/agents';
+import { stepCountIs } from 'ai';
+import { SUPPORT_SYSTEM, supportAgent } from '@/agents/support';
+import { createAgentRegistry, defineAgent } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { ScriptedSupportModel } from '@/lib/demo/scripted-support-model';
+import { supportTools } from '@/lib/demo/support-tools';
 import { ForkRefusedError, type RecordedEvent } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { Executor, forkRun, previewFork, queueEntry } from './index';
+import { Executor, forkRun, previewFork, queueEntry, startRun } from './index';
 
 const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
 const QUESTION = { prompt: 'Customer c_42 has a question about order o_17' };
@@ -47,14 +49,26 @@ describeEachStorage('forkRun', (holder) => {
   let counted: ReturnType<typeof countedModel>;
   let registry: ReturnType<typeof createAgentRegistry>;
   let executor: Executor;
+  /** Runs only the streamed agent, with streamDurable (as the Studio's executor does). */
+  let streamer: Executor;
   beforeAll(async () => {
     service = await startOutsideService();
     counted = countedModel();
-    registry = createAgentRegistry([supportAgent({ serviceUrl: service.url, model: counted.model })]);
-    executor = new Executor({ storage: holder.storage, registry, concurrency: 2, leaseMs: 5_000, pollMs: 100 }).start();
+    const support = supportAgent({ serviceUrl: service.url, model: counted.model });
+    const streamed = defineAgent({
+      name: 'support-streamed',
+      model: counted.model,
+      tools: supportTools({ serviceUrl: service.url, checks: true }),
+      system: SUPPORT_SYSTEM,
+      stopWhen: stepCountIs(12),
+    });
+    registry = createAgentRegistry([support, streamed]);
+    const options = { storage: holder.storage, concurrency: 2, leaseMs: 5_000, pollMs: 100 };
+    executor = new Executor({ ...options, registry: createAgentRegistry([support]) }).start();
+    streamer = new Executor({ ...options, registry: createAgentRegistry([streamed]), streamRuns: true }).start();
   });
   afterAll(async () => {
-    await executor.stop({ graceMs: 5_000 });
+    await Promise.all([executor.stop({ graceMs: 5_000 }), streamer.stop({ graceMs: 5_000 })]);
     await service.close();
   });
 
@@ -76,14 +90,17 @@ describeEachStorage('forkRun', (holder) => {
     expect(run?.pending).toMatchObject([{ kind: 'approval', toolName: 'issueRefund' }]);
     await journal().approve({ runId, toolCallId: run?.pending[0]?.toolCallId as string, by: OPS });
     await executor.resumeRun(runId, { by: OPS, reason: 'refund approved' });
+    streamer.kick();
     await settled(runId, 'completed');
   };
 
   const keysOf = (events: RecordedEvent[], toolName: string) =>
     events.flatMap((e) => (e.type === 'tool-call-start' && e.toolName === toolName ? [e.idempotencyKey] : []));
 
-  const completedParent = async (input: { prompt: string }) => {
-    const { runId } = await executor.startRun({ agent: 'support', input });
+  const completedParent = async (input: { prompt: string }, agent = 'support') => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent, input });
+    executor.kick();
+    streamer.kick();
     return runId;
   };
 
@@ -152,37 +169,40 @@ describeEachStorage('forkRun', (holder) => {
     expect((await journal().getRun(parentId))?.status).toBe('completed');
   });
 
-  it('a fork with an instruction continues differently: it refunds where the parent did not, under a new key, and its replays ask what was asked', async () => {
-    const parentId = await completedParent(QUESTION);
-    await settled(parentId, 'completed');
-    const parent = await journal().getRun(parentId);
-    const before = service.stats();
-    // Step 3 is the email step of a question (lookup, ticket, email, reply).
-    const forked = await forkRun({
-      storage: holder.storage,
-      registry,
-      runId: parentId,
-      atStep: 3,
-      by: OPS,
-      reason: 'the customer asked for money back on the phone',
-      edit: { instruction: 'The customer now wants a refund of 25 for it.' },
-    });
-    executor.kick();
-    await approveAndFinish(forked.runId);
-    const after = service.stats();
-    expect(after.refunds.performed - before.refunds.performed).toBe(1);
-    const forkEvents = await journal().events(forked.runId);
-    const [refundKey] = keysOf(forkEvents, 'issueRefund');
-    expect(keysOf(await journal().events(parentId), 'issueRefund')).toEqual([]);
-    expect(after.refunds.byKey[refundKey as string]).toEqual({ requests: 1, performed: 1 });
-    expect(forkEvents.find((e) => e.type === 'tool-call-start' && e.toolName === 'issueRefund')).toMatchObject({ input: { orderId: 'o_17', amount: 25 } });
-    const text = (await journal().getRun(forked.runId))?.status === 'completed' ? forkEvents.findLast((e) => e.type === 'run-complete') : undefined;
-    expect(text).toMatchObject({ type: 'run-complete' });
-    expect((text as { text: string }).text).toContain('Refunded 25');
-    expect(parent?.status).toBe('completed');
-    // The resumed invocation replayed step 3 with the instruction in its prompt, as first asked.
-    expect(forkEvents.filter((e) => e.type === 'replay-mismatch')).toEqual([]);
-  });
+  it.each(['support', 'support-streamed'])(
+    'a fork with an instruction continues differently: it refunds where the parent did not, under a new key, and its replays ask what was asked (%s)',
+    async (agent) => {
+      const parentId = await completedParent(QUESTION, agent);
+      await settled(parentId, 'completed');
+      const parent = await journal().getRun(parentId);
+      const before = service.stats();
+      // Step 3 is the email step of a question (lookup, ticket, email, reply).
+      const forked = await forkRun({
+        storage: holder.storage,
+        registry,
+        runId: parentId,
+        atStep: 3,
+        by: OPS,
+        reason: 'the customer asked for money back on the phone',
+        edit: { instruction: 'The customer now wants a refund of 25 for it.' },
+      });
+      streamer.kick();
+      await approveAndFinish(forked.runId);
+      const after = service.stats();
+      expect(after.refunds.performed - before.refunds.performed).toBe(1);
+      const forkEvents = await journal().events(forked.runId);
+      const [refundKey] = keysOf(forkEvents, 'issueRefund');
+      expect(keysOf(await journal().events(parentId), 'issueRefund')).toEqual([]);
+      expect(after.refunds.byKey[refundKey as string]).toEqual({ requests: 1, performed: 1 });
+      expect(forkEvents.find((e) => e.type === 'tool-call-start' && e.toolName === 'issueRefund')).toMatchObject({ input: { orderId: 'o_17', amount: 25 } });
+      const text = (await journal().getRun(forked.runId))?.status === 'completed' ? forkEvents.findLast((e) => e.type === 'run-complete') : undefined;
+      expect(text).toMatchObject({ type: 'run-complete' });
+      expect((text as { text: string }).text).toContain('Refunded 25');
+      expect(parent?.status).toBe('completed');
+      // The resumed invocation replayed step 3 with the instruction in its prompt, as first asked.
+      expect(forkEvents.filter((e) => e.type === 'replay-mismatch')).toEqual([]);
+    },
+  );
 
   it('a fork of a fork that repeats the root’s refund sends the root’s key, and its args-keyed ticket is the root’s ticket', async () => {
     const rootId = await completedParent(REFUND);
