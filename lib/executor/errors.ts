@@ -61,9 +61,9 @@ export class InvocationStoppedError extends GnlError {
   static override isInstance = hasName<InvocationStoppedError>('InvocationStoppedError');
 }
 
-export type BulkActionErrorReason = 'invalid' | 'unknown-preview' | 'applied-already' | 'expired' | 'other-action';
+export type BulkActionErrorReason = 'invalid' | 'unknown-preview' | 'incomplete' | 'applied-already' | 'expired' | 'other-action';
 
-/** A bulk preview or apply refused before it changed anything: bad input, or a preview that cannot be applied (unknown, applied, expired, another action's). */
+/** A bulk preview or apply refused before it changed anything: bad input, or a preview that cannot be applied (unknown, unfinished, applied, expired, another action's). */
 export class BulkActionError extends GnlError {
   override name = 'BulkActionError';
   readonly reason: BulkActionErrorReason;
