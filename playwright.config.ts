@@ -17,6 +17,7 @@ import path from 'node:path';
 import { chromium, defineConfig, devices, type LaunchOptions } from '@playwright/test';
 import { storageStatePath } from './e2e/studio/auth-state';
 import { freePortsSync } from './e2e/studio/free-ports';
+import { SCHEDULE } from './e2e/studio/schedule-data';
 import { LONG } from './e2e/studio/seed-data';
 
 // Set once in the runner; its workers inherit the environment, so all agree on one folder and one set
@@ -111,8 +112,15 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
     {
+      // Forks demo runs it starts, after the projects that kill the server; signs in itself, so it also runs alone (--no-deps).
+      name: 'fork',
+      testMatch: ['fork.spec.ts'],
+      dependencies: ['chat'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() },
+    },
+    {
       name: 'long',
-      testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts', 'sessions.spec.ts', 'spoofing.spec.ts'],
+      testMatch: ['long-run.spec.ts', 'security.spec.ts', 'browser-security.spec.ts', 'sessions.spec.ts', 'spoofing.spec.ts', 'schedules.spec.ts'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },
     },
     {
@@ -190,6 +198,8 @@ export default defineConfig({
         GNL_STUDIO_OPERATOR_LOGIN: LONG.operator.login,
         GNL_STUDIO_OPERATOR_NAME: LONG.operator.name,
         GNL_STUDIO_OPERATOR_PASSWORD: LONG.operator.password,
+        // A schedule (agents/schedules.ts from these), with runs seed-long.ts seeded: schedules.spec.ts.
+        ...SCHEDULE.env,
       },
       timeout: 300_000,
       reuseExistingServer: false,

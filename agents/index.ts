@@ -8,6 +8,9 @@ import { support } from './support';
 
 export const registry = createAgentRegistry([support]);
 
+/** The agents started on a cron schedule (agents/schedules.ts), checked on first call: every executor ticks them. */
+export { schedules } from './schedules';
+
 /** The agent registered under `name`; UnknownAgentError naming the known ones otherwise. */
 export const getAgent = registry.getAgent;
 /** Every registered agent, sorted by name. */

@@ -6,7 +6,7 @@
  */
 import { type LanguageModel, stepCountIs } from 'ai';
 import { defineAgent } from '@/lib/agents';
-import { demoChecks } from '@/lib/demo/demo-config';
+import { demoApprovalExpiresInMs, demoChecks } from '@/lib/demo/demo-config';
 import { demoModel } from '@/lib/demo/demo-model';
 import { type SupportToolsOptions, supportTools } from '@/lib/demo/support-tools';
 
@@ -24,14 +24,15 @@ export interface SupportAgentOptions extends SupportToolsOptions {
   model?: LanguageModel;
 }
 
-/** The support agent. Options default to the environment (GNL_DEMO_SERVICE_URL, GNL_DEMO_CHECKS, GNL_MODEL). */
+/** The support agent. Options default to the environment (GNL_DEMO_SERVICE_URL, GNL_DEMO_CHECKS, GNL_DEMO_APPROVAL_EXPIRES_MS, GNL_MODEL). */
 export function supportAgent(options: SupportAgentOptions = {}) {
   const { model, ...tools } = options;
+  const expires = demoApprovalExpiresInMs();
   return defineAgent({
     name: 'support',
     description: 'Customer support: looks the customer up, opens a ticket, refunds with approval, emails the outcome.',
     model: model ?? (() => demoModel()),
-    tools: supportTools({ checks: demoChecks(), ...tools }),
+    tools: supportTools({ checks: demoChecks(), ...(expires !== undefined ? { approvalExpiresInMs: expires } : {}), ...tools }),
     system: SUPPORT_SYSTEM,
     stopWhen: stepCountIs(12),
   });

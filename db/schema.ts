@@ -15,6 +15,8 @@
  * `stream_chunks` holds what an invocation streamed (its UI message stream, in batches): not the journal,
  * a cache beside it that a reconnecting client replays from (lib/durable/stream-log.ts); rows of an
  * invocation superseded by a finished one are deleted.
+ * `schedules` is the executors' bookkeeping of cron schedules (lib/executor schedule-ticker.ts): the
+ * latest slot decided per schedule; a slot's run is named by the slot, so it is started once.
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
@@ -141,6 +143,34 @@ export const runQueue = gnl.table(
   },
   (t) => [index('run_queue_runnable_idx').on(t.queuedAt).where(sql`runnable`)],
 );
+
+/**
+ * Schedules (lib/executor schedule-ticker.ts): each declared schedule as the executors last saw it, and
+ * the latest slot decided for it. Bookkeeping, not the journal: rows are updated in place. A slot's run
+ * is `sched:<id>:<slot>` (lib/agents scheduleRunId), so a tick repeated after a crash starts nothing twice.
+ */
+export const schedules = gnl.table('schedules', {
+  /** The schedule's id (defineSchedule). */
+  scheduleId: text('schedule_id').primaryKey(),
+  /** The definition as the executor that ticked last declared it. */
+  agent: text('agent').notNull(),
+  cron: text('cron').notNull(),
+  timeZone: text('time_zone').notNull(),
+  /** 'skip' or 'latest'. */
+  missed: text('missed').notNull(),
+  graceMs: integer('grace_ms').notNull(),
+  /** When an executor first ticked the schedule (database clock): no slot before it is ever due. */
+  since: timestamp('since', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** The latest slot decided (started, or missed and skipped); only ever moves forward. */
+  lastSlot: timestamp('last_slot', { withTimezone: true, mode: 'date' }),
+  /** The run of the latest slot started, and when it was started. */
+  lastRunId: text('last_run_id'),
+  lastStartedAt: timestamp('last_started_at', { withTimezone: true, mode: 'date' }),
+  /** The latest missed slots that were skipped (first and last of them). */
+  lastMissedFrom: timestamp('last_missed_from', { withTimezone: true, mode: 'date' }),
+  lastMissedTo: timestamp('last_missed_to', { withTimezone: true, mode: 'date' }),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
 
 /**
  * Operator accounts (lib/accounts): who may sign in to the Studio and make decisions. Never deleted

@@ -18,6 +18,8 @@ const PROJECTION = [
   'lib/durable/call-history.ts',
   'lib/durable/run-totals.ts',
   'lib/durable/run-summary.ts',
+  // A fork's plan: what of a parent's journal a fork copies, and the side effects after the fork point.
+  'lib/durable/fork-plan.ts',
 ];
 
 /** Modules that branch on an event's type for another reason than folding a run, each with it. */

@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import { CRASH_POINTS } from '@/lib/demo';
 import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/actions/operator-actions';
+import { migrate } from '@/lib/studio/actions/migrate-action';
+import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
 import type { Decision } from '@/lib/durable';
 import { RUN_STATUSES } from '@/lib/durable';
@@ -37,6 +39,18 @@ const resolveSchema = z.discriminatedUnion('outcome', [
 const provideSchema = z.object({ runId, toolCallId, output: jsonText, reason: reason.optional() });
 const resumeSchema = z.object({ runId, reason: requiredReason });
 const cancelSchema = z.object({ runId, reason: requiredReason });
+const migrateSchema = z.object({
+  runId,
+  to: z.string().regex(/^[0-9a-f]{16}$/, 'Choose a registered version.'),
+  reason: requiredReason,
+  force: z.boolean().default(false),
+});
+const forkPreviewSchema = z.object({
+  runId,
+  atStep: z.number().int().min(1).max(100_000),
+  instruction: z.string().trim().max(20_000).optional(),
+});
+const forkSchema = forkPreviewSchema.extend({ reason: requiredReason });
 const demoSchema = z.object({
   prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
   crashAt: z.enum(CRASH_POINTS).optional(),
@@ -94,6 +108,27 @@ export async function startDemoRunAction(input: z.input<typeof demoSchema>): Pro
   const parsed = await authenticate(demoSchema, input);
   if (!parsed.ok) return parsed;
   return startDemoRun(parsed.data);
+}
+
+/** Moves a run to another registered version of its agent, in the operator's name, after the preview they saw. */
+export async function migrateRunAction(input: z.input<typeof migrateSchema>): Promise<ActionResult<{ seq: number; to: string }>> {
+  const parsed = await authenticate(migrateSchema, input);
+  if (!parsed.ok) return parsed;
+  return migrate({ ...parsed.data, by: parsed.by as string });
+}
+
+/** What forking the run at this model step would keep and which side effects could act again (nothing written). */
+export async function forkPreviewAction(input: z.input<typeof forkPreviewSchema>) {
+  const parsed = await authenticate(forkPreviewSchema, input);
+  if (!parsed.ok) return parsed;
+  return forkPreview(parsed.data);
+}
+
+/** Forks the run at this model step in the signed-in operator's name, with the reason; the Studio's executor runs the fork. */
+export async function forkRunAction(input: z.input<typeof forkSchema>): Promise<ActionResult<{ runId: string }>> {
+  const parsed = await authenticate(forkSchema, input);
+  if (!parsed.ok) return parsed;
+  return fork({ ...parsed.data, by: parsed.by as string });
 }
 
 /** A form field: empty means no filter. */

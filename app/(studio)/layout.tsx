@@ -26,6 +26,12 @@ export default async function StudioLayout({ children }: { children: React.React
             <Link href="/chat" className="hover:text-foreground">
               Chat
             </Link>
+            <Link href="/schedules" className="hover:text-foreground">
+              Schedules
+            </Link>
+            <Link href="/versions" className="hover:text-foreground">
+              Versions
+            </Link>
             <Link href="/demo" className="hover:text-foreground">
               Demo
             </Link>

@@ -3,6 +3,7 @@ import type { TokenUsage } from '@/lib/durable';
 import { readModelStep } from '@/lib/studio/reads/model-step';
 import type { WireEventOf } from '@/lib/studio/reads/wire';
 import { CallOutcome } from './call-outcome';
+import { ForkFromStepSlot } from './fork-from-step';
 import { Chip, EventHeader, formatDuration, Note } from './event-parts';
 import { replaysAfter, type TimelineIndex } from './timeline-index';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -59,6 +60,7 @@ export function ModelStepCard({ event, index }: { event: WireEventOf<'model-step
           ))}
         </ul>
       ) : null}
+      <ForkFromStepSlot step={event.step} />
       {replays > 0 ? (
         <Note>
           Recorded once; {replays === 1 ? 'a later invocation' : `${replays} later invocations`} replayed it from the journal without calling the model.

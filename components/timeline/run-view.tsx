@@ -6,18 +6,21 @@ import { DemoCounters } from '@/components/demo/demo-counters';
 import { StreamStatusBanner } from '@/components/live/stream-status-banner';
 import { useRunLive } from '@/components/live/use-run-live';
 import { RunActions } from '@/components/runs/run-actions';
+import { RunSchedule } from '@/components/runs/run-schedule';
 import { RunSummaryCard } from '@/components/runs/run-summary-card';
 import { RunTotalsRow } from '@/components/runs/run-totals';
 import { Button } from '@/components/ui/button';
 import { KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
 import { runChunkQuery, runQuery, runTailQuery } from '@/lib/studio/reads/queries';
 import { resumePreview, type ToolDeclaration } from '@/lib/studio/reads/resume-preview';
+import { runSchedule } from '@/lib/studio/reads/run-schedule';
 import { addToTotals, type RunTotals } from '@/lib/durable/projection';
 import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/reads/timeline-window';
 import type { WireEvent, WireRun } from '@/lib/studio/reads/wire';
 import { NewEventsMarker } from './new-events-marker';
 import { pinInView } from './pin-in-view';
 import { TimelineChunk } from './timeline-chunk';
+import { ForkTarget } from './fork-from-step';
 import { TimelineEvent } from './timeline-event';
 import { LiveStep } from './live-step';
 import { buildTimelineIndex } from './timeline-index';
@@ -62,6 +65,10 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
   const preview = useMemo(
     () => resumePreview(run, [...initial.planBasis.filter((e) => e.seq < tail.startSeq), ...tail.events], initial.declarations ?? undefined),
     [run, tail.events, tail.startSeq, initial.planBasis, initial.declarations],
+  );
+  const schedule = useMemo(
+    () => runSchedule(run, [...initial.planBasis.filter((e) => e.seq < tail.startSeq), ...tail.events]),
+    [run, tail.events, tail.startSeq, initial.planBasis],
   );
 
   const firstTailChunk = chunkOf(tail.startSeq);
@@ -122,6 +129,7 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
       {children}
       <RunActions run={run} preview={preview} />
       <RunSummaryCard run={run}>
+        <RunSchedule schedule={schedule} />
         <RunTotalsRow run={run} totals={totals} className="border-t pt-3" />
       </RunSummaryCard>
       {run.input.agent === 'support' ? (
@@ -141,14 +149,16 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
             </Button>
           </div>
         ) : null}
-        <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
-          {chunkIds.map((chunk, i) => (
-            <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={requestNear} />
-          ))}
-          {tail.events.map((event) => (
-            <TimelineEvent key={event.seq} event={event} index={index} />
-          ))}
-        </ol>
+        <ForkTarget.Provider value={runId}>
+          <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
+            {chunkIds.map((chunk, i) => (
+              <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={requestNear} />
+            ))}
+            {tail.events.map((event) => (
+              <TimelineEvent key={event.seq} event={event} index={index} />
+            ))}
+          </ol>
+        </ForkTarget.Provider>
         {tail.events.length === 0 && chunkIds.length === 0 ? <p className="text-sm text-muted-foreground">No events yet.</p> : null}
         <LiveStep runId={runId} running={run.status === 'running'} />
         <div ref={bottomRef} data-testid="timeline-end" className="h-px" />

@@ -4,6 +4,7 @@ import { PayloadText, payloadString } from '@/components/runs/payload-text';
 import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
 import { findHidden } from '@/lib/text';
 import type { JournalEventType } from '@/lib/durable';
+import { encodeRunSegment } from '@/lib/studio/reads/run-path';
 import type { WireEvent, WireEventOf } from '@/lib/studio/reads/wire';
 import { Chip, EventHeader, Note, Reason, SeqLink } from './event-parts';
 import { ModelStepCard } from './model-step-card';
@@ -30,7 +31,10 @@ const TONE = {
   'run-complete': 'lifecycle',
   'run-cancel': 'operator',
   'run-resume-request': 'operator',
+  'run-migrate': 'operator',
+  'run-forked': 'operator',
   'run-fail': 'problem',
+  'run-retry': 'lifecycle',
   'tool-call-repair': 'tool',
 } satisfies Record<JournalEventType, Tone>;
 
@@ -245,8 +249,52 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
     case 'run-resume-request':
       return (
         <>
-          <EventHeader title={`Resume requested by ${event.by}`} at={event.at} />
+          <EventHeader title={`Resume ${event.resumeAt ? `scheduled for ${event.resumeAt}` : 'requested'} by ${event.by}`} at={event.at} />
           <Reason reason={event.reason} />
+        </>
+      );
+    case 'run-migrate':
+      return (
+        <>
+          <EventHeader title={`Migrated by ${event.by}`} at={event.at}>
+            {event.fromVersion ? (
+              <Chip className="font-mono">
+                from <VisibleText text={event.fromVersion} />
+              </Chip>
+            ) : null}
+            {event.toVersion ? (
+              <Chip className="font-mono">
+                to <VisibleText text={event.toVersion} />
+              </Chip>
+            ) : null}
+          </EventHeader>
+          <Reason reason={event.reason} />
+          <Note>
+            Changed: <VisibleText text={event.changed.join(', ') || 'nothing'} />. Recorded steps and finished calls stay as recorded; the run continues on this
+            version from its first unrecorded step.
+          </Note>
+          {event.overridden?.length ? <PayloadText label="Overridden on purpose" value={event.overridden.join('\n')} /> : null}
+        </>
+      );
+    case 'run-forked':
+      return (
+        <>
+          <EventHeader title={`Forked at step ${event.atStep} by ${event.by}`} at={event.at}>
+            <Link href={`/runs/${encodeRunSegment(event.childRunId)}`} className="text-link hover:underline" data-slot="fork-child">
+              <VisibleText text={event.childRunId} />
+            </Link>
+          </EventHeader>
+          <Reason reason={event.reason} />
+        </>
+      );
+    case 'run-retry':
+      return (
+        <>
+          <EventHeader
+            title={`Attempt ${event.attempt} of ${event.attempts} failed: ${event.retryAt ? `next attempt at ${event.retryAt}` : 'no attempts left, waiting for a person'}`}
+            at={event.at}
+          />
+          <PayloadText value={`${event.error.name}: ${event.error.message} (decided by ${event.by})`} />
         </>
       );
     default:
@@ -273,6 +321,22 @@ function RunStart({ event }: { event: WireEventOf<'run-start'> }) {
           <VisibleText text={`${input.provider}:${input.modelId}`} />
         </Chip>
       </EventHeader>
+      {input.forkOf ? (
+        <Note data-slot="fork-of">
+          Fork of{' '}
+          <Link href={`/runs/${encodeRunSegment(input.forkOf.runId)}`} className="text-link hover:underline">
+            <VisibleText text={input.forkOf.runId} />
+          </Link>{' '}
+          at step {input.forkOf.atStep}, by <VisibleText text={input.forkOf.by} />: “<VisibleText text={input.forkOf.reason} />”
+          {input.forkOf.instruction !== undefined ? (
+            <>
+              {' '}
+              · instruction: “<VisibleText text={input.forkOf.instruction} />”
+            </>
+          ) : null}{' '}
+          · {input.forkOf.copiedEvents} events copied
+        </Note>
+      ) : null}
       {input.prompt !== undefined ? <PayloadText label="Prompt" value={input.prompt} /> : null}
       {input.messages !== undefined ? <PayloadText label="Messages" value={input.messages} /> : null}
       {input.toolNames?.length ? (

@@ -8,6 +8,7 @@ import { PGliteStorage } from '@/lib/durable/storage';
 import { LONG } from './seed-data';
 import { seedSpoofed } from '@/tests/support/spoofed-text';
 import { seedHostile } from './seed-hostile';
+import { seedSchedules } from './seed-schedules';
 
 const dataDir = process.env.GNL_DATA_DIR;
 if (!dataDir) throw new Error('seed-long: set GNL_DATA_DIR to the (fresh) data folder the Studio will read.');
@@ -58,6 +59,8 @@ try {
   await seedHostile(storage);
   // The spoofing spec's hidden characters (tests/support/spoofed-text.ts; e2e/studio/spoofing.spec.ts).
   await seedSpoofed(storage.runs);
+  // The schedules spec's runs (e2e/studio/schedules.spec.ts runs against this Studio).
+  console.log(`seed-long: schedule runs ${(await seedSchedules(storage)).join(', ')}`);
 } finally {
   await storage.close();
 }

@@ -11,6 +11,7 @@ import { type RunDurableOptions, resolveModel } from '@/lib/durable';
 import { type AgentFingerprint, agentFingerprint, versionOf } from './agent-version';
 import { AgentDefinitionError } from './errors';
 import { problemsOf } from './problems';
+import { type RetryPolicy, type RetryPolicyInput, resolveRetryPolicy, retryPolicySchema } from './retry-policy';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -18,7 +19,16 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * What an agent fixes itself (model, tools, system), what each run supplies (runId, journal, prompt or
  * messages), and `instructions`, which the journal does not record (use `system`): none are settings.
  */
-export type NotAgentSettings = 'runId' | 'journal' | 'agent' | 'prompt' | 'messages' | 'model' | 'tools' | 'system' | 'instructions';
+export type NotAgentSettings = 'runId' | 'journal' | 'agent' | 'prompt' | 'messages' | 'model' | 'tools' | 'system' | 'instructions' | 'acceptChange';
+
+/**
+ * What this definition, deployed as a new version, means for runs started on an earlier one
+ * (version-change.ts): 'pinned' (the default) — they finish on their own version while it is registered
+ * (and stop, stranded, when none of theirs is); 'continue' — this version takes them over at their next
+ * step when the change is one a recorded run can absorb (system prompt, tools added or unused tools
+ * removed; never a changed tool input schema or model).
+ */
+export type OnChange = 'continue' | 'pinned';
 
 /** The other runDurable / generateText settings an agent may fix: stopWhen, temperature, maxOutputTokens, toolChoice, prepareStep, providerOptions, callbacks… */
 export type AgentSettings<TOOLS extends ToolSet> = DistributiveOmit<RunDurableOptions<TOOLS>, NotAgentSettings>;
@@ -34,8 +44,15 @@ export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
    */
   model: LanguageModel | (() => LanguageModel);
   tools: TOOLS;
-  /** The system prompt. Part of the version: a run started with one prompt does not resume with another. */
+  /** The system prompt. Part of the version: a run started with one prompt does not resume with another (unless onChange is 'continue'). */
   system?: string;
+  /** What this version means for open runs of an earlier one. Default 'pinned'. Not part of the version. */
+  onChange?: OnChange;
+  /**
+   * How the executor retries a run that failed on a transient error (retry-policy.ts). Not part of the
+   * version. Default { attempts: 5, initialDelayMs: 5 000, maxDelayMs: 300 000 }; `{ attempts: 1 }`: never.
+   */
+  retry?: RetryPolicyInput;
 };
 
 /** `Agent` without a type argument is any agent: a registry holds agents of different tool sets. */
@@ -48,10 +65,14 @@ export interface Agent<TOOLS extends ToolSet = any> {
   readonly model: LanguageModelV4;
   /** The other runDurable settings, passed on every run. */
   readonly settings: AgentSettings<TOOLS>;
+  /** The executor's retry policy for this agent's runs, defaults filled in. */
+  readonly retry: RetryPolicy;
   /** What the version is computed from: tool names and input-schema hashes, model provider and id, system prompt. */
   readonly fingerprint: AgentFingerprint;
   /** 16 hex characters; equal definitions have equal versions in every process. */
   readonly version: string;
+  /** What this version means for open runs of an earlier one ('pinned' unless the definition said 'continue'). */
+  readonly onChange: OnChange;
 }
 
 const AGENT = Symbol.for('gnl.agent');
@@ -78,7 +99,9 @@ const definitionSchema = z.object({
       }
     }),
   system: z.string().optional(),
+  onChange: z.enum(['continue', 'pinned'], { error: "must be 'continue' or 'pinned'" }).optional(),
   instructions: z.undefined({ error: 'the journal records `system`, not `instructions`: use system' }).optional(),
+  retry: retryPolicySchema.optional(),
 });
 
 export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
@@ -87,7 +110,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     const name = typeof (definition as { name?: unknown }).name === 'string' ? ` "${(definition as { name: string }).name}"` : '';
     throw new AgentDefinitionError({ what: `defineAgent${name}`, problems: problemsOf(parsed.error) });
   }
-  const { name, description, model, tools, system, ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
+  const { name, description, model, tools, system, onChange = 'pinned', retry, ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
   let resolved: LanguageModelV4 | undefined;
   let fingerprint: AgentFingerprint | undefined;
   const agent = {
@@ -96,7 +119,9 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     description,
     tools,
     system,
+    onChange,
     settings: Object.freeze(settings) as unknown as AgentSettings<TOOLS>,
+    retry: resolveRetryPolicy(retry),
     get model() {
       resolved ??= resolveModel(typeof model === 'function' ? model() : model);
       return resolved;

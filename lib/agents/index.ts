@@ -2,8 +2,22 @@
  * The agent layer's public surface: define agents, list them in a registry, run one durably.
  * Sits on the runtime core (`@/lib/durable`) and nothing else of GNL.
  */
-export { defineAgent, isAgent, AGENT_NAME, type Agent, type AgentDefinition, type AgentSettings } from './define-agent';
+export { defineAgent, isAgent, AGENT_NAME, type Agent, type AgentDefinition, type AgentSettings, type OnChange } from './define-agent';
 export type { AgentFingerprint } from './agent-version';
-export { createAgentRegistry, toolDeclarations, toolOutputSchema, type AgentRegistry } from './registry';
+export { createAgentRegistry, toolDeclarations, toolDeclarationsOf, toolOutputSchema, type AgentRegistry, type AgentRegistryOptions } from './registry';
+export { absorbableChange, calledToolNames, type ChangeVerdict } from './version-change';
+export { planMigration, type MigrationPlan, type KeptCall, type RerunCall } from './migration-plan';
 export { runAgent, streamAgent, agentInputSchema, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
+export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy, type RetryPolicyInput } from './retry-policy';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';
+export {
+  defineSchedule,
+  defineSchedules,
+  scheduleRunId,
+  scheduleRunPrefix,
+  DEFAULT_GRACE_MS,
+  type Schedule,
+  type ScheduleDefinition,
+  type MissedSlots,
+} from './define-schedule';
+export { slotsDue, nextSlot, MAX_SLOTS_PER_TICK, type SlotsDue } from './slot-times';

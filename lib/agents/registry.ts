@@ -11,31 +11,70 @@ import { type Agent, AGENT_NAME, isAgent } from './define-agent';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from './errors';
 
 export interface AgentRegistry {
-  /** The agent registered under `name`; UnknownAgentError (naming the known ones) if none is. */
+  /** The current version of the agent registered under `name`; UnknownAgentError (naming the known ones) if none is. */
   getAgent(name: string): Agent;
-  /** Every registered agent, sorted by name. */
+  /** Every registered agent's current version, sorted by name. */
   listAgents(): Agent[];
   hasAgent(name: string): boolean;
+  /** Every registered version of `name`, in the order given (oldest first); empty when none is registered. */
+  listVersions(name: string): Agent[];
+  /** The registered version of `name` whose version string is `version`, or undefined. */
+  findVersion(name: string, version: string): Agent | undefined;
+}
+
+export interface AgentRegistryOptions {
+  /**
+   * The version new runs of an agent start on, by agent name. Default: the version listed last under
+   * that name. Runs started on another registered version stay on it (pinned) unless the current one
+   * declares onChange 'continue'.
+   */
+  current?: Record<string, string>;
 }
 
 const nameSchema = z.string({ error: 'an agent name must be a string' }).min(1, 'an agent name must not be empty');
 
-export function createAgentRegistry(agents: readonly Agent[]): AgentRegistry {
-  const byName = new Map<string, Agent>();
+/**
+ * The registry of `agents`. Several versions of one agent may be listed side by side (one entry per
+ * version: listing the same version twice is refused); runs record the version they started on.
+ */
+export function createAgentRegistry(agents: readonly Agent[], options: AgentRegistryOptions = {}): AgentRegistry {
+  const versions = new Map<string, Agent[]>();
   const problems: string[] = [];
-  agents.forEach((agent, index) => {
-    if (!isAgent(agent)) problems.push(`agents[${index}] is not an Agent made by defineAgent`);
-    else if (byName.has(agent.name)) problems.push(`two agents are named "${agent.name}"`);
-    else byName.set(agent.name, agent);
-  });
+  for (const [index, agent] of agents.entries()) {
+    if (!isAgent(agent)) {
+      problems.push(`agents[${index}] is not an Agent made by defineAgent`);
+      continue;
+    }
+    const listed = versions.get(agent.name) ?? [];
+    // Two definitions with one version would be two agents under one name: which one resumes a run?
+    if (listed.some((other) => other.version === agent.version)) problems.push(`two agents are named "${agent.name}" with the same version ${agent.version}`);
+    else versions.set(agent.name, [...listed, agent]);
+  }
+  const current = new Map<string, Agent>();
+  for (const [name, listed] of versions) current.set(name, listed.at(-1) as Agent);
+  for (const [name, version] of Object.entries(options.current ?? {})) {
+    const chosen = versions.get(name)?.find((agent) => agent.version === version);
+    if (chosen) current.set(name, chosen);
+    else
+      problems.push(
+        `current: "${name}" has no registered version ${version}${
+          versions.has(name)
+            ? ` (registered: ${versions
+                .get(name)
+                ?.map((a) => a.version)
+                .join(', ')})`
+            : ''
+        }`,
+      );
+  }
   if (problems.length > 0) throw new AgentDefinitionError({ what: 'createAgentRegistry', problems });
-  const sorted = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const sorted = [...current.values()].sort((a, b) => a.name.localeCompare(b.name));
 
   return {
     getAgent(name) {
       const parsed = nameSchema.safeParse(name);
       if (!parsed.success) throw new AgentInputError({ what: 'getAgent', problems: parsed.error.issues.map((i) => i.message) });
-      const agent = byName.get(parsed.data);
+      const agent = current.get(parsed.data);
       if (agent) return agent;
       throw new UnknownAgentError({
         agentName: parsed.data,
@@ -44,7 +83,9 @@ export function createAgentRegistry(agents: readonly Agent[]): AgentRegistry {
       });
     },
     listAgents: () => [...sorted],
-    hasAgent: (name) => typeof name === 'string' && byName.has(name),
+    hasAgent: (name) => typeof name === 'string' && current.has(name),
+    listVersions: (name) => [...(versions.get(name) ?? [])],
+    findVersion: (name, version) => versions.get(name)?.find((agent) => agent.version === version),
   };
 }
 
@@ -65,6 +106,11 @@ export function toolOutputSchema(registry: AgentRegistry, agentName: string | un
  */
 export function toolDeclarations(registry: AgentRegistry, agentName: string | undefined): Record<string, ToolDeclaration> | undefined {
   if (!agentName || !registry.hasAgent(agentName)) return undefined;
-  const tools = registry.getAgent(agentName).tools as Record<string, Tool>;
+  return toolDeclarationsOf(registry.getAgent(agentName));
+}
+
+/** How each tool of one agent version is declared, by name. */
+export function toolDeclarationsOf(agent: Agent): Record<string, ToolDeclaration> {
+  const tools = agent.tools as Record<string, Tool>;
   return Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, toolDeclaration(tool)]));
 }

@@ -23,6 +23,7 @@ import {
 import { type Agent, type AgentSettings, isAgent, type NotAgentSettings } from './define-agent';
 import { AgentInputError } from './errors';
 import { problemsOf } from './problems';
+import { acceptChangeOf } from './version-change';
 
 /**
  * What a run is asked: one prompt, or a conversation so far. Recorded in the run's start input, with the
@@ -114,5 +115,7 @@ function durableOptionsOf<TOOLS extends ToolSet>(options: RunAgentOptions<TOOLS>
     model: agent.model,
     tools: agent.tools,
     ...(agent.system !== undefined ? { system: agent.system } : {}),
+    // onChange 'continue': this version takes over a run of an earlier one when it absorbs the change.
+    ...(agent.onChange === 'continue' ? { acceptChange: acceptChangeOf(agent) } : {}),
   };
 }

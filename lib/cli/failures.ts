@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { CommanderError } from 'commander';
 import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
-import { AgentInputError, UnknownAgentError } from '@/lib/agents';
-import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
+import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
+import { DecisionConflictError, ForkRefusedError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
-import { BulkActionError, RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
+import { BulkActionError, MigrationRefusedError, RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
 import { shellQuote } from './format';
 
 export const EXIT = {
@@ -52,6 +52,8 @@ export interface Failure {
 const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: number }[] = [
   { is: UnknownAgentError.isInstance, exitCode: EXIT.usage },
   { is: AgentInputError.isInstance, exitCode: EXIT.usage },
+  // A bad schedule in the deployment (agents/schedules.ts), e.g. from GNL_DEMO_SCHEDULE_CRON.
+  { is: AgentDefinitionError.isInstance, exitCode: EXIT.usage },
   { is: InvalidRunIdError.isInstance, exitCode: EXIT.usage },
   { is: OperatorInputError.isInstance, exitCode: EXIT.usage },
   { is: JournalDataError.isInstance, exitCode: EXIT.usage },
@@ -61,7 +63,9 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: RunDivergedError.isInstance, exitCode: EXIT.conflict },
   { is: RunBusyError.isInstance, exitCode: EXIT.conflict },
   { is: RunNotResumableError.isInstance, exitCode: EXIT.conflict },
+  { is: MigrationRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: DecisionConflictError.isInstance, exitCode: EXIT.conflict },
+  { is: ForkRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: WorkersNeedPostgresError.isInstance, exitCode: EXIT.unavailable },
   { is: DataDirLockedError.isInstance, exitCode: EXIT.unavailable },
   { is: BulkActionError.isInstance, exitCode: EXIT.conflict },
@@ -71,7 +75,13 @@ const expectedKind = (error: unknown) => EXPECTED.find((kind) => kind.is(error))
 
 /** The journal and the executor layer say "unknown run" through their conflict errors' reason. */
 function isUnknownRun(error: GnlError): boolean {
-  return (DecisionConflictError.isInstance(error) || RunNotResumableError.isInstance(error)) && error.reason === 'unknown-run';
+  return (
+    (DecisionConflictError.isInstance(error) ||
+      RunNotResumableError.isInstance(error) ||
+      MigrationRefusedError.isInstance(error) ||
+      ForkRefusedError.isInstance(error)) &&
+    error.reason === 'unknown-run'
+  );
 }
 
 /** A bulk action's bad input is a usage error, an unknown preview not found; the rest (applied already, expired, …) refusals. */

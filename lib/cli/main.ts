@@ -3,13 +3,13 @@
  * its result or one line saying why it failed, gives the journal back, and exits with a code a script
  * can branch on (failures.ts).
  */
-import { registry } from '@/agents';
+import { registry, schedules } from '@/agents';
 import { describeFailure, EXIT } from './failures';
 import { buildProgram } from './program';
 import { CliSession } from './session';
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const session = new CliSession({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, registry);
+  const session = new CliSession({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, registry, schedules);
   let code: number = EXIT.ok;
   try {
     await buildProgram(session).parseAsync([...argv]);

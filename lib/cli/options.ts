@@ -18,6 +18,16 @@ export function seconds(raw: string): number {
   return value * 1000;
 }
 
+/** `--at` of `gnl resume`: an ISO 8601 date-time with a zone (Z or ±hh:mm), e.g. 2026-12-02T09:00:00Z. */
+export function instant(raw: string): Date {
+  const value = raw.trim();
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError('Expected an ISO 8601 date-time with a zone, e.g. 2026-12-02T09:00:00Z or 2026-12-02T10:00:00+01:00.');
+  }
+  return date;
+}
+
 /** `--output` of `gnl resolve`: any JSON value. */
 export function parseJsonOption(name: string, raw: string): unknown {
   try {

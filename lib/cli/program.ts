@@ -3,9 +3,12 @@ import { Command } from 'commander';
 import { registerBulkCommands } from './bulk-commands';
 import { registerDecisionCommands } from './decision-commands';
 import { EXIT } from './failures';
+import { registerMigrateCommand } from './migrate-command';
+import { registerForkCommand } from './fork-command';
 import { registerOperatorCommands } from './operator-commands';
 import { registerReadCommands } from './read-commands';
 import { registerRunCommands } from './run-commands';
+import { registerScheduleCommands } from './schedule-commands';
 import type { CliSession } from './session';
 
 // A JSON import, so the version travels with the code when it is bundled (the tests' child bundles).
@@ -23,6 +26,7 @@ Examples:
   gnl show support:1b2c…
   gnl approve support:1b2c… call-2-issueRefund --by alice@example.com
   gnl resume support:1b2c… --by alice@example.com --wait
+  gnl schedules
   gnl bulk cancel --status waiting-approval --agent support --older-than 2h --by alice@example.com   # a dry run; then --yes --reason …
 
 Exit codes: ${EXIT.ok} done · ${EXIT.unexpected} unexpected error · ${EXIT.usage} bad usage or input · ${EXIT.notFound} not found · ${EXIT.conflict} refused (decided already, finished, diverged…) · ${EXIT.unavailable} journal unavailable (folder held by another process, Postgres unreachable) · ${EXIT.timeout} --wait timed out`;
@@ -42,7 +46,10 @@ export function buildProgram(session: CliSession): Command {
   registerRunCommands(program, session);
   registerReadCommands(program, session);
   registerDecisionCommands(program, session);
+  registerForkCommand(program, session);
   registerOperatorCommands(program, session);
+  registerScheduleCommands(program, session);
+  registerMigrateCommand(program, session);
   registerBulkCommands(program, session);
   return program;
 }

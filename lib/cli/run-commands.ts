@@ -6,14 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { CRASH_POINTS, type CrashPoint, CrashPointStore } from '@/lib/demo';
 import type { RunSummary } from '@/lib/durable';
-import { abandonRun, cancelRun, type QueueEntry, restartRun, resumeRun, startRun } from '@/lib/executor';
+import { abandonRun, cancelRun, type QueueEntry, restartRun, resumeRun, scheduleResume, startRun } from '@/lib/executor';
+import { CliError, EXIT } from './failures';
 import { clean, shellQuote } from './format';
-import { byOption, jsonOption, waitOptions } from './options';
+import { byOption, instant, jsonOption, waitOptions } from './options';
 import { nextStepLines, queueText } from './run-view';
 import type { CliSession, CommandResult } from './session';
 import { waitUntilSettled } from './wait';
 
-interface WaitFlags {
+export interface WaitFlags {
   wait?: boolean;
   timeout?: number;
   json?: boolean;
@@ -37,7 +38,7 @@ function settledLines(run: RunSummary, queue: QueueEntry | undefined, session: C
 }
 
 /** After a start, resume or restart: follow the run until it settles (--wait) or say where it will run. */
-async function maybeWait(
+export async function maybeWait(
   session: CliSession,
   args: { runId: string; afterSeq: number; flags: WaitFlags; intro: string[]; data: Record<string, unknown> },
 ): Promise<CommandResult> {
@@ -91,10 +92,26 @@ export function registerRunCommands(program: Command, session: CliSession): void
       .description('make a run runnable again (after approvals, rejections or resolutions, or a failure): an executor continues it')
       .argument('<runId>', 'the run'),
     'resumes it',
-  ).option('--reason <text>', 'why (recorded)');
+  )
+    .option('--reason <text>', 'why (recorded)')
+    .option('--at <time>', 'not now: schedule the next invocation at this instant (ISO 8601 with a zone, e.g. 2026-12-02T09:00:00Z); journaled', instant);
   waitOptions(resume);
-  jsonOption(resume).action(async (runId: string, opts: WaitFlags & { by: string; reason?: string }) => {
-    const resumed = await resumeRun(runId, { storage: session.storage(), by: opts.by, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) });
+  jsonOption(resume).action(async (runId: string, opts: WaitFlags & { by: string; reason?: string; at?: Date }) => {
+    const because = opts.reason !== undefined ? { reason: opts.reason } : {};
+    if (opts.at) {
+      if (opts.wait)
+        throw new CliError('--at schedules the run for later: it cannot be followed with --wait (gnl show <runId> says when it is due).', EXIT.usage);
+      const scheduled = await scheduleResume(runId, { storage: session.storage(), by: opts.by, at: opts.at, ...because });
+      const due = scheduled.queue?.notBefore;
+      const text = [
+        `Resume of run ${clean(runId)} scheduled for ${opts.at.toISOString()} by ${clean(opts.by)}${opts.reason ? `: ${clean(opts.reason)}` : ''} (it is ${scheduled.run.status}).`,
+        ...(due && due.getTime() < opts.at.getTime() - 1000 ? [`An earlier timer of the run comes first: it is next invoked at ${due.toISOString()}.`] : []),
+        whereItRuns(session, runId),
+      ];
+      session.print({ text, data: { runId, resumeAt: opts.at.toISOString(), run: scheduled.run, queue: scheduled.queue ?? null } }, opts.json);
+      return;
+    }
+    const resumed = await resumeRun(runId, { storage: session.storage(), by: opts.by, ...because });
     const who = `Resume requested by ${clean(opts.by)}${opts.reason ? `: ${clean(opts.reason)}` : ''}.`;
     const result = await maybeWait(session, {
       runId,

@@ -10,11 +10,14 @@ import {
   type PlannedCall,
   type RecordedEvent,
   type RunPage,
+  RunState,
   type RunSummary,
+  type RunTimer,
+  runTimers,
 } from '@/lib/durable';
 import type { QueueEntry } from '@/lib/executor';
 import { findHidden, hiddenWarning } from '@/lib/text';
-import { clean, cut, dateTime, json, shellQuote, table } from './format';
+import { clean, cut, dateTime, json, quoted, shellQuote, table } from './format';
 
 const ACTIONABLE = new Set(['waiting-approval', 'waiting-tool-result', 'blocked']);
 
@@ -49,14 +52,58 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
   const lines = [
     `Run       ${clean(run.runId)}`,
     `Status    ${run.status}`,
-    `Agent     ${input.agent ? `${clean(input.agent)}${input.agentVersion ? ` (version ${clean(input.agentVersion)})` : ''}` : '- (runDurable called directly)'}`,
+    `Agent     ${input.agent ? `${clean(input.agent)}${versionText(events, input.agentVersion)}` : '- (runDurable called directly)'}`,
     // A chat's turn: the conversation it belongs to (its other turns are runs of their own).
     ...(input.conversationId !== undefined ? [`Chat      turn of conversation ${clean(input.conversationId)}`] : []),
     `Model     ${clean(input.provider)}/${clean(input.modelId)}`,
     `Created   ${dateTime(run.createdAt)} · updated ${dateTime(run.updatedAt)}`,
     `Steps     ${run.stepCount} · tokens ${totals(events)} · ${run.lastSeq} events`,
   ];
+  lines.push(...timerLines(new RunState(events)));
   if (queue) lines.push(`Executor  ${queueText(queue)}`);
+  return [...lines, ...forkLines(run, events)];
+}
+
+/** Where a fork comes from, and the forks made of this run (the journal's links both ways: docs/fork.md). */
+function forkLines(run: RunSummary, events: readonly RecordedEvent[]): string[] {
+  const { forkOf } = run.input;
+  const lines = forkOf
+    ? [
+        `Fork of   ${clean(forkOf.runId)} at step ${forkOf.atStep}, by ${clean(forkOf.by)}: ${quoted(forkOf.reason, 120)}${forkOf.instruction !== undefined ? ' (with an instruction)' : ''}`,
+      ]
+    : [];
+  for (const fork of new RunState(events).forks)
+    lines.push(`Forked    as ${clean(fork.childRunId)} at step ${fork.atStep}, by ${clean(fork.by)}: ${quoted(fork.reason, 120)}`);
+  return lines;
+}
+
+/** The version the run runs on (its last migration's, else its start's) and, once migrated, from what and by whom. */
+function versionText(events: readonly RecordedEvent[], started: string | undefined): string {
+  const state = new RunState(events);
+  const version = state.agentVersion ?? started;
+  const last = state.migrations.at(-1);
+  const migrated = last ? `, migrated from ${clean(last.fromVersion ?? '?')} by ${clean(last.by)} at ${dateTime(last.at)}` : '';
+  return version ? ` (version ${clean(version)}${migrated})` : '';
+}
+
+const TIMER_TEXT: { [K in RunTimer['kind']]: (timer: Extract<RunTimer, { kind: K }>) => string } = {
+  'approval-deadline': (t) => `approval of ${clean(t.toolName)} (${clean(t.toolCallId)}) expires`,
+  retry: (t) => `attempt ${t.attempt} of ${t.attempts}`,
+  resume: (t) => `resume scheduled by ${clean(t.by)}${t.reason ? `: ${cut(clean(t.reason), 200)}` : ''}`,
+};
+
+/** The run's automatic attempts (run-retry) and what is due when (runTimers), from the projection. */
+export function timerLines(state: RunState): string[] {
+  const lines: string[] = [];
+  const last = state.retries[state.retries.length - 1];
+  if (last && state.retryStreak > 0) {
+    const next = last.retryAt ? `next at ${dateTime(new Date(last.retryAt))}` : 'no attempts left: waiting for a person (gnl resume starts them afresh)';
+    lines.push(`Attempts  ${last.attempt} of ${last.attempts} failed · ${next} · last error ${cut(clean(`${last.error.name}: ${last.error.message}`), 200)}`);
+  }
+  for (const timer of runTimers(state)) {
+    const text = (TIMER_TEXT[timer.kind] as (t: RunTimer) => string)(timer);
+    lines.push(`Due       ${dateTime(new Date(timer.dueAt))} · ${text}`);
+  }
   return lines;
 }
 
@@ -64,6 +111,7 @@ export function queueText(entry: QueueEntry): string {
   const parts: string[] = [];
   if (entry.abandonedAt) parts.push(`abandoned by ${clean(entry.abandonedBy ?? '?')} at ${dateTime(entry.abandonedAt)}: ${clean(entry.abandonReason ?? '')}`);
   else if (entry.leaseOwner) parts.push(`executing on ${clean(entry.leaseOwner)} (lease until ${dateTime(entry.leaseExpiresAt ?? undefined)})`);
+  else if (entry.runnable && entry.notBefore && entry.notBefore.getTime() > Date.now()) parts.push(`queued: not before ${dateTime(entry.notBefore)}`);
   else if (entry.runnable) parts.push('queued: an executor takes it up next');
   else parts.push('idle');
   parts.push(`${entry.claims} ${entry.claims === 1 ? 'claim' : 'claims'}`);

@@ -5,7 +5,7 @@
  * `--help` and usage errors never open a journal. The agents it names and runs are the registry its entry
  * (main.ts) hands it: the deployment's.
  */
-import type { AgentRegistry } from '@/lib/agents';
+import type { AgentRegistry, Schedule } from '@/lib/agents';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { DEFAULT_WIDTH, redactedJson } from './format';
 
@@ -32,6 +32,8 @@ export class CliSession {
     readonly io: CliIo,
     /** The agents this command line starts, resumes and describes. */
     readonly registry: AgentRegistry,
+    /** The schedules this deployment declares, checked when first asked (`gnl schedules` lists them beside the recorded ones). */
+    readonly schedules: () => readonly Schedule[] = () => [],
   ) {
     // A reader that stopped reading (`gnl show … | head`) is not an error: stop writing, finish, close.
     io.stdout.on('error', (error: NodeJS.ErrnoException) => {

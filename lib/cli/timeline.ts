@@ -79,6 +79,13 @@ export class TimelineWriter {
         const details = [`tools: ${input.toolNames.map(clean).join(', ') || 'none'}`];
         if (input.prompt !== undefined) details.unshift(`prompt: ${typeof input.prompt === 'string' ? quoted(input.prompt, max) : json(input.prompt, max)}`);
         if (input.messages !== undefined) details.unshift(`messages: ${json(input.messages, max)}`);
+        if (input.forkOf) {
+          const { forkOf } = input;
+          details.unshift(
+            `fork of ${clean(forkOf.runId)} at step ${forkOf.atStep} by ${clean(forkOf.by)}: ${quoted(forkOf.reason, max)} · ${forkOf.copiedEvents} events copied`,
+          );
+          if (forkOf.instruction !== undefined) details.splice(1, 0, `instruction: ${quoted(forkOf.instruction, max)}`);
+        }
         return { summary: `${agent}model ${clean(input.provider)}/${clean(input.modelId)}`, details };
       }
       case 'run-resume':
@@ -159,7 +166,28 @@ export class TimelineWriter {
       case 'run-cancel':
         return { summary: `canceled by ${clean(event.by)}`, details: event.reason ? [`reason: ${quoted(event.reason, max)}`] : [] };
       case 'run-resume-request':
-        return { summary: `resume requested by ${clean(event.by)}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`, details: [] };
+        return {
+          summary: `resume ${event.resumeAt ? `scheduled for ${clean(event.resumeAt)}` : 'requested'} by ${clean(event.by)}${event.reason ? `: ${cut(clean(event.reason), max)}` : ''}`,
+          details: [],
+        };
+      case 'run-migrate':
+        return {
+          summary: `migrated to version ${clean(event.toVersion ?? '?')} (from ${clean(event.fromVersion ?? '?')}) by ${clean(event.by)}: ${cut(clean(event.reason), max)}`,
+          details: [
+            `changed: ${event.changed.map(clean).join(', ') || 'nothing'}`,
+            ...(event.overridden ?? []).map((o) => `overridden: ${cut(clean(o), max)}`),
+          ],
+        };
+      case 'run-forked':
+        return {
+          summary: `forked at step ${event.atStep} as ${clean(event.childRunId)} by ${clean(event.by)}`,
+          details: [`reason: ${quoted(event.reason, max)}`],
+        };
+      case 'run-retry':
+        return {
+          summary: `attempt ${event.attempt}/${event.attempts} failed (${clean(event.error.name)}): ${event.retryAt ? `next attempt at ${clean(event.retryAt)}` : 'no attempts left'} · by ${clean(event.by)}`,
+          details: [`error: ${cut(clean(event.error.message), max)}`],
+        };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.
         const { seq: _seq, at: _at, type: _type, ...payload } = event as RecordedEvent & Record<string, unknown>;

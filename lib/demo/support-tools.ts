@@ -23,6 +23,8 @@ export interface SupportToolsOptions {
   serviceUrl?: string;
   /** Give issueRefund and sendEmail a `check` that asks the service by key. Default true. */
   checks?: boolean;
+  /** A refund's approval question expires this long after it is asked (the executor expires it then). Default: never. */
+  approvalExpiresInMs?: number;
 }
 
 export type LookupOutput = { found: true; customer: Customer } | { found: false; customerId: string };
@@ -144,6 +146,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
     {
       sideEffect: true,
       needsApproval: true,
+      ...(options.approvalExpiresInMs !== undefined ? { approvalExpiresInMs: options.approvalExpiresInMs } : {}),
       ...(checks ? { check: checkByKey('refunds', (refund): RefundOutput => ({ ok: true, refund })) } : {}),
     },
   );

@@ -9,9 +9,9 @@
  * 'run-executing' (decisions.ts). Without this a reject landing in between was cleared unseen, the run
  * asked again, and a later approve executed a call a person had rejected.
  */
-import { RunDivergedError, RunMovedError } from './errors';
+import { type Divergence, RunDivergedError, RunMovedError } from './errors';
 import { assertEventRoom } from './event-limit';
-import { errorInfo, type PendingItem, type RunInput } from './events';
+import { errorInfo, type JournalEvent, type PendingItem, type RunInput } from './events';
 import type { RunHold } from './journal';
 import { markJournaledFailure } from './journaled-failure';
 import { runInputDifferences } from './run-input';
@@ -35,14 +35,22 @@ export type Beginning =
   /** Waiting only for results of tools without execute, none provided: nothing was appended. */
   | { kind: 'waiting-tool-result'; pending: ToolResultItem[] };
 
+/**
+ * Whether a run whose recorded start input differs from this invocation's may go on with this one
+ * (runDurable's `acceptChange`): who and why, journaled as `run-migrate` before the run-resume; undefined refuses.
+ */
+export type AcceptChange = (change: { differences: Divergence[]; state: RunState; given: RunInput }) => { by: string; reason: string } | undefined;
+
 export async function beginInvocation(args: {
   hold: RunHold;
-  /** This invocation's start input, compared with the recorded one. */
+  /** This invocation's start input, compared with the recorded one (its last run-migrate's, else its run-start's). */
   input: RunInput;
   /** The run's events-per-run limit. */
   maxEvents: number;
+  /** Default: a differing input is refused (RunDivergedError). */
+  acceptChange?: AcceptChange;
 }): Promise<Beginning> {
-  const { hold, input, maxEvents } = args;
+  const { hold, input, maxEvents, acceptChange } = args;
   for (let attempt = 1; ; attempt++) {
     const events = await hold.load();
     const state = new RunState(events);
@@ -51,7 +59,9 @@ export async function beginInvocation(args: {
       return { kind: 'execute', state };
     }
     const differences = state.input ? runInputDifferences(state.input, input) : [];
-    if (differences.length > 0) throw new RunDivergedError({ runId: hold.runId, differences });
+    // A completed run is only replayed: it is never migrated.
+    const migrate = differences.length > 0 && state.status !== 'completed' ? migrationEvent(state, input, differences, acceptChange) : undefined;
+    if (differences.length > 0 && !migrate) throw new RunDivergedError({ runId: hold.runId, differences });
     if (state.canceled) return { kind: 'canceled', ...state.canceled };
     const stillWaiting = undecidedApprovals(state);
     if (stillWaiting) return { kind: 'waiting-approval', pending: stillWaiting };
@@ -59,13 +69,30 @@ export async function beginInvocation(args: {
     if (resultsAwaited) return { kind: 'waiting-tool-result', pending: resultsAwaited };
     if (state.status === 'completed') return { kind: 'execute', state };
     await refuseResumeAtLimit(hold, state, maxEvents);
+    const resume: JournalEvent = { type: 'run-resume', fromStatus: state.status ?? 'running' };
     try {
-      for (const event of await hold.appendAfter(state.lastSeq, [{ type: 'run-resume', fromStatus: state.status ?? 'running' }])) state.apply(event);
+      for (const event of await hold.appendAfter(state.lastSeq, migrate ? [migrate, resume] : [resume])) state.apply(event);
       return { kind: 'execute', state };
     } catch (error) {
       if (!RunMovedError.isInstance(error) || attempt >= MAX_BEGIN_ATTEMPTS) throw error;
     }
   }
+}
+
+/** The run-migrate that lets the run go on with `input`, if acceptChange says so (a waiting run is migrated when it next executes). */
+function migrationEvent(state: RunState, input: RunInput, differences: Divergence[], acceptChange: AcceptChange | undefined): JournalEvent | undefined {
+  const accepted = acceptChange?.({ differences, state, given: input });
+  if (!accepted) return undefined;
+  const from = state.agentVersion;
+  return {
+    type: 'run-migrate',
+    input,
+    ...(from !== undefined ? { fromVersion: from } : {}),
+    ...(input.agentVersion !== undefined ? { toVersion: input.agentVersion } : {}),
+    changed: differences.map((d) => d.field),
+    by: accepted.by,
+    reason: accepted.reason,
+  };
 }
 
 /**

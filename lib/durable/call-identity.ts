@@ -7,9 +7,11 @@
  * When the given arguments equal the recorded ones (as canonical JSON), the given object is used: the
  * journal's jsonb does not keep key order, and an outside service that compares request bodies for an
  * idempotency key must see the same body again.
+ * A fork's calls after its fork point take their keys by fork-keys.ts.
  */
 import { canonicalJson } from './canonical-json';
 import type { GnlToolOptions } from './gnl-tool';
+import { forkCallKey } from './fork-keys';
 import { encodeJson } from './json-codec';
 import { operationKey } from './operation-key';
 import type { RunState } from './run-state';
@@ -20,7 +22,13 @@ export function callIdentity(args: { runId: string; state: RunState; toolCallId:
 } {
   const { runId, state, toolCallId, toolName, given, options } = args;
   const input = state.inputOfCall.has(toolCallId) ? sameOrRecorded(state.inputOfCall.get(toolCallId), given) : given;
-  return { key: state.keyOfCall.get(toolCallId) ?? operationKey({ runId, toolCallId, toolName, input, options, scheme: state.keyScheme(runId) }), input };
+  const scheme = state.keyScheme(runId);
+  // A fork's new call may repeat its lineage's work, under that work's key (fork-keys.ts).
+  const key =
+    state.keyOfCall.get(toolCallId) ??
+    forkCallKey({ state, toolCallId, toolName, input, options, scheme }) ??
+    operationKey({ runId, toolCallId, toolName, input, options, scheme });
+  return { key, input };
 }
 
 /** The recorded arguments, unless the given ones are the same (then the given object, in its own key order). */

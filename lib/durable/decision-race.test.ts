@@ -52,6 +52,7 @@ function bound(journal: Journal): Journal {
     provideToolResult: (request) => journal.provideToolResult(request),
     cancel: (request) => journal.cancel(request),
     requestResume: (request) => journal.requestResume(request),
+    fork: (request) => journal.fork(request),
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),
     events: (runId, options) => journal.events(runId, options),

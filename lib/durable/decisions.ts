@@ -54,7 +54,17 @@ export const toolResultSchema = z.object({
 /** What a cancel and a resume request carry: the run, who asks, why. */
 const runRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });
 export const cancelRequestSchema = runRequestSchema;
-export const resumeRequestSchema = runRequestSchema;
+const isoInstant = z.iso.datetime({ offset: true });
+export const resumeRequestSchema = runRequestSchema.extend({
+  /** A scheduled resume: the instant (ISO 8601 with a zone, or a Date) before which no executor invokes the run. Absent: at once. */
+  resumeAt: z
+    .custom<Date | string>(
+      (value) => (value instanceof Date ? !Number.isNaN(value.getTime()) : typeof value === 'string' && isoInstant.safeParse(value).success),
+      'resumeAt: an ISO 8601 date-time with a zone (2026-12-02T09:00:00Z) or a valid Date',
+    )
+    .transform((value) => new Date(value).toISOString())
+    .optional(),
+});
 
 export type ApprovalDecisionRequest = z.input<typeof approvalDecisionSchema>;
 export type SideEffectResolutionRequest = z.input<typeof sideEffectResolutionSchema>;
@@ -174,7 +184,12 @@ export function planResumeRequest(args: {
 }): JournalEvent {
   const { request, status, canceled } = args;
   refuseEndedRun({ runId: request.runId, status, canceled });
-  return { type: 'run-resume-request', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
+  return {
+    type: 'run-resume-request',
+    by: request.by,
+    ...(request.reason ? { reason: request.reason } : {}),
+    ...(request.resumeAt ? { resumeAt: request.resumeAt } : {}),
+  };
 }
 
 /** A request about a whole run needs one that exists and has not ended: DecisionConflictError otherwise (a canceled one names who canceled it). */

@@ -306,3 +306,24 @@ export class HoldSessionError extends GnlError {
   }
   static override isInstance = hasName<HoldSessionError>('HoldSessionError');
 }
+
+/**
+ * Why a fork cannot be made (fork-plan.ts): the parent is unknown, has no such model step, the edit names
+ * a call the fork point does not keep, or the fork's id is taken by another run.
+ */
+export type ForkRefusal = 'unknown-run' | 'no-such-step' | 'no-agent' | 'invalid-edit' | 'run-id-taken';
+
+/** A fork that cannot be made: `reason` says which check refused it; nothing was written. */
+export class ForkRefusedError extends GnlError {
+  override name = 'ForkRefusedError';
+  readonly runId: string;
+  readonly atStep: number;
+  readonly reason: ForkRefusal;
+  constructor(args: { runId: string; atStep: number; reason: ForkRefusal; detail: string; cause?: unknown }) {
+    super(`Cannot fork run "${args.runId}" at step ${args.atStep}: ${args.detail}. Nothing was written.`, { cause: args.cause });
+    this.runId = args.runId;
+    this.atStep = args.atStep;
+    this.reason = args.reason;
+  }
+  static override isInstance = hasName<ForkRefusedError>('ForkRefusedError');
+}

@@ -122,8 +122,26 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
   },
   'run-complete': { type: 'run-complete', text: 'Refunded.', finishReason: 'stop', steps: 3 },
   'run-cancel': { type: 'run-cancel', by: 'ops', reason: 'duplicate order' },
-  'run-resume-request': { type: 'run-resume-request', by: 'ops' },
+  'run-resume-request': { type: 'run-resume-request', by: 'ops', resumeAt: at },
   'run-fail': { type: 'run-fail', error: { name: 'ToolCallFailedError', message: 'refund failed' } },
+  'run-migrate': {
+    type: 'run-migrate',
+    input: {
+      agent: 'refunds',
+      agentVersion: 'v_4e1b',
+      prompt: 'Refund order o_17',
+      modelId: 'claude-x',
+      provider: 'anthropic.messages',
+      toolNames: ['refund'],
+    },
+    fromVersion: 'v_3f2a',
+    toVersion: 'v_4e1b',
+    changed: ['system'],
+    by: 'ops',
+    reason: 'new wording',
+  },
+  'run-forked': { type: 'run-forked', childRunId: 'refunds:fork-1', atStep: 2, by: 'alice', reason: 'try without the refund' },
+  'run-retry': { type: 'run-retry', by: 'worker-1', attempt: 1, attempts: 5, error: { name: 'AI_RetryError', message: '503' }, retryAt: at },
 };
 
 /** Shapes written by earlier versions (before the fields their comments say are absent in older runs). Never rewritten, always read. */

@@ -31,6 +31,31 @@ export function eventType<Type extends string, Shape extends z.core.$ZodShape, c
   return { type, schema: z.object({ type: z.literal(type), ...shape }), userData };
 }
 
+/**
+ * Where a fork comes from (fork-plan.ts, docs/fork.md). `atStep` counts model steps from 1, as the
+ * Studio's timeline does: the fork holds the parent's history up to step atStep-1's tool results and asks
+ * the model again at step atStep.
+ */
+export const forkOriginSchema = z.object({
+  runId: z.string(),
+  atStep: z.number().int().min(1),
+  by: z.string(),
+  reason: z.string(),
+  /** The run at the start of the lineage (the parent's own root when the parent is a fork): 'args' keys are made from it. */
+  rootRunId: z.string(),
+  /** An operator's instruction, given to the model as a user message at step atStep (after the shared history). */
+  instruction: z.string().optional(),
+  /** The call (of step atStep-1) whose recorded output the operator replaced in the copied history. */
+  editedToolCallId: z.string().optional(),
+  /**
+   * The lineage's side effects recorded after the fork point (the parent's, then those it inherited):
+   * a call of the fork's own, to the same tool with the same arguments, takes the n-th one's key (fork-keys.ts).
+   */
+  inheritedKeys: z.array(z.object({ toolName: z.string(), input: z.unknown(), idempotencyKey: z.string() })),
+  /** How many events of the parent's history were copied after the fork's run-start. */
+  copiedEvents: z.number().int().min(0),
+});
+
 /** What a run was started with; compared on resume (production semantics come in a later issue). */
 export const runInputSchema = z.object({
   /** The registered agent the run belongs to (runs started by name); absent for direct runDurable calls. */
@@ -53,6 +78,8 @@ export const runInputSchema = z.object({
   defaultStepLimit: z.number().optional(),
   /** The scheme this run's idempotency keys are made by (idempotency-key.ts); absent in runs from before schemes: 1. */
   keyScheme: z.number().optional(),
+  /** Set when the run is a fork of another (fork-plan.ts): where it comes from and which keys it inherits. Absent otherwise. */
+  forkOf: forkOriginSchema.optional(),
 });
 
 export const errorInfoSchema = z.object({ name: z.string(), message: z.string() });
@@ -268,9 +295,68 @@ const runCancel = eventType('run-cancel', { by: z.string(), reason: z.string().o
  * anywhere like a decision. Inert: it changes neither the status nor the pending list, and replay skips it;
  * the invocation that follows records its own `run-resume`.
  */
-const runResumeRequest = eventType('run-resume-request', { by: z.string(), reason: z.string().optional() }, []);
+const runResumeRequest = eventType(
+  'run-resume-request',
+  {
+    by: z.string(),
+    reason: z.string().optional(),
+    /** A scheduled resume (scheduleResume): the executor invokes the run no earlier than this instant (ISO). Absent: at once. */
+    resumeAt: z.string().optional(),
+  },
+  [],
+);
+
+/**
+ * The executor's verdict on an invocation that failed on a transient error (the provider unreachable, a
+ * 5xx or 429 past the SDK's retries, a timeout), appended after that invocation's run-fail: attempt
+ * `attempt` of the agent's `attempts` failed with `error`; `retryAt` is when the executor resumes the run
+ * again. Without `retryAt` the attempts are used up: the run stays failed for a person. Inert for status
+ * and replay, like a resume request.
+ */
+const runRetry = eventType(
+  'run-retry',
+  {
+    /** The executor that decided (its owner name). */
+    by: z.string(),
+    attempt: z.number().int().min(1),
+    attempts: z.number().int().min(1),
+    error: errorInfoSchema,
+    retryAt: z.string().optional(),
+  },
+  [],
+);
 
 const runFail = eventType('run-fail', { error: errorInfoSchema }, []);
+
+/**
+ * The run continues on another version of its agent from here (migrateRun, or an agent declaring
+ * `onChange: 'continue'`): `input` is the start input every later invocation is compared with instead of
+ * the run-start's. Everything recorded stays recorded: model steps replay from the journal, finished calls
+ * keep their outputs and keys. Inert otherwise: status and pending are unchanged.
+ */
+const runMigrate = eventType(
+  'run-migrate',
+  {
+    /** The new start input (the run-start's shape): what the run is compared with from here on. */
+    input: runInputSchema,
+    /** The agent version the run was on (its start's or the last migration's), and the one it runs from here. */
+    fromVersion: z.string().optional(),
+    toVersion: z.string().optional(),
+    /** The start-input fields that differ (run-input.ts's names: `system`, `tool schema: refund`, …). */
+    changed: z.array(z.string()),
+    by: z.string(),
+    reason: z.string(),
+    /** The refusals of the preview that `by` overrode on purpose (force), as the preview worded them. */
+    overridden: z.array(z.string()).optional(),
+  },
+  ['input'],
+);
+
+/**
+ * An operator forked the run (forkRun): the child's id and where it forks. Inert like a resume request:
+ * status, pending and replay unchanged; the child's run-start carries the link back (`input.forkOf`).
+ */
+const runForked = eventType('run-forked', { childRunId: z.string(), atStep: z.number().int().min(1), by: z.string(), reason: z.string() }, []);
 
 /** Every event type. A type missing here is no event: nothing can write it (JournalEvent does not hold it). */
 const EVENT_TYPES = [
@@ -291,6 +377,9 @@ const EVENT_TYPES = [
   runCancel,
   runResumeRequest,
   runFail,
+  runMigrate,
+  runForked,
+  runRetry,
 ] as const;
 
 type EventTypes = (typeof EVENT_TYPES)[number];

@@ -16,6 +16,8 @@
  * - 1 (`gnl1…`): 'call' from the run and the call id; 'args' from the run, the tool and the arguments.
  * - 2 (`gnl2…`): the same, and 'call' keys also name the tool, so two tools can never share a key.
  * Changing a scheme's function changes every key it made: idempotency-key.test.ts pins both with fixed values.
+ * A fork (fork-keys.ts) makes its new calls' keys here too: 'args' keys from its lineage's root run, and a
+ * repeat of its lineage's side effect takes that effect's recorded key.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json';

@@ -42,15 +42,21 @@ export {
   RunEventLimitError,
   HoldSessionError,
   type HoldSessionProblem,
+  ForkRefusedError,
+  type ForkRefusal,
   type DecisionConflictReason,
   type OutputIssue,
 } from './errors';
 export { checkOutputSchema, type OutputCheck } from './output-check';
+export { planFork, type ForkEdit, type ForkOrigin, type ForkPlan, type ForkRequest, type InheritedKey, type RepeatableSideEffect } from './fork-plan';
+export { forkEditSchema, type JournalForkRequest } from './fork-request';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
 export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream-durable';
 export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream-log';
-export { RunState, statusAfter, type ToolOperation, type ApprovalState } from './run-state';
+export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './run-state';
+export { runTimers, type RunTimer } from './run-timers';
+export type { RetryRecord, ScheduledResume } from './run-state';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
 export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
@@ -78,5 +84,6 @@ export type {
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
 export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
+export { errorInfo } from './events';
 export type { RunSummary } from './run-summary';
 export type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';

@@ -19,6 +19,7 @@ export {
 export { encodeJson, decodeJson } from './json-codec';
 export { encodeEvent, encodeEventParts } from './event-limit';
 export { assertValidEvent } from './event-schemas';
+export { forkRequestSchema } from './fork-request';
 export { assertOutputMatchesSchema } from './output-check';
 export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
 export { journalKeyFrom, type JournalKey } from './secret-box';

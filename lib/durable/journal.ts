@@ -5,6 +5,8 @@
  */
 import type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
 import type { Decision, JournalEvent, RecordedEvent, RunInput } from './events';
+import type { ForkPlan } from './fork-plan';
+import type { JournalForkRequest } from './fork-request';
 import type { RunStatus } from './run-status';
 import type { RunSummary } from './run-summary';
 
@@ -56,6 +58,13 @@ export interface Journal {
    * (resumeRun), and runDurable replays past it. A completed or canceled run is a conflict.
    */
   requestResume(request: ResumeRequest): Promise<{ requestedAt: Date }>;
+  /**
+   * Forks a run (fork-plan.ts, docs/fork.md): in one transaction, creates `childRunId` with its run-start
+   * (`input.forkOf`) and a copy of the parent's history up to the fork point, and appends `run-forked` to
+   * the parent. The same request again (same child, parent and step) writes nothing: `created: false`.
+   * Refusals are ForkRefusedError (nothing written); an invalid request is JournalDataError.
+   */
+  fork(request: JournalForkRequest): Promise<{ created: boolean; plan: ForkPlan }>;
   getRun(runId: string): Promise<RunSummary | undefined>;
   listRuns(options?: ListRunsOptions): Promise<RunPage>;
   /** The run's events in order, after `afterSeq` (default 0), at most `limit` (default: all). */
@@ -152,6 +161,8 @@ export interface ResumeRequest {
   /** Who asks for the resume (an operator account, a service name). */
   by: string;
   reason?: string;
+  /** A scheduled resume: not before this instant (a Date, or ISO 8601 with a zone), recorded with the request. Default: at once. */
+  resumeAt?: Date | string;
 }
 
 /** A run held by this process: the only way to append to it. */

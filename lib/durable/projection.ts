@@ -3,7 +3,7 @@
  * decision tree for its tool calls (run-plan.ts). The Studio's pages fold the events they hold with it;
  * it imports nothing but itself (import-arrows.test.ts checks it stays so).
  */
-export { type ApprovalState, RunState, statusAfter, type ToolOperation } from './run-state';
+export { type ApprovalState, type RunMigration, RunState, statusAfter, type ToolOperation } from './run-state';
 export {
   approvalVerdict,
   executionVerdict,
@@ -16,3 +16,5 @@ export {
 } from './run-plan';
 export { buildCallHistory, type CallHistory, type CallRecord, replaysAfter } from './call-history';
 export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+export type { RetryRecord, ScheduledResume } from './run-state';
+export { type RunTimer, runTimers } from './run-timers';

@@ -18,8 +18,9 @@ import {
   type ToolSet,
 } from 'ai';
 import { JournalDataError, RunEventLimitError, SideEffectRetryBlockedError } from './errors';
-import { beginInvocation } from './begin-invocation';
+import { type AcceptChange, beginInvocation } from './begin-invocation';
 import { eventLimitOption } from './event-limit';
+import { withForkInstruction } from './fork-instruction';
 import { errorInfo, type PendingItem } from './events';
 import { markJournaledFailure } from './journaled-failure';
 import { RunState } from './run-state';
@@ -88,6 +89,13 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * in the start input; a run that exists keeps the scheme it recorded, whatever this says.
    */
   keyScheme?: KeyScheme;
+  /**
+   * Asked when this call's start input differs from the recorded one (a changed agent): a migration
+   * (`{ by, reason }`) is journaled as `run-migrate` with this call's input and the run goes on with it,
+   * its recorded steps and results kept; undefined refuses as before (RunDivergedError). Default: refuse.
+   * How an agent declaring `onChange: 'continue'` takes over open runs (lib/agents/version-change.ts).
+   */
+  acceptChange?: AcceptChange;
 };
 
 export interface PendingApproval {
@@ -182,6 +190,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     maxEventsPerRun,
     toolRetry,
     keyScheme,
+    acceptChange,
     onStepFinish,
     onStepEnd,
     onFinish,
@@ -202,7 +211,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   });
   const hold = await journal.hold(runId);
   try {
-    const begun = await beginInvocation({ hold, input, maxEvents });
+    const begun = await beginInvocation({ hold, input, maxEvents, acceptChange });
     let answer: DurableResult<TOOLS> | undefined;
     if (begun.kind === 'canceled') answer = { status: 'canceled', runId, by: begun.by, ...(begun.reason ? { reason: begun.reason } : {}) };
     if (begun.kind === 'waiting-approval') answer = { status: 'waiting-approval', runId, pending: begun.pending.map(toPendingApproval) };
@@ -362,7 +371,7 @@ function journaledRepair(repair: ToolCallRepair, session: RunSession): ToolCallR
 function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, session: RunSession) {
   return async (options: { stepNumber: number }, ...a: any[]) => {
     session.stepNumber = options.stepNumber;
-    const prepared = prepareStep ? await prepareStep(options, ...a) : undefined;
+    const prepared = withForkInstruction(session.state.input?.forkOf, options, prepareStep ? await prepareStep(options, ...a) : undefined);
     if (!prepared?.model) return prepared;
     return { ...prepared, model: recordingModel(resolveModel(prepared.model), session) };
   };

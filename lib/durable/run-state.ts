@@ -113,13 +113,51 @@ export interface ApprovalState {
   decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean; policy?: boolean };
 }
 
+/** One run-migrate as the projection keeps it. */
+export interface RunMigration {
+  seq: number;
+  at: Date;
+  fromVersion?: string;
+  toVersion?: string;
+  changed: string[];
+  by: string;
+  reason: string;
+  overridden?: string[];
+  /** Model steps recorded before it: their recorded requests were made by the earlier version. */
+  stepsBefore: number;
+}
+
+/** One `run-retry`: the executor's verdict on an invocation that failed on a transient error. */
+export interface RetryRecord {
+  seq: number;
+  /** When it was journaled (ISO). */
+  at: string;
+  by: string;
+  attempt: number;
+  attempts: number;
+  error: { name: string; message: string };
+  /** When the executor resumes the run again; absent: attempts used up, the run waits for a person. */
+  retryAt?: string;
+}
+
+/** A resume someone scheduled (a `run-resume-request` with `at`) that no invocation has begun since. */
+export interface ScheduledResume {
+  seq: number;
+  /** When the run is to be invoked (ISO). */
+  at: string;
+  by: string;
+  reason?: string;
+}
+
 export class RunState {
   status: RunStatus | undefined;
   lastSeq = 0;
   /** Who canceled the run, once it is canceled. */
   canceled: { by: string; reason?: string } | undefined;
-  /** What the run was started with (its run-start's input). */
+  /** What the run is compared with on resume: its run-start's input, or the last run-migrate's. */
   input: RunInput | undefined;
+  /** Each run-migrate, in order: the run continues on another agent version from there. */
+  readonly migrations: RunMigration[] = [];
   /** What the run waits for (the last suspend's items, with their decisions); empty while it moves or once it ended. */
   pending: readonly PendingItem[] = [];
   /** Each call's latest decision (a person's or a policy's), whether or not the run still lists it. */
@@ -147,9 +185,35 @@ export class RunState {
   private recordedKeyScheme: unknown;
   /** What repairToolCall made of a call, by `<step>:<toolCallId>` (null: it gave up). */
   readonly repairs = new Map<string, unknown>();
+  /** The forks operators made of this run (its run-forked events), in order. */
+  readonly forks: { childRunId: string; atStep: number; by: string; reason: string; at: Date; seq: number }[] = [];
+  /** Every run-retry, in order: each automatic attempt after a transient failure. */
+  readonly retries: RetryRecord[] = [];
+  /**
+   * Transient failures in a row (the executor's next attempt number minus one): counted from the last
+   * time the run moved on (a new model step, a suspend, its end) or a person asked for a resume.
+   */
+  retryStreak = 0;
+  /** When the executor tries the failed run again (the last run-retry's retryAt), until the next invocation begins. */
+  nextAttemptAt: string | undefined;
+  /** The latest scheduled resume, until an invocation begins or someone asks for a resume at once. */
+  scheduledResume: ScheduledResume | undefined;
 
   constructor(events: readonly RecordedEvent[] = []) {
     for (const event of events) this.apply(event);
+  }
+
+  /** The agent version the run runs on: its start's, or the one its last migration moved it to. */
+  get agentVersion(): string | undefined {
+    return this.input?.agentVersion;
+  }
+
+  /**
+   * Model steps recorded before the last migration: replayed as recorded, their requests not compared
+   * with this version's (a migrated run's earlier steps were asked with the earlier system prompt or tools).
+   */
+  get stepsBeforeMigration(): number {
+    return this.migrations.at(-1)?.stepsBefore ?? 0;
   }
 
   toolCallIdsOfSteps(): ReadonlySet<string> {
@@ -216,7 +280,32 @@ export class RunState {
         return;
       case 'run-resume':
         this.resumes.push(event.seq);
+        this.nextAttemptAt = undefined;
+        this.scheduledResume = undefined;
         return;
+      case 'run-migrate': {
+        const { fromVersion, toVersion, changed, by, reason, overridden } = event;
+        this.input = event.input;
+        this.migrations.push({
+          seq: event.seq,
+          at: event.at,
+          ...(fromVersion !== undefined ? { fromVersion } : {}),
+          ...(toVersion !== undefined ? { toVersion } : {}),
+          changed,
+          by,
+          reason,
+          ...(overridden ? { overridden } : {}),
+          stepsBefore: this.modelSteps.length,
+        });
+        return;
+      }
+      case 'run-retry': {
+        const { by, attempt, attempts, error, retryAt } = event;
+        this.retries.push({ seq: event.seq, at: event.at.toISOString(), by, attempt, attempts, error, ...(retryAt ? { retryAt } : {}) });
+        this.retryStreak = attempt;
+        this.nextAttemptAt = retryAt;
+        return;
+      }
       case 'run-cancel':
         this.canceled ??= { by: event.by, ...(event.reason ? { reason: event.reason } : {}) };
         return;
@@ -225,11 +314,14 @@ export class RunState {
         this.failure = event.error;
         return;
       case 'run-suspend':
+        this.retryStreak = 0;
         return;
       case 'run-complete':
         this.completedText = event.text;
+        this.retryStreak = 0;
         return;
       case 'model-step':
+        this.retryStreak = 0;
         this.modelSteps[event.step] = event.result;
         this.modelRequestHashes[event.step] = event.requestHash;
         this.stepSeqs[event.step] = event.seq;
@@ -307,9 +399,18 @@ export class RunState {
       case 'tool-call-repair':
         this.repairs.set(`${event.step}:${event.toolCallId}`, event.repaired);
         return;
+      case 'run-forked': // audit and link only: the child's run-start holds the copy
+        this.forks.push({ childRunId: event.childRunId, atStep: event.atStep, by: event.by, reason: event.reason, at: event.at, seq: event.seq });
+        return;
+      case 'run-resume-request': // audit: who asked for the resume, and why; a person's resume starts the attempts afresh
+        this.retryStreak = 0;
+        this.nextAttemptAt = undefined;
+        this.scheduledResume = event.resumeAt
+          ? { seq: event.seq, at: event.resumeAt, by: event.by, ...(event.reason ? { reason: event.reason } : {}) }
+          : undefined;
+        return;
       case 'side-effect-check':
       case 'replay-mismatch':
-      case 'run-resume-request': // audit only: who asked for the resume, and why
         return;
       default:
         unreachable(event, 'The run projection');

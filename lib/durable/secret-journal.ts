@@ -49,7 +49,7 @@ export type UserDataDeclaration = { readonly [T in JournalEventType]: FieldsOf<T
 // A compile-time check (nothing runs): the declaration derived from the schemas covers every event type.
 USER_DATA satisfies UserDataDeclaration;
 
-const RUN_INPUT_DATA = ['prompt', 'messages', 'system', 'instructions'] as const satisfies readonly (keyof RunInput)[];
+const RUN_INPUT_DATA = ['prompt', 'messages', 'system', 'instructions', 'forkOf'] as const satisfies readonly (keyof RunInput)[];
 
 type Walk = (value: unknown, path: string) => unknown;
 

@@ -185,6 +185,7 @@ function stripRunOptions(options: Record<string, unknown>): Record<string, unkno
     maxEventsPerRun: _max,
     toolRetry: _retry,
     keyScheme: _scheme,
+    acceptChange: _accept,
     model: _model,
     tools: _tools,
     toolApproval: _approval,

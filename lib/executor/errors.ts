@@ -61,6 +61,36 @@ export class InvocationStoppedError extends GnlError {
   static override isInstance = hasName<InvocationStoppedError>('InvocationStoppedError');
 }
 
+export type MigrationRefusedReason = 'unknown-run' | 'no-agent' | 'finished' | 'unknown-version' | 'same-version' | 'unsafe';
+
+/**
+ * previewMigration or migrateRun cannot move the run to the version asked: it is unknown or finished,
+ * the version is not registered or is the run's own, or (`unsafe`) the preview found refusals and the
+ * request did not override them (force). `refusals` lists them as the preview words them.
+ */
+export class MigrationRefusedError extends GnlError {
+  override name = 'MigrationRefusedError';
+  readonly runId: string;
+  readonly reason: MigrationRefusedReason;
+  readonly refusals: string[];
+  constructor(args: { runId: string; reason: MigrationRefusedReason; detail?: string; refusals?: string[] }) {
+    const what: Record<MigrationRefusedReason, string> = {
+      'unknown-run': 'does not exist',
+      'no-agent': 'was not started by a registered agent, so it has no versions to move between',
+      finished: 'has finished: there is nothing left to run on another version',
+      'unknown-version': 'cannot move to a version that is not registered',
+      'same-version': 'already runs on that version (its start input matches it)',
+      unsafe: 'would read its recorded history differently on that version; force the migration (with a reason) only if that is what you want',
+    };
+    const refusals = args.refusals ?? [];
+    super(`Run "${args.runId}" ${what[args.reason]}${args.detail ? ` (${args.detail})` : ''}${refusals.length ? `: ${refusals.join('; ')}` : ''}.`);
+    this.runId = args.runId;
+    this.reason = args.reason;
+    this.refusals = refusals;
+  }
+  static override isInstance = hasName<MigrationRefusedError>('MigrationRefusedError');
+}
+
 export type BulkActionErrorReason = 'invalid' | 'unknown-preview' | 'incomplete' | 'applied-already' | 'expired' | 'other-action';
 
 /** A bulk preview or apply refused before it changed anything: bad input, or a preview that cannot be applied (unknown, unfinished, applied, expired, another action's). */

@@ -19,11 +19,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Schedule } from '@/lib/agents';
+import type { Agent } from '@/lib/agents';
+import type { RunTimer } from '@/lib/durable';
 import type { AroundInvocation } from './around-invocation';
 import { type ExecutorContext, type Resolved, resolveContext } from './context';
+import { type ForkedRun, type ForkPreview, type ForkRunRequest, forkRun, type PreviewForkRequest, previewFork } from './fork-run';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
+import { type NextWake, nextWake } from './next-wake';
 import { type ControlledRun, resumeRun } from './run-control';
 import type { Claim } from './run-queue';
+import { ScheduleStore } from './schedule-store';
+import { type ScheduleEvent, ScheduleTicker, type TickReport } from './schedule-ticker';
 import { type StartedRun, type StartRunOptions, startAndEnqueue } from './start-run';
 import { terminateStaleHolder } from './takeover';
 
@@ -56,6 +63,13 @@ export interface ExecutorOptions extends ExecutorContext {
   streamRuns?: boolean;
   /** What the executor does, as it happens (the worker prints these as JSON lines). */
   onEvent?: (event: ExecutorEvent) => void;
+  /**
+   * Cron schedules this executor ticks (defineSchedule; the deployment's from agents/schedules.ts): it
+   * starts each due slot's run, once whoever else ticks them too (schedule-ticker.ts). Default none.
+   */
+  schedules?: readonly Schedule[];
+  /** The retry delays' jitter source (retry-policy.ts). Default Math.random. */
+  random?: () => number;
 }
 
 export type ExecutorEvent =
@@ -63,10 +77,15 @@ export type ExecutorEvent =
   | { type: 'claimed'; runId: string; claims: number; claimedAt: Date; leaseExpiresAt: Date; previousOwner: string | null }
   | { type: 'took-over'; runId: string; terminatedPids: number[] }
   | { type: 'lease-lost'; runId: string }
+  /** A transient failure journaled as run-retry: the attempt that failed, and when the next one is due (absent: attempts used up). */
+  | { type: 'retry'; runId: string; attempt: number; attempts: number; retryAt?: string }
+  /** The run's queue timer after this invocation: not claimed before dueAt. */
+  | { type: 'timer'; runId: string; kind: RunTimer['kind']; dueAt: string }
   | { type: 'finished'; runId: string; kind: Invocation['kind']; outcome: string; error?: string; released: boolean }
   | { type: 'error'; where: string; error: string }
   | { type: 'stopping' }
-  | { type: 'stopped'; givenBack: string[] };
+  | { type: 'stopped'; givenBack: string[] }
+  | ScheduleEvent;
 
 interface Active {
   claim: Claim;
@@ -94,6 +113,7 @@ export class Executor {
   private wakeUp: (() => void) | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private loopDone: Promise<void> | undefined;
+  private readonly ticker: ScheduleTicker | undefined;
 
   constructor(private readonly options: ExecutorOptions) {
     this.resolved = resolveContext(options);
@@ -103,6 +123,16 @@ export class Executor {
     this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
     this.pollMs = options.pollMs ?? 1_000;
     this.sole = options.sole ?? !this.resolved.storage.capabilities.multiProcess;
+    const { storage, registry } = this.resolved;
+    if (options.schedules && options.schedules.length > 0)
+      this.ticker = new ScheduleTicker({
+        schedules: options.schedules,
+        registry,
+        store: new ScheduleStore(() => storage.database()),
+        start: (run) => this.startRun(run),
+        onEvent: (event) => this.emit(event),
+        onError: (scheduleId, error) => this.emit({ type: 'error', where: `schedule ${scheduleId}`, error: describeError(error) }),
+      });
   }
 
   /** Starts claiming runs. */
@@ -112,7 +142,13 @@ export class Executor {
     this.emit({ type: 'started', owner: this.owner, concurrency: this.concurrency, leaseMs: this.leaseMs });
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
     this.loopDone = this.loop();
+    this.ticker?.start();
     return this;
+  }
+
+  /** Ticks this executor's schedules now (`now` replaces the database's clock: tests of missed slots). */
+  tickSchedules(options: { now?: Date } = {}): Promise<TickReport[]> {
+    return this.ticker ? this.ticker.tick(options) : Promise.resolve([]);
   }
 
   /** The agents this executor can run: it claims only their runs (workers of different deployments may share a database). */
@@ -174,6 +210,18 @@ export class Executor {
     return resumed;
   }
 
+  /** forkRun (fork-run.ts) on this executor's storage and registry, then look for the fork at once. */
+  async forkRun(request: Omit<ForkRunRequest, 'storage' | 'registry'>): Promise<ForkedRun> {
+    const forked = await forkRun({ ...request, storage: this.resolved.storage, registry: this.resolved.registry });
+    this.kick();
+    return forked;
+  }
+
+  /** previewFork (fork-run.ts) on this executor's storage and registry: writes nothing. */
+  previewFork(request: Omit<PreviewForkRequest, 'storage' | 'registry'>): Promise<ForkPreview> {
+    return previewFork({ ...request, storage: this.resolved.storage, registry: this.resolved.registry });
+  }
+
   /** Takes a slot for a run about to be launched here, if one is free. */
   private reserve(): boolean {
     if (!this.running || this.stopping || this.active.size + this.reserved >= this.concurrency) return false;
@@ -199,6 +247,7 @@ export class Executor {
     this.stopping ??= (async () => {
       this.emit({ type: 'stopping' });
       this.running = false;
+      await this.ticker?.stop();
       this.kick();
       for (const active of this.active.values()) active.stop ??= 'stopping';
       const ended = Promise.all([...this.active.values()].map((a) => a.done));
@@ -289,6 +338,10 @@ export class Executor {
       await sleep(100 * Math.min(attempt + 1, 5)); // the terminated backend lets go of its locks as it exits
     }
     const settled = invocation.kind === 'settled';
+    const wake = invocation.kind === 'settled' ? await this.nextWake(claim, invocation) : undefined;
+    const timers = typeof wake === 'object' ? wake : undefined;
+    if (timers?.retry) this.emit({ type: 'retry', runId: claim.runId, ...timers.retry });
+    if (timers?.timer) this.emit({ type: 'timer', runId: claim.runId, kind: timers.timer.kind, dueAt: timers.timer.dueAt });
     // If the lease cannot be released (the database is unreachable), the invocation's end is still
     // reported, with that error beside it; the lease expires by itself and the run is claimed again.
     active.finishing = true;
@@ -297,11 +350,14 @@ export class Executor {
         runId: claim.runId,
         owner: this.owner,
         wakeups: claim.wakeups,
-        runnable: settled ? 'done' : 'keep',
+        runnable: settled && wake !== 'unrecorded' ? 'done' : 'keep',
         outcome: invocation.outcome,
         ...(invocation.error !== undefined ? { error: invocation.error } : {}),
         // A run that failed for a reason outside it is tried again, not at once.
-        ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' ? { retryAfterMs: Math.min(this.leaseMs, 5_000) } : {}),
+        ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' || wake === 'unrecorded'
+          ? { retryAfterMs: Math.min(this.leaseMs, 5_000) }
+          : {}),
+        ...(timers?.wakeInMs !== undefined ? { wakeInMs: timers.wakeInMs } : {}),
       })
       .catch((error: unknown) => {
         this.emit({ type: 'error', where: `finish ${claim.runId}`, error: describeError(error) });
@@ -315,6 +371,34 @@ export class Executor {
       ...(invocation.error !== undefined ? { error: invocation.error } : {}),
       released,
     });
+  }
+
+  /**
+   * The settled run's retry and timer (next-wake.ts). 'unrecorded': the journal could not be read or
+   * written (a transient failure whose retry is not journaled yet): the run is given back and tried again.
+   */
+  private async nextWake(claim: Claim, invocation: Extract<Invocation, { kind: 'settled' }>): Promise<NextWake | 'unrecorded'> {
+    const { journal, registry } = this.resolved;
+    let agent: Agent | undefined;
+    try {
+      agent = registry.getAgent(claim.agent);
+    } catch {
+      agent = undefined; // an agent this registry no longer has: its runs are not retried here
+    }
+    try {
+      return await nextWake({
+        runId: claim.runId,
+        journal,
+        agent,
+        owner: this.owner,
+        claimedAt: claim.claimedAt,
+        ...(invocation.transient && invocation.failure ? { transientFailure: invocation.failure } : {}),
+        ...(this.options.random ? { random: this.options.random } : {}),
+      });
+    } catch (error) {
+      this.emit({ type: 'error', where: `timers ${claim.runId}`, error: describeError(error) });
+      return invocation.transient ? 'unrecorded' : {};
+    }
   }
 
   private async heartbeat(): Promise<void> {

@@ -6,21 +6,43 @@
 export { startRun, type StartRunOptions, type StartedRun } from './start-run';
 export {
   resumeRun,
+  scheduleResume,
   cancelRun,
   abandonRun,
   restartRun,
   type ControlledRun,
   type OperatorRequest,
   type ResumeRunRequest,
+  type ScheduleResumeRequest,
   type RestartRequest,
 } from './run-control';
+export { previewMigration, migrateRun, type MigrationRequest, type MigrateRunRequest, type MigrationPreview, type MigratedRun } from './migrate-run';
+export { runVersion, type RunVersion } from './run-version';
+export {
+  forkRun,
+  previewFork,
+  type ForkRunRequest,
+  type PreviewForkRequest,
+  type ForkedRun,
+  type ForkPreview,
+  type ForkKeyScope,
+} from './fork-run';
 export { Executor, type ExecutorOptions, type ExecutorEvent } from './executor';
 export { getExecutor, stopExecutor } from './in-process';
 export { queueEntry } from './queue-entry';
 export type { QueueEntry } from './run-queue';
 export type { ExecutorContext, StorageContext } from './context';
 export type { AroundInvocation, InvokedRun } from './around-invocation';
-export { RunNotResumableError, WorkersNeedPostgresError, InvocationStoppedError, type NotResumableReason } from './errors';
+export {
+  RunNotResumableError,
+  WorkersNeedPostgresError,
+  InvocationStoppedError,
+  MigrationRefusedError,
+  type NotResumableReason,
+  type MigrationRefusedReason,
+} from './errors';
+export { listSchedules, type ListSchedulesOptions, type ScheduleView } from './schedule-list';
+export type { ScheduleEvent, TickReport } from './schedule-ticker';
 // Bulk actions on runs (cancel, resume, retry, approve by filter), in two steps: a preview, then an apply limited to it.
 export { previewBulk, applyBulk, bulkPreviewRecord, PREVIEW_TTL_MS } from './bulk-operation';
 export type { BulkPreview, BulkPreviewRequest, BulkApplyRequest, BulkApplied, BulkRunResult, BulkRunRef } from './bulk-operation';

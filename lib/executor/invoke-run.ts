@@ -11,12 +11,15 @@
 import { type AgentInput, runAgent, streamAgent, UnknownAgentError } from '@/lib/agents';
 import {
   type DurableResult,
+  type ErrorInfo,
+  errorInfo,
   HoldLostError,
   journaledFailureOf,
   type LiveJournal,
   RunBusyError,
   RunCanceledError,
   RunDivergedError,
+  RunState,
   SideEffectRetryBlockedError,
   ToolCallFailedError,
 } from '@/lib/durable';
@@ -24,11 +27,16 @@ import type { AgentRegistry } from '@/lib/agents';
 import type { AroundInvocation } from './around-invocation';
 import { InvocationStoppedError } from './errors';
 import type { Claim } from './run-queue';
+import { runVersion } from './run-version';
 import { agentInputOf } from './start-input';
+import { isTransientFailure } from './transient-failure';
 
 export type Invocation =
-  /** Not runnable until someone resumes it. */
-  | { kind: 'settled'; outcome: string; error?: string }
+  /**
+   * Not runnable until someone resumes it (or a timer fires). `transient`: this invocation failed (and
+   * journaled its run-fail) on an error that may pass if tried later (transient-failure.ts), `failure` that error.
+   */
+  | { kind: 'settled'; outcome: string; error?: string; transient?: boolean; failure?: ErrorInfo }
   /** Still runnable: this executor gives it back. `busy`: the run's hold is taken elsewhere. */
   | { kind: 'given-back'; outcome: 'stopping' | 'lease-lost' | 'hold-lost' | 'busy' | 'journal-error'; error?: string; localBusy?: boolean };
 
@@ -56,7 +64,8 @@ export async function invokeRun(args: {
     // Completed by an invocation whose lease expired before it could release it: nothing to run. (Invoked
     // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
     if (run.status === 'completed') return { kind: 'settled', outcome: 'completed' };
-    const agent = registry.getAgent(claim.agent);
+    // The run's own version while it is registered (pinned), or the current one when it takes the run over.
+    const { agent } = await runVersion({ registry, state: new RunState(await journal.events(runId)), runId });
     const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
     const prepareStep = async (options: unknown) => {
       const why = stopRequested();
@@ -90,7 +99,9 @@ function classify(error: unknown, status: string | undefined): Invocation {
   if (find(error, RunCanceledError.isInstance) || status === 'canceled') return { kind: 'settled', outcome: 'canceled', error: message };
   if (SideEffectRetryBlockedError.isInstance(error)) return { kind: 'settled', outcome: 'blocked', error: message };
   if (RunDivergedError.isInstance(error)) return { kind: 'settled', outcome: 'diverged', error: message };
-  if (ToolCallFailedError.isInstance(error) || status === 'failed') return { kind: 'settled', outcome: 'failed', error: message };
+  if (ToolCallFailedError.isInstance(error) || status === 'failed') {
+    return { kind: 'settled', outcome: 'failed', error: message, transient: status === 'failed' && isTransientFailure(error), failure: errorInfo(error) };
+  }
   if (UnknownAgentError.isInstance(error)) return { kind: 'settled', outcome: 'unknown-agent', error: message };
   // The journal failed (the run's state there is unchanged): another invocation tries again.
   return { kind: 'given-back', outcome: 'journal-error', error: message };

@@ -3,7 +3,7 @@
  * runnable again, cancel it, or, for a run whose agent changed since it started (RunDivergedError),
  * abandon it (recorded: who and why) and restart its input as a new run.
  */
-import type { RunSummary } from '@/lib/durable';
+import { RunState, type RunSummary, runTimers } from '@/lib/durable';
 import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { RunNotResumableError } from './errors';
 import type { QueueEntry } from './run-queue';
@@ -43,6 +43,33 @@ export async function resumeRun(runId: string, request: ResumeRunRequest): Promi
     return { runId, run, queue: await queue.entry(runId) };
   }
   return { runId, run, queue: await queue.wake(runId) };
+}
+
+export interface ScheduleResumeRequest extends ResumeRunRequest {
+  /** When: the run's next invocation begins no earlier (a Date, or ISO 8601 with a zone: 2026-12-02T09:00:00Z). */
+  at: Date | string;
+}
+
+/**
+ * Schedules the run's next invocation (a durable timer, kept in the run queue): checked like resumeRun,
+ * journaled as a `run-resume-request` with `resumeAt` (who, why, when), then the queue's not-before time
+ * is set to the run's earliest timer (runTimers: this one, or an approval deadline that comes first). A
+ * resume asked for at once meanwhile replaces it; `run.timers` says what is due.
+ */
+export async function scheduleResume(runId: string, request: ScheduleResumeRequest): Promise<ControlledRun> {
+  const resolved = resolveStorage(request);
+  const { queue, journal } = resolved;
+  const run = await existingRun(resolved, runId);
+  const before = await queue.entry(runId);
+  if (before?.abandonedAt) throw new RunNotResumableError({ runId, reason: 'abandoned', detail: `by ${before.abandonedBy}: ${before.abandonReason}` });
+  if (run.status === 'completed' || run.status === 'canceled') throw new RunNotResumableError({ runId, reason: run.status });
+  const agent = run.input.agent;
+  if (!before && !agent) throw new RunNotResumableError({ runId, reason: 'no-agent' });
+  await journal.requestResume({ runId, by: request.by, resumeAt: request.at, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
+  const [due] = runTimers(new RunState(await journal.events(runId)));
+  const delayMs = due ? Date.parse(due.dueAt) - Date.now() : 0;
+  if (!before) await queue.enqueue({ runId, agent: agent as string });
+  return { runId, run, queue: await queue.schedule(runId, delayMs) };
 }
 
 export interface OperatorRequest extends StorageContext {

@@ -38,6 +38,11 @@ export interface QueueEntry {
   restartOf: string | null;
   restartedAs: string | null;
   createdAt: Date;
+  /**
+   * A timer: no executor claims the run before this instant (the lease column of a run nobody leases,
+   * by the database's clock). Set after a transient failure, for an approval deadline, a scheduled resume.
+   */
+  notBefore: Date | null;
 }
 
 /** A run an executor just claimed. */
@@ -73,7 +78,7 @@ export interface ClaimOptions {
 const COLUMNS = sql`run_id as "runId", agent, runnable, wakeups, queued_at as "queuedAt", lease_owner as "leaseOwner",
   last_lease_owner as "lastLeaseOwner", lease_expires_at as "leaseExpiresAt", heartbeat_at as "heartbeatAt", claimed_at as "claimedAt", claims, outcome, error,
   abandoned_by as "abandonedBy", abandon_reason as "abandonReason", abandoned_at as "abandonedAt", restart_of as "restartOf",
-  restarted_as as "restartedAs", created_at as "createdAt"`;
+  restarted_as as "restartedAs", created_at as "createdAt", case when lease_owner is null then lease_expires_at end as "notBefore"`;
 
 const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))}::int * interval '1 millisecond'`;
 
@@ -82,7 +87,7 @@ export function leaseHeld(runId: string, owner: string): SQL {
   return sql`exists (select 1 from gnl.run_queue q where q.run_id = ${runId} and q.lease_owner = ${owner} and q.lease_expires_at > now())`;
 }
 
-const ENTRY_DATES = ['queuedAt', 'leaseExpiresAt', 'heartbeatAt', 'claimedAt', 'abandonedAt', 'createdAt'] as const;
+const ENTRY_DATES = ['queuedAt', 'leaseExpiresAt', 'heartbeatAt', 'claimedAt', 'abandonedAt', 'createdAt', 'notBefore'] as const;
 
 /** Timestamps arrive as Dates from postgres.js and as strings from PGlite's raw results: Dates either way. */
 function withDates<T extends object>(row: T, fields: readonly string[] = ENTRY_DATES): T {
@@ -151,7 +156,9 @@ export class RunQueue {
   /**
    * Ends an invocation and releases the lease, if `owner` still holds it. `runnable: 'keep'` gives the run
    * back unfinished (another executor may claim it after `retryAfterMs`); 'done' clears it unless it was
-   * resumed during the invocation. False if the lease was no longer this owner's (nothing changed).
+   * resumed during the invocation. `wakeInMs`: a settled run's timer (timer-wake.ts): it stays runnable,
+   * not claimed before now() + wakeInMs, unless someone resumed it during the invocation (then at once).
+   * False if the lease was no longer this owner's (nothing changed).
    */
   async finish(args: {
     runId: string;
@@ -161,16 +168,36 @@ export class RunQueue {
     outcome: string;
     error?: string;
     retryAfterMs?: number;
+    wakeInMs?: number;
   }): Promise<boolean> {
-    const keep = args.runnable === 'keep';
+    const keep = args.runnable === 'keep' || args.wakeInMs !== undefined;
+    const notBefore = args.retryAfterMs
+      ? leaseEnd(args.retryAfterMs)
+      : args.wakeInMs !== undefined
+        ? sql`case when wakeups <> ${args.wakeups}::int then null else ${leaseEnd(args.wakeInMs)} end`
+        : null;
     const released = await this.rows<{ runId: string }>(sql`
       update gnl.run_queue set
         runnable = runnable and (${keep}::boolean or wakeups <> ${args.wakeups}::int),
         outcome = ${args.outcome}, error = ${args.error ?? null},
-        lease_owner = null, lease_expires_at = ${args.retryAfterMs ? leaseEnd(args.retryAfterMs) : null}
+        lease_owner = null, lease_expires_at = ${notBefore}
       where run_id = ${args.runId} and lease_owner = ${args.owner}
       returning run_id as "runId"`);
     return released.length === 1;
+  }
+
+  /**
+   * Sets a queued run's timer (a scheduled resume): runnable, not claimed before now() + delayMs. A run
+   * leased now keeps its lease; its executor sets the timer again from the journal when it finishes
+   * (`wakeups` moves, so it stays runnable). The updated entry, or undefined if not queued or abandoned.
+   */
+  async schedule(runId: string, delayMs: number): Promise<QueueEntry | undefined> {
+    const [entry] = await this.rows<QueueEntry>(sql`
+      update gnl.run_queue set runnable = true, wakeups = wakeups + 1, queued_at = now(), outcome = null, error = null,
+        lease_expires_at = case when lease_owner is null then ${leaseEnd(Math.max(0, delayMs))} else lease_expires_at end
+      where run_id = ${runId} and abandoned_at is null
+      returning ${COLUMNS}`);
+    return entry && withDates(entry);
   }
 
   /** Releases every lease `owner` still holds, leaving the runs runnable (an executor that stops). */
@@ -181,10 +208,14 @@ export class RunQueue {
     return released.map((row) => row.runId);
   }
 
-  /** Makes a queued run runnable again (after approvals or resolutions). The updated entry, or undefined if not queued. */
+  /**
+   * Makes a queued run runnable again (after approvals or resolutions), at once: a timer it had (notBefore)
+   * is cleared; the invocation sets the next from the journal. The updated entry, or undefined if not queued.
+   */
   async wake(runId: string): Promise<QueueEntry | undefined> {
     const [entry] = await this.rows<QueueEntry>(sql`
-      update gnl.run_queue set runnable = true, wakeups = wakeups + 1, queued_at = now(), outcome = null, error = null
+      update gnl.run_queue set runnable = true, wakeups = wakeups + 1, queued_at = now(), outcome = null, error = null,
+        lease_expires_at = case when lease_owner is null then null else lease_expires_at end
       where run_id = ${runId} and abandoned_at is null
       returning ${COLUMNS}`);
     return entry && withDates(entry);

@@ -8,12 +8,12 @@
  *
  * Needs Postgres (DATABASE_URL): on the embedded journal it exits with status 2 and says so.
  *
- * This file is the deployment's worker: it runs the application's agents (agents/index.ts) and arms the
- * demo's crash points a run was started with (lib/demo crash-point-store.ts), as the executor's
- * `aroundInvocation`. The executor itself (executor.ts) knows neither.
+ * This file is the deployment's worker: it runs the application's agents (agents/index.ts), ticks its
+ * schedules (agents/schedules.ts), and arms the demo's crash points a run was started with (lib/demo
+ * crash-point-store.ts), as the executor's `aroundInvocation`. The executor itself (executor.ts) knows neither.
  */
 import { parseArgs } from 'node:util';
-import { registry } from '@/agents';
+import { registry, schedules } from '@/agents';
 import { CrashPointStore } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { WorkersNeedPostgresError } from './errors';
@@ -73,6 +73,8 @@ async function main(): Promise<void> {
   const executor: Executor = new Executor({
     storage,
     registry,
+    // Every worker ticks the deployment's schedules: each slot's run is started once whoever ticks it.
+    schedules: schedules(),
     aroundInvocation: new CrashPointStore(storage).aroundInvocation,
     // As the Studio's executor: the run page shows the step being generated, a chat reconnects to its answer.
     streamRuns: true,

@@ -4,7 +4,7 @@
  * after a demo crash point killed it), and make sure someone can sign in. Server-only.
  */
 import 'server-only';
-import { registry } from '@/agents';
+import { registry, schedules } from '@/agents';
 import { addOperator } from '@/lib/accounts';
 import { demoModelInfo } from '@/lib/demo';
 import { getExecutor } from '@/lib/executor';
@@ -34,12 +34,16 @@ export async function bootStudio(): Promise<void> {
   const aroundInvocation = demoInvocationHook();
   getExecutor({
     registry,
+    // The deployment's schedules: this server starts their due slots as workers do (each slot once).
+    schedules: schedules(),
     // Every run streams, and its stream is kept for the run page's live step and the chat's reconnects.
     streamRuns: true,
     ...(aroundInvocation ? { aroundInvocation } : {}),
     onEvent: (event) => {
       if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
       if (event.type === 'finished' && event.error) console.log(`studio executor: ${event.runId} ${event.outcome}: ${event.error}`);
+      if (event.type === 'schedule-missed')
+        console.log(`studio executor: schedule ${event.scheduleId} missed ${event.first} … ${event.last} (${event.policy})`);
     },
   });
   const model = demoModelInfo();

@@ -12,7 +12,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 
 export type ScriptedAnswer = { text: string } | { toolCalls: { id: string; name: string; arguments: string | Record<string, unknown> }[] };
 
-export type Fault = { status: 429 | 500 | 502 | 503; body?: string } | { hangMs: number } | { malformed: true };
+export type Fault = { status: 400 | 429 | 500 | 502 | 503; body?: string } | { hangMs: number } | { malformed: true };
 
 export interface ChatCompletionsServer {
   url: string;
@@ -27,7 +27,8 @@ export interface ChatCompletionsServer {
   close(): Promise<void>;
 }
 
-export async function startChatCompletionsServer(script: (step: number) => ScriptedAnswer): Promise<ChatCompletionsServer> {
+/** `port`: listen there (a port a test kept free, to have a provider refuse connections first). Default: any free port. */
+export async function startChatCompletionsServer(script: (step: number) => ScriptedAnswer, options: { port?: number } = {}): Promise<ChatCompletionsServer> {
   const faults = new Map<number, Fault[]>();
   const received = new Map<number, number>();
   const ok = new Map<number, number>();
@@ -56,7 +57,7 @@ export async function startChatCompletionsServer(script: (step: number) => Scrip
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(completion(script(step), step, body.model)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const provider = createOpenAI({ baseURL: url, apiKey: 'test-key' });
   return {

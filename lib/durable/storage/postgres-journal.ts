@@ -49,6 +49,12 @@ import {
   type StreamBatchInput,
   type WatchStreamOptions,
   HoldLostError,
+  ForkRefusedError,
+  type ForkPlan,
+  forkRequestSchema,
+  type JournalForkRequest,
+  planFork,
+  RunState,
 } from '../internal';
 import { readStreamBatches, StreamBatchWriter } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
@@ -218,6 +224,41 @@ export class PostgresJournal implements LiveJournal {
     });
     announce(announcer, runId, recorded);
     return (recorded[0] as RecordedEvent).at;
+  }
+
+  /**
+   * Under the parent's row lock (ordered with its appends and decisions): read its events, plan the fork
+   * (the core's pure planFork), create the child with the copy and append the parent's run-forked, all in
+   * one transaction: a crash leaves either the whole fork or nothing. A child that exists already is the
+   * same request again when its forkOf names this parent and step; any other run under that id refuses.
+   */
+  async fork(request: JournalForkRequest): Promise<{ created: boolean; plan: ForkPlan }> {
+    const parsed = parse(forkRequestSchema, request, 'fork');
+    const { runId, childRunId, atStep, by, reason } = parsed;
+    const { sql: driver } = await this.db();
+    const { announcer } = this.backend;
+    const write = { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets };
+    const result = await driver.transaction(async (tx) => {
+      const [parent] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [runId]);
+      if (!parent) throw new ForkRefusedError({ runId, atStep, reason: 'unknown-run', detail: 'no such run' });
+      const plan = planFork(
+        { runId, atStep, by, reason, ...(parsed.edit ? { edit: parsed.edit } : {}) },
+        await readEvents(tx, runId, 0, undefined, this.secrets),
+      );
+      const [existing] = await readEvents(tx, childRunId, 0, 1, this.secrets);
+      if (existing) {
+        const forkOf = new RunState([existing]).input?.forkOf;
+        if (forkOf?.runId === runId && forkOf.atStep === atStep) return { created: false, plan, child: [], parent: [] };
+        throw new ForkRefusedError({ runId, atStep, reason: 'run-id-taken', detail: `run "${childRunId}" exists and is not this fork` });
+      }
+      const start = await createRun(tx, childRunId, plan.input, write);
+      const copied = await appendEvents(tx, childRunId, plan.history, write);
+      const linked = await appendEvents(tx, runId, [{ type: 'run-forked', childRunId, atStep, by, reason }], write);
+      return { created: true, plan, child: [start, ...copied], parent: linked };
+    });
+    announce(announcer, childRunId, result.child);
+    announce(announcer, runId, result.parent);
+    return { created: result.created, plan: result.plan };
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {

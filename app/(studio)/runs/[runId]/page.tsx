@@ -4,10 +4,12 @@ import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
 import { RunView } from '@/components/timeline/run-view';
 import { VisibleText } from '@/components/ui/visible-text';
+import { RunVersionLine } from '@/components/versions/run-version-line';
 import { loadConversationTurn } from '@/lib/studio/reads/conversation';
 import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
 import { decodeRunSegment } from '@/lib/studio/reads/run-path';
 import { getRunView } from '@/lib/studio/reads/runs';
+import { loadRunVersion } from '@/lib/studio/reads/versions';
 import { requireOperator } from '@/lib/studio/auth/session';
 import { markedText } from '@/lib/text';
 
@@ -27,6 +29,7 @@ export default async function RunPage({ params }: { params: Params }) {
   if (!view) notFound();
   const conversationId = conversationIdOf(view.run.input);
   const place = conversationId === undefined ? undefined : await loadConversationTurn(conversationId, view.run.runId);
+  const version = await loadRunVersion(view.run.runId);
 
   return (
     <RunView initial={view}>
@@ -45,6 +48,7 @@ export default async function RunPage({ params }: { params: Params }) {
             </Link>
           </p>
         ) : null}
+        {version ? <RunVersionLine info={version} runId={view.run.runId} /> : null}
       </div>
     </RunView>
   );

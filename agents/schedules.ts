@@ -1,0 +1,26 @@
+/**
+ * The schedules this deployment runs: agents started on a cron schedule, in a time zone, by whichever
+ * executor runs (a worker, the Studio's server), one run per slot (docs/schedules.md). List each one
+ * below, e.g.
+ *
+ *   { id: 'weekday-digest', agent: 'support', cron: '0 9 * * 1-5', timeZone: 'Europe/Berlin', input: { prompt: '…' }, missed: 'skip' }
+ *
+ * Checked on first use, not at import (the Studio imports this folder for output schemas): a bad
+ * schedule fails the worker's start or the command that reads it, with the schedule and problem named.
+ * The demo declares one only when GNL_DEMO_SCHEDULE_CRON is set (lib/demo demo-config.ts), so that a
+ * plain demo starts nothing by itself.
+ */
+import { defineSchedules, type Schedule } from '@/lib/agents';
+import { demoScheduleTiming } from '@/lib/demo/demo-config';
+
+let checked: readonly Schedule[] | undefined;
+
+/** The deployment's schedules, checked (defineSchedules): AgentDefinitionError naming the schedule and each problem. */
+export function schedules(): readonly Schedule[] {
+  if (checked) return checked;
+  const demo = demoScheduleTiming();
+  checked = defineSchedules(
+    demo ? [{ id: 'support-questions', agent: 'support', input: { prompt: 'Customer c_7 has a question about order o_21' }, ...demo }] : [],
+  );
+  return checked;
+}

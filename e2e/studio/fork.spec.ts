@@ -1,0 +1,59 @@
+/**
+ * "Fork from here" on a model step, in real Chromium against the built Studio: the preview names the
+ * side effects that could act again and their keys, the fork is recorded in the signed-in operator's
+ * name with the reason, the page opens the fork, both runs link to each other, and the outside
+ * service's own counters show the fork's repeated ticket and email arriving under the parent's keys
+ * (deduplicated, performed once).
+ */
+import { expect, test } from '@playwright/test';
+import { runHref } from '@/lib/studio/reads/run-path';
+import { demoServiceUrl } from './auth-state';
+import { OPERATORS } from './seed-data';
+import { DemoPage, RunPage, SignInPage } from './studio-pages';
+
+type Stats = Record<'tickets' | 'refunds' | 'emails', { byKey: Record<string, { requests: number; performed: number }> }>;
+
+async function serviceStats(): Promise<Stats> {
+  return (await (await fetch(`${demoServiceUrl()}/stats`)).json()) as Stats;
+}
+
+test('fork a finished run at its ticket step: the preview lists the email and its key, the fork resends it under that key and the service performs it once', async ({
+  page,
+}) => {
+  await page.goto('/sign-in');
+  await new SignInPage(page).signIn(OPERATORS.alice.login, OPERATORS.alice.password);
+  await expect(page.getByTestId('signed-in-as')).toContainText(OPERATORS.alice.name);
+
+  const parentId = await new DemoPage(page).start({ prompt: 'Customer c_42 has a question about order o_17' });
+  const run = new RunPage(page);
+  await expect(run.event('run-complete')).toHaveCount(1, { timeout: 20_000 });
+  const emailKey = (await run.event('tool-call-start').filter({ hasText: 'sendEmail' }).locator('[data-slot="idempotency-key"] code').textContent()) ?? '';
+  expect(emailKey).toMatch(/^gnl/);
+
+  const step2 = run.event('model-step').filter({ hasText: 'Model step 2' });
+  await step2.getByTestId('fork-from-here').click();
+  const form = step2.getByTestId('fork-form');
+  const preview = form.getByTestId('fork-preview');
+  await expect(preview).toContainText('Keeps steps 1–1');
+  await expect(preview.locator('[data-testid="fork-repeatable"][data-tool="sendEmail"] [data-slot="fork-key"]')).toHaveText(emailKey);
+  await expect(form.getByTestId('fork-tools')).toContainText('createTicket: keyed by the root run');
+
+  await form.getByTestId('fork-reason').fill('<b>see</b> the ticket step again');
+  await form.getByTestId('fork-submit').click();
+  await page.waitForURL((url) => url.pathname.startsWith('/runs/') && url.pathname !== runHref(parentId));
+  const fork = new RunPage(page);
+  await expect(fork.event('run-start').locator('[data-slot="fork-of"]')).toContainText(`Fork of ${parentId} at step 2, by alice`);
+  // The reason is text, never markup.
+  await expect(fork.event('run-start').locator('[data-slot="fork-of"]')).toContainText('<b>see</b> the ticket step again');
+  await expect(fork.event('run-complete')).toHaveCount(1, { timeout: 20_000 });
+  const forkId = (await fork.runId.textContent()) ?? '';
+  await expect(fork.event('tool-call-start').filter({ hasText: 'sendEmail' }).locator('[data-slot="idempotency-key"] code')).toHaveText(emailKey);
+
+  const stats = await serviceStats();
+  expect(stats.emails.byKey[emailKey]).toEqual({ requests: 2, performed: 1 });
+
+  await page.goto(runHref(parentId));
+  const forked = new RunPage(page).event('run-forked');
+  await expect(forked).toContainText('Forked at step 2 by alice');
+  await expect(forked.locator('[data-slot="fork-child"]')).toHaveText(forkId);
+});

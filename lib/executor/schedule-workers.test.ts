@@ -1,0 +1,130 @@
+/**
+ * A schedule over real worker processes (`npm run worker`, node lib/executor/worker-main.ts) sharing one
+ * Postgres (a fresh database): the deployment's demo schedule, set to fire every second
+ * (GNL_DEMO_SCHEDULE_CRON), ticked by two workers at once; one is SIGKILLed right after it started a
+ * slot's run, a third takes its place. Judged by the journal (runs per slot, run-starts per run) and
+ * by the outside service's own counters (tickets and emails performed, per idempotency key).
+ */
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { scheduleRunId, scheduleRunPrefix } from '@/lib/agents';
+import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { PostgresStorage } from '@/lib/durable/storage';
+import { createFreshDatabase } from '@/tests/support/fresh-database';
+import { DATABASE_URL } from '@/tests/support/journals';
+import { startWorker, type WorkerLine, type WorkerOptions, type WorkerProcess } from '@/tests/support/worker-process';
+import { queueEntry } from './index';
+import { ScheduleStore } from './schedule-store';
+
+const SCHEDULE = 'support-questions'; // agents/schedules.ts: the demo's schedule, on when GNL_DEMO_SCHEDULE_CRON is set
+const EVERY_SECOND = { GNL_DEMO_SCHEDULE_CRON: '* * * * * *' };
+
+const suite = DATABASE_URL ? describe : describe.skip;
+
+suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
+  let service: OutsideService;
+  let storage: PostgresStorage;
+  let databaseUrl: string;
+  let drop: () => Promise<void>;
+  let workers: WorkerProcess[] = [];
+
+  beforeEach(async () => {
+    service = await startOutsideService();
+    const database = await createFreshDatabase(DATABASE_URL as string);
+    databaseUrl = database.url;
+    drop = database.drop;
+    storage = new PostgresStorage({ connectionString: databaseUrl });
+    await storage.database();
+  });
+  afterEach(async () => {
+    await Promise.all(workers.map((w) => w.end()));
+    workers = [];
+    await storage.close();
+    await service.close();
+    await drop();
+  });
+
+  const worker = (options: Partial<WorkerOptions> = {}) => {
+    const w = startWorker({ databaseUrl, serviceUrl: service.url, pollMs: 100, concurrency: 4, leaseMs: 2_000, ...options });
+    workers.push(w);
+    return w;
+  };
+  const startedSlots = (w: WorkerProcess) => w.events('schedule-started').filter((l: WorkerLine) => l.created === true);
+  const allSlots = () => new Set(workers.flatMap((w) => w.events('schedule-started').map((l) => String(l.slot))));
+  const until = async (what: string, done: () => boolean, timeoutMs = 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const quiet = async (timeoutMs = 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const db = await storage.database();
+      const [row] = (await db.execute(sql`select count(*)::int as n from gnl.run_queue where runnable or lease_owner is not null`)) as unknown as {
+        n: number;
+      }[];
+      if (row?.n === 0) return;
+      if (Date.now() > deadline) throw new Error(`${row?.n} runs still runnable or leased after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  it('two workers tick one every-second schedule, one is SIGKILLed right after starting a slot: each slot one run, each run one ticket and one email', async () => {
+    const a = worker({ env: EVERY_SECOND });
+    const b = worker({ env: EVERY_SECOND });
+    await until('a worker started three slots', () => startedSlots(a).length >= 3 || startedSlots(b).length >= 3);
+    // Kill whichever created a slot just now: it dies between starting that slot's run and recording it, or inside the run.
+    const victim = startedSlots(a).length >= 3 ? a : b;
+    const seen = startedSlots(victim).length;
+    await until('the victim started one more slot', () => startedSlots(victim).length > seen);
+    victim.signal('SIGKILL');
+    expect((await victim.exited).signal).toBe('SIGKILL');
+    const slotsAtKill = allSlots().size;
+    const c = worker({ env: EVERY_SECOND });
+    await until('four more slots after the kill', () => allSlots().size >= slotsAtKill + 4);
+    const survivors = [a, b, c].filter((w) => w !== victim);
+    for (const w of survivors) w.signal('SIGTERM');
+    for (const w of survivors) expect((await w.exited).code).toBe(0);
+    // What the stopped workers gave back, and the run the killed one held, are finished by a worker that ticks nothing.
+    const finisher = worker();
+    await quiet();
+    finisher.signal('SIGTERM');
+    expect((await finisher.exited).code).toBe(0);
+
+    const runs = await new ScheduleStore(() => storage.database()).runsWithPrefix(scheduleRunPrefix(SCHEDULE), 1_000);
+    const slots = runs.map((r) => Date.parse(r.runId.slice(scheduleRunPrefix(SCHEDULE).length))).sort((x, y) => x - y);
+    expect(slots.length).toBeGreaterThanOrEqual(slotsAtKill + 4);
+    // Every second from the first slot to the last has its run, named by the slot: none twice, none lost over the kill.
+    expect(slots).toEqual(slots.map((_, i) => (slots[0] as number) + i * 1_000));
+    expect([...allSlots()].sort()).toEqual(slots.map((s) => new Date(s).toISOString()));
+    const creators = workers.flatMap((w) =>
+      w
+        .events('schedule-started')
+        .filter((l) => l.created === true)
+        .map((l) => String(l.runId)),
+    );
+    expect(creators.sort()).toEqual(slots.map((s) => scheduleRunId(SCHEDULE, new Date(s))).sort());
+    for (const { runId } of runs) {
+      const events = await storage.runs.events(runId);
+      expect(
+        events.filter((e) => e.type === 'run-start'),
+        runId,
+      ).toHaveLength(1);
+      expect((await storage.runs.getRun(runId))?.status, runId).toBe('completed');
+    }
+    const stats = service.stats();
+    expect(stats.tickets.performed).toBe(runs.length);
+    expect(stats.emails.performed).toBe(runs.length);
+    for (const kind of ['tickets', 'emails'] as const) expect(Object.values(stats[kind].byKey).every((k) => k.performed === 1)).toBe(true);
+    // Both workers ticked: each created some slots (a slot's creator is whoever got there first).
+    expect(survivors.every((w) => startedSlots(w).length > 0)).toBe(true);
+    const victimRun = scheduleRunId(SCHEDULE, new Date(String(startedSlots(victim).at(-1)?.slot)));
+    const victimEntry = await queueEntry(victimRun, { storage });
+    console.log(
+      `[schedule-workers] victim's last slot ${victimRun}: claimed ${victimEntry?.claims} times; ${runs.length} slots, created by ${workers.map((w) => startedSlots(w).length).join(' / ')} (victim ${victim.pid}: ${startedSlots(victim).length}), ` +
+        `tickets ${stats.tickets.performed} performed ${stats.tickets.deduplicated} deduplicated, emails ${stats.emails.performed} performed`,
+    );
+  }, 300_000);
+});

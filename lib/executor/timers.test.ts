@@ -1,0 +1,135 @@
+/**
+ * Durable timers in the executor on real journals: an approval deadline that fires with nobody resuming
+ * the run, and a scheduled resume (scheduleResume). The demo support agent and its real outside service;
+ * "once" is judged by the journal (one expiry decision, one invocation per due time) and the service's counters.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { supportAgent } from '@/agents/support';
+import { createAgentRegistry } from '@/lib/agents';
+import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { type RecordedEvent, RunState, runTimers } from '@/lib/durable';
+import { describeEachStorage } from '@/tests/support/executor-storages';
+import { cancelRun, Executor, queueEntry, scheduleResume } from './index';
+
+const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
+const DEADLINE_MS = 1_500;
+
+describeEachStorage('executor timers', (holder) => {
+  let service: OutsideService;
+  let executor: Executor;
+  beforeAll(async () => {
+    service = await startOutsideService();
+    // 'support' asks with a short deadline; 'support-patient' with one no test waits for (a person decides first).
+    const patient = { ...supportAgent({ serviceUrl: service.url, approvalExpiresInMs: 600_000 }), name: 'support-patient' } as ReturnType<typeof supportAgent>;
+    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS }), patient]);
+    executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
+  });
+  afterAll(async () => {
+    await executor.stop({ graceMs: 5_000 });
+    await service.close();
+  });
+
+  const journal = () => holder.storage.runs;
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+    for (let i = 0; i < 1_200; i++) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const status = (runId: string, wanted: string) =>
+    until(`${runId} ${wanted}`, async () => {
+      const entry = await queueEntry(runId, { storage: holder.storage });
+      const run = await journal().getRun(runId);
+      return run?.status === wanted && entry?.leaseOwner === null ? { run, entry } : undefined;
+    });
+  const of = (events: RecordedEvent[], type: string) => events.filter((e) => e.type === type);
+
+  it('an approval deadline fires with nobody resuming: the call expires once, the agent apologises, no refund', async () => {
+    const before = service.stats();
+    const { runId } = await executor.startRun({ agent: 'support', input: REFUND });
+    const waiting = await status(runId, 'waiting-approval');
+    const [timer] = runTimers(new RunState(await journal().events(runId)));
+    expect(timer).toMatchObject({ kind: 'approval-deadline', toolName: 'issueRefund' });
+    // The timer is the queue's: the run stays runnable, not claimed before its deadline.
+    expect(waiting.entry.runnable).toBe(true);
+    expect(waiting.entry.notBefore).toBeInstanceOf(Date);
+
+    await status(runId, 'completed');
+    const events = await journal().events(runId);
+    const responses = of(events, 'tool-approval-response');
+    expect(responses).toHaveLength(1);
+    expect(responses[0]).toMatchObject({ approved: false, by: 'gnl', reason: 'expired', expired: true });
+    // Two invocations: the first, to the question; the deadline's, to the end.
+    expect(of(events, 'run-resume')).toHaveLength(2);
+    const after = service.stats();
+    expect(after.refunds.requests - before.refunds.requests).toBe(0);
+    expect(after.emails.performed - before.emails.performed).toBe(1);
+    expect(service.records('emails').at(-1)?.body).toMatch(/sorry/);
+  });
+
+  it('approved before its deadline: the refund runs once at the resume, and the deadline expires nothing', async () => {
+    const before = service.stats();
+    const { runId } = await executor.startRun({ agent: 'support-patient', input: REFUND });
+    const { run } = await status(runId, 'waiting-approval');
+    await journal().approve({ runId, toolCallId: run.pending[0]?.toolCallId as string, by: 'ops@example.com' });
+    await executor.resumeRun(runId, { by: 'ops@example.com', reason: 'approved' });
+    const done = await status(runId, 'completed');
+    expect(done.entry).toMatchObject({ runnable: false, notBefore: null });
+    const events = await journal().events(runId);
+    expect(of(events, 'tool-approval-response')).toEqual([expect.objectContaining({ approved: true, by: 'ops@example.com' })]);
+    expect(service.stats().refunds.performed - before.refunds.performed).toBe(1);
+  });
+
+  it('scheduleResume: journaled with who, why and when; the run is invoked once, at its time, and the approved refund runs once', async () => {
+    const before = service.stats();
+    const { runId } = await executor.startRun({ agent: 'support-patient', input: REFUND });
+    const { run } = await status(runId, 'waiting-approval');
+    // Approved, not resumed: the refund is to go out at a set time.
+    await journal().approve({ runId, toolCallId: run.pending[0]?.toolCallId as string, by: 'ops@example.com' });
+    const at = new Date(Date.now() + 800);
+    const scheduled = await scheduleResume(runId, { storage: holder.storage, at, by: 'ops@example.com', reason: 'after the cut-off' });
+    expect(scheduled.queue).toMatchObject({ runnable: true });
+    expect(scheduled.queue?.notBefore).toBeInstanceOf(Date);
+    const requests = of(await journal().events(runId), 'run-resume-request');
+    expect(requests).toEqual([expect.objectContaining({ by: 'ops@example.com', reason: 'after the cut-off', resumeAt: at.toISOString() })]);
+    expect(runTimers(new RunState(await journal().events(runId)))).toEqual([
+      { kind: 'resume', dueAt: at.toISOString(), by: 'ops@example.com', reason: 'after the cut-off' },
+    ]);
+
+    await status(runId, 'completed');
+    const events = await journal().events(runId);
+    const requestSeq = requests[0]?.seq as number;
+    expect(of(events, 'run-resume').filter((e) => e.seq > requestSeq)).toHaveLength(1);
+    // The invocation began no earlier than the time asked for (the journal's clock and this one: the same machine).
+    expect((of(events, 'run-resume').at(-1) as RecordedEvent).at.getTime()).toBeGreaterThanOrEqual(at.getTime() - 50);
+    expect(runTimers(new RunState(events))).toEqual([]);
+    expect(service.stats().refunds.performed - before.refunds.performed).toBe(1);
+    expect((await queueEntry(runId, { storage: holder.storage }))?.runnable).toBe(false);
+  });
+
+  it('scheduleResume refuses a finished run and a time that is no instant, writing nothing', async () => {
+    const { runId } = await executor.startRun({ agent: 'support', input: { prompt: 'Customer c_7 has a question about order o_21' } });
+    await status(runId, 'completed');
+    const lastSeq = (await journal().getRun(runId))?.lastSeq;
+    await expect(scheduleResume(runId, { storage: holder.storage, at: new Date(), by: 'ops' })).rejects.toMatchObject({
+      name: 'RunNotResumableError',
+      reason: 'completed',
+    });
+    const waiting = await executor.startRun({ agent: 'support-patient', input: REFUND });
+    await status(waiting.runId, 'waiting-approval');
+    const seq = (await journal().getRun(waiting.runId))?.lastSeq;
+    await expect(scheduleResume(waiting.runId, { storage: holder.storage, at: 'tomorrow at nine', by: 'ops' })).rejects.toMatchObject({
+      name: 'JournalDataError',
+      message: expect.stringMatching(/resumeAt: an ISO 8601 date-time with a zone/),
+    });
+    await expect(scheduleResume(waiting.runId, { storage: holder.storage, at: '2026-12-02T09:00:00', by: 'ops' })).rejects.toMatchObject({
+      name: 'JournalDataError',
+    });
+    expect((await journal().getRun(runId))?.lastSeq).toBe(lastSeq);
+    expect((await journal().getRun(waiting.runId))?.lastSeq).toBe(seq);
+    await cancelRun(waiting.runId, { storage: holder.storage, by: 'test', reason: 'done with it' });
+    expect((await queueEntry(waiting.runId, { storage: holder.storage }))?.runnable).toBe(false);
+  });
+});
