@@ -149,10 +149,10 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
     {
-      // Its filter matches every waiting refund in the journal: after the others, alone.
+      // Its filter matches every waiting refund in the journal (the fork spec's too): after the others, alone.
       name: 'bulk',
       testMatch: ['bulk.spec.ts'],
-      dependencies: ['chat'],
+      dependencies: ['chat', 'fork'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() },
     },
     ...(postgresUrl

@@ -22,6 +22,9 @@ const ACTIONS: Record<BulkActionName, string> = {
   approve: 'Approve the waiting calls of a tool',
 };
 
+/** The confirm button's verb. */
+const VERB: Record<BulkActionName, string> = { cancel: 'Cancel', resume: 'Resume', retry: 'Retry', approve: 'Approve' };
+
 export interface BulkFilterFields {
   status: RunStatus | '';
   agent: string;
@@ -224,7 +227,7 @@ export function BulkActionPanel({ agents, statuses, initial }: { agents: readonl
               <Label htmlFor="bulk-reason">Why? (recorded in every run changed, with your login)</Label>
               <Textarea id="bulk-reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
               <Button type="submit" size="sm" disabled={apply.isPending}>
-                {apply.isPending ? 'Applying…' : `${ACTIONS[shown.action].split(' (')[0]} ${shown.counts.wouldChange} run(s)`}
+                {apply.isPending ? 'Applying…' : `${VERB[shown.action]} ${shown.counts.wouldChange} run(s)`}
               </Button>
             </form>
           ) : null}

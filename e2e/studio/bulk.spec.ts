@@ -35,8 +35,8 @@ test('preview, cancel one in between, confirm with a reason: per-run results, tw
   await page.goto('/?status=waiting-approval');
   await page.getByTestId('runs-bulk-link').click();
   await page.waitForURL(/\/bulk\?status=waiting-approval/);
-  await expect(page.getByLabel('Status')).toHaveValue('waiting-approval');
-  await page.getByLabel('Action').selectOption('approve');
+  await expect(page.getByLabel('Status', { exact: true })).toHaveValue('waiting-approval');
+  await page.getByLabel('Action', { exact: true }).selectOption('approve');
   await page.getByLabel('Waiting on tool').fill('issueRefund');
   await page.getByLabel('Newer than').fill('1h');
   await page.getByRole('button', { name: 'Preview' }).click();

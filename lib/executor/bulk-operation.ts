@@ -261,6 +261,10 @@ async function claim(store: BulkStore, request: { previewId: string; action: Bul
   const { previewId } = request;
   const row = await store.preview(previewId);
   if (!row) throw new BulkActionError({ reason: 'unknown-preview', previewId, message: `No bulk preview ${previewId}: run the dry run first.` });
+  // A dry run that failed halfway recorded only part of its snapshot: never acted on.
+  if (!('matched' in row.counts)) {
+    throw new BulkActionError({ reason: 'incomplete', previewId, message: `Preview ${previewId} did not finish: run the dry run again.` });
+  }
   if (row.action !== request.action) {
     throw new BulkActionError({ reason: 'other-action', previewId, message: `Preview ${previewId} is of ${row.action}, not ${request.action}.` });
   }

@@ -1,7 +1,7 @@
 /**
  * The bulk layer's statements: matching run ids a page at a time (keyset on run_id over gnl.runs, so no
  * statement holds more than one page and none stays open across pages), and the previews
- * (gnl.bulk_previews, gnl.bulk_preview_runs: migration 0012) an apply is limited to. Each statement is
+ * (gnl.bulk_previews, gnl.bulk_preview_runs: migration 0013) an apply is limited to. Each statement is
  * its own short transaction; times are the database's clock.
  */
 import { type SQL, sql } from 'drizzle-orm';

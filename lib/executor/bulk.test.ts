@@ -9,6 +9,7 @@ import { supportAgent } from '@/agents/support';
 import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
+import { BulkStore } from './bulk-store';
 import { applyBulk, BulkActionError, bulkPreviewRecord, cancelRun, Executor, previewBulk, queueEntry, startRun } from './index';
 
 const REFUND = (n: number) => ({ prompt: `Customer c_42 wants a refund of ${n} for order o_17` });
@@ -213,6 +214,13 @@ describeEachStorage('bulk actions', (holder) => {
     expect(missing).toMatchObject({ name: 'BulkActionError', reason: 'unknown-preview' });
     const noReason = await refused(applyBulk({ storage: storage(), previewId: preview.previewId, action: 'resume', by: OPS, reason: ' ' }));
     expect((noReason as Error).message).toContain('reason: say why');
+    // A dry run that stopped halfway (its counts never written) is never applied.
+    const store = new BulkStore(() => storage().database());
+    const halfway = crypto.randomUUID();
+    await store.createPreview({ id: halfway, action: 'cancel', filter: {}, by: OPS });
+    const incomplete = await refused(applyBulk({ storage: storage(), previewId: halfway, action: 'cancel', by: OPS, reason: 'x' }));
+    expect(incomplete).toMatchObject({ name: 'BulkActionError', reason: 'incomplete' });
+    expect((await store.preview(halfway))?.appliedAt).toBeNull();
     // None of the refused applies claimed the preview.
     expect((await bulkPreviewRecord(preview.previewId, { storage: storage() }))?.appliedAt).toBeNull();
   });

@@ -91,9 +91,9 @@ export class MigrationRefusedError extends GnlError {
   static override isInstance = hasName<MigrationRefusedError>('MigrationRefusedError');
 }
 
-export type BulkActionErrorReason = 'invalid' | 'unknown-preview' | 'applied-already' | 'expired' | 'other-action';
+export type BulkActionErrorReason = 'invalid' | 'unknown-preview' | 'incomplete' | 'applied-already' | 'expired' | 'other-action';
 
-/** A bulk preview or apply refused before it changed anything: bad input, or a preview that cannot be applied (unknown, applied, expired, another action's). */
+/** A bulk preview or apply refused before it changed anything: bad input, or a preview that cannot be applied (unknown, unfinished, applied, expired, another action's). */
 export class BulkActionError extends GnlError {
   override name = 'BulkActionError';
   readonly reason: BulkActionErrorReason;
