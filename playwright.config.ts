@@ -114,7 +114,7 @@ export default defineConfig({
     },
     {
       name: 'live',
-      testMatch: ['live-tail.spec.ts', 'live-step.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts', 'secrets.spec.ts'],
+      testMatch: ['live-tail.spec.ts', 'live-step.spec.ts', 'inbox.spec.ts', 'actions.spec.ts', 'screenshots.spec.ts', 'secrets.spec.ts', 'timers.spec.ts'],
       dependencies: ['seeded'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
     },
@@ -180,6 +180,8 @@ export default defineConfig({
         GNL_DEMO_SERVICE_URL: '',
         // No check on the refund and the email: a crash after them blocks the run until a person settles it.
         GNL_DEMO_CHECKS: '0',
+        // A refund's approval expires after an hour (longer than any spec waits): timers.spec.ts sees its deadline.
+        GNL_DEMO_APPROVAL_EXPIRES_MS: '3600000',
         // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
         GNL_STUDIO_STREAM_MAX_MS: '4000',
         GNL_STUDIO_HEARTBEAT_MS: '1000',

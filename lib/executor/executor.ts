@@ -357,7 +357,7 @@ export class Executor {
         ...(invocation.outcome === 'journal-error' || invocation.outcome === 'busy' || wake === 'unrecorded'
           ? { retryAfterMs: Math.min(this.leaseMs, 5_000) }
           : {}),
-        ...(timers?.wakeInMs !== undefined ? { wakeInMs: timers.wakeInMs } : {}),
+        ...(timers?.wakeInMs !== undefined ? { wakeInMs: timers.wakeInMs, ...(timers.despiteWake ? { wakeDespiteWakeups: true } : {}) } : {}),
       })
       .catch((error: unknown) => {
         this.emit({ type: 'error', where: `finish ${claim.runId}`, error: describeError(error) });
@@ -393,6 +393,7 @@ export class Executor {
         owner: this.owner,
         claimedAt: claim.claimedAt,
         ...(invocation.transient && invocation.failure ? { transientFailure: invocation.failure } : {}),
+        wokenMeanwhile: async () => (await this.resolved.queue.entry(claim.runId))?.wakeups !== claim.wakeups,
         ...(this.options.random ? { random: this.options.random } : {}),
       });
     } catch (error) {

@@ -24,6 +24,11 @@ const PAST_DEADLINE_DELAY_MS = 1_000;
 export interface NextWake {
   /** The queue's timer for the run: claimed no earlier than this many milliseconds from now. Absent: no timer. */
   wakeInMs?: number;
+  /**
+   * The timer holds even though the run was woken during the invocation: a resume was scheduled meanwhile
+   * (the latest request; a resume asked for at once after it would have replaced it).
+   */
+  despiteWake?: boolean;
   /** The timer it is (for the executor's event). */
   timer?: RunTimer;
   /** The run-retry this call journaled, if it did. */
@@ -41,10 +46,17 @@ export async function nextWake(args: {
   claimedAt: Date;
   /** The invocation failed on a transient error it journaled: the error. */
   transientFailure?: ErrorInfo;
+  /** Whether someone resumed or scheduled the run during the invocation (the queue's `wakeups` moved). */
+  wokenMeanwhile: () => Promise<boolean>;
   /** Default Math.random (the jitter). */
   random?: () => number;
 }): Promise<NextWake> {
   const { runId, journal, agent, owner, claimedAt, transientFailure } = args;
+  // The journal is folded only when a timer can be there: a retry to journal, an undecided deadline
+  // (the summary's pending list says), or a resume scheduled during the invocation. Most runs end without.
+  const summary = await journal.getRun(runId);
+  const deadline = summary?.pending.some((item) => item.kind === 'approval' && item.expiresAt && !item.decision);
+  if (!transientFailure && !deadline && !(await args.wokenMeanwhile())) return {};
   const state = new RunState(await journal.events(runId));
   let retry: NextWake['retry'];
   if (transientFailure && agent && state.status === 'failed') {
@@ -64,5 +76,6 @@ export async function nextWake(args: {
   if (!timer) return retry ? { retry } : {};
   const delay = Date.parse(timer.dueAt) - Date.now();
   const wakeInMs = delay > 0 ? delay : timer.kind === 'approval-deadline' ? PAST_DEADLINE_DELAY_MS : 0;
-  return { wakeInMs, timer, ...(retry ? { retry } : {}) };
+  const scheduled = state.scheduledResume !== undefined && Date.parse(state.scheduledResume.at) > claimedAt.getTime();
+  return { wakeInMs, timer, ...(scheduled ? { despiteWake: true } : {}), ...(retry ? { retry } : {}) };
 }

@@ -169,12 +169,16 @@ export class RunQueue {
     error?: string;
     retryAfterMs?: number;
     wakeInMs?: number;
+    /** The timer holds even if the run was woken during the invocation (that wake was the timer's scheduling). */
+    wakeDespiteWakeups?: boolean;
   }): Promise<boolean> {
     const keep = args.runnable === 'keep' || args.wakeInMs !== undefined;
     const notBefore = args.retryAfterMs
       ? leaseEnd(args.retryAfterMs)
       : args.wakeInMs !== undefined
-        ? sql`case when wakeups <> ${args.wakeups}::int then null else ${leaseEnd(args.wakeInMs)} end`
+        ? args.wakeDespiteWakeups
+          ? leaseEnd(args.wakeInMs)
+          : sql`case when wakeups <> ${args.wakeups}::int then null else ${leaseEnd(args.wakeInMs)} end`
         : null;
     const released = await this.rows<{ runId: string }>(sql`
       update gnl.run_queue set

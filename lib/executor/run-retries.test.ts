@@ -43,6 +43,8 @@ describeEachStorage('run-level retries', (holder) => {
   let server: ChatCompletionsServer | undefined;
   let executor: Executor | undefined;
   const events: ExecutorEvent[] = [];
+  // Opened (and migrated) first: on a loaded machine PGlite can take a minute to start, not charged to the first test.
+  beforeAll(() => holder.storage.database().then(() => undefined), 300_000);
   beforeAll(async () => {
     service = await startOutsideService();
   });

@@ -17,11 +17,12 @@ const DEADLINE_MS = 1_500;
 describeEachStorage('executor timers', (holder) => {
   let service: OutsideService;
   let executor: Executor;
+  // Opened (and migrated) first: on a loaded machine PGlite can take a minute to start, not charged to the first test.
+  beforeAll(() => holder.storage.database().then(() => undefined), 300_000);
   beforeAll(async () => {
     service = await startOutsideService();
     // 'support' asks with a short deadline; 'support-patient' with one no test waits for (a person decides first).
-    const patient = { ...supportAgent({ serviceUrl: service.url, approvalExpiresInMs: 600_000 }), name: 'support-patient' } as ReturnType<typeof supportAgent>;
-    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS }), patient]);
+    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS }), patientAgent()]);
     executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
   });
   afterAll(async () => {
@@ -30,6 +31,8 @@ describeEachStorage('executor timers', (holder) => {
   });
 
   const journal = () => holder.storage.runs;
+  const patientAgent = () =>
+    ({ ...supportAgent({ serviceUrl: service.url, approvalExpiresInMs: 600_000 }), name: 'support-patient' }) as ReturnType<typeof supportAgent>;
   const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
     for (let i = 0; i < 1_200; i++) {
       const found = await probe();
@@ -107,6 +110,37 @@ describeEachStorage('executor timers', (holder) => {
     expect(runTimers(new RunState(events))).toEqual([]);
     expect(service.stats().refunds.performed - before.refunds.performed).toBe(1);
     expect((await queueEntry(runId, { storage: holder.storage }))?.runnable).toBe(false);
+  });
+
+  it('a resume scheduled while the run executes holds: the invocation that ends then leaves the run to its time', async () => {
+    await executor.stop({ graceMs: 5_000 });
+    const at = { value: new Date(0) };
+    let armed = true;
+    executor = new Executor({
+      storage: holder.storage,
+      registry: createAgentRegistry([supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS }), patientAgent()]),
+      leaseMs: 5_000,
+      pollMs: 25,
+      // Inside the first invocation's lease, after it suspended: a person approves and schedules the resume.
+      aroundInvocation: async (run, invoke) => {
+        const result = await invoke();
+        if (armed) {
+          armed = false;
+          const pending = (await journal().getRun(run.runId))?.pending[0];
+          await journal().approve({ runId: run.runId, toolCallId: pending?.toolCallId as string, by: 'ops@example.com' });
+          at.value = new Date(Date.now() + 1_000);
+          await scheduleResume(run.runId, { storage: holder.storage, at: at.value, by: 'ops@example.com', reason: 'tonight' });
+        }
+        return result;
+      },
+    }).start();
+    const { runId } = await executor.startRun({ agent: 'support-patient', input: REFUND });
+    await status(runId, 'completed');
+    const events = await journal().events(runId);
+    const [request] = of(events, 'run-resume-request');
+    const resumes = of(events, 'run-resume').filter((e) => e.seq > (request?.seq as number));
+    expect(resumes).toHaveLength(1);
+    expect((resumes[0] as RecordedEvent).at.getTime()).toBeGreaterThanOrEqual(at.value.getTime() - 50);
   });
 
   it('scheduleResume refuses a finished run and a time that is no instant, writing nothing', async () => {
