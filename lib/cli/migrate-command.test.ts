@@ -54,6 +54,11 @@ it('gnl migrate previews, refuses without who and why, migrates, and the run fin
     return (await storage.runs.events(runId)).length;
   });
 
+  // The deployment registers one version of support: the current one, pinned; the run's is not among them.
+  const agents = await gnl(['agents'], { env });
+  expect(agents.stdout).toMatch(new RegExp(`support\\s+${deployed.version}\\s+yes\\s+pinned`));
+  expect(agents.stdout).not.toContain(earlier.version);
+
   const dry = await gnl(['migrate', runId, '--dry-run'], { env });
   expect(dry.code, dry.stderr).toBe(0);
   expect(dry.stdout).toContain(`Agent     support: version ${earlier.version} → ${deployed.version}`);

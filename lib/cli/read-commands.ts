@@ -62,20 +62,26 @@ export function registerReadCommands(program: Command, session: CliSession): voi
     );
   });
 
-  const agents = program.command('agents').description('the agents this deployment registers (agents/index.ts), by name');
+  const agents = program
+    .command('agents')
+    .description('the agents this deployment registers (agents/index.ts), by name: every registered version, the current one (new runs start on it) marked');
   jsonOption(agents).action((opts: { json?: boolean }) => {
-    const all = session.registry.listAgents().map((agent) => ({
-      name: agent.name,
-      version: agent.version,
-      model: `${agent.model.provider}/${agent.model.modelId}`,
-      tools: Object.keys(agent.tools).sort(),
-      description: agent.description ?? null,
-    }));
+    const all = session.registry.listAgents().flatMap((current) =>
+      session.registry.listVersions(current.name).map((agent) => ({
+        name: agent.name,
+        version: agent.version,
+        current: agent === current,
+        onChange: agent.onChange,
+        model: `${agent.model.provider}/${agent.model.modelId}`,
+        tools: Object.keys(agent.tools).sort(),
+        description: agent.description ?? null,
+      })),
+    );
     session.print(
       {
         text: table(
-          ['NAME', 'VERSION', 'MODEL', 'TOOLS', 'DESCRIPTION'],
-          all.map((a) => [a.name, a.version, clean(a.model), a.tools.join(', '), clean(a.description ?? '')]),
+          ['NAME', 'VERSION', 'CURRENT', 'ON CHANGE', 'MODEL', 'TOOLS', 'DESCRIPTION'],
+          all.map((a) => [a.name, a.version, a.current ? 'yes' : '', a.onChange, clean(a.model), a.tools.join(', '), clean(a.description ?? '')]),
         ),
         data: all,
       },

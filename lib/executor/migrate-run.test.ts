@@ -16,6 +16,8 @@ import { describeEachStorage } from '@/tests/support/executor-storages';
 import { Executor, MigrationRefusedError, migrateRun, previewMigration, queueEntry, resumeRun, runVersion, startRun } from './index';
 
 const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
+/** Real executors on a loaded machine: PGlite's first start alone can take a minute (a bound, never a timing assertion). */
+const TEST_TIMEOUT_MS = 240_000;
 
 describeEachStorage('agent versions and migration', (holder) => {
   let service: OutsideService;
@@ -85,114 +87,133 @@ describeEachStorage('agent versions and migration', (holder) => {
     return { tickets: now.tickets - before.tickets, refunds: now.refunds - before.refunds, emails: now.emails - before.emails };
   };
 
-  it("a run waiting for approval across a deploy of a reworded prompt (onChange 'continue') continues on the new version: one ticket, one refund, one email", async () => {
-    const before = performed();
-    const runId = await approvedRefundOnV1();
-    const ticketKey = (starts(await events(runId), 'createTicket')[0] as { idempotencyKey: string }).idempotencyKey;
-    const next = reworded();
-    const registry = await deploy(next);
-    expect(next.version).not.toBe(v1().version);
-    expect(await runVersion({ registry, state: new RunState(await events(runId)), runId })).toMatchObject({
-      kind: 'continues',
-      agent: { version: next.version },
-    });
-    await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com', reason: 'refund approved' });
-    await settled(runId, 'completed');
+  it(
+    "a run waiting for approval across a deploy of a reworded prompt (onChange 'continue') continues on the new version: one ticket, one refund, one email",
+    async () => {
+      const before = performed();
+      const runId = await approvedRefundOnV1();
+      const ticketKey = (starts(await events(runId), 'createTicket')[0] as { idempotencyKey: string }).idempotencyKey;
+      const next = reworded();
+      const registry = await deploy(next);
+      expect(next.version).not.toBe(v1().version);
+      expect(await runVersion({ registry, state: new RunState(await events(runId)), runId })).toMatchObject({
+        kind: 'continues',
+        agent: { version: next.version },
+      });
+      await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com', reason: 'refund approved' });
+      await settled(runId, 'completed');
 
-    expect(delta(before)).toEqual({ tickets: 1, refunds: 1, emails: 1 });
-    const all = await events(runId);
-    const migrations = all.filter((e) => e.type === 'run-migrate');
-    expect(migrations).toMatchObject([{ by: 'gnl', changed: ['system'], fromVersion: v1().version, toVersion: next.version }]);
-    // Taken over at its next step: the migration comes right before the resume that executed the approved refund.
-    expect(all[all.indexOf(migrations[0] as RecordedEvent) + 1]?.type).toBe('run-resume');
-    expect(new RunState(all).agentVersion).toBe(next.version);
-    expect(starts(all, 'createTicket').map((e) => (e as { idempotencyKey: string }).idempotencyKey)).toEqual([ticketKey]);
-    // The steps recorded under the old prompt replay as recorded, not as mismatches.
-    expect(all.filter((e) => e.type === 'replay-mismatch')).toEqual([]);
-  });
+      expect(delta(before)).toEqual({ tickets: 1, refunds: 1, emails: 1 });
+      const all = await events(runId);
+      const migrations = all.filter((e) => e.type === 'run-migrate');
+      expect(migrations).toMatchObject([{ by: 'gnl', changed: ['system'], fromVersion: v1().version, toVersion: next.version }]);
+      // Taken over at its next step: the migration comes right before the resume that executed the approved refund.
+      expect(all[all.indexOf(migrations[0] as RecordedEvent) + 1]?.type).toBe('run-resume');
+      expect(new RunState(all).agentVersion).toBe(next.version);
+      expect(starts(all, 'createTicket').map((e) => (e as { idempotencyKey: string }).idempotencyKey)).toEqual([ticketKey]);
+      // The steps recorded under the old prompt replay as recorded, not as mismatches.
+      expect(all.filter((e) => e.type === 'replay-mismatch')).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it("a changed tool schema (onChange 'pinned') leaves the open run on its own version while both are registered; new runs start on the new one", async () => {
-    const before = performed();
-    const runId = await approvedRefundOnV1();
-    const next = newRefundSchema();
-    const registry = await deploy(v1(), next);
-    expect(registry.getAgent('support').version).toBe(next.version);
-    expect(await runVersion({ registry, state: new RunState(await events(runId)), runId })).toMatchObject({ kind: 'pinned', agent: { version: v1().version } });
-    await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com' });
-    await settled(runId, 'completed');
+  it(
+    "a changed tool schema (onChange 'pinned') leaves the open run on its own version while both are registered; new runs start on the new one",
+    async () => {
+      const before = performed();
+      const runId = await approvedRefundOnV1();
+      const next = newRefundSchema();
+      const registry = await deploy(v1(), next);
+      expect(registry.getAgent('support').version).toBe(next.version);
+      expect(await runVersion({ registry, state: new RunState(await events(runId)), runId })).toMatchObject({
+        kind: 'pinned',
+        agent: { version: v1().version },
+      });
+      await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com' });
+      await settled(runId, 'completed');
 
-    expect(delta(before)).toEqual({ tickets: 1, refunds: 1, emails: 1 });
-    const all = await events(runId);
-    expect(all.filter((e) => e.type === 'run-migrate')).toEqual([]);
-    expect(new RunState(all).agentVersion).toBe(v1().version);
-    const fresh = await startRun({ storage: holder.storage, registry, agent: 'support', input: { prompt: 'Customer c_7 asks about order o_21' } });
-    expect(fresh.run.input.agentVersion).toBe(next.version);
-    await settled(fresh.runId, 'completed');
-  });
+      expect(delta(before)).toEqual({ tickets: 1, refunds: 1, emails: 1 });
+      const all = await events(runId);
+      expect(all.filter((e) => e.type === 'run-migrate')).toEqual([]);
+      expect(new RunState(all).agentVersion).toBe(v1().version);
+      const fresh = await startRun({ storage: holder.storage, registry, agent: 'support', input: { prompt: 'Customer c_7 asks about order o_21' } });
+      expect(fresh.run.input.agentVersion).toBe(next.version);
+      await settled(fresh.runId, 'completed');
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('a run stranded by a deploy is migrated after a preview: nothing that finished executes again, keys unchanged', async () => {
-    const before = performed();
-    const runId = await approvedRefundOnV1();
-    const beforeMigration = await events(runId);
-    const keysBefore = beforeMigration.flatMap((e) =>
-      e.type === 'tool-call-start' || e.type === 'tool-call-end' ? [`${e.toolName}:${e.idempotencyKey}`] : [],
-    );
-    const next = newRefundSchema();
-    const registry = await deploy(next);
-    await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com' });
-    await settled(runId, 'diverged'); // no deployed version matches it: it stops, nothing runs
-    expect(delta(before)).toEqual({ tickets: 1, refunds: 0, emails: 0 });
-    const stranded = await runVersion({ registry, state: new RunState(await events(runId)), runId });
-    expect(stranded).toMatchObject({ kind: 'stranded', differences: [{ field: 'tool schema: issueRefund' }] });
+  it(
+    'a run stranded by a deploy is migrated after a preview: nothing that finished executes again, keys unchanged',
+    async () => {
+      const before = performed();
+      const runId = await approvedRefundOnV1();
+      const beforeMigration = await events(runId);
+      const keysBefore = beforeMigration.flatMap((e) =>
+        e.type === 'tool-call-start' || e.type === 'tool-call-end' ? [`${e.toolName}:${e.idempotencyKey}`] : [],
+      );
+      const next = newRefundSchema();
+      const registry = await deploy(next);
+      await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com' });
+      await settled(runId, 'diverged'); // no deployed version matches it: it stops, nothing runs
+      expect(delta(before)).toEqual({ tickets: 1, refunds: 0, emails: 0 });
+      const stranded = await runVersion({ registry, state: new RunState(await events(runId)), runId });
+      expect(stranded).toMatchObject({ kind: 'stranded', differences: [{ field: 'tool schema: issueRefund' }] });
 
-    const recorded = (await events(runId)).length;
-    const preview = await previewMigration(runId, { storage: holder.storage, registry, to: next.version });
-    expect(preview).toMatchObject({ safe: true, refusals: [], from: v1().version, to: next.version, status: 'waiting-approval' });
-    expect(preview.changed.map((d) => d.field)).toEqual(['tool schema: issueRefund']);
-    expect(preview.kept.map((c) => c.toolName).sort()).toEqual(['createTicket', 'lookupCustomer']);
-    for (const kept of preview.kept) expect(keysBefore).toContain(`${kept.toolName}:${kept.idempotencyKey}`);
-    expect(preview.reruns).toMatchObject([{ toolName: 'issueRefund', action: 'executes', toolChanged: true }]);
-    expect(preview.nextStep).toBe(new RunState(beforeMigration).modelSteps.length);
-    expect((await events(runId)).length).toBe(recorded); // a preview writes nothing
+      const recorded = (await events(runId)).length;
+      const preview = await previewMigration(runId, { storage: holder.storage, registry, to: next.version });
+      expect(preview).toMatchObject({ safe: true, refusals: [], from: v1().version, to: next.version, status: 'waiting-approval' });
+      expect(preview.changed.map((d) => d.field)).toEqual(['tool schema: issueRefund']);
+      expect(preview.kept.map((c) => c.toolName).sort()).toEqual(['createTicket', 'lookupCustomer']);
+      for (const kept of preview.kept) expect(keysBefore).toContain(`${kept.toolName}:${kept.idempotencyKey}`);
+      expect(preview.reruns).toMatchObject([{ toolName: 'issueRefund', action: 'executes', toolChanged: true }]);
+      expect(preview.nextStep).toBe(new RunState(beforeMigration).modelSteps.length);
+      expect((await events(runId)).length).toBe(recorded); // a preview writes nothing
 
-    const migrated = await migrateRun(runId, {
-      storage: holder.storage,
-      registry,
-      to: next.version,
-      by: 'ops@example.com',
-      reason: 'refund tool takes a note now',
-    });
-    expect(migrated.event).toMatchObject({ type: 'run-migrate', by: 'ops@example.com', reason: 'refund tool takes a note now', toVersion: next.version });
-    expect(migrated.queue).toMatchObject({ runnable: true });
-    await settled(runId, 'completed');
+      const migrated = await migrateRun(runId, {
+        storage: holder.storage,
+        registry,
+        to: next.version,
+        by: 'ops@example.com',
+        reason: 'refund tool takes a note now',
+      });
+      expect(migrated.event).toMatchObject({ type: 'run-migrate', by: 'ops@example.com', reason: 'refund tool takes a note now', toVersion: next.version });
+      expect(migrated.queue).toMatchObject({ runnable: true });
+      await settled(runId, 'completed');
 
-    expect(delta(before)).toEqual({ tickets: 1, refunds: 1, emails: 1 });
-    const all = await events(runId);
-    expect(starts(all, 'createTicket')).toHaveLength(1);
-    const keysAfter = all.flatMap((e) => (e.type === 'tool-call-start' || e.type === 'tool-call-end' ? [`${e.toolName}:${e.idempotencyKey}`] : []));
-    expect(keysAfter.slice(0, keysBefore.length)).toEqual(keysBefore);
-    expect(new RunState(all).agentVersion).toBe(next.version);
-  });
+      expect(delta(before)).toEqual({ tickets: 1, refunds: 1, emails: 1 });
+      const all = await events(runId);
+      expect(starts(all, 'createTicket')).toHaveLength(1);
+      const keysAfter = all.flatMap((e) => (e.type === 'tool-call-start' || e.type === 'tool-call-end' ? [`${e.toolName}:${e.idempotencyKey}`] : []));
+      expect(keysAfter.slice(0, keysBefore.length)).toEqual(keysBefore);
+      expect(new RunState(all).agentVersion).toBe(next.version);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('refuses a migration that would read the history differently unless forced with a reason, and bad requests, writing nothing', async () => {
-    const runId = await approvedRefundOnV1();
-    const withoutLookup = variant({ without: 'lookupCustomer' });
-    const registry = createAgentRegistry([v1(), withoutLookup]);
-    const count = (await events(runId)).length;
+  it(
+    'refuses a migration that would read the history differently unless forced with a reason, and bad requests, writing nothing',
+    async () => {
+      const runId = await approvedRefundOnV1();
+      const withoutLookup = variant({ without: 'lookupCustomer' });
+      const registry = createAgentRegistry([v1(), withoutLookup]);
+      const count = (await events(runId)).length;
 
-    const preview = await previewMigration(runId, { storage: holder.storage, registry });
-    expect(preview.safe).toBe(false);
-    expect(preview.refusals).toEqual([expect.stringMatching(/is to lookupCustomer, which version [0-9a-f]{16} does not have$/)]);
-    const refused = await migrateRun(runId, { storage: holder.storage, registry, by: 'ops@example.com', reason: 'drop lookups' }).catch((e: unknown) => e);
-    expect(MigrationRefusedError.isInstance(refused) && refused.reason).toBe('unsafe');
-    await expect(migrateRun(runId, { storage: holder.storage, registry, by: 'ops@example.com', reason: ' ' })).rejects.toThrow(AgentInputError);
-    await expect(previewMigration(runId, { storage: holder.storage, registry, to: 'f'.repeat(16) })).rejects.toMatchObject({ reason: 'unknown-version' });
-    await expect(previewMigration(runId, { storage: holder.storage, registry, to: v1().version })).rejects.toMatchObject({ reason: 'same-version' });
-    expect((await events(runId)).length).toBe(count);
+      const preview = await previewMigration(runId, { storage: holder.storage, registry });
+      expect(preview.safe).toBe(false);
+      expect(preview.refusals).toEqual([expect.stringMatching(/is to lookupCustomer, which version [0-9a-f]{16} does not have$/)]);
+      const refused = await migrateRun(runId, { storage: holder.storage, registry, by: 'ops@example.com', reason: 'drop lookups' }).catch((e: unknown) => e);
+      expect(MigrationRefusedError.isInstance(refused) && refused.reason).toBe('unsafe');
+      await expect(migrateRun(runId, { storage: holder.storage, registry, by: 'ops@example.com', reason: ' ' })).rejects.toThrow(AgentInputError);
+      await expect(previewMigration(runId, { storage: holder.storage, registry, to: 'f'.repeat(16) })).rejects.toMatchObject({ reason: 'unknown-version' });
+      await expect(previewMigration(runId, { storage: holder.storage, registry, to: v1().version })).rejects.toMatchObject({ reason: 'same-version' });
+      expect((await events(runId)).length).toBe(count);
 
-    const forced = await migrateRun(runId, { storage: holder.storage, registry, by: 'ops@example.com', reason: 'lookups are retired', force: true });
-    expect(forced.event).toMatchObject({ type: 'run-migrate', overridden: preview.refusals, toVersion: withoutLookup.version });
-    await holder.storage.runs.cancel({ runId, by: 'ops@example.com', reason: 'test done' });
-    await expect(previewMigration(runId, { storage: holder.storage, registry })).rejects.toMatchObject({ reason: 'finished' });
-  });
+      const forced = await migrateRun(runId, { storage: holder.storage, registry, by: 'ops@example.com', reason: 'lookups are retired', force: true });
+      expect(forced.event).toMatchObject({ type: 'run-migrate', overridden: preview.refusals, toVersion: withoutLookup.version });
+      await holder.storage.runs.cancel({ runId, by: 'ops@example.com', reason: 'test done' });
+      await expect(previewMigration(runId, { storage: holder.storage, registry })).rejects.toMatchObject({ reason: 'finished' });
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
