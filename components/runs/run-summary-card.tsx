@@ -1,4 +1,6 @@
+import Link from 'next/link';
 import { Time } from '@/components/ui/time';
+import { runHref } from '@/lib/studio/reads/run-path';
 import type { WireRun } from '@/lib/studio/reads/wire';
 import { cn } from '@/lib/utils';
 import { JsonPayload } from './json-payload';
@@ -31,6 +33,15 @@ export function RunSummaryCard({ run, className, children, ...props }: React.Com
           <Time value={run.updatedAt} className="text-xs" />
         </Field>
       </dl>
+      {run.input?.forkOf ? (
+        <p className="text-sm" data-slot="run-fork-of">
+          Fork of{' '}
+          <Link href={runHref(run.input.forkOf.runId)} className="text-link hover:underline">
+            <VisibleText text={run.input.forkOf.runId} />
+          </Link>{' '}
+          at step {run.input.forkOf.atStep}, by <VisibleText text={run.input.forkOf.by} />: “<VisibleText text={run.input.forkOf.reason} />”
+        </p>
+      ) : null}
       {run.pending.length > 0 ? (
         <div className="rounded-md border border-dashed p-3">
           <h2 className="mb-1.5 text-xs font-medium text-muted-foreground">Waiting on</h2>

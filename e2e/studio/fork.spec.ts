@@ -45,6 +45,7 @@ test('fork a finished run at its ticket step: the preview lists the email and it
   await expect(fork.event('run-start').locator('[data-slot="fork-of"]')).toContainText(`Fork of ${parentId} at step 2, by alice`);
   // The reason is text, never markup.
   await expect(fork.event('run-start').locator('[data-slot="fork-of"]')).toContainText('<b>see</b> the ticket step again');
+  await expect(fork.summary.locator('[data-slot="run-fork-of"]')).toContainText(`Fork of ${parentId} at step 2, by alice`);
   await expect(fork.event('run-complete')).toHaveCount(1, { timeout: 20_000 });
   const forkId = (await fork.runId.textContent()) ?? '';
   await expect(fork.event('tool-call-start').filter({ hasText: 'sendEmail' }).locator('[data-slot="idempotency-key"] code')).toHaveText(emailKey);
