@@ -96,6 +96,10 @@ suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_
     expect(of(events, 'run-resume').filter((e) => e.seq > suspend.seq)).toHaveLength(1);
     const claims = later.flatMap((w) => w.events('claimed', runId));
     expect(claims).toHaveLength(1);
+    const resumed = of(events, 'run-resume').at(-1) as RecordedEvent;
+    console.log(
+      `[timer-workers] deadline fired ${resumed.at.getTime() - Date.parse(deadline?.dueAt as string)} ms after it was due (workers started after it)`,
+    );
     const after = service.stats();
     expect(after.refunds.requests - before.refunds.requests).toBe(0);
     expect(after.tickets.performed - before.tickets.performed).toBe(1);
@@ -120,6 +124,9 @@ suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_
     const resumes = of(events, 'run-resume').filter((e) => e.seq > (request?.seq as number));
     expect(resumes).toHaveLength(1);
     expect((resumes[0] as RecordedEvent).at.getTime()).toBeGreaterThanOrEqual(at.getTime() - 50);
+    console.log(
+      `[timer-workers] scheduled resume began ${(resumes[0] as RecordedEvent).at.getTime() - at.getTime()} ms after its time (two workers, poll 50 ms)`,
+    );
     expect(pair.flatMap((w) => w.events('claimed', runId)).length - claimsBefore).toBe(1);
     expect(service.stats().refunds.performed - before.refunds.performed).toBe(1);
     expect((await queueEntry(runId, { storage }))?.runnable).toBe(false);
