@@ -107,7 +107,9 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
         .filter((l) => l.created === true)
         .map((l) => String(l.runId)),
     );
-    expect(creators.sort()).toEqual(slots.map((s) => scheduleRunId(SCHEDULE, new Date(s))).sort());
+    // No slot's run was created twice. (The killed worker may have created one and died before saying so: the others then found it.)
+    expect(new Set(creators).size).toBe(creators.length);
+    expect(creators.every((runId) => runs.some((r) => r.runId === runId))).toBe(true);
     const lags: number[] = [];
     for (const { runId } of runs) {
       const events = await storage.runs.events(runId);
@@ -122,8 +124,11 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
     expect(stats.tickets.performed).toBe(runs.length);
     expect(stats.emails.performed).toBe(runs.length);
     for (const kind of ['tickets', 'emails'] as const) expect(Object.values(stats[kind].byKey).every((k) => k.performed === 1)).toBe(true);
-    // Both workers ticked: each created some slots (a slot's creator is whoever got there first).
-    expect(survivors.every((w) => startedSlots(w).length > 0)).toBe(true);
+    // The workers really raced: slots that two of them started, of which exactly one created the run (creators above).
+    const reporters = new Map<string, number>();
+    for (const w of workers)
+      for (const slot of new Set(w.events('schedule-started').map((l) => String(l.slot)))) reporters.set(slot, (reporters.get(slot) ?? 0) + 1);
+    expect([...reporters.values()].filter((n) => n >= 2).length).toBeGreaterThan(0);
     const victimRun = scheduleRunId(SCHEDULE, new Date(String(startedSlots(victim).at(-1)?.slot)));
     const victimEntry = await queueEntry(victimRun, { storage });
     console.log(
