@@ -66,7 +66,9 @@ describeEachStorage('forkRun', (holder) => {
     const options = { storage: holder.storage, concurrency: 2, leaseMs: 5_000, pollMs: 100 };
     executor = new Executor({ ...options, registry: createAgentRegistry([support]) }).start();
     streamer = new Executor({ ...options, registry: createAgentRegistry([streamed]), streamRuns: true }).start();
-  });
+    // Opened (and migrated) here: on a loaded machine PGlite can take a minute to start, not the first test's to pay.
+    await holder.storage.database();
+  }, 300_000);
   afterAll(async () => {
     await Promise.all([executor.stop({ graceMs: 5_000 }), streamer.stop({ graceMs: 5_000 })]);
     await service.close();
@@ -154,7 +156,7 @@ describeEachStorage('forkRun', (holder) => {
     });
     expect(forkEvents.filter((e) => e.type === 'replay-mismatch')).toEqual([]);
     expect((await journal().getRun(forked.runId))?.status).toBe('completed');
-  });
+  }, 180_000);
 
   it('leaves the parent as it was, but for one run-forked naming the fork, who and why', async () => {
     const parentId = await completedParent(QUESTION);
@@ -226,7 +228,7 @@ describeEachStorage('forkRun', (holder) => {
     expect(after.tickets.performed - before.tickets.performed).toBe(0);
     expect(after.tickets.deduplicated - before.tickets.deduplicated).toBe(1);
     expect(keysOf(await journal().events(b.runId), 'createTicket')).toEqual(keysOf(rootEvents, 'createTicket'));
-  });
+  }, 180_000);
 
   it('a fork with an edited tool result of the last kept step: the model reads the operator’s output, recorded as provided by them', async () => {
     const parentId = await completedParent(QUESTION);
