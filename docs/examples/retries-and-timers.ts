@@ -27,7 +27,11 @@ export const billing = defineAgent({
 });
 
 // Approved now, executed at night: the run's next invocation, journaled with who, why and when.
-await scheduleResume(runId, { at: '2026-12-03T02:00:00Z', by: 'ops@example.com', reason: 'after the cut-off' });
+await scheduleResume(runId, {
+  at: '2026-12-03T02:00:00Z',
+  by: 'ops@example.com',
+  reason: 'after the cut-off',
+});
 // #endregion
 
 import type { z } from 'zod';

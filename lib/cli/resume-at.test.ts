@@ -31,13 +31,21 @@ describe('gnl resume --at [pglite]', { timeout: 300_000 }, () => {
     const at = new Date(Date.now() + 3_600_000);
     const scheduled = await run(['resume', id, '--at', at.toISOString(), '--by', 'alice@example.com', '--reason', 'after the cut-off']);
     expect(scheduled.code, scheduled.stderr).toBe(0);
-    expect(scheduled.stdout).toContain(`Resume of run ${id} scheduled for ${at.toISOString()} by alice@example.com: after the cut-off (it is waiting-approval).`);
+    expect(scheduled.stdout).toContain(
+      `Resume of run ${id} scheduled for ${at.toISOString()} by alice@example.com: after the cut-off (it is waiting-approval).`,
+    );
     const shown = await run(['show', id]);
-    expect(shown.stdout).toContain(`Due       ${at.toISOString().slice(0, 19).replace('T', ' ')} UTC · resume scheduled by alice@example.com: after the cut-off`);
+    expect(shown.stdout).toContain(
+      `Due       ${at.toISOString().slice(0, 19).replace('T', ' ')} UTC · resume scheduled by alice@example.com: after the cut-off`,
+    );
     expect(shown.stdout).toMatch(/Executor {2}queued: not before \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
     expect(shown.stdout).toMatch(/run-resume-request\s+resume scheduled for .* by alice@example\.com: after the cut-off/);
 
-    for (const bad of [['--at', 'tomorrow'], ['--at', '2026-12-02T09:00:00'], ['--at', at.toISOString(), '--wait']]) {
+    for (const bad of [
+      ['--at', 'tomorrow'],
+      ['--at', '2026-12-02T09:00:00'],
+      ['--at', at.toISOString(), '--wait'],
+    ]) {
       const refused = await run(['resume', id, ...bad, '--by', 'alice@example.com']);
       expect(refused.code, refused.stdout).toBe(2);
       expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);

@@ -37,7 +37,15 @@ const suspend = (items: { toolCallId: string; expiresAt?: string }[]): JournalEv
 
 describe('retries in the run projection', () => {
   it('counts transient failures in a row, names the next attempt, and starts afresh after new progress or a person', () => {
-    const state = fold([{ type: 'run-start', input: INPUT }, step(0), fail, retry(1, iso(30)), { type: 'run-resume', fromStatus: 'failed' }, fail, retry(2, iso(60))]);
+    const state = fold([
+      { type: 'run-start', input: INPUT },
+      step(0),
+      fail,
+      retry(1, iso(30)),
+      { type: 'run-resume', fromStatus: 'failed' },
+      fail,
+      retry(2, iso(60)),
+    ]);
     expect(state.retryStreak).toBe(2);
     expect(state.nextAttemptAt).toBe(iso(60));
     expect(runTimers(state)).toEqual([{ kind: 'retry', dueAt: iso(60), attempt: 3, attempts: 3 }]);
@@ -81,7 +89,11 @@ describe('runTimers', () => {
   });
 
   it('a finished run has no timers, and a partial fold takes the status it is given', () => {
-    const canceled = fold([{ type: 'run-start', input: INPUT }, { type: 'run-resume-request', by: 'ops', resumeAt: iso(40) }, { type: 'run-cancel', by: 'ops' }]);
+    const canceled = fold([
+      { type: 'run-start', input: INPUT },
+      { type: 'run-resume-request', by: 'ops', resumeAt: iso(40) },
+      { type: 'run-cancel', by: 'ops' },
+    ]);
     expect(runTimers(canceled)).toEqual([]);
     // From the last model step on (the Studio's window): no run-start, the status comes from the summary.
     const tail = fold([step(3), fail, retry(1, iso(30))]);
