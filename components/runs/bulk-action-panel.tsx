@@ -20,10 +20,11 @@ const ACTIONS: Record<BulkActionName, string> = {
   resume: 'Resume (waiting runs whose calls are all decided)',
   retry: 'Retry (resume failed runs)',
   approve: 'Approve the waiting calls of a tool',
+  migrate: 'Migrate to the agent’s current version (safe moves only)',
 };
 
 /** The confirm button's verb. */
-const VERB: Record<BulkActionName, string> = { cancel: 'Cancel', resume: 'Resume', retry: 'Retry', approve: 'Approve' };
+const VERB: Record<BulkActionName, string> = { cancel: 'Cancel', resume: 'Resume', retry: 'Retry', approve: 'Approve', migrate: 'Migrate' };
 
 export interface BulkFilterFields {
   status: RunStatus | '';

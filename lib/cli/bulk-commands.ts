@@ -1,5 +1,5 @@
 /**
- * `gnl bulk cancel|resume|retry|approve`: an action on every run a filter matches, in two steps. Without
+ * `gnl bulk cancel|resume|retry|approve|migrate`: an action on every run a filter matches, in two steps. Without
  * --yes it is a dry run: it counts and lists what would change and what would be skipped and why, and
  * records a preview. With --yes --preview <id> it applies that preview (limited to the runs it listed,
  * each judged again now); with --yes and a filter it makes the preview and applies it at once. Each run
@@ -46,7 +46,9 @@ function age(raw: string): string {
 }
 
 export function registerBulkCommands(program: Command, session: CliSession): void {
-  const bulk = program.command('bulk').description('cancel, resume, retry or approve every run a filter matches: a dry run first (the default), then --yes');
+  const bulk = program
+    .command('bulk')
+    .description('cancel, resume, retry, approve or migrate every run a filter matches: a dry run first (the default), then --yes');
   for (const name of Object.keys(BULK_ACTIONS) as BulkActionName[]) {
     const command = byOption(
       bulk
@@ -74,13 +76,14 @@ async function run(session: CliSession, action: BulkActionName, opts: BulkFlags)
   if (opts.preview && !opts.yes) throw new CliError('--preview applies a dry run: add --yes (and --reason).', EXIT.usage);
   if (opts.preview && Object.keys(filter).length > 0) throw new CliError('--preview applies the dry run’s own filter: give no filter with it.', EXIT.usage);
   if (opts.yes && !opts.reason?.trim()) throw new CliError('--yes needs --reason "…": it is recorded in every run changed.', EXIT.usage);
-  const preview = opts.preview ? undefined : await previewBulk({ storage, action, filter, by: opts.by, listLimit: opts.list });
+  const preview = opts.preview ? undefined : await previewBulk({ storage, registry: session.registry, action, filter, by: opts.by, listLimit: opts.list });
   if (!opts.yes) {
     session.print({ text: previewLines(preview as BulkPreview, opts), data: preview }, opts.json);
     return;
   }
   const applied = await applyBulk({
     storage,
+    registry: session.registry,
     previewId: opts.preview ?? (preview as BulkPreview).previewId,
     action,
     by: opts.by,

@@ -1,9 +1,11 @@
 /**
  * What a bulk action is: a name, which runs qualify (a pure verdict on the run as its summary and queue
  * row show it now), and how one run is changed (through the per-run operations every operator path
- * uses: cancelRun, resumeRun, journal.approve). The bulk runner (bulk-operation.ts) knows nothing else
- * about an action, so another one (migrate) is one more object in BULK_ACTIONS' place.
+ * uses: cancelRun, resumeRun, journal.approve, migrateRun). The bulk runner (bulk-operation.ts) knows
+ * nothing else about an action. A verdict may ask the journal (migrate's asks previewMigration) and so
+ * may be async; it still writes nothing.
  */
+import type { AgentRegistry } from '@/lib/agents';
 import type { RunSummary } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
 import type { QueueEntry } from './run-queue';
@@ -23,8 +25,13 @@ export interface Skip {
 
 export type Verdict = { qualifies: true } | ({ qualifies: false } & Skip);
 
-export interface ApplyContext {
+/** What a verdict may read besides the run: the storage, and the deployment's agents (migrate needs their versions). */
+export interface VerdictContext {
   storage: Storage;
+  registry: AgentRegistry | undefined;
+}
+
+export interface ApplyContext extends VerdictContext {
   /** Who acts (recorded in each run's journal). */
   by: string;
   /** Why (recorded in each run's journal). */
@@ -42,8 +49,8 @@ export interface BulkAction {
   /** What it does to a run, in a few words ("cancel", "approve waiting calls of the tool"). */
   summary: string;
   /** A filter this action cannot work without, as a sentence; undefined when the filter will do. */
-  needs?(filter: BulkFilter): string | undefined;
-  verdict(target: BulkTarget, filter: BulkFilter): Verdict;
+  needs?(filter: BulkFilter, context: VerdictContext): string | undefined;
+  verdict(target: BulkTarget, filter: BulkFilter, context: VerdictContext): Verdict | Promise<Verdict>;
   /** Called only for a run whose verdict qualifies at the time of the call. Throws on failure (reported per run). */
   apply(target: BulkTarget, context: ApplyContext): Promise<Applied>;
 }

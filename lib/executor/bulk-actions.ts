@@ -1,11 +1,14 @@
 /**
- * The bulk actions: cancel, resume, retry, approve. Each verdict reads only the run's summary (status,
- * pending items: the journal's projection) and queue row; each apply is one per-run operation of the
- * executor layer or the journal, so a bulk change is journaled in each run exactly as a single one is.
+ * The bulk actions: cancel, resume, retry, approve, migrate. Each verdict reads the run's summary
+ * (status, pending items: the journal's projection) and queue row, and migrate's also the migration
+ * preview (writes nothing); each apply is one per-run operation of the executor layer or the journal, so
+ * a bulk change is journaled in each run exactly as a single one is.
  */
 import type { PendingItem } from '@/lib/durable';
+import { MigrationRefusedError } from './errors';
+import { type MigrationPreview, migrateRun, previewMigration } from './migrate-run';
 import { cancelRun } from './run-control';
-import { type BulkAction, type BulkTarget, qualifies, skip, type Verdict } from './bulk-action';
+import { type BulkAction, type BulkTarget, qualifies, skip, type Verdict, type VerdictContext } from './bulk-action';
 
 /** Ended runs and abandoned ones are left alone by every action. */
 function ended({ run, queue }: BulkTarget): Verdict | undefined {
@@ -100,11 +103,62 @@ export const approveAction: BulkAction = {
   },
 };
 
+/**
+ * The migration preview of the run to its agent's current version, or why it is left alone: it runs on
+ * that version already, its agent has no such version here, or the preview finds the move unsafe (a bulk
+ * migrate never forces: an unsafe run is migrated one by one, with the override and a reason of its own).
+ */
+async function migrationOf(runId: string, context: VerdictContext): Promise<MigrationPreview | Verdict> {
+  const { storage, registry } = context;
+  if (!registry) throw new TypeError('migrate needs the deployment’s agents (their versions): pass registry');
+  try {
+    const preview = await previewMigration(runId, { storage, registry });
+    return preview.safe ? preview : skip('unsafe', `migrating it would need an override: ${preview.refusals.join('; ')}`);
+  } catch (error) {
+    if (!MigrationRefusedError.isInstance(error)) throw error;
+    if (error.reason === 'same-version') return skip('same-version', 'it runs on its agent’s current version already');
+    return skip(error.reason, error.message);
+  }
+}
+
+const isVerdict = (value: MigrationPreview | Verdict): value is Verdict => 'qualifies' in value;
+
+export const migrateAction: BulkAction = {
+  name: 'migrate',
+  summary: 'move a run to its agent’s current version (finished calls stay recorded; unsafe moves are left for one by one)',
+  needs: (_filter, context) => (context.registry ? undefined : 'migrate needs the deployment’s agents (their versions): pass registry'),
+  async verdict(target, _filter, context) {
+    const stop = ended(target) ?? resumable(target);
+    if (stop) return stop;
+    if (!target.run.input.agent) return skip('no-agent', 'it was not started by a registered agent, so it has no versions');
+    const migration = await migrationOf(target.run.runId, context);
+    return isVerdict(migration) ? migration : qualifies;
+  },
+  async apply({ run }, { storage, registry, by, reason }) {
+    if (!registry) throw new TypeError('migrate needs the deployment’s agents (their versions): pass registry');
+    try {
+      const migrated = await migrateRun(run.runId, { storage, registry, by, reason });
+      const { preview } = migrated;
+      return {
+        outcome: 'changed',
+        detail: `migrated from ${preview.from ?? '?'} to ${preview.to} (${preview.changed.map((d) => d.field).join(', ') || 'no field'} changed); ${preview.kept.length} finished call(s) kept`,
+      };
+    } catch (error) {
+      // Planned again under the run's hold: a decision or a step since the verdict may have made it unsafe or needless.
+      if (MigrationRefusedError.isInstance(error)) return skip(error.reason, error.message);
+      throw error;
+    }
+  },
+};
+
 /** Every bulk action, by name. */
-export const BULK_ACTIONS = { cancel: cancelAction, resume: resumeAction, retry: retryAction, approve: approveAction } as const satisfies Record<
-  string,
-  BulkAction
->;
+export const BULK_ACTIONS = {
+  cancel: cancelAction,
+  resume: resumeAction,
+  retry: retryAction,
+  approve: approveAction,
+  migrate: migrateAction,
+} as const satisfies Record<string, BulkAction>;
 
 export type BulkActionName = keyof typeof BULK_ACTIONS;
 export const BULK_ACTION_NAMES = Object.keys(BULK_ACTIONS) as BulkActionName[];

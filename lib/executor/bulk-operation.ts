@@ -11,12 +11,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { AgentRegistry } from '@/lib/agents';
 import { DecisionConflictError, type RunStatus } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
 import { resolveStorage, type StorageContext } from './context';
 import { BulkActionError, RunNotResumableError } from './errors';
 import { resumeRun } from './run-control';
-import type { ApplyContext, BulkAction, BulkTarget, Skip } from './bulk-action';
+import type { ApplyContext, BulkAction, BulkTarget, Skip, VerdictContext } from './bulk-action';
 import { BULK_ACTION_NAMES, BULK_ACTIONS, type BulkActionName } from './bulk-actions';
 import { type BulkFilter, type BulkFilterInput, bulkFilterSchema, resolveFilter } from './bulk-filter';
 import { type ApplyCounts, BulkStore, type PreviewCounts } from './bulk-store';
@@ -51,6 +52,8 @@ const applySchema = z.object({
 
 export interface BulkPreviewRequest extends StorageContext {
   action: BulkActionName;
+  /** The deployment's agents: migrate judges and moves runs between their versions (required for migrate). */
+  registry?: AgentRegistry;
   filter: BulkFilterInput;
   /** Who asks for the preview (recorded with it). */
   by: string;
@@ -85,6 +88,8 @@ export interface BulkPreview {
 
 export interface BulkApplyRequest extends StorageContext {
   previewId: string;
+  /** The deployment's agents (required for migrate). */
+  registry?: AgentRegistry;
   /** The preview's action, said again: an apply never does what was not previewed. */
   action: BulkActionName;
   /** Who acts (recorded in every run changed). */
@@ -158,8 +163,8 @@ function stillMatches({ run }: BulkTarget, filter: BulkFilter): Skip | undefined
   return undefined;
 }
 
-function judge(action: BulkAction, target: BulkTarget, filter: BulkFilter): Skip | undefined {
-  const verdict = action.verdict(target, filter);
+async function judge(action: BulkAction, target: BulkTarget, filter: BulkFilter, context: VerdictContext): Promise<Skip | undefined> {
+  const verdict = await action.verdict(target, filter, context);
   if (!verdict.qualifies) return { reason: verdict.reason, message: verdict.message };
   return stillMatches(target, filter);
 }
@@ -180,7 +185,8 @@ export async function previewBulk(request: BulkPreviewRequest): Promise<BulkPrev
   const store = storeFor(storage);
   const asOf = await store.now();
   const filter = resolveFilter(filterInput, asOf);
-  const missing = action.needs?.(filter);
+  const verdictContext: VerdictContext = { storage, registry: request.registry };
+  const missing = action.needs?.(filter, verdictContext);
   if (missing) throw new BulkActionError({ reason: 'invalid', message: missing });
   await store.dropPreviewsBefore(new Date(asOf.getTime() - PREVIEW_KEEP_MS));
   const previewId = randomUUID();
@@ -194,7 +200,7 @@ export async function previewBulk(request: BulkPreviewRequest): Promise<BulkPrev
     after = ids[ids.length - 1];
     const judged = await mapLimit(ids, concurrency, async (runId) => {
       const target = await targetOf(storage, runId);
-      return target && { target, skip: judge(action, target, filter) };
+      return target && { target, skip: await judge(action, target, filter, verdictContext) };
     });
     const changing: string[] = [];
     for (const item of judged) {
@@ -221,11 +227,15 @@ export async function applyBulk(request: BulkApplyRequest): Promise<BulkApplied>
   const { previewId, by: who, reason, pageSize, concurrency } = parsed;
   const { storage } = resolveStorage(request);
   const store = storeFor(storage);
-  const claimed = await claim(store, parsed);
   const action: BulkAction = BULK_ACTIONS[parsed.action];
+  // What the action cannot work without (migrate: the registry) is refused before the preview is claimed, so it stays usable.
+  const recorded = await store.preview(previewId);
+  const missing = recorded && action.needs?.(recorded.filter, { storage, registry: request.registry });
+  if (missing) throw new BulkActionError({ reason: 'invalid', previewId, message: missing });
+  const claimed = await claim(store, parsed);
   const filter = claimed.filter;
   const resume = request.resume ?? ((runId: string, r: { by: string; reason: string }) => resumeRun(runId, { ...r, storage }));
-  const context: ApplyContext = { storage, by: who, reason, filter, resume };
+  const context: ApplyContext = { storage, registry: request.registry, by: who, reason, filter, resume };
   const results: BulkRunResult[] = [];
   for (let after: string | undefined; ; ) {
     const ids = await store.previewPage(previewId, { ...(after ? { after } : {}), limit: pageSize });
@@ -241,7 +251,7 @@ export async function applyBulk(request: BulkApplyRequest): Promise<BulkApplied>
   const counts: ApplyCounts = { changed: 0, skipped: 0, failed: 0 };
   for (const result of results) counts[result.outcome]++;
   await store.finishApply(previewId, counts);
-  const newlyMatching = await countNewlyMatching(storage, store, action, filter, { previewId, pageSize, concurrency });
+  const newlyMatching = await countNewlyMatching(context, store, action, filter, { previewId, pageSize, concurrency });
   return {
     previewId,
     action: parsed.action,
@@ -289,7 +299,7 @@ async function applyOne(storage: Storage, action: BulkAction, context: ApplyCont
   try {
     const target = await targetOf(storage, runId);
     if (!target) return { runId, outcome: 'skipped', reason: 'unknown-run', message: 'it no longer exists' };
-    const skip = judge(action, target, context.filter);
+    const skip = await judge(action, target, context.filter, context);
     if (skip) return { runId, outcome: 'skipped', ...skip };
     const applied = await action.apply(target, context);
     return applied.outcome === 'changed'
@@ -307,7 +317,7 @@ async function applyOne(storage: Storage, action: BulkAction, context: ApplyCont
 
 /** Runs matching the filter that qualify now and were not in the preview. */
 async function countNewlyMatching(
-  storage: Storage,
+  context: VerdictContext,
   store: BulkStore,
   action: BulkAction,
   filter: BulkFilter,
@@ -319,8 +329,8 @@ async function countNewlyMatching(
     if (ids.length === 0) return count;
     after = ids[ids.length - 1];
     const judged = await mapLimit(ids, args.concurrency, async (runId) => {
-      const target = await targetOf(storage, runId);
-      return target !== undefined && judge(action, target, filter) === undefined;
+      const target = await targetOf(context.storage, runId);
+      return target !== undefined && (await judge(action, target, filter, context)) === undefined;
     });
     count += judged.filter(Boolean).length;
   }

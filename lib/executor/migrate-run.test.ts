@@ -13,7 +13,19 @@ import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { issueRefundInput, supportTools } from '@/lib/demo/support-tools';
 import { type RecordedEvent, RunState } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { Executor, MigrationRefusedError, migrateRun, previewMigration, queueEntry, resumeRun, runVersion, startRun } from './index';
+import {
+  applyBulk,
+  BulkActionError,
+  Executor,
+  MigrationRefusedError,
+  migrateRun,
+  previewBulk,
+  previewMigration,
+  queueEntry,
+  resumeRun,
+  runVersion,
+  startRun,
+} from './index';
 
 const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
 /** Real executors on a loaded machine: PGlite's first start alone can take a minute (a bound, never a timing assertion). */
@@ -213,6 +225,56 @@ describeEachStorage('agent versions and migration', (holder) => {
       expect(forced.event).toMatchObject({ type: 'run-migrate', overridden: preview.refusals, toVersion: withoutLookup.version });
       await holder.storage.runs.cancel({ runId, by: 'ops@example.com', reason: 'test done' });
       await expect(previewMigration(runId, { storage: holder.storage, registry })).rejects.toMatchObject({ reason: 'finished' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+  it(
+    'bulk migrate: a dry run lists the stranded runs, the action moves each through migrateRun with who and why; a run on the current version is left alone; each refund once',
+    async () => {
+      const before = performed();
+      const stranded = [await approvedRefundOnV1(), await approvedRefundOnV1()];
+      const next = newRefundSchema();
+      const registry = await deploy(next);
+      const current = await startRun({
+        storage: holder.storage,
+        registry,
+        agent: 'support',
+        input: REFUND,
+      });
+      await settled(current.runId, 'waiting-approval');
+      const filter = { agent: 'support', status: 'waiting-approval' as const };
+
+      // Without the deployment's agents there are no versions to move between: refused, nothing recorded.
+      const refused = await previewBulk({ storage: holder.storage, action: 'migrate', filter, by: 'ops@example.com' }).catch((e: unknown) => e);
+      expect(BulkActionError.isInstance(refused) && refused.reason).toBe('invalid');
+
+      const preview = await previewBulk({ storage: holder.storage, registry, action: 'migrate', filter, by: 'ops@example.com' });
+      expect(preview.counts).toEqual({ matched: 3, wouldChange: 2, skipped: { 'same-version': 1 } });
+      expect(preview.wouldChange.map((r) => r.runId).sort()).toEqual([...stranded].sort());
+      expect(preview.skipped.map((r) => r.runId)).toEqual([current.runId]);
+      for (const runId of stranded) expect((await events(runId)).some((e) => e.type === 'run-migrate')).toBe(false); // a dry run writes nothing
+
+      const applied = await applyBulk({
+        storage: holder.storage,
+        registry,
+        previewId: preview.previewId,
+        action: 'migrate',
+        by: 'ops@example.com',
+        reason: 'refund tool takes a note now',
+      });
+      expect(applied.counts).toEqual({ changed: 2, skipped: 0, failed: 0 });
+      for (const runId of stranded) {
+        await settled(runId, 'completed');
+        const all = await events(runId);
+        expect(all.filter((e) => e.type === 'run-migrate')).toMatchObject([
+          { by: 'ops@example.com', reason: 'refund tool takes a note now', fromVersion: v1().version, toVersion: next.version },
+        ]);
+        expect(starts(all, 'createTicket')).toHaveLength(1);
+      }
+      expect((await events(current.runId)).some((e) => e.type === 'run-migrate')).toBe(false);
+      // Judged by the outside service: one ticket per run, one refund and one email per migrated run, nothing twice.
+      expect(delta(before)).toEqual({ tickets: 3, refunds: 2, emails: 2 });
+      await holder.storage.runs.cancel({ runId: current.runId, by: 'ops@example.com', reason: 'test done' });
     },
     TEST_TIMEOUT_MS,
   );

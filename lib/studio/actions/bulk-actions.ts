@@ -1,11 +1,12 @@
 /**
  * Bulk actions from the Studio: a preview (the dry run) and its apply, each one call into the executor
- * layer's bulk functions (lib/executor bulk-operation.ts), in the signed-in operator's name. Runs a bulk resume,
- * retry or approve makes runnable are resumed by this server's executor (getExecutor().resumeRun), as a
+ * layer's bulk functions (lib/executor bulk-operation.ts), in the signed-in operator's name, with this
+ * deployment's registry (migrate moves runs between its versions). Runs a bulk resume, retry or approve makes runnable are resumed by this server's executor (getExecutor().resumeRun), as a
  * single resume from the Studio is. Refusals (bad filter, a preview applied already, expired) are
  * results, never thrown; an unexpected failure is logged here and said plainly.
  */
 import 'server-only';
+import { registry } from '@/agents';
 import {
   applyBulk,
   BulkActionError,
@@ -30,7 +31,7 @@ export async function previewBulkChange(request: {
   by: string;
 }): Promise<BulkResult<{ preview: StudioPreview }>> {
   try {
-    const preview = await previewBulk({ ...request, listLimit: 200 });
+    const preview = await previewBulk({ ...request, registry, listLimit: 200 });
     return { ok: true, preview: { ...preview, filterText: describeFilter(preview.filter) } };
   } catch (error) {
     return refusal(error);
@@ -45,7 +46,7 @@ export async function applyBulkChange(request: {
 }): Promise<BulkResult<{ applied: BulkApplied }>> {
   try {
     const executor = getExecutor();
-    const applied = await applyBulk({ ...request, resume: (runId, r) => executor.resumeRun(runId, r) });
+    const applied = await applyBulk({ ...request, registry, resume: (runId, r) => executor.resumeRun(runId, r) });
     return { ok: true, applied };
   } catch (error) {
     return refusal(error);
