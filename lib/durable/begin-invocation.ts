@@ -68,7 +68,7 @@ export async function beginInvocation(args: {
     const resultsAwaited = unprovidedResults(state);
     if (resultsAwaited) return { kind: 'waiting-tool-result', pending: resultsAwaited };
     if (state.status === 'completed') return { kind: 'execute', state };
-    await refuseResumeAtLimit(hold, state, maxEvents);
+    await refuseResumeAtLimit(hold, state, maxEvents, migrate ? 2 : 1);
     const resume: JournalEvent = { type: 'run-resume', fromStatus: state.status ?? 'running' };
     try {
       for (const event of await hold.appendAfter(state.lastSeq, migrate ? [migrate, resume] : [resume])) state.apply(event);
@@ -96,13 +96,13 @@ function migrationEvent(state: RunState, input: RunInput, differences: Divergenc
 }
 
 /**
- * A run with no room for its `run-resume` is not resumed: RunEventLimitError. Its failure is recorded
+ * A run with no room for its `run-resume` (and the `run-migrate` before it, when a version takes it over) is not resumed: RunEventLimitError. Its failure is recorded
  * (one event past the limit) unless it is failed already, so it never stays waiting or blocked with no
  * way to go on, and asking again writes nothing.
  */
-async function refuseResumeAtLimit(hold: RunHold, state: RunState, limit: number): Promise<void> {
+async function refuseResumeAtLimit(hold: RunHold, state: RunState, limit: number, adding: number): Promise<void> {
   try {
-    assertEventRoom({ runId: hold.runId, events: state.lastSeq, adding: 1, limit });
+    assertEventRoom({ runId: hold.runId, events: state.lastSeq, adding, limit });
   } catch (error) {
     const [failed] = state.status === 'failed' ? [] : await hold.append([{ type: 'run-fail', error: errorInfo(error) }]);
     const seq = failed?.seq ?? state.failedAt;

@@ -187,6 +187,31 @@ describeEachJournal('limits end to end', (target) => {
     expect(agent.ledger.total).toBe(1);
   });
 
+  it('a migration at the limit needs room for two events (run-migrate and run-resume): with room for one it is refused, never past the limit', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    const call = (maxEventsPerRun: number, system: string) =>
+      runDurable({
+        runId,
+        journal,
+        model: agent.scripted.model,
+        tools: agent.tools,
+        prompt: 'Refund o_17',
+        system,
+        maxEventsPerRun,
+        acceptChange: () => ({ by: 'ops@acme', reason: 'new wording' }),
+      });
+    expect((await call(100, 'Be kind.')).status).toBe('waiting-approval');
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme' });
+    const full = (await journal.getRun(runId))?.lastSeq as number;
+    // Room for one more event: a resume alone would fit, a migration and its resume would not.
+    await expect(call(full + 1, 'Be brief.')).rejects.toThrow(RunEventLimitError);
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types.slice(full)).toEqual(['run-fail']);
+    expect(types).not.toContain('run-migrate');
+    expect(agent.ledger.total).toBe(0);
+  });
+
   it('a side effect never starts past the limit: its start is refused before execute', async () => {
     const runId = uniqueRunId();
     const counter = { calls: 0 };
