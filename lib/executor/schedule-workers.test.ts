@@ -6,12 +6,10 @@
  * by the outside service's own counters (tickets and emails performed, per idempotency key).
  */
 import { sql } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scheduleRunId, scheduleRunPrefix } from '@/lib/agents';
-import { type OutsideService, startOutsideService } from '@/lib/demo';
-import { PostgresStorage } from '@/lib/durable/storage';
-import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { DATABASE_URL } from '@/tests/support/journals';
+import { workerWorld } from '@/tests/support/worker-world';
 import { startWorker, type WorkerLine, type WorkerOptions, type WorkerProcess } from '@/tests/support/worker-process';
 import { queueEntry } from './index';
 import { ScheduleStore } from './schedule-store';
@@ -22,35 +20,15 @@ const EVERY_SECOND = { GNL_DEMO_SCHEDULE_CRON: '* * * * * *' };
 const suite = DATABASE_URL ? describe : describe.skip;
 
 suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
-  let service: OutsideService;
-  let storage: PostgresStorage;
-  let databaseUrl: string;
-  let drop: () => Promise<void>;
-  let workers: WorkerProcess[] = [];
-
-  beforeEach(async () => {
-    service = await startOutsideService();
-    const database = await createFreshDatabase(DATABASE_URL as string);
-    databaseUrl = database.url;
-    drop = database.drop;
-    storage = new PostgresStorage({ connectionString: databaseUrl });
-    await storage.database();
-  });
-  afterEach(async () => {
-    await Promise.all(workers.map((w) => w.end()));
-    workers = [];
-    await storage.close();
-    await service.close();
-    await drop();
-  });
+  const world = workerWorld();
 
   const worker = (options: Partial<WorkerOptions> = {}) => {
-    const w = startWorker({ databaseUrl, serviceUrl: service.url, pollMs: 100, concurrency: 4, leaseMs: 2_000, ...options });
-    workers.push(w);
+    const w = startWorker({ databaseUrl: world.databaseUrl, serviceUrl: world.service.url, pollMs: 100, concurrency: 4, leaseMs: 2_000, ...options });
+    world.workers.push(w);
     return w;
   };
   const startedSlots = (w: WorkerProcess) => w.events('schedule-started').filter((l: WorkerLine) => l.created === true);
-  const allSlots = () => new Set(workers.flatMap((w) => w.events('schedule-started').map((l) => String(l.slot))));
+  const allSlots = () => new Set(world.workers.flatMap((w) => w.events('schedule-started').map((l) => String(l.slot))));
   const until = async (what: string, done: () => boolean, timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!done()) {
@@ -61,7 +39,7 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
   const quiet = async (timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const db = await storage.database();
+      const db = await world.storage.database();
       const [row] = (await db.execute(sql`select count(*)::int as n from gnl.run_queue where runnable or lease_owner is not null`)) as unknown as {
         n: number;
       }[];
@@ -95,13 +73,13 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
     finisher.signal('SIGTERM');
     expect((await finisher.exited).code).toBe(0);
 
-    const runs = await new ScheduleStore(() => storage.database()).runsWithPrefix(scheduleRunPrefix(SCHEDULE), 1_000);
+    const runs = await new ScheduleStore(() => world.storage.database()).runsWithPrefix(scheduleRunPrefix(SCHEDULE), 1_000);
     const slots = runs.map((r) => Date.parse(r.runId.slice(scheduleRunPrefix(SCHEDULE).length))).sort((x, y) => x - y);
     expect(slots.length).toBeGreaterThanOrEqual(slotsAtKill + 4);
     // Every second from the first slot to the last has its run, named by the slot: none twice, none lost over the kill.
     expect(slots).toEqual(slots.map((_, i) => (slots[0] as number) + i * 1_000));
     expect([...allSlots()].sort()).toEqual(slots.map((s) => new Date(s).toISOString()));
-    const creators = workers.flatMap((w) =>
+    const creators = world.workers.flatMap((w) =>
       w
         .events('schedule-started')
         .filter((l) => l.created === true)
@@ -112,27 +90,27 @@ suite(`a schedule over worker processes${DATABASE_URL ? '' : ' (skipped: DATABAS
     expect(creators.every((runId) => runs.some((r) => r.runId === runId))).toBe(true);
     const lags: number[] = [];
     for (const { runId } of runs) {
-      const events = await storage.runs.events(runId);
+      const events = await world.storage.runs.events(runId);
       expect(
         events.filter((e) => e.type === 'run-start'),
         runId,
       ).toHaveLength(1);
       lags.push((events[0]?.at.getTime() as number) - Date.parse(runId.slice(scheduleRunPrefix(SCHEDULE).length)));
-      expect((await storage.runs.getRun(runId))?.status, runId).toBe('completed');
+      expect((await world.storage.runs.getRun(runId))?.status, runId).toBe('completed');
     }
-    const stats = service.stats();
+    const stats = world.service.stats();
     expect(stats.tickets.performed).toBe(runs.length);
     expect(stats.emails.performed).toBe(runs.length);
     for (const kind of ['tickets', 'emails'] as const) expect(Object.values(stats[kind].byKey).every((k) => k.performed === 1)).toBe(true);
     // The workers really raced: slots that two of them started, of which exactly one created the run (creators above).
     const reporters = new Map<string, number>();
-    for (const w of workers)
+    for (const w of world.workers)
       for (const slot of new Set(w.events('schedule-started').map((l) => String(l.slot)))) reporters.set(slot, (reporters.get(slot) ?? 0) + 1);
     expect([...reporters.values()].filter((n) => n >= 2).length).toBeGreaterThan(0);
     const victimRun = scheduleRunId(SCHEDULE, new Date(String(startedSlots(victim).at(-1)?.slot)));
-    const victimEntry = await queueEntry(victimRun, { storage });
+    const victimEntry = await queueEntry(victimRun, { storage: world.storage });
     console.log(
-      `[schedule-workers] victim's last slot ${victimRun}: claimed ${victimEntry?.claims} times; ${runs.length} slots, created by ${workers.map((w) => startedSlots(w).length).join(' / ')} (victim ${victim.pid}: ${startedSlots(victim).length}), ` +
+      `[schedule-workers] victim's last slot ${victimRun}: claimed ${victimEntry?.claims} times; ${runs.length} slots, created by ${world.workers.map((w) => startedSlots(w).length).join(' / ')} (victim ${victim.pid}: ${startedSlots(victim).length}), ` +
         `tickets ${stats.tickets.performed} performed ${stats.tickets.deduplicated} deduplicated, emails ${stats.emails.performed} performed; ` +
         `slot to run-start (database clock) median ${lags.sort((x, y) => x - y)[Math.floor(lags.length / 2)]} ms, max ${lags.at(-1)} ms (a figure, not a check)`,
     );

@@ -5,15 +5,13 @@
  * outside service (in this process) as the judge; "once" by the journal.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { supportAgent } from '@/agents/support';
 import { createAgentRegistry } from '@/lib/agents';
-import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { type RecordedEvent, RunState, runTimers } from '@/lib/durable';
-import { PostgresStorage } from '@/lib/durable/storage';
-import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { DATABASE_URL } from '@/tests/support/journals';
-import { startWorker, type WorkerOptions, type WorkerProcess } from '@/tests/support/worker-process';
+import { workerWorld } from '@/tests/support/worker-world';
+import { startWorker, type WorkerOptions } from '@/tests/support/worker-process';
 import { queueEntry, scheduleResume, startRun } from './index';
 
 const REFUND = { prompt: 'Customer c_42 wants a refund of 40 for order o_17' };
@@ -22,31 +20,11 @@ const DEADLINE_MS = 4_000;
 const suite = DATABASE_URL ? describe : describe.skip;
 
 suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
-  let service: OutsideService;
-  let storage: PostgresStorage;
-  let databaseUrl: string;
-  let drop: () => Promise<void>;
-  let workers: WorkerProcess[] = [];
-
-  beforeEach(async () => {
-    service = await startOutsideService();
-    const database = await createFreshDatabase(DATABASE_URL as string);
-    databaseUrl = database.url;
-    drop = database.drop;
-    storage = new PostgresStorage({ connectionString: databaseUrl });
-    await storage.database();
-  });
-  afterEach(async () => {
-    await Promise.all(workers.map((w) => w.end()));
-    workers = [];
-    await storage.close();
-    await service.close();
-    await drop();
-  });
+  const world = workerWorld();
 
   const worker = async (options: Partial<WorkerOptions> = {}) => {
-    const w = startWorker({ databaseUrl, serviceUrl: service.url, pollMs: 50, leaseMs: 5_000, ...options });
-    workers.push(w);
+    const w = startWorker({ databaseUrl: world.databaseUrl, serviceUrl: world.service.url, pollMs: 50, leaseMs: 5_000, ...options });
+    world.workers.push(w);
     await w.waitFor((line) => line.type === 'started');
     return w;
   };
@@ -61,22 +39,22 @@ suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_
   };
   const settledAs = (runId: string, status: string) =>
     until(`${runId} ${status}`, async () => {
-      const run = await storage.runs.getRun(runId);
-      const entry = await queueEntry(runId, { storage });
+      const run = await world.storage.runs.getRun(runId);
+      const entry = await queueEntry(runId, { storage: world.storage });
       return run?.status === status && entry?.leaseOwner === null ? { run, entry } : undefined;
     });
   const of = (events: RecordedEvent[], type: string) => events.filter((e) => e.type === type);
   const start = (registry: ReturnType<typeof createAgentRegistry>) =>
-    startRun({ storage, registry, agent: 'support', runId: `support:${randomUUID()}`, input: REFUND });
+    startRun({ storage: world.storage, registry, agent: 'support', runId: `support:${randomUUID()}`, input: REFUND });
 
   it('a deadline due while every worker is SIGKILLed fires once in the workers started after it: expired once, no refund, an apology', async () => {
     const env = { GNL_DEMO_APPROVAL_EXPIRES_MS: String(DEADLINE_MS) };
     const first = await worker({ env });
-    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS })]);
-    const before = service.stats();
+    const registry = createAgentRegistry([supportAgent({ serviceUrl: world.service.url, approvalExpiresInMs: DEADLINE_MS })]);
+    const before = world.service.stats();
     const { runId } = await start(registry);
     const waiting = await settledAs(runId, 'waiting-approval');
-    const [deadline] = runTimers(new RunState(await storage.runs.events(runId)));
+    const [deadline] = runTimers(new RunState(await world.storage.runs.events(runId)));
     expect(deadline).toMatchObject({ kind: 'approval-deadline', toolName: 'issueRefund' });
     expect(waiting.entry.runnable).toBe(true);
 
@@ -84,11 +62,11 @@ suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_
     await first.exited;
     // Nobody runs until the deadline has passed: no worker lives to fire it.
     await until('the deadline to pass', async () => (Date.now() > Date.parse(deadline?.dueAt as string) + 200 ? true : undefined));
-    expect((await storage.runs.getRun(runId))?.status).toBe('waiting-approval');
+    expect((await world.storage.runs.getRun(runId))?.status).toBe('waiting-approval');
 
     const later = [await worker({ env }), await worker({ env })];
     await settledAs(runId, 'completed');
-    const events = await storage.runs.events(runId);
+    const events = await world.storage.runs.events(runId);
     const responses = of(events, 'tool-approval-response');
     expect(responses).toHaveLength(1);
     expect(responses[0]).toMatchObject({ approved: false, by: 'gnl', reason: 'expired', expired: true });
@@ -100,7 +78,7 @@ suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_
     console.log(
       `[timer-workers] deadline fired ${resumed.at.getTime() - Date.parse(deadline?.dueAt as string)} ms after it was due (workers started after it)`,
     );
-    const after = service.stats();
+    const after = world.service.stats();
     expect(after.refunds.requests - before.refunds.requests).toBe(0);
     expect(after.tickets.performed - before.tickets.performed).toBe(1);
     expect(after.emails.performed - before.emails.performed).toBe(1);
@@ -108,17 +86,17 @@ suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_
 
   it('a scheduled resume fires once with two workers polling: one invocation after the request, the approved refund once', async () => {
     const pair = [await worker(), await worker()];
-    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url })]);
-    const before = service.stats();
+    const registry = createAgentRegistry([supportAgent({ serviceUrl: world.service.url })]);
+    const before = world.service.stats();
     const { runId } = await start(registry);
     const { run } = await settledAs(runId, 'waiting-approval');
-    await storage.runs.approve({ runId, toolCallId: run.pending[0]?.toolCallId as string, by: 'ops@example.com', reason: 'ok' });
+    await world.storage.runs.approve({ runId, toolCallId: run.pending[0]?.toolCallId as string, by: 'ops@example.com', reason: 'ok' });
     const at = new Date(Date.now() + 1_500);
     const claimsBefore = pair.flatMap((w) => w.events('claimed', runId)).length;
-    await scheduleResume(runId, { storage, at, by: 'ops@example.com', reason: 'send it after the cut-off' });
+    await scheduleResume(runId, { storage: world.storage, at, by: 'ops@example.com', reason: 'send it after the cut-off' });
 
     await settledAs(runId, 'completed');
-    const events = await storage.runs.events(runId);
+    const events = await world.storage.runs.events(runId);
     const [request] = of(events, 'run-resume-request');
     expect(request).toMatchObject({ by: 'ops@example.com', resumeAt: at.toISOString() });
     const resumes = of(events, 'run-resume').filter((e) => e.seq > (request?.seq as number));
@@ -128,7 +106,7 @@ suite(`timers across worker processes${DATABASE_URL ? '' : ' (skipped: DATABASE_
       `[timer-workers] scheduled resume began ${(resumes[0] as RecordedEvent).at.getTime() - at.getTime()} ms after its time (two workers, poll 50 ms)`,
     );
     expect(pair.flatMap((w) => w.events('claimed', runId)).length - claimsBefore).toBe(1);
-    expect(service.stats().refunds.performed - before.refunds.performed).toBe(1);
-    expect((await queueEntry(runId, { storage }))?.runnable).toBe(false);
+    expect(world.service.stats().refunds.performed - before.refunds.performed).toBe(1);
+    expect((await queueEntry(runId, { storage: world.storage }))?.runnable).toBe(false);
   });
 });
