@@ -8,7 +8,8 @@
  * 2. The session: every page and API route requires a signed-in operator. The session cookie's
  *    signature and expiry are checked here (no database): a page request without a valid one is
  *    redirected to the sign-in page, anything else (API routes, the event streams, server action POSTs)
- *    gets 401. Pages, actions and route handlers check again with the database (session.ts), which also
+ *    gets 401 (except /api/health: up or down, for load balancers; and /api/metrics for a scraper with
+ *    GNL_METRICS_TOKEN). Pages, actions and route handlers check again with the database (session.ts), which also
  *    ends revoked sessions and those of disabled accounts.
  * 3. The origin: a request that changes something (any method but GET and HEAD: server actions, the
  *    sign-in form) must come from this Studio's own pages: its Origin must name the host of step 1,
@@ -21,11 +22,13 @@
  * lib/studio/auth/security-routes.test.ts drives this with every page and route of app/.
  */
 import { type NextRequest, NextResponse } from 'next/server';
+import { bearerMatches } from '@/lib/studio/auth/metrics-token';
 import { type HostPolicy, hostAllowed, hostPolicyFromEnv, originMatches, requestHost } from '@/lib/studio/auth/request-host';
 import { newNonce, pagePolicy, SECURITY_HEADERS } from '@/lib/studio/auth/security-headers';
 import { SESSION_COOKIE, verifySessionToken } from '@/lib/studio/auth/session-token';
 
-const PUBLIC = ['/sign-in', '/setup'];
+/** Open without a session: signing in, the first account (its one-time link), and health (up or down only). */
+const PUBLIC = ['/sign-in', '/setup', '/api/health'];
 
 let policy: { key: string; value: HostPolicy } | undefined;
 /** The host policy of the current environment (read again only when the variables change). */
@@ -60,7 +63,14 @@ export function proxy(request: NextRequest) {
   }
 
   const { pathname, search } = request.nextUrl;
-  const isPublic = PUBLIC.some((path) => pathname === path || pathname.startsWith(`${path}/`));
+  // A Prometheus scraper holding GNL_METRICS_TOKEN reads /api/metrics without a session (the route checks again).
+  let scraper: boolean;
+  try {
+    scraper = pathname === '/api/metrics' && request.method === 'GET' && bearerMatches(request.headers.get('authorization'));
+  } catch (error) {
+    return refuse(500, (error as Error).message);
+  }
+  const isPublic = scraper || PUBLIC.some((path) => pathname === path || pathname.startsWith(`${path}/`));
   const unsafe = request.method !== 'GET' && request.method !== 'HEAD';
   if (!isPublic && !verifySessionToken(request.cookies.get(SESSION_COOKIE)?.value)) {
     if (pathname.startsWith('/api/') || unsafe) return refuse(401, 'Sign in to the Studio first.');

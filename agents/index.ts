@@ -4,9 +4,12 @@
  * each one below.
  */
 import { createAgentRegistry } from '@/lib/agents';
-import { support } from './support';
+import { support, supportUnchecked } from './support';
 
-export const registry = createAgentRegistry([support]);
+export const registry = createAgentRegistry([support, supportUnchecked]);
+
+/** The name of the support agent without `check` (the Demo page starts runs on it by choice). */
+export { SUPPORT_UNCHECKED } from './support';
 
 /** The agents started on a cron schedule (agents/schedules.ts), checked on first call: every executor ticks them. */
 export { schedules } from './schedules';

@@ -15,22 +15,29 @@ export const SUPPORT_SYSTEM = [
   '1. Look the customer up by their id (like c_42). If there is no id, ask for it; if the customer does not exist, say so and change nothing.',
   '2. Open one support ticket for the request.',
   "3. If a refund is asked, issue it only for one of the customer's own orders and at most the order total (the whole order when no amount is given). A person approves every refund.",
-  '4. Email the customer the outcome: a confirmation, or an apology if the refund was not approved or not possible.',
-  '5. Reply with a one-line summary.',
+  '4. If the customer asks a question your tools cannot answer, ask a colleague with askColleague and wait for the answer.',
+  "5. Email the customer the outcome: a confirmation, the colleague's answer, or an apology if the refund was not approved or not possible.",
+  '6. Reply with a one-line summary.',
 ].join('\n');
 
 export interface SupportAgentOptions extends SupportToolsOptions {
   /** Default: demoModel(), chosen from the environment on first use. */
   model?: LanguageModel;
+  /** Default 'support'. */
+  name?: string;
+  description?: string;
 }
+
+/** The support agent without `check` on its side effects (the Demo page's per-run choice; every executor finds it by name). */
+export const SUPPORT_UNCHECKED = 'support-unchecked';
 
 /** The support agent. Options default to the environment (GNL_DEMO_SERVICE_URL, GNL_DEMO_CHECKS, GNL_DEMO_APPROVAL_EXPIRES_MS, GNL_MODEL). */
 export function supportAgent(options: SupportAgentOptions = {}) {
-  const { model, ...tools } = options;
+  const { model, name, description, ...tools } = options;
   const expires = demoApprovalExpiresInMs();
   return defineAgent({
-    name: 'support',
-    description: 'Customer support: looks the customer up, opens a ticket, refunds with approval, emails the outcome.',
+    name: name ?? 'support',
+    description: description ?? 'Customer support: looks the customer up, opens a ticket, refunds with approval, emails the outcome.',
     model: model ?? (() => demoModel()),
     tools: supportTools({ checks: demoChecks(), ...(expires !== undefined ? { approvalExpiresInMs: expires } : {}), ...tools }),
     system: SUPPORT_SYSTEM,
@@ -39,3 +46,15 @@ export function supportAgent(options: SupportAgentOptions = {}) {
 }
 
 export const support = supportAgent();
+
+/**
+ * The same agent with no `check` on issueRefund and sendEmail, whatever GNL_DEMO_CHECKS says: a crash
+ * between sending and recording blocks the run until a person says whether it happened. A separate
+ * name, so the choice is journaled with the run (run-start records the agent) and every executor that
+ * resumes it, after any restart, runs it the same way.
+ */
+export const supportUnchecked = supportAgent({
+  name: SUPPORT_UNCHECKED,
+  description: 'The support agent without check: an unknown outcome of a refund or an email blocks the run until a person decides.',
+  checks: false,
+});

@@ -5,6 +5,7 @@ import './globals.css';
 export const metadata: Metadata = {
   title: { default: 'GNL Studio', template: '%s · GNL Studio' },
   description: 'Durable runs of AI SDK agents: what they did, and what waits for a person.',
+  icons: { icon: '/favicon.ico' },
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {

@@ -19,6 +19,7 @@ import postgres from 'postgres';
 import { chartSvg } from './chart';
 import { writeReport } from './report';
 import type { BenchContext, FigureResult } from './report-types';
+import { completedAnswer } from './completed';
 import { resume } from './resume';
 import { DATABASE_URL, databaseUrl, round } from './stats';
 import { stepOverhead } from './step-overhead';
@@ -47,6 +48,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<FigureResult>> = {
   '1': stepOverhead,
   '1b': ormVsRaw,
   '2': resume,
+  '2b': completedAnswer,
   '3': throughput,
   '4': liveLatency,
   '5': studioScale,

@@ -17,6 +17,9 @@
  * invocation superseded by a finished one are deleted.
  * `schedules` is the executors' bookkeeping of cron schedules (lib/executor schedule-ticker.ts): the
  * latest slot decided per schedule; a slot's run is named by the slot, so it is started once.
+ * `notifications` is the outbox of webhooks about runs that wait for people or failed (docs/notifications.md).
+ * `retention_log` records every run the retention job dropped (lib/executor/retention.ts): append-only;
+ * `maintenance_passes` is when a periodic job (retention) last started, so one pass runs per interval.
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
@@ -170,7 +173,42 @@ export const schedules = gnl.table('schedules', {
   lastMissedFrom: timestamp('last_missed_from', { withTimezone: true, mode: 'date' }),
   lastMissedTo: timestamp('last_missed_to', { withTimezone: true, mode: 'date' }),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** 'allow' or 'skip' (a slot is skipped while the previous slot's run is open), as last declared. */
+  overlap: text('overlap').notNull().default('allow'),
+  /** Set while an operator has the schedule paused (no executor starts its slots); who and why. Every change is in schedule_audit. */
+  pausedAt: timestamp('paused_at', { withTimezone: true, mode: 'date' }),
+  pausedBy: text('paused_by'),
+  pauseReason: text('pause_reason'),
 });
+
+/**
+ * What happened to schedules besides their slots starting, append-only (a trigger refuses UPDATE, DELETE
+ * and TRUNCATE): operators' pause, unpause and run-now (who, why), and the slots an executor skipped
+ * because the previous slot's run was still open (`by` 'gnl', the open run in `run_id`). One row per
+ * skipped slot and per run-now run (partial unique indexes), however many executors or clicks.
+ */
+export const scheduleAudit = gnl.table(
+  'schedule_audit',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    scheduleId: text('schedule_id').notNull(),
+    /** 'pause', 'unpause', 'run-now' or 'overlap-skip'. */
+    action: text('action').notNull(),
+    /** An operator's login, `os:<user>@<host>` for the command line, or 'gnl' for an executor's skip. */
+    by: text('by').notNull(),
+    reason: text('reason'),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** overlap-skip: the slot skipped. */
+    slot: timestamp('slot', { withTimezone: true, mode: 'date' }),
+    /** run-now: the run started; overlap-skip: the open run it waited for. */
+    runId: text('run_id'),
+  },
+  (t) => [
+    index('schedule_audit_schedule_idx').on(t.scheduleId, t.id),
+    uniqueIndex('schedule_audit_skip_key').on(t.scheduleId, t.slot).where(sql`action = 'overlap-skip'`),
+    uniqueIndex('schedule_audit_run_now_key').on(t.runId).where(sql`action = 'run-now'`),
+  ],
+);
 
 /**
  * Operator accounts (lib/accounts): who may sign in to the Studio and make decisions. Never deleted
@@ -206,7 +244,7 @@ export const operatorAudit = gnl.table(
       .references(() => operators.id),
     /** The account's login when the change was made. */
     login: text('login').notNull(),
-    /** `added` or `disabled`. */
+    /** `added`, `disabled`, `signed-out`, `signed-out-everywhere`, or `revealed-export` (a run exported with its secrets: lib/accounts/export-audit.ts). */
     action: text('action').notNull(),
     /** Who made the change (an operator's login, `os:<user>@<host>` for the command line). */
     by: text('by').notNull(),
@@ -327,3 +365,75 @@ export const bulkPreviewRuns = gnl.table(
   },
   (t) => [primaryKey({ columns: [t.previewId, t.runId] })],
 );
+
+/**
+ * The notification outbox (lib/executor/notifier.ts, docs/notifications.md): one row per event that starts a
+ * wait for people (a run-suspend) or a failure (a run-fail), inserted by the append statement that writes
+ * the event (lib/durable/storage/event-rows.ts), so no crash can separate the two. Keyed by the event's
+ * (run_id, seq): the webhook's event id is derived from it. Bookkeeping, not the journal: the delivery
+ * columns are updated in place by whichever executor process claims the row (a lease, as the run queue's).
+ */
+export const notifications = gnl.table(
+  'notifications',
+  {
+    runId: text('run_id').notNull(),
+    seq: integer('seq').notNull(),
+    /** The status the event gave the run: waiting-approval, waiting-tool-result, blocked or failed. */
+    status: text('status').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** pending, delivered, failed (attempts used up), superseded (the run moved on first) or expired (too old when first seen). */
+    delivery: text('delivery').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** Not claimed before this instant (the backoff; database clock). */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true, mode: 'date' }),
+    lastError: text('last_error'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+    /** Per webhook (by its fingerprint): { target, status, httpStatus?, error?, at }. Never the URL itself (it may hold a token). */
+    targets: jsonb('targets').notNull().default({}),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] }), index('notifications_due_idx').on(t.nextAttemptAt).where(sql`delivery = 'pending'`)],
+);
+
+/**
+ * What the retention job dropped (lib/executor/retention.ts, docs/operations.md#retention): one row per run,
+ * written in the transaction that deleted the run's rows. Append-only (a trigger, migration 0016, refuses
+ * UPDATE, DELETE and TRUNCATE). The same migration lets the journal's triggers allow a DELETE of a run's
+ * events and unshared blobs only inside that transaction (`gnl.retention_drop` set to the run's id).
+ */
+export const retentionLog = gnl.table(
+  'retention_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    runId: text('run_id').notNull(),
+    agent: text('agent').notNull(),
+    /** The run's status when dropped: completed or canceled. */
+    status: text('status').notNull(),
+    /** When the run ended: its last event (the summary row's updated_at). */
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }).notNull(),
+    eventCount: integer('event_count').notNull(),
+    /** Bytes of the events' payloads as JSON text. */
+    payloadBytes: bigint('payload_bytes', { mode: 'number' }).notNull(),
+    /** Bytes of the run's stored big values that were dropped with it (those no other run names). */
+    blobBytes: bigint('blob_bytes', { mode: 'number' }).notNull(),
+    /** The retention that applied, in days. */
+    policyDays: integer('policy_days').notNull(),
+    /** The job that dropped it: an executor's owner, or `cli:<os user>@<host>`. */
+    droppedBy: text('dropped_by').notNull(),
+    droppedAt: timestamp('dropped_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('retention_log_run_idx').on(t.runId), index('retention_log_dropped_idx').on(t.droppedAt, t.id)],
+);
+
+/**
+ * Periodic jobs shared by every executor (lib/executor/retention-ticker.ts): when a pass of `job` last
+ * started (database clock) and who started it. A pass starts only by moving `last_started_at` forward
+ * past the interval in one statement, so one executor starts it per interval, however many try.
+ */
+export const maintenancePasses = gnl.table('maintenance_passes', {
+  job: text('job').primaryKey(),
+  lastStartedAt: timestamp('last_started_at', { withTimezone: true, mode: 'date' }).notNull(),
+  lastOwner: text('last_owner').notNull(),
+});

@@ -1,6 +1,6 @@
 /**
  * Keeps the layers' arrows pointing one way (ARCHITECTURE.md), by reading the source:
- * the runtime core imports only ai, @ai-sdk/*, zod and node built-ins; storage never imports the app;
+ * the runtime core imports only ai, @ai-sdk/*, zod, @opentelemetry/api (tracing.ts) and node built-ins; storage never imports the app;
  * only storage-from-env reads DATABASE_URL.
  */
 import { readFileSync } from 'node:fs';
@@ -19,12 +19,22 @@ const runtimeImports = (file: string) =>
   );
 
 describe('import arrows', () => {
-  it('the runtime core imports only ai, @ai-sdk/*, zod, node built-ins and itself', () => {
+  it('the runtime core imports only ai, @ai-sdk/*, zod, @opentelemetry/api, node built-ins and itself', () => {
     const core = sourceFiles(path.join(root, 'lib/durable')).filter((f) => !f.includes(`${path.sep}storage${path.sep}`));
     expect(core.length).toBeGreaterThan(10);
     const offenders = core.flatMap((file) =>
       imports(file)
-        .filter((spec) => !(spec === 'ai' || spec.startsWith('@ai-sdk/') || spec === 'zod' || spec.startsWith('node:') || spec.startsWith('./')))
+        .filter(
+          (spec) =>
+            !(
+              spec === 'ai' ||
+              spec.startsWith('@ai-sdk/') ||
+              spec === 'zod' ||
+              spec === '@opentelemetry/api' ||
+              spec.startsWith('node:') ||
+              spec.startsWith('./')
+            ),
+        )
         .map((spec) => `${rel(file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);

@@ -20,14 +20,20 @@ const PROJECTION = [
   'lib/durable/run-summary.ts',
   // A fork's plan: what of a parent's journal a fork copies, and the side effects after the fork point.
   'lib/durable/fork-plan.ts',
+  // The run on its clock: invocations (how each began and ended) and the waterfall's bars and gaps.
+  'lib/durable/run-invocations.ts',
+  'lib/durable/run-waterfall.ts',
 ];
 
 /** Modules that branch on an event's type for another reason than folding a run, each with it. */
 const ALLOWED: Record<string, string> = {
   'lib/durable/secret-journal.ts': "sealing: each type's user data, event by event",
+  'lib/durable/run-export.ts': "an export file's shape: a run-start first, and only first",
+  'lib/durable/storage/run-import.ts': "an imported run's shape: a run-start first, and only first",
   'components/timeline/timeline-event.tsx': 'a renderer: draws one event',
   'components/timeline/tool-call-body.tsx': 'a renderer: draws one tool event',
   'lib/cli/timeline.ts': 'a renderer: one line per event',
+  'components/timeline/compact-event.tsx': 'a renderer: the Studio’s one line per event',
 };
 
 const EVENT_TYPES = Object.keys(USER_DATA);

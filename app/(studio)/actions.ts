@@ -6,13 +6,14 @@
  */
 import { z } from 'zod';
 import { CRASH_POINTS } from '@/lib/demo';
-import { type ActionResult, cancel, decide, type ResumeNote, resume, startDemoRun } from '@/lib/studio/actions/operator-actions';
+import { type ActionResult, cancel, decide, type ResumeNote, resume, scheduleResumeAt, startDemoRun } from '@/lib/studio/actions/operator-actions';
 import { migrate } from '@/lib/studio/actions/migrate-action';
 import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
+import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
 import type { Decision } from '@/lib/durable';
 import { RUN_STATUSES } from '@/lib/durable';
-import { BULK_ACTION_NAMES, type BulkApplied } from '@/lib/executor';
+import { BULK_ACTION_NAMES, type BulkApplied, type PausedState } from '@/lib/executor';
 import { applyBulkChange, type BulkResult, previewBulkChange, type StudioPreview } from '@/lib/studio/actions/bulk-actions';
 
 const runId = z.string().min(1).max(512);
@@ -30,7 +31,8 @@ const jsonText = z.string().transform((text, ctx) => {
   }
 });
 
-const approveSchema = z.object({ runId, toolCallId, reason: reason.optional() });
+/** `input`: changed arguments as JSON text (edit, then approve); absent: as the model asked. */
+const approveSchema = z.object({ runId, toolCallId, reason: reason.optional(), input: jsonText.optional() });
 const rejectSchema = z.object({ runId, toolCallId, reason: requiredReason });
 const resolveSchema = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('done'), runId, toolCallId, reason: requiredReason, output: jsonText }),
@@ -39,21 +41,36 @@ const resolveSchema = z.discriminatedUnion('outcome', [
 const provideSchema = z.object({ runId, toolCallId, output: jsonText, reason: reason.optional() });
 const resumeSchema = z.object({ runId, reason: requiredReason });
 const cancelSchema = z.object({ runId, reason: requiredReason });
+/** An instant with its zone (the browser turns the operator's local time into one), in the future. */
+const resumeAtSchema = z.object({
+  runId,
+  at: z.iso
+    .datetime({ offset: true, error: 'Choose a date and a time.' })
+    .refine((at) => Date.parse(at) > Date.now(), 'Choose a time in the future (a resume now is Resume).'),
+  reason: requiredReason,
+});
 const migrateSchema = z.object({
   runId,
   to: z.string().regex(/^[0-9a-f]{16}$/, 'Choose a registered version.'),
   reason: requiredReason,
   force: z.boolean().default(false),
 });
-const forkPreviewSchema = z.object({
+const forkFields = z.object({
   runId,
   atStep: z.number().int().min(1).max(100_000),
   instruction: z.string().trim().max(20_000).optional(),
+  /** An edited tool result: a call of the step before, and its output as JSON text. */
+  toolResult: z.object({ toolCallId, output: jsonText }).optional(),
 });
-const forkSchema = forkPreviewSchema.extend({ reason: requiredReason });
+const oneEdit = (fork: z.output<typeof forkFields>) => !(fork.instruction && fork.toolResult);
+const ONE_EDIT = 'Give an instruction or an edited result, not both.';
+const forkPreviewSchema = forkFields.refine(oneEdit, ONE_EDIT);
+const forkSchema = forkFields.extend({ reason: requiredReason }).refine(oneEdit, ONE_EDIT);
 const demoSchema = z.object({
   prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
   crashAt: z.enum(CRASH_POINTS).optional(),
+  /** false: the support agent without `check` (an unknown outcome blocks the run). */
+  checks: z.boolean().optional(),
 });
 
 type Parsed<T> = { ok: true; data: T } | { ok: false; kind: 'invalid' | 'unauthenticated'; message: string };
@@ -96,6 +113,13 @@ export async function resumeRunAction(input: z.input<typeof resumeSchema>): Prom
   const parsed = await authenticate(resumeSchema, input);
   if (!parsed.ok) return parsed;
   return resume({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Schedules the run's next invocation at a time, in the signed-in operator's name with the reason; replaces an earlier one. */
+export async function scheduleResumeAction(input: z.input<typeof resumeAtSchema>): Promise<ActionResult<{ resumeAt: string }>> {
+  const parsed = await authenticate(resumeAtSchema, input);
+  if (!parsed.ok) return parsed;
+  return scheduleResumeAt({ ...parsed.data, by: parsed.by as string });
 }
 
 export async function cancelRunAction(input: z.input<typeof cancelSchema>): Promise<ActionResult<{ canceledBy: string }>> {
@@ -163,4 +187,27 @@ export async function applyBulkAction(input: z.input<typeof bulkApplySchema>): P
   const parsed = await authenticate(bulkApplySchema, input);
   if (!parsed.ok) return parsed;
   return applyBulkChange({ ...parsed.data, by: parsed.by as string });
+}
+
+const scheduleId = z.string().min(1).max(100);
+const schedulePauseSchema = z.object({ scheduleId, paused: z.boolean(), reason: requiredReason });
+/** One per form the operator opens: a double click or a retried request sends it again and makes no second run. */
+const runNowSchema = z.object({
+  scheduleId,
+  requestId: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, 'A bad request id: reload the page.'),
+  reason: requiredReason,
+});
+
+/** Pauses (no executor starts its slots) or unpauses a schedule, in the operator's name with the reason (audited). */
+export async function setSchedulePausedAction(input: z.input<typeof schedulePauseSchema>): Promise<ActionResult<{ state: PausedState }>> {
+  const parsed = await authenticate(schedulePauseSchema, input);
+  if (!parsed.ok) return parsed;
+  return setSchedulePaused({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Starts one extra run of the schedule now, named by the request (audited with the operator and the reason). */
+export async function runScheduleNowAction(input: z.input<typeof runNowSchema>): Promise<ActionResult<{ runId: string; created: boolean }>> {
+  const parsed = await authenticate(runNowSchema, input);
+  if (!parsed.ok) return parsed;
+  return runNow({ ...parsed.data, by: parsed.by as string });
 }

@@ -1,14 +1,18 @@
 import Link from 'next/link';
 import { signOutAction } from '@/app/(auth)/actions';
 import { SignOutForm } from '@/components/auth/sign-out-form';
+import { InboxCountLink } from '@/components/inbox/inbox-count-link';
+import { RunsLive } from '@/components/live/runs-live';
 import { JournalNotice } from '@/components/runs/journal-notice';
 import { Button } from '@/components/ui/button';
 import { VisibleText } from '@/components/ui/visible-text';
+import { inboxCount } from '@/lib/studio/reads/inbox-count';
 import { journalInfo } from '@/lib/studio/reads/runs';
 import { requireOperator } from '@/lib/studio/auth/session';
 
 export default async function StudioLayout({ children }: { children: React.ReactNode }) {
   const operator = await requireOperator();
+  const waiting = await inboxCount();
   return (
     <div className="min-h-dvh">
       <header className="border-b">
@@ -20,8 +24,9 @@ export default async function StudioLayout({ children }: { children: React.React
             <Link href="/" className="hover:text-foreground">
               Runs
             </Link>
-            <Link href="/inbox" className="hover:text-foreground">
-              Inbox
+            <InboxCountLink initial={waiting} />
+            <Link href="/overview" className="hover:text-foreground">
+              Overview
             </Link>
             <Link href="/chat" className="hover:text-foreground">
               Chat
@@ -51,7 +56,7 @@ export default async function StudioLayout({ children }: { children: React.React
       </header>
       <main className="mx-auto max-w-7xl space-y-6 px-4 py-6 sm:px-6">
         <JournalNotice journal={journalInfo()} />
-        {children}
+        <RunsLive>{children}</RunsLive>
       </main>
     </div>
   );

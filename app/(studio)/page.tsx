@@ -72,6 +72,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
       <LiveRunsTable
         params={{ status, agent, q, cursor, limit }}
         initial={page}
+        toDemo={!cursor && !q && !agent && !status}
         empty={
           cursor
             ? 'No more runs.'

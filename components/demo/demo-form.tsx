@@ -20,14 +20,24 @@ const CRASH_CHOICES: { value: CrashPoint | ''; label: string }[] = [
 
 /**
  * Starts the demo support agent on a prompt, executed by the Studio's server; opens the new run's page.
- * Where crash points are off the choice is disabled (the server refuses one anyway).
+ * Where crash points are off the choice is disabled (the server refuses one anyway). `checks`: whether
+ * this Studio's support agent has `check` at all (GNL_DEMO_CHECKS); where it has, a run can start without.
  */
-export function DemoForm({ defaultPrompt, crashPointsAllowed = true }: { defaultPrompt: string; crashPointsAllowed?: boolean }) {
+export function DemoForm({
+  defaultPrompt,
+  crashPointsAllowed = true,
+  checks = true,
+}: {
+  defaultPrompt: string;
+  crashPointsAllowed?: boolean;
+  checks?: boolean;
+}) {
   const router = useRouter();
   const [prompt, setPrompt] = useState(defaultPrompt);
   const [crashAt, setCrashAt] = useState<CrashPoint | ''>('');
+  const [withCheck, setWithCheck] = useState(checks);
   const start = useMutation({
-    mutationFn: () => startDemoRunAction({ prompt, ...(crashAt ? { crashAt } : {}) }),
+    mutationFn: () => startDemoRunAction({ prompt, ...(crashAt ? { crashAt } : {}), ...(checks && !withCheck ? { checks: false } : {}) }),
     onSuccess: (result) => {
       if (result.ok) router.push(runHref(result.runId));
     },
@@ -61,6 +71,20 @@ export function DemoForm({ defaultPrompt, crashPointsAllowed = true }: { default
             </option>
           ))}
         </select>
+      </div>
+      <div className="space-y-1" data-testid="demo-check">
+        <label className="flex items-center gap-2 text-sm font-medium">
+          <input type="checkbox" name="checks" checked={checks && withCheck} disabled={!checks} onChange={(e) => setWithCheck(e.target.checked)} />
+          <span>
+            Give <code className="font-mono">issueRefund</code> and <code className="font-mono">sendEmail</code> a <code className="font-mono">check</code>
+          </span>
+        </label>
+        <p className="text-xs text-muted-foreground">
+          After a crash between sending and recording, <code className="font-mono">check</code> asks the outside service whether the work under the call’s
+          idempotency key happened, and the run goes on by itself; without it the run is <strong>blocked</strong> until a person says whether it happened (try
+          it with the crash point after the refund).
+          {checks ? '' : ' Here the support agent has no check at all (GNL_DEMO_CHECKS is off): such a crash blocks every run.'}
+        </p>
       </div>
       <Button type="submit" disabled={start.isPending || start.data?.ok === true}>
         {start.isPending || start.data?.ok ? 'Starting…' : 'Start a demo run'}

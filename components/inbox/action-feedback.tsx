@@ -14,7 +14,7 @@ export function ago(iso: string, now = Date.now()): string {
   return `${Math.round(s / 86_400)} days ago`;
 }
 
-const OUTCOME_WORD = {
+export const OUTCOME_WORD = {
   approved: 'approved',
   rejected: 'rejected',
   done: 'marked done',

@@ -12,10 +12,9 @@ import { conversationHref } from '@/lib/studio/reads/conversation-path';
 import { runHref } from '@/lib/studio/reads/run-path';
 import { findHidden, markedText } from '@/lib/text';
 import { cn } from '@/lib/utils';
-import { ApprovalForm } from './approval-form';
-import { ResumeButton } from './resume-button';
-import { SideEffectForm } from './side-effect-form';
-import { ToolResultForm } from './tool-result-form';
+import { DecisionChoices } from './decision-choices';
+import type { DecisionOutcomes } from './decision-outcomes';
+import { OutsideRecordNote } from './outside-record-note';
 
 /** How each kind of question is named and framed: keyed by the kind union, so a new kind fails to compile until it has one. */
 const KIND = {
@@ -37,9 +36,18 @@ function Evidence({ label, children }: { label: string; children: React.ReactNod
 export function InboxCard({
   entry,
   onDecided,
+  onLost,
+  outcomes,
   className,
   ...props
-}: React.ComponentProps<'article'> & { entry: InboxItem; onDecided: (entry: InboxItem, result: DecisionResult) => void }) {
+}: React.ComponentProps<'article'> & {
+  entry: InboxItem;
+  onDecided: (entry: InboxItem, result: DecisionResult) => void;
+  /** A decision made here got no answer (lost-decision.tsx asks the journal what became of it). */
+  onLost?: (entry: InboxItem) => void;
+  /** The outcomes of the page the card is on: told when the person works on the card and sends a decision. */
+  outcomes?: Pick<DecisionOutcomes, 'engage' | 'send'>;
+}) {
   const { run, item } = entry;
   const hidden = findHidden(payloadString(item.input));
   return (
@@ -56,6 +64,11 @@ export function InboxCard({
         KIND[item.kind].border,
         className,
       )}
+      // A card the person works on (a click, a key, focus in a field) is theirs: if someone else decides
+      // it meanwhile, the page says so when it leaves instead of letting it vanish mid-thought.
+      onPointerDownCapture={outcomes && (() => outcomes.engage(entry))}
+      onClickCapture={outcomes && (() => outcomes.engage(entry))}
+      onFocusCapture={outcomes && (() => outcomes.engage(entry))}
       {...props}
     >
       <header className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
@@ -179,38 +192,14 @@ export function InboxCard({
 
       <HiddenCharsWarning found={hidden} />
       <PayloadText label="Arguments" value={item.input} data-slot="inbox-arguments" />
+      {entry.outsideRecord ? <OutsideRecordNote record={entry.outsideRecord} /> : null}
 
-      {item.decision ? (
-        <div className="space-y-2 rounded-md border border-dashed p-3 text-sm" data-slot="inbox-decided">
-          <p>
-            {item.decision.outcome} by{' '}
-            <strong>
-              <VisibleText text={item.decision.by} />
-            </strong>{' '}
-            <Time value={item.decision.at} className="text-xs text-muted-foreground" />
-            {item.decision.reason ? <VisibleText text={` — “${item.decision.reason}”`} /> : ''}. Waiting to resume.
-          </p>
-          <ResumeButton runId={run.runId} />
-        </div>
-      ) : item.kind === 'approval' ? (
-        <ApprovalForm runId={run.runId} toolCallId={item.toolCallId} onDecided={(result) => onDecided(entry, result)} />
-      ) : item.kind === 'tool-result' ? (
-        <ToolResultForm
-          runId={run.runId}
-          toolCallId={item.toolCallId}
-          toolName={item.toolName}
-          outputSchema={entry.outputSchema}
-          onDecided={(result) => onDecided(entry, result)}
-        />
-      ) : (
-        <SideEffectForm
-          runId={run.runId}
-          toolCallId={item.toolCallId}
-          toolName={item.toolName}
-          outputSchema={entry.outputSchema}
-          onDecided={(result) => onDecided(entry, result)}
-        />
-      )}
+      <DecisionChoices
+        entry={entry}
+        onDecided={(result) => onDecided(entry, result)}
+        onLost={onLost && (() => onLost(entry))}
+        onSend={outcomes && (() => outcomes.send(entry))}
+      />
     </article>
   );
 }

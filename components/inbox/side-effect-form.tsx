@@ -3,45 +3,61 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type DecisionResult, resolveSideEffectAction } from '@/app/(studio)/actions';
-import { PayloadText } from '@/components/runs/payload-text';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { VisibleText } from '@/components/ui/visible-text';
+import type { FormProblem } from '@/lib/studio/forms/schema-fields';
 import { RefusalNote } from './action-feedback';
+import { SchemaForm } from './schema-form';
+import { useSchemaForm } from './use-schema-form';
 
 type Choice = 'done' | 'not-done' | 'leave' | undefined;
 
 /**
- * The three choices for a side effect of unknown outcome: mark it done with the output it produced
- * (JSON, checked against the tool's output schema when it has one), mark it not done (the next resume
- * runs it again under the same idempotency key), or leave it (the run stays blocked). Both marks need
- * a reason, recorded with the decision.
+ * The three choices for a side effect of unknown outcome: mark it done with the output it produced (a
+ * form from the tool's output schema, prefilled with what the outside system reports under the key when
+ * the tool can look it up; checked against the schema, every problem named at once), mark it not done
+ * (the next resume runs it again under the same idempotency key), or leave it (the run stays blocked).
+ * Both marks need a reason, recorded with the decision.
  */
 export function SideEffectForm({
   runId,
   toolCallId,
   toolName,
   outputSchema,
+  prefill,
   onDecided,
+  onLost,
+  onSend,
 }: {
   runId: string;
   toolCallId: string;
   toolName: string;
   outputSchema?: unknown;
+  /** The output the outside system reports for the key (the tool's lookup), to start the form from. */
+  prefill?: unknown;
   onDecided: (result: DecisionResult) => void;
+  /** The decision got no answer: whether it was recorded is the journal's to say, not an error's. */
+  onLost?: () => void;
+  /** The decision is on its way: a card that leaves meanwhile left by it, not by someone else's. */
+  onSend?: () => void;
 }) {
   const [choice, setChoice] = useState<Choice>();
-  const [output, setOutput] = useState('');
   const [reason, setReason] = useState('');
+  const [formProblems, setFormProblems] = useState<FormProblem[]>([]);
+  const form = useSchemaForm(outputSchema, prefill);
   const mutation = useMutation({
-    mutationFn: () =>
+    mutationFn: (output: unknown) =>
       choice === 'done'
-        ? resolveSideEffectAction({ outcome: 'done', runId, toolCallId, reason, output })
+        ? resolveSideEffectAction({ outcome: 'done', runId, toolCallId, reason, output: JSON.stringify(output ?? null) })
         : resolveSideEffectAction({ outcome: 'not-done', runId, toolCallId, reason }),
     onSuccess: (result) => {
       if (result.ok || result.kind === 'conflict') onDecided(result);
+      else if (result.kind === 'invalid') form.setServerProblems(result.issues ?? []);
     },
+    onMutate: () => onSend?.(),
+    onError: () => onLost?.(),
   });
   const result = mutation.data;
   const id = (what: string) => `${what}-${toolCallId}`;
@@ -68,28 +84,32 @@ export function SideEffectForm({
       {choice === 'done' || choice === 'not-done' ? (
         <form
           className="space-y-2 rounded-md border p-3"
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            mutation.mutate();
+            if (choice !== 'done') return mutation.mutate(undefined);
+            const read = form.read();
+            setFormProblems(read.problems);
+            form.setServerProblems([]);
+            if (read.problems.length === 0) mutation.mutate(read.value);
           }}
         >
           {choice === 'done' ? (
             <>
-              <Label htmlFor={id('output')}>
-                What did <VisibleText text={toolName} /> return? JSON
-                {outputSchema ? `, matching its output schema` : ' (any JSON: the tool declares no output schema)'}. The run continues as if the call had
-                returned it.
-              </Label>
-              <Textarea
-                id={id('output')}
-                name="output"
-                rows={5}
-                className="font-mono text-xs"
-                placeholder='{ "ok": true }'
-                value={output}
-                onChange={(e) => setOutput(e.target.value)}
+              <p className="text-xs text-muted-foreground">
+                What did <VisibleText text={toolName} /> return?
+                {outputSchema ? ' Its output schema gives the fields' : ' Any JSON: the tool declares no output schema'}
+                {prefill !== undefined ? ', filled in from what the outside system reports for this key' : ''}. The run continues as if the call had returned
+                it.
+              </p>
+              <SchemaForm
+                field={form.field}
+                state={form.state}
+                onChange={form.setState}
+                problems={[...formProblems, ...form.serverProblems]}
+                idPrefix={id('output')}
+                rootLabel={`What did ${toolName} return? (JSON)`}
               />
-              {outputSchema ? <PayloadText label="Output schema" value={outputSchema} /> : null}
             </>
           ) : (
             <p className="text-xs text-muted-foreground">
@@ -105,7 +125,7 @@ export function SideEffectForm({
         </form>
       ) : null}
       {result && !result.ok && result.kind !== 'conflict' ? <RefusalNote refusal={result} /> : null}
-      {mutation.error ? <RefusalNote refusal={{ ok: false, kind: 'error', message: mutation.error.message }} /> : null}
+      {mutation.error && !onLost ? <RefusalNote refusal={{ ok: false, kind: 'error', message: mutation.error.message }} /> : null}
     </div>
   );
 }

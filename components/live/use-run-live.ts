@@ -1,7 +1,7 @@
 'use client';
 
 import { useQueryClient } from '@tanstack/react-query';
-import { runQuery, runTailQuery } from '@/lib/studio/reads/queries';
+import { runInboxQuery, runQuery, runTailQuery } from '@/lib/studio/reads/queries';
 import { encodeRunSegment } from '@/lib/studio/reads/run-path';
 import { mergeIntoTail, tailHead } from '@/lib/studio/reads/timeline-window';
 import type { WireEvent, WireRun } from '@/lib/studio/reads/wire';
@@ -33,6 +33,8 @@ export function useRunLive(runId: string): StreamStatus {
       },
       run: (data) => {
         queryClient.setQueryData(runQuery(runId).queryKey, data as WireRun);
+        // What it waits for may have changed: its choices (run-decisions.tsx) are re-read.
+        void queryClient.invalidateQueries({ queryKey: runInboxQuery(runId).queryKey });
         // The run moved: what the demo's outside service counted may have too.
         void queryClient.invalidateQueries({ queryKey: ['demo'] });
         return undefined;

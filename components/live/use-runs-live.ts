@@ -1,7 +1,8 @@
 'use client';
 
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
-import { runQuery, type runsQuery } from '@/lib/studio/reads/queries';
+import { inboxAfterRunChange } from '@/lib/studio/reads/inbox-live';
+import { inboxQuery, runQuery, type runsQuery } from '@/lib/studio/reads/queries';
 import { listingMatches, type RunListPage } from '@/lib/studio/reads/run-listing';
 import type { WireRun } from '@/lib/studio/reads/wire';
 import { type StreamStatus, useEventStream } from './use-event-stream';
@@ -40,6 +41,9 @@ export function useRunsLive(): StreamStatus {
 
 function applyRunChange(queryClient: QueryClient, run: WireRun): void {
   if (queryClient.getQueryData(runQuery(run.runId).queryKey)) queryClient.setQueryData(runQuery(run.runId).queryKey, run);
+  // A decided or resumed run's cards leave the inbox now, before its re-read (below) answers.
+  const inbox = queryClient.getQueryData(inboxQuery().queryKey);
+  if (inbox) queryClient.setQueryData(inboxQuery().queryKey, inboxAfterRunChange(inbox, run));
   for (const [key, page] of queryClient.getQueriesData<RunListPage>({ queryKey: ['runs'] })) {
     if (!page) continue;
     const [, status, cursor, , agent, q] = key as RunsKey;
@@ -49,9 +53,12 @@ function applyRunChange(queryClient: QueryClient, run: WireRun): void {
       // A listed run is replaced (a run that moved has no lapsed lease; its tokens are re-read after a
       // model step), or dropped when it left the filtered status or agent.
       const listed = page.runs[index];
-      const runs = matches ? page.runs.map((r, i) => (i === index ? { ...run, tokens: r.tokens } : r)) : page.runs.filter((_, i) => i !== index);
+      const runs = matches
+        ? page.runs.map((r, i) => (i === index ? { ...run, tokens: r.tokens, marks: r.marks } : r))
+        : page.runs.filter((_, i) => i !== index);
       queryClient.setQueryData(key, { ...page, runs });
-      if (matches && listed && listed.stepCount !== run.stepCount) void queryClient.invalidateQueries({ queryKey: key, exact: true });
+      if (matches && listed && (listed.stepCount !== run.stepCount || listed.status !== run.status))
+        void queryClient.invalidateQueries({ queryKey: key, exact: true });
     } else if (matches && cursor === null && q === null) {
       // A run new to a first page: re-read it, so the journal's order and page size hold. (A search's
       // page is not: whether a new run matches a tool name or key is the server's to say, on resync.)

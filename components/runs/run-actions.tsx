@@ -6,14 +6,18 @@ import { useState } from 'react';
 import { cancelRunAction } from '@/app/(studio)/actions';
 import { RefusalNote } from '@/components/inbox/action-feedback';
 import { ResumeButton } from '@/components/inbox/resume-button';
+import { DecisionNotes, useDecisionOutcomes } from '@/components/inbox/decision-outcomes';
+import { RunDecisions } from '@/components/inbox/run-decisions';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
+import type { RunTimer } from '@/lib/durable/projection';
 import type { PreviewAction, PreviewCall } from '@/lib/studio/reads/resume-preview';
 import type { WireRun } from '@/lib/studio/reads/wire';
 import { findHidden } from '@/lib/text';
 import { cn } from '@/lib/utils';
 import { payloadString } from './payload-text';
+import { ResumeAt } from './resume-at';
 import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
 
 const ACTION_LABEL: Record<PreviewAction, string> = {
@@ -66,12 +70,31 @@ function ResumePreview({ calls }: { calls: readonly PreviewCall[] }) {
 }
 
 /** Resume and cancel, with what each will do. Both act in the server: closing the page does not stop them. */
-export function RunActions({ run, preview, className, ...props }: React.ComponentProps<'section'> & { run: WireRun; preview: readonly PreviewCall[] }) {
+export function RunActions({
+  run,
+  preview,
+  timers = [],
+  className,
+  ...props
+}: React.ComponentProps<'section'> & {
+  run: WireRun;
+  preview: readonly PreviewCall[] /** The run's timers: a scheduled resume is shown beside Resume at…. */;
+  timers?: readonly RunTimer[];
+}) {
   const [canceling, setCanceling] = useState(false);
   const [reason, setReason] = useState('');
   const cancel = useMutation({ mutationFn: () => cancelRunAction({ runId: run.runId, reason }) });
+  // Held here, not in the list of choices: a run decided here may finish before the answer is read.
+  const outcomes = useDecisionOutcomes();
   const finished = run.status === 'completed' || run.status === 'canceled';
-  if (finished) return null;
+  if (finished) {
+    const told = outcomes.recent.length + outcomes.conflicts.length + outcomes.lost.length > 0;
+    return told ? (
+      <section data-testid="run-actions" className={cn('space-y-3 rounded-lg border p-3', className)} {...props}>
+        <DecisionNotes outcomes={outcomes} again={() => null} />
+      </section>
+    ) : null;
+  }
   const open = run.pending.filter((p) => !p.decision);
   const undecided = open.length;
   const hidden = findHidden(open.map((p) => payloadString(p.input)).join('\n'));
@@ -81,13 +104,14 @@ export function RunActions({ run, preview, className, ...props }: React.Componen
     <section data-testid="run-actions" className={cn('flex flex-wrap items-start gap-4 rounded-lg border p-3', className)} {...props}>
       {undecided > 0 ? (
         <p className="text-sm">
-          {undecided === 1 ? 'One call waits' : `${undecided} calls wait`} for a person:{' '}
+          {undecided === 1 ? 'One call waits' : `${undecided} calls wait`} for a person: decide here or{' '}
           <Link href="/inbox" className="text-link hover:underline">
-            decide in the inbox
+            in the inbox
           </Link>
           .
         </p>
       ) : null}
+      <RunDecisions run={run} outcomes={outcomes} className="basis-full" />
       {undecided > 0 ? (
         <HiddenCharsWarning found={hidden} what={undecided === 1 ? 'Its arguments' : 'Their arguments'} className="basis-full" data-slot="run-hidden-chars" />
       ) : null}
@@ -95,7 +119,10 @@ export function RunActions({ run, preview, className, ...props }: React.Componen
       {resumable ? (
         <div className="space-y-1">
           <ResumePreview calls={preview} />
-          <ResumeButton runId={run.runId} label={run.status === 'failed' ? 'Resume (try again)' : 'Resume'} />
+          <div className="flex flex-wrap items-start gap-3">
+            <ResumeButton runId={run.runId} label={run.status === 'failed' ? 'Resume (try again)' : 'Resume'} />
+            <ResumeAt runId={run.runId} scheduled={timers.find((t): t is Extract<RunTimer, { kind: 'resume' }> => t.kind === 'resume')} />
+          </div>
         </div>
       ) : null}
       <div className="ml-auto space-y-2">

@@ -1,6 +1,8 @@
+import { costOf, type PriceTable } from '@/lib/cost';
 import type { RunTotals } from '@/lib/durable/projection';
 import type { WireRun } from '@/lib/studio/reads/wire';
 import { cn } from '@/lib/utils';
+import { CostValue } from './run-cost';
 
 export function formatMs(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)} ms`;
@@ -11,16 +13,23 @@ export function formatMs(ms: number): string {
 
 const n = (value: number) => value.toLocaleString('en-US');
 
-/** A run's totals: steps, tokens (cache and reasoning when any were reported), model and tool time, elapsed. */
-export function RunTotalsRow({ run, totals, className, ...props }: React.ComponentProps<'dl'> & { run: WireRun; totals: RunTotals }) {
+/** A run's totals: steps, tokens (cache and reasoning when any were reported), cost under `prices`, model and tool time, elapsed. */
+export function RunTotalsRow({
+  run,
+  totals,
+  prices,
+  className,
+  ...props
+}: React.ComponentProps<'dl'> & { run: WireRun; totals: RunTotals; prices: PriceTable }) {
   const { tokens } = totals;
   const elapsed = Date.parse(run.updatedAt) - Date.parse(run.createdAt);
-  const items: [string, string][] = [
+  const items: [string, React.ReactNode][] = [
     ['Model steps', n(totals.steps)],
     ['Input tokens', n(tokens.input)],
     ['Output tokens', n(tokens.output)],
     ...(tokens.cacheRead || tokens.cacheWrite ? ([['Cache read / write', `${n(tokens.cacheRead)} / ${n(tokens.cacheWrite)}`]] as [string, string][]) : []),
     ...(tokens.reasoning ? ([['Reasoning tokens', n(tokens.reasoning)]] as [string, string][]) : []),
+    ['Cost', <CostValue key="cost" cost={costOf(totals.models, prices)} problem={prices.problem} />],
     ['In the model', formatMs(totals.modelMs)],
     ['In tools', formatMs(totals.toolMs)],
     ['First to last event', Number.isFinite(elapsed) ? formatMs(elapsed) : '—'],

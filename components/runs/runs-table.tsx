@@ -1,9 +1,12 @@
 import Link from 'next/link';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
-import { Time } from '@/components/ui/time';
+import { RelativeTime } from '@/components/ui/relative-time';
 import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
 import { runHref } from '@/lib/studio/reads/run-path';
-import type { RunListing } from '@/lib/studio/reads/run-listing';
+import { inboxCount, type RunListing, runGoal } from '@/lib/studio/reads/run-listing';
+import { CostValue } from './run-cost';
+import { RunMarksRow } from './run-marks';
+import { formatMs } from './run-totals';
 import { RunLeaseLapsed } from './run-lease-lapsed';
 import { RunModel } from './run-model';
 import { RunPendingReason } from './run-pending-reason';
@@ -23,6 +26,21 @@ function ConversationLabel({ conversationId }: { conversationId: string | undefi
   );
 }
 
+/** The run's goal (its prompt's first line) above its id; untrusted text, shown as text. */
+function Goal({ goal }: { goal: string | undefined }) {
+  if (goal === undefined) return null;
+  return (
+    <div className="mb-0.5 line-clamp-2 text-sm wrap-anywhere" data-testid="run-goal" title={goal}>
+      <VisibleText text={goal} />
+    </div>
+  );
+}
+
+function durationText(from: string, to: string): string {
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) && ms >= 0 ? formatMs(ms) : '—';
+}
+
 export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table> & { runs: readonly RunListing[] }) {
   return (
     <Table data-testid="runs-table" {...props}>
@@ -34,6 +52,8 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
           <TableHead>Model</TableHead>
           <TableHead className="text-right">Steps</TableHead>
           <TableHead className="text-right">Tokens</TableHead>
+          <TableHead className="text-right">Cost</TableHead>
+          <TableHead className="text-right">Duration</TableHead>
           <TableHead>Created</TableHead>
           <TableHead>Updated</TableHead>
           <TableHead>Waiting on</TableHead>
@@ -42,11 +62,13 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
       <TableBody>
         {runs.map((run) => (
           <TableRow key={run.runId} data-testid="run-row" data-run-id={run.runId} data-status={run.status}>
-            <TableCell className="max-w-80 min-w-48">
+            <TableCell className="max-w-96 min-w-56">
+              <Goal goal={runGoal(run.input)} />
               <Link href={runHref(run.runId)} className="font-mono text-xs wrap-anywhere text-link hover:underline">
                 <VisibleText text={run.runId} />
               </Link>
               <ConversationLabel conversationId={conversationIdOf(run.input)} />
+              <RunMarksRow marks={run.marks} inbox={inboxCount(run)} className="mt-1" />
             </TableCell>
             <TableCell>
               <RunStatusBadge status={run.status} />
@@ -61,11 +83,17 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
             <TableCell className="text-right tabular-nums" data-testid="run-tokens">
               {run.tokens === undefined ? '…' : run.tokens.toLocaleString('en')}
             </TableCell>
-            <TableCell className="text-xs">
-              <Time value={run.createdAt} />
+            <TableCell className="text-right text-xs" data-testid="run-cost">
+              {run.cost === undefined ? '…' : <CostValue cost={run.cost} />}
+            </TableCell>
+            <TableCell className="text-right text-xs tabular-nums" data-testid="run-duration" title="First to last event">
+              {durationText(run.createdAt, run.updatedAt)}
             </TableCell>
             <TableCell className="text-xs">
-              <Time value={run.updatedAt} />
+              <RelativeTime value={run.createdAt} />
+            </TableCell>
+            <TableCell className="text-xs">
+              <RelativeTime value={run.updatedAt} />
             </TableCell>
             <TableCell className="min-w-64">
               <RunPendingReason pending={run.pending} />

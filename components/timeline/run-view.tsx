@@ -9,12 +9,19 @@ import { RunActions } from '@/components/runs/run-actions';
 import { RunSchedule } from '@/components/runs/run-schedule';
 import { RunSummaryCard } from '@/components/runs/run-summary-card';
 import { RunTotalsRow } from '@/components/runs/run-totals';
+import type { PriceTable } from '@/lib/cost';
 import { Button } from '@/components/ui/button';
 import { KeyboardShortcuts } from '@/components/ui/keyboard-shortcuts';
 import { runChunkQuery, runQuery, runTailQuery } from '@/lib/studio/reads/queries';
 import { resumePreview, type ToolDeclaration } from '@/lib/studio/reads/resume-preview';
 import { runSchedule } from '@/lib/studio/reads/run-schedule';
-import { addToTotals, type RunTotals } from '@/lib/durable/projection';
+import { addToTotals, addToWaterfall, type Invocation, type RunTotals, type RunWaterfall } from '@/lib/durable/projection';
+import { RunAnswer } from '@/components/runs/run-answer';
+import { RunInterruptions } from '@/components/runs/run-interruptions';
+import { RunWaterfallChart } from '@/components/runs/run-waterfall';
+import type { RunExecutorInfo } from '@/lib/studio/reads/run-executor';
+import { TraceLinkContext } from './trace-chip';
+import { TimelineModeContext } from './timeline-mode';
 import { CHUNK_SIZE, chunkOf, type Tail, tailHead } from '@/lib/studio/reads/timeline-window';
 import type { WireEvent, WireRun } from '@/lib/studio/reads/wire';
 import { NewEventsMarker } from './new-events-marker';
@@ -35,7 +42,15 @@ export interface RunViewData {
   declarations: Record<string, ToolDeclaration> | null;
   /** The journal from its last model step to the tail (resume preview). */
   planBasis: WireEvent[];
+  /** Over the whole journal up to the tail's head: the waterfall and the invocations (run-waterfall.ts). */
+  waterfall: RunWaterfall;
+  executor: RunExecutorInfo | null;
+  /** The price table the totals' cost is computed with (lib/cost). */
+  prices: PriceTable;
 }
+
+/** From this many events on, the timeline opens compact (one line per event). */
+export const COMPACT_FROM_EVENTS = 200;
 
 const NO_ACTIONS = [] as const;
 const ignoreNear = (_chunk: number) => {};
@@ -56,12 +71,18 @@ const combineChunks = (results: { data: WireEvent[] | undefined; error: Error | 
  * run live. The tail comes with the page; earlier chunks load as they scroll into view (or when a
  * `#seq-N` link points into them).
  */
-export function RunView({ initial, children }: { initial: RunViewData; children?: React.ReactNode }) {
+export function RunView({ initial, traceUrl, children }: { initial: RunViewData; traceUrl?: string; children?: React.ReactNode }) {
   const runId = initial.run.runId;
   const stream = useRunLive(runId);
   const { data: run } = useQuery({ ...runQuery(runId), initialData: initial.run });
   const { data: tail } = useQuery({ ...runTailQuery(runId), initialData: initial.tail });
   const totals = useMemo(() => addToTotals(initial.totals, tail.events), [initial.totals, tail.events]);
+  const waterfall = useMemo(() => addToWaterfall(initial.waterfall, tail.events), [initial.waterfall, tail.events]);
+  const invocations = waterfall.invocations.invocations;
+  const [compact, setCompact] = useState(initial.run.lastSeq >= COMPACT_FROM_EVENTS);
+  const mode = useMemo(() => ({ compact, invocations: new Map<number, Invocation>(invocations.map((i) => [i.seq, i])) }), [compact, invocations]);
+  // The open wait's right edge: the page's clock when the journal last moved (no timer: nothing to redraw in between).
+  const now = useMemo(() => Math.max(Date.now(), waterfall.invocations.last?.at ?? 0), [waterfall]);
   const preview = useMemo(
     () => resumePreview(run, [...initial.planBasis.filter((e) => e.seq < tail.startSeq), ...tail.events], initial.declarations ?? undefined),
     [run, tail.events, tail.startSeq, initial.planBasis, initial.declarations],
@@ -127,21 +148,42 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
       <StreamStatusBanner status={stream} what="This run's journal" />
       <KeyboardShortcuts actions={NO_ACTIONS} what="the timeline" />
       {children}
-      <RunActions run={run} preview={preview} />
+      <RunActions run={run} preview={preview} timers={schedule.timers} />
       <RunSummaryCard run={run}>
+        <RunAnswer invocations={invocations} />
         <RunSchedule schedule={schedule} />
-        <RunTotalsRow run={run} totals={totals} className="border-t pt-3" />
+        <RunTotalsRow run={run} totals={totals} prices={initial.prices} className="border-t pt-3" />
       </RunSummaryCard>
-      {run.input.agent === 'support' ? (
+      {run.input.agent === 'support' || run.input.agent === 'support-unchecked' ? (
         <section className="space-y-2 rounded-lg border p-4" data-testid="run-demo-counters">
           <h2 className="text-sm font-semibold">The outside service, for this run</h2>
           <DemoCounters keys={sideEffectKeys} />
         </section>
       ) : null}
+      <RunWaterfallChart waterfall={waterfall} now={now} />
+      <RunInterruptions invocations={invocations} executor={initial.executor} />
       <section className="space-y-3">
-        <h2 className="text-base font-semibold tracking-tight">
-          Journal <span className="font-normal text-muted-foreground">({run.lastSeq} events)</span>
-        </h2>
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 className="text-base font-semibold tracking-tight">
+            Journal <span className="font-normal text-muted-foreground">({run.lastSeq} events)</span>
+          </h2>
+          <fieldset className="inline-flex rounded-md border p-0.5 text-xs" data-testid="timeline-mode">
+            <legend className="sr-only">Show the journal as</legend>
+            {(['cards', 'compact'] as const).map((m) => (
+              <Button
+                key={m}
+                type="button"
+                size="sm"
+                variant={(m === 'compact') === compact ? 'default' : 'ghost'}
+                aria-pressed={(m === 'compact') === compact}
+                className="h-6 px-2 text-xs"
+                onClick={() => setCompact(m === 'compact')}
+              >
+                {m === 'cards' ? 'Cards' : 'One line per event'}
+              </Button>
+            ))}
+          </fieldset>
+        </div>
         {oldest > 0 ? (
           <div className="flex justify-center">
             <Button type="button" variant="outline" size="sm" onClick={() => setOldest((o) => Math.max(o - 1, 0))} data-testid="load-earlier">
@@ -149,16 +191,20 @@ export function RunView({ initial, children }: { initial: RunViewData; children?
             </Button>
           </div>
         ) : null}
-        <ForkTarget.Provider value={runId}>
-          <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
-            {chunkIds.map((chunk, i) => (
-              <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={requestNear} />
-            ))}
-            {tail.events.map((event) => (
-              <TimelineEvent key={event.seq} event={event} index={index} />
-            ))}
-          </ol>
-        </ForkTarget.Provider>
+        <TraceLinkContext.Provider value={traceUrl}>
+          <TimelineModeContext.Provider value={mode}>
+            <ForkTarget.Provider value={runId}>
+              <ol data-testid="run-events" className="divide-y rounded-lg border [&>li]:[content-visibility:auto] [&>li]:[contain-intrinsic-size:auto_6rem]">
+                {chunkIds.map((chunk, i) => (
+                  <TimelineChunk key={chunk} chunk={chunk} events={chunks[i]?.data} error={chunks[i]?.error ?? null} index={index} onNear={requestNear} />
+                ))}
+                {tail.events.map((event) => (
+                  <TimelineEvent key={event.seq} event={event} index={index} />
+                ))}
+              </ol>
+            </ForkTarget.Provider>
+          </TimelineModeContext.Provider>
+        </TraceLinkContext.Provider>
         {tail.events.length === 0 && chunkIds.length === 0 ? <p className="text-sm text-muted-foreground">No events yet.</p> : null}
         <LiveStep runId={runId} running={run.status === 'running'} />
         <div ref={bottomRef} data-testid="timeline-end" className="h-px" />

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { PayloadText, payloadString } from '@/components/runs/payload-text';
 import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
 import { findHidden } from '@/lib/text';
-import type { JournalEventType } from '@/lib/durable';
+import { TraceChip } from './trace-chip';
 import { encodeRunSegment } from '@/lib/studio/reads/run-path';
 import type { WireEvent, WireEventOf } from '@/lib/studio/reads/wire';
 import { Chip, EventHeader, Note, Reason, SeqLink } from './event-parts';
@@ -11,32 +11,9 @@ import { ModelStepCard } from './model-step-card';
 import { RawRecord } from './raw-record';
 import type { TimelineIndex } from './timeline-index';
 import { ToolCallBody } from './tool-call-body';
-
-type Tone = 'model' | 'tool' | 'operator' | 'waiting' | 'lifecycle' | 'problem';
-
-/** Each event type's tone: a Record over the vocabulary, so a new event type fails to compile until it has one. */
-const TONE = {
-  'run-start': 'lifecycle',
-  'run-resume': 'lifecycle',
-  'model-step': 'model',
-  'tool-call-start': 'tool',
-  'tool-call-end': 'tool',
-  'tool-call-error': 'problem',
-  'tool-approval-request': 'waiting',
-  'tool-approval-response': 'operator',
-  'side-effect-check': 'tool',
-  'side-effect-resolution': 'operator',
-  'replay-mismatch': 'problem',
-  'run-suspend': 'waiting',
-  'run-complete': 'lifecycle',
-  'run-cancel': 'operator',
-  'run-resume-request': 'operator',
-  'run-migrate': 'operator',
-  'run-forked': 'operator',
-  'run-fail': 'problem',
-  'run-retry': 'lifecycle',
-  'tool-call-repair': 'tool',
-} satisfies Record<JournalEventType, Tone>;
+import { CompactEvent, invocationTitle } from './compact-event';
+import { TONE, type Tone } from './event-tone';
+import { useTimelineMode } from './timeline-mode';
 
 const SUSPEND_TITLE = {
   'waiting-approval': 'Waiting for approval',
@@ -67,6 +44,18 @@ export const timelineEventVariants = cva(
 
 /** One journal event: its anchor (#seq-N), a body that reads the event for a person, and the record itself, collapsed. */
 export function TimelineEvent({ event, index }: { event: WireEvent; index: TimelineIndex }) {
+  const { compact, invocations } = useTimelineMode();
+  const card = <TimelineCard event={event} index={index} />;
+  return compact ? (
+    <CompactEvent event={event} invocation={invocations.get(event.seq)}>
+      {card}
+    </CompactEvent>
+  ) : (
+    card
+  );
+}
+
+function TimelineCard({ event, index }: { event: WireEvent; index: TimelineIndex }) {
   const { seq, at: _at, type, ...payload } = event;
   return (
     <li
@@ -102,8 +91,9 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
       const replayed = index.replayedSteps.get(event.seq);
       return (
         <>
-          <EventHeader title="Resumed" at={event.at}>
+          <EventHeader title={<ResumeTitle seq={event.seq} />} at={event.at}>
             <Chip>was {event.fromStatus}</Chip>
+            <TraceChip trace={event.trace} />
           </EventHeader>
           <Note>
             A new invocation:{' '}
@@ -320,6 +310,7 @@ function RunStart({ event }: { event: WireEventOf<'run-start'> }) {
         <Chip className="font-mono">
           <VisibleText text={`${input.provider}:${input.modelId}`} />
         </Chip>
+        <TraceChip trace={event.trace} />
       </EventHeader>
       {input.forkOf ? (
         <Note data-slot="fork-of">
@@ -391,4 +382,10 @@ function ApprovalRequest({ event, index }: { event: WireEventOf<'tool-approval-r
       )}
     </>
   );
+}
+
+/** A run-resume's title by how its invocation began: the run's first invocation is not a resume. */
+function ResumeTitle({ seq }: { seq: number }) {
+  const { invocations } = useTimelineMode();
+  return <VisibleText text={invocationTitle(invocations.get(seq))} />;
 }

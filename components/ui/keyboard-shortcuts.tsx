@@ -93,6 +93,16 @@ export function KeyboardShortcuts({ actions, what }: { actions: readonly KeyActi
           {pending.action.label} <strong className="font-mono">{pending.item.getAttribute('data-keynav-label') ?? ''}</strong>? Enter confirms, Escape cancels.
         </div>
       ) : null}
+      {help || pending ? null : (
+        <button
+          type="button"
+          data-testid="key-help-hint"
+          onClick={() => setHelp(true)}
+          className="fixed right-6 bottom-6 z-30 rounded-full border bg-background px-2.5 py-1 text-xs text-muted-foreground shadow-sm hover:text-foreground"
+        >
+          Press <kbd className="rounded border px-1 font-mono">?</kbd> for keys
+        </button>
+      )}
       {help ? (
         <div
           role="dialog"

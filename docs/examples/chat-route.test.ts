@@ -8,7 +8,7 @@ import { RunBusyError, RunState } from '@gnldev/durable';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { type ScriptedStep, streamingModel } from '@/tests/support/scripted-model';
 import { MockLanguageModelV4 } from 'ai/test';
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { streamParts } from '@/tests/support/scripted-model';
 import { chatRoute, resumeRoute } from './chat-route';
 import { refundOnce } from './refund-tools';
@@ -101,6 +101,39 @@ describeEachJournal('the streaming guide: a chat route on streamDurable', (targe
       expect(textOf(replayed)).toBe('Refunded 40 EUR for o_17.');
       expect(again.calls()).toBe(0);
       expect(world.refunds.get('o_17')).toHaveLength(1);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('the same turn sent again while its invocation still holds the run (right at its end) replays the answer from the stream log, not a busy error', async () => {
+    const world = await startOutsideWorld();
+    try {
+      const chat = uniqueRunId('chat-busy');
+      const route = (model: LanguageModelV4) =>
+        chatRoute({ journal, model, tools: { refund: refundOnce(`${world.url}/psp`) } });
+      const first = streamingModel(script);
+      expect(textOf(await (await route(first.model)(turn(chat))).text())).toBe(
+        'Refunded 40 EUR for o_17.',
+      );
+      const runId = `chat:${chat}:m1`;
+      const deadline = Date.now() + 10_000;
+      while ((await journal.getRun(runId))?.status !== 'completed' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await heldUntilReleased(runId, deadline);
+      // The moment between the completion's commit and the invocation's release, held open: the run's hold
+      // is taken, as the first invocation still has it then (streamDurable would be refused: RunBusyError).
+      const hold = await journal.hold(runId);
+      try {
+        const again = streamingModel(script);
+        const replayed = await (await route(again.model)(turn(chat))).text();
+        expect(replayed).not.toContain('"type":"error"');
+        expect(textOf(replayed)).toBe('Refunded 40 EUR for o_17.');
+        expect(again.calls()).toBe(0);
+        expect(world.refunds.get('o_17')).toHaveLength(1);
+      } finally {
+        await hold.release();
+      }
     } finally {
       await world.close();
     }

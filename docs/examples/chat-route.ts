@@ -47,6 +47,13 @@ export function chatRoute({
     const uiMessages = messages as unknown as UIMessage[];
     // The job is this turn of this chat: the same request sent again (a retry, a reload) replays it.
     const runId = turnRunId(id, messages.at(-1)?.id as string);
+    if ((await journal.getRun(runId))?.status === 'completed') {
+      // Answered already: replay it from the run's stream log. Sent again right at its end, the turn's
+      // invocation may still hold the run (streamDurable would answer RunBusyError); the log needs no hold.
+      return createUIMessageStreamResponse({
+        stream: followRunStream({ journal, runId, from: 'replay', signal: request.signal }),
+      });
+    }
     const result = streamDurable({
       runId,
       journal,

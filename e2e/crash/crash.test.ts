@@ -257,18 +257,23 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     );
   }
 
-  crashCase('kill after a model step is recorded (steps 0, 1, then the final 2)', {}, async (c) => {
-    expectKilled(await c.run('plain', 'after:model-step:0'));
-    expect(c.service.stats().lookups).toBe(0);
-    expectKilled(await c.run('plain', 'after:model-step:1'));
+  // A new model step is journaled with the record that follows it (RunSession.defer): the lookup's end, the
+  // refund's start, the run's completion. A kill after it is a kill after those; a kill before it loses
+  // only the model's answer (asked again: nothing acted on it).
+  crashCase('kill after a model step is recorded: with the lookup\u2019s end, the refund\u2019s start, the completion', {}, async (c) => {
+    expectKilled(await c.run('retrySafe', 'after:model-step:0'));
     expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
-    // The final answer is recorded, the run is not marked complete yet.
-    expectKilled(await c.run('plain', 'after:model-step:2'));
+    expect((await readRun(c.access, c.runId)).events.map((e) => e.type)).toEqual(['run-start', 'model-step', 'tool-call-end']);
+    expectKilled(await c.run('retrySafe', 'after:model-step:1'));
+    // The refund's start is durable with its step; the refund has not run.
+    expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 0 });
+    expect((await readRun(c.access, c.runId)).events.slice(-2).map((e) => e.type)).toEqual(['model-step', 'tool-call-start']);
+    expectKilled(await c.run('retrySafe', 'after:model-step:2'));
     expect(c.service.stats()).toMatchObject({ lookups: 1, requests: 1, executions: 1 });
-    expect((await readRun(c.access, c.runId)).run?.status).toBe('running');
-    const done = expectOutcome(await c.run('plain', 'none'), 'completed');
+    // The final answer was recorded with the run's completion.
+    expect((await readRun(c.access, c.runId)).run?.status).toBe('completed');
+    const done = expectOutcome(await c.run('retrySafe', 'none'), 'completed');
     expect(done.text).toBe(FINAL_TEXT);
-    expect(done.replayedSteps).toBe(3);
     return { status: 'completed', executions: 1, requests: 1 };
   });
 
@@ -392,6 +397,25 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     expectKilled(await c.run('approval', 'after:tool-call-end:refund'));
     expect(c.service.stats().executions).toBe(1);
     expect(expectOutcome(await c.run('approval', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  crashCase('edited approval: kill after resume, before the call: the approved arguments run once, under the same key', {}, async (c) => {
+    expectOutcome(await c.run('approval', 'none'), 'waiting-approval');
+    await c.access.use((journal) =>
+      journal.approve({ runId: c.runId, toolCallId: 'call-refund', by: 'crash-suite', input: { orderId: ORDER_ID, amount: 25 } }),
+    );
+    expectKilled(await c.run('approval', 'after:run-resume'));
+    expect(c.service.stats().requests).toBe(0);
+    expectKilled(await c.run('approval', 'after:tool-call-end:refund'));
+    expect(expectOutcome(await c.run('approval', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    // The service's own log: one refund, of the approved amount, under the key the journal recorded.
+    const { events } = await readRun(c.access, c.runId);
+    const start = events.find((e) => e.type === 'tool-call-start');
+    expect(start).toMatchObject({ input: { orderId: ORDER_ID, amount: 25 } });
+    expect(c.service.stats().log).toEqual([
+      { idempotencyKey: start?.type === 'tool-call-start' ? start.idempotencyKey : '', orderId: ORDER_ID, amount: 25, executed: true },
+    ]);
     return { status: 'completed', executions: 1, requests: 1 };
   });
 

@@ -2,7 +2,7 @@
  * Long mode of the crash-schedule explorer:
  *
  *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4]
- *                         [--faults kills,provider,ids,operators,database,stream] [--scenarios base,shapes,tools,replay] [--log]
+ *                         [--faults kills,provider,ids,operators,database,stream,versions] [--scenarios base,shapes,tools,replay,versions] [--log]
  *   npm run test:chaos -- --journal J --replay '<plan JSON printed beside a violation>'
  *
  * Random schedules over the chosen scenario families (default all), on Postgres by default
@@ -23,6 +23,7 @@ import { FAULT_FAMILIES, type FaultFamily } from './faults';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
 import { appendRow, parseRows, totalsLine } from './reliability-log';
 import { IDLE_SESSION_TIMEOUT_MS, SCENARIO_FAMILIES, type ScenarioFamily, scenariosOf } from './scenarios';
+import { VERSION_NAMES } from './versions';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOG = path.join(ROOT, 'docs/reliability-log.md');
@@ -55,6 +56,26 @@ const planSchema = z.object({
       ),
       terminateHold: z.object({ invocation: z.number().int() }).optional(),
       stream: z.boolean().optional(),
+      versions: z
+        .array(
+          z.discriminatedUnion('kind', [
+            z.object({
+              kind: z.literal('migrate'),
+              to: z.enum(VERSION_NAMES),
+              force: z.boolean(),
+              invocation: z.number().int(),
+              boundary: z.union([z.number().int(), z.literal('before')]),
+            }),
+            z.object({
+              kind: z.literal('fork'),
+              fraction: z.number().min(0).lt(1),
+              instruction: z.string().optional(),
+              invocation: z.union([z.number().int(), z.literal('after')]),
+              boundary: z.union([z.number().int(), z.literal('before')]),
+            }),
+          ]),
+        )
+        .optional(),
     })
     .strict()
     .optional(),

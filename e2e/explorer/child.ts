@@ -6,7 +6,8 @@
  * (talking to the schedule's model server), and at its boundaries: send the operator requests the
  * schedule races there (a second Postgres connection's operator API; PGlite's own), terminate its own
  * hold session inside a side effect (Postgres) and wait there while the explorer resumes the run in a
- * rival process, and SIGKILL itself at boundary `killAt` (a real kill: no finally, no flush,
+ * rival process, make the operator's migrations and forks (version-ops.ts; an agent scenario runs as its
+ * registered agent, on the version runVersion picks), and SIGKILL itself at boundary `killAt` (a real kill: no finally, no flush,
  * no release). Every boundary passed, every real HTTP request to the model, every policy answer and
  * operator request is appended to the schedule log with writeSync first, so the log survives the kill.
  */
@@ -14,16 +15,29 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { createOpenAI } from '@ai-sdk/openai';
 import { stepCountIs } from 'ai';
 import postgres from 'postgres';
-import { type Journal, type RecordedEvent, RunBusyError, RunDivergedError, runDurable, SideEffectRetryBlockedError, streamDurable } from '@/lib/durable';
+import { runAgent, streamAgent } from '@/lib/agents';
+import {
+  type Journal,
+  type RecordedEvent,
+  RunBusyError,
+  RunDivergedError,
+  RunState,
+  runDurable,
+  SideEffectRetryBlockedError,
+  streamDurable,
+} from '@/lib/durable';
+import type { Storage } from '@/lib/durable/storage';
 import { PostgresStorage } from '@/lib/durable/storage/postgres-storage';
+import { runVersion } from '@/lib/executor';
 import { boundaryJournal } from './boundary-journal';
 import type { OperatorAction } from './faults';
 import { terminateOwnHoldSessions } from './own-sessions';
 import { type ChildMessage, EVENTS_SQL, type JournalRead, type LogEntry, type ParentMessage, RUN_SQL, type RunCommand, type RunOutcome } from './protocol';
 import { type Scenario, scenarioNamed, scenarioOptions, scenarioTools } from './scenarios';
+import { makeVersionOp, type VersionOpContext } from './version-ops';
+import { agentName, explorerRegistry, OPERATOR } from './versions';
 
 const loadStarted = Number(process.env.EXPLORER_SPAWNED_AT ?? Date.now());
-const OPERATOR = 'explorer-operator';
 const OPERATOR_TIMEOUT_MS = 5_000;
 
 function send(message: ChildMessage): Promise<void> {
@@ -39,6 +53,9 @@ if (warmPostgres && warmOperator) await Promise.all([warmPostgres.database(), wa
 
 interface Opened {
   journal: Journal;
+  /** The storages of `journal` and `operator` (migrateRun and forkRun take a storage: its journal and its run queue). */
+  storage: Storage;
+  operatorStorage: Storage;
   /** The operator API for races: a second connection (Postgres), the same storage (PGlite serves one process). */
   operator: Journal;
   /** SQL on the journal's own tables (PGlite only: the explorer reads Postgres itself). */
@@ -56,17 +73,19 @@ async function openJournal(command: RunCommand): Promise<Opened> {
     return {
       journal: storage.runs,
       operator: storage.runs,
+      storage,
+      operatorStorage: storage,
       query: async (sql, params) => (await pglite.query<Record<string, unknown>>(sql, params)).rows,
       close: () => storage.close(),
     };
   }
   // No close on Postgres: runDurable released the run's hold, and the exit closes the sockets.
   if (warmPostgres && warmOperator && command.journal.databaseUrl === warmUrl)
-    return { journal: warmPostgres.runs, operator: warmOperator.runs, close: async () => {} };
+    return { journal: warmPostgres.runs, operator: warmOperator.runs, storage: warmPostgres, operatorStorage: warmOperator, close: async () => {} };
   const storage = new PostgresStorage({ connectionString: command.journal.databaseUrl, max: 2 });
   const operator = new PostgresStorage({ connectionString: command.journal.databaseUrl, max: 1 });
   await Promise.all([storage.database(), operator.database()]);
-  return { journal: storage.runs, operator: operator.runs, close: async () => {} };
+  return { journal: storage.runs, operator: operator.runs, storage, operatorStorage: operator, close: async () => {} };
 }
 
 type Write = (line: LogEntry) => void;
@@ -163,7 +182,7 @@ async function race(args: {
   );
 }
 
-type Answer = { result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead };
+type Answer = { result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead; others?: Record<string, JournalRead> };
 
 async function readJournal(opened: Opened, runId: string): Promise<JournalRead | undefined> {
   if (!opened.query) return undefined;
@@ -175,19 +194,23 @@ async function readJournal(opened: Opened, runId: string): Promise<JournalRead |
 async function run(command: RunCommand): Promise<Answer> {
   const received = performance.now();
   const log = openSync(command.logFile, 'a');
-  const write: Write = (line) => writeSync(log, `${JSON.stringify({ pid: process.pid, ...line })}\n`);
+  const write: Write = (line) => writeSync(log, `${JSON.stringify({ pid: process.pid, run: command.runId, ...line })}\n`);
   write({ kind: 'start' });
   const scenario = scenarioNamed(command.scenario);
   const opened = await openJournal(command);
   let boundaries = 0;
   let terminated = false;
   const seen: RecordedEvent[] = [];
+  /** The operator's migrations and forks need the agent's registry, built below with the tools that call `boundary`. */
+  let versionOps: ((storage: Storage) => VersionOpContext) | undefined;
   const boundary = async (label: string, recordedSteps?: number[]) => {
     write({ kind: 'boundary', label, ...(recordedSteps?.length ? { recordedSteps } : {}) });
     const index = boundaries;
     boundaries += 1;
     for (const r of command.races.filter((x) => x.boundary === index))
       await race({ action: r.action, command, scenario, operator: opened.operator, seen, write });
+    for (const op of (command.versionOps ?? []).filter((x) => x.boundary === index))
+      if (versionOps) await makeVersionOp(op, versionOps(opened.operatorStorage), true);
     if (command.terminateHold && !terminated && label.startsWith('in-execute:') && warmSql) {
       terminated = true;
       write({ kind: 'terminated', sessions: await terminateOwnHoldSessions(warmSql) });
@@ -197,8 +220,6 @@ async function run(command: RunCommand): Promise<Answer> {
     if (index === command.killAt) process.kill(process.pid, 'SIGKILL');
   };
   try {
-    await applyDecisions(opened.journal, command, write);
-    const openMs = performance.now() - received;
     const journal = boundaryJournal(opened.journal, async (label, events, loaded) => {
       if (loaded) seen.push(...loaded);
       // What was appended, as far as a racing operator needs it (types and fields, no seq).
@@ -209,8 +230,9 @@ async function run(command: RunCommand): Promise<Answer> {
       baseURL: command.modelUrl,
       apiKey: 'x',
       fetch: async (input, init) => {
-        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { messages?: { role: string }[] }) : undefined;
-        write({ kind: 'model', step: (body?.messages ?? []).filter((m) => m.role === 'assistant').length });
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { messages?: { role: string; content?: unknown }[] }) : undefined;
+        const system = body?.messages?.find((m) => m.role === 'system')?.content;
+        write({ kind: 'model', step: (body?.messages ?? []).filter((m) => m.role === 'assistant').length, ...(typeof system === 'string' ? { system } : {}) });
         return fetch(input, init);
       },
     });
@@ -220,23 +242,55 @@ async function run(command: RunCommand): Promise<Answer> {
       (toolName) => boundary(`in-execute:${toolName}`),
       (toolName) => write({ kind: 'perform', toolName }),
     );
-    const options = scenarioOptions(scenario, {
-      invocation: command.invocation,
-      policy: (toolCallId, decision) => write({ kind: 'policy', toolCallId, decision }),
-    });
-    const runOptions = {
-      runId: command.runId,
-      journal,
-      model: provider.chat('explorer-model'),
-      tools,
-      stopWhen: stepCountIs(10),
-      prompt: `explore ${scenario.name}`,
-      ...options,
-    } as Parameters<typeof runDurable>[0];
-    const result = await outcomeOf(() => (command.stream ? streamDurable(runOptions).durable : runDurable(runOptions)));
-    const settled = result.outcome === 'completed' || result.outcome === 'canceled';
-    const read = command.readJournal && settled ? await readJournal(opened, command.runId) : undefined;
-    return { result, boundaries, openMs, ...(read ? { journal: read } : {}) };
+    const model = provider.chat('explorer-model');
+    const versions = command.agent ? explorerRegistry({ scenario: scenario.name, model, tools }) : undefined;
+    if (versions) versionOps = (storage) => ({ runId: command.runId, storage, ...versions, write });
+    await applyDecisions(opened.journal, command, write);
+    for (const op of (command.versionOps ?? []).filter((x) => x.boundary === 'before'))
+      if (versionOps) await makeVersionOp(op, versionOps(opened.storage), false);
+    const openMs = performance.now() - received;
+    const readAll = async (settled: boolean) => {
+      if (!command.readJournal || !settled) return {};
+      const read = await readJournal(opened, command.runId);
+      const others: Record<string, JournalRead> = {};
+      for (const runId of command.alsoRead ?? []) {
+        const rows = await readJournal(opened, runId);
+        if (rows) others[runId] = rows;
+      }
+      return { ...(read ? { journal: read } : {}), ...(command.alsoRead ? { others } : {}) };
+    };
+    if (command.mustExist && (await opened.journal.events(command.runId, { limit: 1 })).length === 0)
+      return { result: { outcome: 'absent' }, boundaries, openMs, ...(await readAll(true)) };
+    let invoke: () => ReturnType<typeof runDurable>;
+    if (versions) {
+      // As an executor invokes a run of a registered agent: on the version runVersion picks, with the recorded input.
+      const recorded = await opened.journal.events(command.runId);
+      const state = new RunState(recorded);
+      const agent =
+        recorded.length === 0
+          ? versions.registry.getAgent(agentName(scenario.name))
+          : (await runVersion({ registry: versions.registry, state, runId: command.runId })).agent;
+      const prompt = typeof state.input?.prompt === 'string' ? state.input.prompt : `explore ${scenario.name}`;
+      const agentOptions = { agent, runId: command.runId, input: { prompt }, journal };
+      invoke = () => (command.stream ? streamAgent(agentOptions).durable : runAgent(agentOptions));
+    } else {
+      const options = scenarioOptions(scenario, {
+        invocation: command.invocation,
+        policy: (toolCallId, decision) => write({ kind: 'policy', toolCallId, decision }),
+      });
+      const runOptions = {
+        runId: command.runId,
+        journal,
+        model,
+        tools,
+        stopWhen: stepCountIs(10),
+        prompt: `explore ${scenario.name}`,
+        ...options,
+      } as Parameters<typeof runDurable>[0];
+      invoke = () => (command.stream ? streamDurable(runOptions).durable : runDurable(runOptions));
+    }
+    const result = await outcomeOf(invoke);
+    return { result, boundaries, openMs, ...(await readAll(result.outcome === 'completed' || result.outcome === 'canceled')) };
   } finally {
     closeSync(log);
     await Promise.race([opened.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);

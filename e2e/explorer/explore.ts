@@ -13,6 +13,7 @@ import { ChildPool } from './pool';
 import { seededRandom } from './random';
 import { runSchedule, type ScheduleResult } from './schedule';
 import { SCENARIOS, type Scenario, scenarioNamed } from './scenarios';
+import type { VersionOp } from './versions';
 
 export interface PlannedSchedule {
   scenario: string;
@@ -36,6 +37,9 @@ export interface Totals {
   checks: number;
   violations: number;
   busyRetries: number;
+  /** Migrations the journal accepted, forks run to their end (versions.ts). */
+  migrations: number;
+  forks: number;
 }
 
 export interface Explorer {
@@ -174,9 +178,21 @@ export function drawSchedule(censuses: readonly Census[], seed: number, families
     for (let more = pick(3); more > 0; more--) kills.push(pick(Math.max(2, n - (kills[0] as number) + 4)));
   }
   const steps = scenarioNamed(c.scenario).script.length;
-  const faults = drawFaults({ random, steps, boundaries: n, families, journal });
+  const agent = scenarioNamed(c.scenario).agent ? { kills: kills.length } : undefined;
+  const faults = drawFaults({ random, steps, boundaries: n, families, journal, ...(agent ? { agent } : {}) });
   if (kills.length === 0 && !hasFaults(faults)) kills.push(pick(n));
   return { scenario: c.scenario, kills, faults, seed };
+}
+
+/**
+ * A boundary's label and one per event its append holds: a new model step rides with the next append
+ * (RunSession.defer), so `after:model-step[refund]+tool-call-start(refund)` is also `after:model-step[refund]`
+ * and `after:tool-call-start(refund)`, and a plan aimed at either finds it.
+ */
+export function eventLabels(label: string): string[] {
+  const at = /^(before|after):(.+)$/.exec(label);
+  if (!at?.[2]?.includes('+')) return [label];
+  return [label, ...at[2].split('+').map((part) => `${at[1]}:${part}`)];
 }
 
 /**
@@ -186,7 +202,8 @@ export function drawSchedule(censuses: readonly Census[], seed: number, families
  */
 export function familySchedules(censuses: readonly Census[], journal: JournalTarget['kind']): PlannedSchedule[] {
   const has = (name: string) => censuses.some((c) => c.scenario === name);
-  const boundaryOf = (name: string, label: (l: string) => boolean) => censuses.find((c) => c.scenario === name)?.boundaries.findIndex(label) ?? -1;
+  const boundaryOf = (name: string, label: (l: string) => boolean) =>
+    censuses.find((c) => c.scenario === name)?.boundaries.findIndex((l) => eventLabels(l).some(label)) ?? -1;
   const none: Faults = { provider: {}, ids: 'script', races: [] };
   const plans: PlannedSchedule[] = [];
   const add = (scenario: string, kills: number[], faults: Partial<Faults>, seed = 1) => {
@@ -276,6 +293,57 @@ export function familySchedules(censuses: readonly Census[], journal: JournalTar
   return plans;
 }
 
+/**
+ * Runs that outlive deploys (versions.ts), on the agent scenarios: the operator migrates the run while
+ * it is stopped where a SIGKILL left it (inside a side effect, right after a model step, at an approval
+ * question), to a changed prompt, an added tool, and unsafely (forced) without a tool the run used;
+ * migrates racing a live process; forks it stopped, racing a live process inside a side effect, and once
+ * it completed (with an instruction). Every plan has at least one migration or fork.
+ */
+export function versionSchedules(censuses: readonly Census[]): PlannedSchedule[] {
+  const none: Faults = { provider: {}, ids: 'script', races: [] };
+  const plans: PlannedSchedule[] = [];
+  const at = (scenario: string, label: (l: string) => boolean) =>
+    censuses.find((c) => c.scenario === scenario)?.boundaries.findIndex((l) => eventLabels(l).some(label)) ?? -1;
+  const add = (scenario: string, kills: number[], versions: VersionOp[]) => {
+    if (censuses.some((c) => c.scenario === scenario) && kills.every((k) => k >= 0)) plans.push({ scenario, kills, faults: { ...none, versions }, seed: 15 });
+  };
+  const inRefund = at('agent-refund', (l) => l === 'in-execute:refund');
+  const afterStep = at('agent-refund', (l) => l.startsWith('after:model-step') && l.includes('refund'));
+  const afterLookup = at('agent-refund', (l) => l.startsWith('after:tool-call-end') && l.includes('lookup'));
+  add('agent-refund', [inRefund], [{ kind: 'migrate', to: 'v2-prompt', force: false, invocation: 1, boundary: 'before' }]);
+  add('agent-refund', [afterStep], [{ kind: 'migrate', to: 'v4-unsafe', force: true, invocation: 1, boundary: 'before' }]);
+  add(
+    'agent-refund',
+    [afterLookup],
+    [
+      { kind: 'fork', fraction: 0.99, invocation: 1, boundary: 'before' },
+      { kind: 'migrate', to: 'v3-tool', force: false, invocation: 1, boundary: 'before' },
+    ],
+  );
+  add(
+    'agent-refund',
+    [],
+    [
+      { kind: 'migrate', to: 'v2-prompt', force: false, invocation: 0, boundary: Math.max(0, afterLookup) },
+      { kind: 'fork', fraction: 0.99, invocation: 0, boundary: Math.max(0, inRefund) },
+      { kind: 'fork', fraction: 0.5, instruction: 'Do the same again, carefully.', invocation: 'after', boundary: 'before' },
+    ],
+  );
+  const asked = at('agent-steps', (l) => l.startsWith('after:tool-approval-request'));
+  const lastRefund = censuses.find((c) => c.scenario === 'agent-steps')?.boundaries.lastIndexOf('in-execute:refund') ?? -1;
+  add(
+    'agent-steps',
+    [asked],
+    [
+      { kind: 'migrate', to: 'v3-tool', force: false, invocation: 1, boundary: 'before' },
+      { kind: 'fork', fraction: 0.6, invocation: 'after', boundary: 'before' },
+    ],
+  );
+  add('agent-steps', [lastRefund], [{ kind: 'fork', fraction: 0.9, invocation: 1, boundary: 'before' }]);
+  return plans;
+}
+
 /** Runs the plans, at most `parallel` at a time, in order of the plan list. */
 export async function runAll(
   explorer: Explorer,
@@ -306,8 +374,10 @@ export function totalsOf(results: readonly ScheduleResult[]): Totals {
       checks: t.checks + r.checks,
       violations: t.violations + r.violations.length,
       busyRetries: t.busyRetries + r.busyRetries,
+      migrations: t.migrations + r.migrations,
+      forks: t.forks + r.forks,
     }),
-    { schedules: 0, kills: 0, children: 0, checks: 0, violations: 0, busyRetries: 0 },
+    { schedules: 0, kills: 0, children: 0, checks: 0, violations: 0, busyRetries: 0, migrations: 0, forks: 0 },
   );
 }
 
@@ -329,7 +399,7 @@ export function formatTotals(label: string, totals: Totals, pool: ChildPool, sec
   const s = pool.stats;
   return (
     `[explorer] ${label}: ${totals.schedules} schedules, ${totals.kills} kills (SIGKILL), ${totals.children} child processes, ` +
-    `${totals.checks} invariant checks, ${totals.violations} violations; ${seconds.toFixed(1)} s ` +
+    `${totals.migrations} migrations, ${totals.forks} forks, ${totals.checks} invariant checks, ${totals.violations} violations; ${seconds.toFixed(1)} s ` +
     `(${((totals.schedules / seconds) * 60).toFixed(0)} schedules/min). Child start: module load ${median(s.loadMs).toFixed(0)} ms median (hidden by the warm pool), ` +
     `waited for a warm child ${median(s.waitMs).toFixed(0)} ms, command to journal open ${median(s.openMs).toFixed(0)} ms median; busy retries ${totals.busyRetries}.`
   );

@@ -10,11 +10,14 @@
  * - database: the hold's Postgres session terminated (pg_terminate_backend) inside a side effect;
  * - stream: the run is streamed (streamDurable over the provider's server-sent events) instead of
  *   generated; a `reset` then cuts the answer mid-stream, after its first half was sent.
- * Scenario families (scenarios.ts) choose which agents run: base, shapes, tools, replay.
+ * - versions: on the agent scenarios, an operator migrates the run to another version or forks it
+ *   (versions.ts), before a resume, racing a live process at a boundary, or once the run is done.
+ * Scenario families (scenarios.ts) choose which agents run: base, shapes, tools, replay, versions.
  */
 import type { JournalKind } from './protocol';
+import { describeVersionOps, drawVersionOps, type VersionOp } from './versions';
 
-export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database', 'stream'] as const;
+export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database', 'stream', 'versions'] as const;
 export type FaultFamily = (typeof FAULT_FAMILIES)[number];
 
 export type ProviderFault = '429' | '500' | '503' | 'reset' | 'oversize';
@@ -37,6 +40,8 @@ export interface Faults {
   terminateHold?: { invocation: number };
   /** Every process of the schedule streams the run (streamDurable) instead of generating it. */
   stream?: boolean;
+  /** Agent scenarios: the operator's migrations and forks (versions.ts). */
+  versions?: VersionOp[];
 }
 
 export const NO_FAULTS: Faults = { provider: {}, ids: 'script', races: [] };
@@ -49,6 +54,8 @@ export function drawFaults(args: {
   boundaries: number;
   families: ReadonlySet<FaultFamily>;
   journal: JournalKind;
+  /** An agent scenario (versions.ts), and its kills: where migrations and forks can land. */
+  agent?: { kills: number };
 }): Faults {
   const { random, steps, boundaries, families } = args;
   const pick = (n: number) => Math.floor(random() * n);
@@ -78,11 +85,19 @@ export function drawFaults(args: {
   if (families.has('database') && args.journal === 'postgres' && random() < 0.3) faults.terminateHold = { invocation: pick(2) };
   // Drawn last, so the draws above (and the schedules of seeds logged before it) stay as they were.
   if (families.has('stream') && random() < 0.5) faults.stream = true;
+  if (families.has('versions') && args.agent) faults.versions = drawVersionOps(random, boundaries, args.agent.kills);
   return faults;
 }
 
 export function hasFaults(f: Faults): boolean {
-  return Object.keys(f.provider).length > 0 || f.ids !== 'script' || f.races.length > 0 || f.terminateHold !== undefined || f.stream === true;
+  return (
+    Object.keys(f.provider).length > 0 ||
+    f.ids !== 'script' ||
+    f.races.length > 0 ||
+    f.terminateHold !== undefined ||
+    f.stream === true ||
+    (f.versions?.length ?? 0) > 0
+  );
 }
 
 /** `provider 0:1=429,1:1=oversize; ids sequential; operators approve@1.3; terminate-hold@0`. */
@@ -94,5 +109,6 @@ export function describeFaults(f: Faults): string {
   if (f.races.length) parts.push(`operators ${f.races.map((r) => `${r.action}@${r.invocation}.${r.boundary}`).join(',')}`);
   if (f.terminateHold) parts.push(`terminate-hold@${f.terminateHold.invocation}`);
   if (f.stream) parts.push('streamed');
+  if (f.versions?.length) parts.push(`versions ${describeVersionOps(f.versions)}`);
   return parts.join('; ') || 'none';
 }

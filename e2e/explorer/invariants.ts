@@ -12,8 +12,10 @@
  *   - sequence numbers 1..n, no event twice, none over the event limit, the run settled (completed, or
  *     canceled by an accepted cancel);
  *   - model steps 0..n-1, each the answer the model server gave for that step (a retried attempt is the
- *     same step), the model never asked again for a step the journal had recorded.
+ *     same step), the model never asked again for a step the journal had recorded;
+ *   - migrations (migrate-invariants.ts) and, for forks, fork-invariants.ts.
  */
+import { migrations } from './migrate-invariants';
 import type { ModelRequest } from './model-server';
 import type { KeyRecord } from './outside-world';
 import type { JournalRead, LogLine } from './protocol';
@@ -56,6 +58,7 @@ export function judge(evidence: Evidence): Verdict {
   noWaitForDecided(evidence, check);
   modelCalls(evidence, check);
   modelSteps(evidence, check);
+  migrations({ journal: evidence.journal, log: evidence.log, check });
   check(status !== undefined && SETTLED.has(status), () =>
     status === 'running' ? 'the run is left running with no live holder (every process of the schedule has ended)' : `the run ends ${status ?? 'missing'}`,
   );
@@ -72,9 +75,9 @@ export function judge(evidence: Evidence): Verdict {
   return verdict;
 }
 
-type Check = (ok: boolean, violation: () => string) => void;
+export type Check = (ok: boolean, violation: () => string) => void;
 
-interface PeopleSaid {
+export interface PeopleSaid {
   /** Calls a person rejected (accepted by the journal) or a policy denied. */
   refused: Map<string, string>;
   canceled: boolean;
@@ -82,7 +85,7 @@ interface PeopleSaid {
   relaxed: boolean;
 }
 
-function peopleSaid(log: readonly LogLine[]): PeopleSaid {
+export function peopleSaid(log: readonly LogLine[]): PeopleSaid {
   const refused = new Map<string, string>();
   let canceled = false;
   let notDone = false;
@@ -104,7 +107,7 @@ function peopleSaid(log: readonly LogLine[]): PeopleSaid {
 }
 
 /** No call a person rejected or a policy denied ever executes. */
-function refusalsHold({ journal }: Evidence, said: PeopleSaid, check: Check): void {
+export function refusalsHold({ journal }: Evidence, said: PeopleSaid, check: Check): void {
   for (const [toolCallId, why] of said.refused) {
     const ran = journal.events.find(
       (e) => (e.type === 'tool-call-start' || (e.type === 'tool-call-end' && e.payload.source === 'executed')) && e.payload.toolCallId === toolCallId,
@@ -118,7 +121,7 @@ function refusalsHold({ journal }: Evidence, said: PeopleSaid, check: Check): vo
  * a resume started (between its load and its first append) is lost to that resume if it suspends anyway,
  * and a worker that resumes on decisions has nothing left to wake it.
  */
-function noWaitForDecided({ journal }: Evidence, check: Check): void {
+export function noWaitForDecided({ journal }: Evidence, check: Check): void {
   const decided = new Map<string, number>();
   for (const e of journal.events) {
     if (e.type === 'tool-approval-response' || e.type === 'side-effect-resolution') decided.set(String(e.payload.toolCallId), e.seq);
@@ -153,7 +156,7 @@ function nothingAfterCancel({ log }: Evidence, check: Check): void {
 }
 
 /** Every operator request the journal accepted is in the journal: no decision lost. */
-function decisionsJournaled({ journal, log }: Evidence, check: Check): void {
+export function decisionsJournaled({ journal, log }: Evidence, check: Check): void {
   const has = (type: string, match: (p: Record<string, unknown>) => boolean = () => true) => journal.events.some((e) => e.type === type && match(e.payload));
   for (const line of log) {
     if (line.kind !== 'operator' || line.result !== 'accepted') continue;
@@ -180,7 +183,7 @@ function decisionsJournaled({ journal, log }: Evidence, check: Check): void {
 }
 
 /** No event lost, duplicated or out of order. */
-function sequence({ journal, scenario }: Evidence, check: Check): void {
+export function sequence({ journal, scenario }: Evidence, check: Check): void {
   const seqs = journal.events.map((e) => e.seq);
   check(
     seqs.every((seq, i) => seq === i + 1),
@@ -226,7 +229,7 @@ function outsideWorld({ scenario, journal, store, saidNotDone }: Evidence, statu
 }
 
 /** The model was never called for a step the journal had already recorded. */
-function modelCalls({ journal, log }: Evidence, check: Check): void {
+export function modelCalls({ journal, log }: Evidence, check: Check): void {
   const recorded = new Set<number>();
   const called = new Set<number>();
   for (const line of log) {
@@ -245,7 +248,7 @@ function modelCalls({ journal, log }: Evidence, check: Check): void {
  * Model steps are 0..n-1 in the journal, each holding the answer the model server gave for that step of
  * the conversation (retried attempts of one step are one step: a retry must not shift the numbers).
  */
-function modelSteps({ journal, scenario, modelRequests }: Evidence, check: Check): void {
+export function modelSteps({ journal, scenario, modelRequests }: Evidence, check: Check): void {
   const steps = journal.events.filter((e) => e.type === 'model-step');
   const numbers = steps.map((e) => Number(e.payload.step));
   check(

@@ -36,6 +36,8 @@ export interface OutsideWorld {
   /** kind → key → record, a copy. */
   store(): Record<string, Record<string, KeyRecord>>;
   reads(): number;
+  /** From now on every kind deduplicates by key, as a payment API does (a fork's repeated key meets the first result). */
+  dedupeAll(): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export interface OutsideWorldOptions {
 
 export async function startOutsideWorld(options: OutsideWorldOptions = {}): Promise<OutsideWorld> {
   const dedupe = new Set(options.dedupe ?? []);
+  let dedupeAll = false;
   const flaky = new Set(options.flaky ?? []);
   const store: Record<string, Record<string, KeyRecord>> = {};
   let reads = 0;
@@ -78,7 +81,7 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
       byKey[header] = record;
       record.requests += 1;
       if (flaky.has(kind) && record.requests === 1) return send(res, 503, { error: 'try again later' });
-      if (dedupe.has(kind) && record.first) return send(res, 200, record.first);
+      if ((dedupeAll || dedupe.has(kind)) && record.first) return send(res, 200, record.first);
       record.executions += 1;
       executions += 1;
       const result: OpResult = { opId: `${kind}_${executions}`, kind, execution: record.executions };
@@ -98,6 +101,9 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
     url: `http://127.0.0.1:${port}`,
     store: () => structuredClone(store),
     reads: () => reads,
+    dedupeAll: () => {
+      dedupeAll = true;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

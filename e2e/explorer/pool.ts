@@ -11,7 +11,16 @@ const CHILD_TIMEOUT_MS = 60_000;
 
 export type ChildEnd =
   | { killed: true; signal: 'SIGKILL'; pid: number; startMs: number }
-  | { killed: false; pid: number; result: RunOutcome; boundaries: number; startMs: number; stderr: string; journal?: JournalRead };
+  | {
+      killed: false;
+      pid: number;
+      result: RunOutcome;
+      boundaries: number;
+      startMs: number;
+      stderr: string;
+      journal?: JournalRead;
+      others?: Record<string, JournalRead>;
+    };
 
 interface Warm {
   child: ChildProcess;
@@ -116,6 +125,7 @@ export class ChildPool {
         startMs,
         stderr: warm.stderr(),
         ...(message.journal ? { journal: message.journal } : {}),
+        ...(message.others ? { others: message.others } : {}),
       };
     } finally {
       clearTimeout(timer);

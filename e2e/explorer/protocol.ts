@@ -5,6 +5,7 @@
  */
 
 import type { OperatorAction } from './faults';
+import type { VersionName } from './versions';
 
 export type JournalKind = 'pglite' | 'postgres';
 
@@ -39,11 +40,27 @@ export interface RunCommand {
   killAt: number | null;
   decisions: OperatorDecision[];
   /**
+   * The agent scenarios (versions.ts): the run is its agent's, started on v1 by runAgent and resumed on
+   * the version runVersion picks; the operator migrates and forks it (`versionOps`).
+   */
+  agent?: boolean;
+  /** Migrations and forks this process makes: before it runs (`before`), or at its boundary n. */
+  versionOps?: CommandVersionOp[];
+  /** Run `runId` only if it exists once the decisions and `before` operations are made (a fork the operator may have been refused): else `absent`. */
+  mustExist?: boolean;
+  /**
    * PGlite: once the run settles, read its rows with SQL from the journal's tables before closing the
    * folder and send them back (opening the folder again in the explorer would cost a second PGlite start).
    */
   readJournal: boolean;
+  /** With readJournal: also read these runs' rows (a fork's parent, which the fork appended run-forked to). */
+  alsoRead?: string[];
 }
+
+/** A VersionOp as one process makes it: a fork names its parent and the id it gives the fork. */
+export type CommandVersionOp =
+  | { kind: 'migrate'; to: VersionName; force: boolean; boundary: number | 'before' }
+  | { kind: 'fork'; parent: string; childRunId: string; fraction: number; instruction?: string; boundary: number | 'before' };
 
 /** A run's rows as SQL reads them from gnl.runs and gnl.run_events. */
 export interface JournalRead {
@@ -66,13 +83,15 @@ export type RunOutcome =
   | { outcome: 'failed'; name: string; message: string }
   | { outcome: 'canceled' }
   | { outcome: 'busy'; message: string }
+  /** `mustExist` and there is no such run. */
+  | { outcome: 'absent' }
   | { outcome: 'error'; name: string; message: string; stack?: string };
 
 export type ChildMessage =
   /** Modules loaded (and, for a warm Postgres child, the pool connected): ready for a command. */
   | { type: 'ready'; loadMs: number }
   /** `openMs`: from the command's arrival to the journal open and the decisions applied. */
-  | { type: 'outcome'; result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead }
+  | { type: 'outcome'; result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead; others?: Record<string, JournalRead> }
   /**
    * The child terminated its own hold session inside a side effect and waits, its execute unfinished,
    * for `continue`: meanwhile the explorer resumes the run in another process (the lock is free now),
@@ -89,7 +108,7 @@ export type ChildMessage =
 export type LogEntry =
   | { kind: 'boundary'; label: string; recordedSteps?: number[] }
   /** A real HTTP request to the model server, for the step its conversation is at (retries included). */
-  | { kind: 'model'; step: number }
+  | { kind: 'model'; step: number; system?: string }
   | { kind: 'start' }
   /** A toolApproval policy's answer, as the child's policy gave it. */
   | { kind: 'policy'; toolCallId: string; decision: 'approved' | 'denied' }
@@ -107,6 +126,25 @@ export type LogEntry =
       race: boolean;
     }
   | { kind: 'terminated'; sessions: number }
+  /** A migration or fork (versions.ts) and how it was answered; `race`: made at a boundary of a live process. */
+  | {
+      kind: 'version';
+      op: 'migrate' | 'fork';
+      result: 'accepted' | 'refused' | 'skipped';
+      detail?: string;
+      race: boolean;
+      reason: string;
+      /** migrate: the version's name and hash, forced or not. */
+      to?: VersionName;
+      version?: string;
+      force?: boolean;
+      /** fork: the parent, the fork's id, its step (1-based), its instruction. */
+      parent?: string;
+      childRunId?: string;
+      atStep?: number;
+      instruction?: string;
+    }
   /** A side effect's request to the outside service is about to leave (the work begins). */
   | { kind: 'perform'; toolName: string };
-export type LogLine = LogEntry & { pid: number };
+/** `run`: the runId of the process's command (a schedule with forks drives several runs). */
+export type LogLine = LogEntry & { pid: number; run?: string };

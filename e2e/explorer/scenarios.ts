@@ -13,13 +13,14 @@
  *            a tool without execute (client-side, answered with provideToolResult)
  *   replay   what is not deterministic on replay: a policy that denies first and approves later, a
  *            zod default computed at parse time, a prepareStep that varies
+ *   versions agents of several registered versions (versions.ts), migrated and forked by an operator
  */
 import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 import { type GnlToolOptions, gnlTool } from '@/lib/durable';
 import type { OpResult } from './outside-world';
 
-export const SCENARIO_FAMILIES = ['base', 'shapes', 'tools', 'replay'] as const;
+export const SCENARIO_FAMILIES = ['base', 'shapes', 'tools', 'replay', 'versions'] as const;
 export type ScenarioFamily = (typeof SCENARIO_FAMILIES)[number];
 
 export interface ScriptCall {
@@ -46,6 +47,8 @@ export interface Scenario {
   modelMismatchExpected?: boolean;
   /** Needs journal.provideToolResult (a tool without execute). */
   clientTool?: boolean;
+  /** Run as a registered agent of several versions (versions.ts): runAgent, runVersion, migrateRun, forkRun. */
+  agent?: boolean;
 }
 
 /** How long the long-call scenario's side effect takes: over the explorer database's idle_session_timeout (IDLE_SESSION_TIMEOUT_MS). */
@@ -232,6 +235,28 @@ export const SCENARIOS: readonly Scenario[] = [
     expected: { refunds: 1 },
     options: 'prepare-step',
     modelMismatchExpected: true,
+  },
+  {
+    name: 'agent-refund',
+    family: 'versions',
+    script: [call('c-av-look', 'lookup', { id: 'o_60' }), call('c-av-refund', 'refund', { orderId: 'o_60', amount: 12 }), { text: 'Looked up and refunded.' }],
+    sideEffects: { refund: 'refunds' },
+    expected: { refunds: 1 },
+    agent: true,
+  },
+  {
+    name: 'agent-steps',
+    family: 'versions',
+    script: [
+      call('c-as-look', 'lookup', { id: 'o_61' }),
+      call('c-as-1', 'refund', { orderId: 'o_61', amount: 1 }),
+      call('c-as-2', 'approvedRefund', { orderId: 'o_62', amount: 2 }),
+      call('c-as-3', 'refund', { orderId: 'o_63', amount: 3 }),
+      { text: 'Three refunds.' },
+    ],
+    sideEffects: { refund: 'refunds', approvedRefund: 'refunds' },
+    expected: { refunds: 3 },
+    agent: true,
   },
 ];
 

@@ -8,22 +8,27 @@
  * or is canceled. Besides the kills the schedule's Faults (faults.ts) play: the model server answers
  * with the drawn provider faults and id shapes, the children race the drawn operator requests at their
  * boundaries and terminate their hold's session inside a side effect, a rival process resuming the run
- * while that execute waits. Then the invariants are judged.
+ * while that execute waits. An agent scenario's operator migrates and forks the run (versions.ts); once
+ * the parent settled, each fork made is run to its end too (the service deduplicating by key from then
+ * on). Then the invariants are judged: the parent's (invariants.ts), each fork's (fork-invariants.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describeFaults, type Faults, NO_FAULTS } from './faults';
+import { judgeFork, parentUnchanged } from './fork-invariants';
 import { judge } from './invariants';
 import type { JournalTarget } from './journal-targets';
 import { startModelServer } from './model-server';
 import { startOutsideWorld } from './outside-world';
 import type { ChildPool } from './pool';
-import type { JournalRead, LogLine, OperatorDecision, RunCommand, RunOutcome } from './protocol';
+import type { CommandVersionOp, JournalRead, LogLine, OperatorDecision, RunCommand, RunOutcome } from './protocol';
 import { DEDUPE_KINDS, FLAKY_KINDS, type Scenario } from './scenarios';
 
 const MAX_INVOCATIONS = 25;
+
+type KnownStore = ReturnType<Awaited<ReturnType<typeof startOutsideWorld>>['store']>;
 
 export interface ScheduleResult {
   scenario: string;
@@ -40,6 +45,9 @@ export interface ScheduleResult {
   /** Every boundary passed, in order, across the schedule's processes. */
   boundaries: string[];
   children: number;
+  /** Migrations the journal accepted, forks made and run to their end (versions.ts). */
+  migrations: number;
+  forks: number;
   busyRetries: number;
   checks: number;
   violations: string[];
@@ -74,6 +82,8 @@ export async function runSchedule(args: {
     killedAt: [],
     boundaries: [],
     children: 0,
+    migrations: 0,
+    forks: 0,
     busyRetries: 0,
     checks: 0,
     violations: [],
@@ -82,113 +92,221 @@ export async function runSchedule(args: {
   try {
     let sinceKill = 0;
     const killedPids: number[] = [];
-    let decisions: OperatorDecision[] = [];
-    let saidNotDone = false;
-    let last: RunOutcome | undefined;
-    let settled = false;
-    let read: JournalRead | undefined;
-    for (let invocation = 0; invocation < MAX_INVOCATIONS && !settled; invocation++) {
-      const next = kills[result.kills];
-      const killAt = next === undefined ? null : next - sinceKill;
-      const command: RunCommand = {
-        type: 'run',
-        scenario: scenario.name,
-        runId,
-        journal: journal.location,
-        serviceUrl: world.url,
-        modelUrl: model.url,
-        invocation,
-        ...(faults.stream ? { stream: true } : {}),
-        races: faults.races.filter((r) => r.invocation === invocation).map(({ boundary, action }) => ({ boundary, action })),
-        terminateHold: faults.terminateHold?.invocation === invocation,
-        logFile,
-        killAt,
-        decisions,
-        readJournal: journal.readByChild,
-      };
-      // The child lost its hold session inside a side effect and waits: resume the run in a rival process meanwhile.
-      const end = await pool.run(command, (message, reply) => {
-        if (message.type !== 'hold-terminated') return;
-        const rival = { ...command, invocation: invocation + 1, races: [], terminateHold: false, killAt: null, decisions: [], readJournal: false };
-        pool
-          .run(rival)
-          .then((rivalEnd) => {
-            result.children += 1;
-            if (!rivalEnd.killed && rivalEnd.result.outcome === 'error') {
-              result.violations.push(`rival ${rivalEnd.pid} failed: ${rivalEnd.result.name}: ${rivalEnd.result.message}\n${rivalEnd.result.stack ?? ''}`);
-            }
-          })
-          .catch((error: unknown) => result.violations.push(`rival resume failed to run: ${String(error)}`))
-          .finally(() => reply({ type: 'continue' }));
+    const forkOps = (faults.versions ?? []).flatMap((op, i) => (op.kind === 'fork' ? [{ op, childRunId: `${runId}:fork-${i}` }] : []));
+    /** The operator's migrations and forks of the parent's process `invocation`, as that process makes them. */
+    const versionOpsOf = (invocation: number): CommandVersionOp[] =>
+      (faults.versions ?? []).flatMap((op, i): CommandVersionOp[] => {
+        if (op.invocation !== invocation) return [];
+        if (op.kind === 'migrate') return [{ kind: 'migrate', to: op.to, force: op.force, boundary: op.boundary }];
+        return [
+          {
+            kind: 'fork',
+            parent: runId,
+            childRunId: `${runId}:fork-${i}`,
+            fraction: op.fraction,
+            ...(op.instruction ? { instruction: op.instruction } : {}),
+            boundary: op.boundary,
+          },
+        ];
       });
-      result.children += 1;
-      decisions = [];
-      if (end.killed) {
-        result.kills += 1;
-        killedPids.push(end.pid);
-        sinceKill = 0;
-        last = undefined;
-        continue;
-      }
-      sinceKill += end.boundaries;
-      last = end.result;
-      switch (end.result.outcome) {
-        case 'completed':
-        case 'canceled':
-          settled = true;
-          read = end.journal;
-          break;
-        case 'waiting-approval':
-          decisions = end.result.pending.map((p) => ({ kind: 'approve', toolCallId: p.toolCallId }));
-          break;
-        case 'waiting-tool-result':
-          decisions = end.result.pending.map((p) => ({ kind: 'provide', toolCallId: p.toolCallId, output: { answer: 'yes', by: 'explorer' } }));
-          break;
-        case 'blocked': {
-          const kind = scenario.sideEffects[end.result.toolName];
-          const found = kind ? world.store()[kind]?.[end.result.idempotencyKey]?.first : undefined;
-          if (found) decisions = [{ kind: 'resolve', toolCallId: end.result.toolCallId, outcome: 'done', output: found }];
-          else {
-            saidNotDone = true;
-            decisions = [{ kind: 'resolve', toolCallId: end.result.toolCallId, outcome: 'not-done' }];
-          }
-          break;
+    /**
+     * Runs `id` in successive processes until it settles: kills (counted across the whole schedule),
+     * decisions, retries. The parent's processes get the schedule's races and version operations; a
+     * fork's first process may make the fork itself (`firstOps`) and must then find it (`mustExist`).
+     */
+    const drive = async (id: string, options: { parent: boolean; firstOps?: CommandVersionOp[]; mustExist?: boolean; alsoRead?: string[] }) => {
+      let decisions: OperatorDecision[] = [];
+      let saidNotDone = false;
+      let last: RunOutcome | undefined;
+      let settled = false;
+      let absent = false;
+      let read: JournalRead | undefined;
+      let others: Record<string, JournalRead> | undefined;
+      for (let invocation = 0; invocation < MAX_INVOCATIONS && !settled; invocation++) {
+        const next = kills[result.kills];
+        const killAt = next === undefined ? null : next - sinceKill;
+        const versionOps = options.parent ? versionOpsOf(invocation) : invocation === 0 ? (options.firstOps ?? []) : [];
+        const command: RunCommand = {
+          type: 'run',
+          scenario: scenario.name,
+          runId: id,
+          journal: journal.location,
+          serviceUrl: world.url,
+          modelUrl: model.url,
+          invocation,
+          ...(faults.stream ? { stream: true } : {}),
+          races: options.parent ? faults.races.filter((r) => r.invocation === invocation).map(({ boundary, action }) => ({ boundary, action })) : [],
+          terminateHold: options.parent && faults.terminateHold?.invocation === invocation,
+          logFile,
+          killAt,
+          decisions,
+          readJournal: journal.readByChild,
+          ...(scenario.agent ? { agent: true } : {}),
+          ...(versionOps.length > 0 ? { versionOps } : {}),
+          ...(options.mustExist ? { mustExist: true } : {}),
+          ...(options.alsoRead ? { alsoRead: options.alsoRead } : {}),
+        };
+        // The child lost its hold session inside a side effect and waits: resume the run in a rival process meanwhile.
+        const end = await pool.run(command, (message, reply) => {
+          if (message.type !== 'hold-terminated') return;
+          const rival = {
+            ...command,
+            invocation: invocation + 1,
+            races: [],
+            versionOps: [],
+            terminateHold: false,
+            killAt: null,
+            decisions: [],
+            readJournal: false,
+          };
+          pool
+            .run(rival)
+            .then((rivalEnd) => {
+              result.children += 1;
+              if (!rivalEnd.killed && rivalEnd.result.outcome === 'error') {
+                result.violations.push(`rival ${rivalEnd.pid} failed: ${rivalEnd.result.name}: ${rivalEnd.result.message}\n${rivalEnd.result.stack ?? ''}`);
+              }
+            })
+            .catch((error: unknown) => result.violations.push(`rival resume failed to run: ${String(error)}`))
+            .finally(() => reply({ type: 'continue' }));
+        });
+        result.children += 1;
+        decisions = [];
+        if (end.killed) {
+          result.kills += 1;
+          killedPids.push(end.pid);
+          sinceKill = 0;
+          last = undefined;
+          continue;
         }
-        case 'failed':
-          // Only the explorer ends a hold's session, and only where the schedule says: any other loss is the runtime's.
-          if (end.result.name === 'ConnectionError') {
-            result.violations.push(
-              `process ${end.pid}: a journal call failed on a connection the server had ended (${end.result.message}); the storage must replace connections idle_session_timeout ends`,
-            );
+        sinceKill += end.boundaries;
+        last = end.result;
+        switch (end.result.outcome) {
+          case 'completed':
+          case 'canceled':
+          case 'absent':
+            settled = true;
+            absent = end.result.outcome === 'absent';
+            read = end.journal;
+            others = end.others;
+            break;
+          case 'waiting-approval':
+            decisions = end.result.pending.map((p) => ({ kind: 'approve', toolCallId: p.toolCallId }));
+            break;
+          case 'waiting-tool-result':
+            decisions = end.result.pending.map((p) => ({ kind: 'provide', toolCallId: p.toolCallId, output: { answer: 'yes', by: 'explorer' } }));
+            break;
+          case 'blocked': {
+            const kind = scenario.sideEffects[end.result.toolName];
+            const found = kind ? world.store()[kind]?.[end.result.idempotencyKey]?.first : undefined;
+            if (found) decisions = [{ kind: 'resolve', toolCallId: end.result.toolCallId, outcome: 'done', output: found }];
+            else {
+              saidNotDone = true;
+              decisions = [{ kind: 'resolve', toolCallId: end.result.toolCallId, outcome: 'not-done' }];
+            }
+            break;
           }
-          if (end.result.name === 'HoldLostError' && !command.terminateHold) {
-            result.violations.push(
-              `process ${end.pid} lost its hold though nobody ended its session (the database's idle_session_timeout?): ${end.result.message}`,
-            );
-          }
-          break;
-        case 'busy':
-          // The killed holder's session may take a moment to end on the server: resume again.
-          result.busyRetries += 1;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          break;
-        case 'error':
-          result.violations.push(`child ${end.pid} failed: ${end.result.name}: ${end.result.message}\n${end.result.stack ?? ''}\n${end.stderr}`);
-          settled = true;
-          break;
+          case 'failed':
+            // Only the explorer ends a hold's session, and only where the schedule says: any other loss is the runtime's.
+            if (end.result.name === 'ConnectionError') {
+              result.violations.push(
+                `process ${end.pid}: a journal call failed on a connection the server had ended (${end.result.message}); the storage must replace connections idle_session_timeout ends`,
+              );
+            }
+            if (end.result.name === 'HoldLostError' && !command.terminateHold) {
+              result.violations.push(
+                `process ${end.pid} lost its hold though nobody ended its session (the database's idle_session_timeout?): ${end.result.message}`,
+              );
+            }
+            break;
+          case 'busy':
+            // The killed holder's session may take a moment to end on the server: resume again.
+            result.busyRetries += 1;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            break;
+          case 'error':
+            result.violations.push(`child ${end.pid} failed: ${end.result.name}: ${end.result.message}\n${end.result.stack ?? ''}\n${end.stderr}`);
+            settled = true;
+            break;
+        }
       }
+      if (!settled) result.violations.push(`run ${id} did not settle in ${MAX_INVOCATIONS} invocations (last outcome ${JSON.stringify(last)})`);
+      return { saidNotDone, absent, read, others };
+    };
+
+    const parent = await drive(runId, { parent: true });
+    const settledStore = world.store();
+    const parentAtSettle = parent.read ?? (await journal.read(runId));
+    let parentRows = parentAtSettle;
+    const forks: { childRunId: string; rows: JournalRead; before: KnownStore; after: KnownStore; saidNotDone: boolean }[] = [];
+    if (forkOps.length > 0) {
+      // The fork phase: the service deduplicates by key from here, as a payment API would; a fork's repeat must meet it under the parent's key.
+      world.dedupeAll();
+      for (const { op, childRunId } of forkOps) {
+        const made = readLog(logFile).some((l) => l.kind === 'version' && l.op === 'fork' && l.childRunId === childRunId && l.result === 'accepted');
+        if (op.invocation !== 'after' && !made) continue;
+        const before = world.store();
+        const firstOps: CommandVersionOp[] =
+          op.invocation === 'after'
+            ? [
+                {
+                  kind: 'fork',
+                  parent: runId,
+                  childRunId,
+                  fraction: op.fraction,
+                  ...(op.instruction ? { instruction: op.instruction } : {}),
+                  boundary: 'before',
+                },
+              ]
+            : [];
+        const driven = await drive(childRunId, { parent: false, firstOps, mustExist: true, alsoRead: [runId] });
+        if (driven.others?.[runId]) parentRows = driven.others[runId];
+        if (driven.absent) continue;
+        result.forks += 1;
+        forks.push({ childRunId, rows: driven.read ?? (await journal.read(childRunId)), before, after: world.store(), saidNotDone: driven.saidNotDone });
+      }
+      if (!journal.readByChild) parentRows = await journal.read(runId);
     }
-    if (!settled) result.violations.push(`the run did not settle in ${MAX_INVOCATIONS} invocations (last outcome ${JSON.stringify(last)})`);
     const log = readLog(logFile);
     result.boundaries = log.flatMap((line) => (line.kind === 'boundary' ? [line.label] : []));
     result.killedAt = killLabels(log, killedPids);
-    const rows = read ?? (await journal.read(runId));
-    const verdict = judge({ scenario, journal: rows, store: world.store(), log, saidNotDone, modelRequests: model.requests() });
+    result.migrations = log.filter((l) => l.kind === 'version' && l.op === 'migrate' && l.result === 'accepted').length;
+    const parentLog = log.filter((l) => l.run === undefined || l.run === runId);
+    const verdict = judge({
+      scenario,
+      journal: parentRows,
+      store: settledStore,
+      log: parentLog,
+      saidNotDone: parent.saidNotDone,
+      modelRequests: model.requests(),
+    });
     result.checks = verdict.checks;
     result.violations.push(...verdict.violations);
+    if (forkOps.length > 0) {
+      const unchanged = parentUnchanged(parentAtSettle, parentRows);
+      result.checks += unchanged.checks;
+      result.violations.push(...unchanged.violations);
+    }
+    for (const fork of forks) {
+      const forkVerdict = judgeFork({
+        scenario,
+        parent: parentRows,
+        fork: fork.rows,
+        childRunId: fork.childRunId,
+        before: fork.before,
+        after: fork.after,
+        log: log.filter((l) => l.run === fork.childRunId),
+        parentLog,
+        saidNotDone: fork.saidNotDone,
+        modelRequests: model.requests(),
+      });
+      result.checks += forkVerdict.checks;
+      result.violations.push(...forkVerdict.violations.map((v) => `fork ${fork.childRunId}: ${v}`));
+    }
     // EXPLORER_DUMP=1: a violation comes with the journal's events and the schedule log, to read what happened.
-    if (process.env.EXPLORER_DUMP && result.violations.length > 0) result.violations.push(`journal and log:\n${dump(rows, log)}`);
-    else if (process.env.EXPLORER_DUMP === 'always') console.error(`[explorer] ${scenario.name}: journal and log:\n${dump(rows, log)}`);
+    if (process.env.EXPLORER_DUMP && result.violations.length > 0)
+      result.violations.push(`journal and log:\n${dump(parentRows, log)}${forks.map((f) => `\n  fork ${f.childRunId}:\n${dump(f.rows, [])}`).join('')}`);
+    else if (process.env.EXPLORER_DUMP === 'always') console.error(`[explorer] ${scenario.name}: journal and log:\n${dump(parentRows, log)}`);
   } finally {
     await world.close();
     await model.close();

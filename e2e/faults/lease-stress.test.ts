@@ -39,7 +39,9 @@ suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABAS
   let started = 0;
 
   beforeEach(async () => {
-    service = await startOutsideService();
+    // A service that takes 100 ms to answer, as real ones do: a run is in flight for a few hundred ms, so a
+    // worker paused "with runs in flight" still holds one (runs of a few ms finished before the pause landed).
+    service = await startOutsideService({ latencyMs: 100 });
     const database = await createFreshDatabase(DATABASE_URL as string, 'gnl_faults');
     databaseUrl = database.url;
     drop = database.drop;

@@ -72,7 +72,13 @@ suite(`database server restarted mid-run (private cluster)${postgresBinaries() ?
     return runs;
   }
 
-  async function judge(runs: string[]) {
+  /**
+   * `interrupted`: how many invocations the outage must have given back. A stop gives back every one (each
+   * append fails while the server is down). A fast restart may not: an invocation whose next append comes
+   * after the server is back writes under its own fence, which nobody else took, and completes; the rules
+   * (each email once, one writer per invocation) are judged the same, and the fault must still be met once.
+   */
+  async function judge(runs: string[], interrupted = RUNS) {
     await quiet(storage);
     for (const runId of runs) expect((await storage.runs.getRun(runId))?.status).toBe('completed');
     expectOnce(service.stats(), { tickets: RUNS, refunds: 0, emails: RUNS });
@@ -81,7 +87,7 @@ suite(`database server restarted mid-run (private cluster)${postgresBinaries() ?
     expect(audits).toHaveLength(RUNS);
     expect(audits.flatMap((a) => a.problems)).toEqual([]);
     const given = workers.flatMap((w) => w.events('finished').filter((l) => l.kind === 'given-back'));
-    expect(given.length, 'invocations the outage interrupted').toBeGreaterThanOrEqual(RUNS);
+    expect(given.length, 'invocations the outage interrupted').toBeGreaterThanOrEqual(interrupted);
     for (const w of workers) expect(w.alive, `worker ${w.options.name} still running. stderr: ${w.stderr.slice(-2000)}`).toBe(true);
     for (const w of workers) expect((await w.stop()).code).toBe(0);
     return given;
@@ -91,7 +97,7 @@ suite(`database server restarted mid-run (private cluster)${postgresBinaries() ?
     const runs = await inFlight();
     await cluster.restart();
     proxy.release();
-    const given = await judge(runs);
+    const given = await judge(runs, 1);
     const outcomes = [...new Set(given.map((l) => `${l.outcome}: ${String(l.error).split('"')[0]}`))];
     console.log(`[faults] restart: ${given.length} invocations given back: ${outcomes.join(' | ')}`);
     expect(given.every((l) => l.outcome === 'hold-lost' || l.outcome === 'journal-error')).toBe(true);

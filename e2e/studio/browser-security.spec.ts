@@ -184,6 +184,8 @@ test.describe('security headers', () => {
     await expect(page.getByTestId('inbox')).toHaveAttribute('data-stream', 'live');
     await page.goto(runHref(LONG.runId));
     await expect(page.getByTestId('run-view')).toHaveAttribute('data-stream', 'live');
+    // A run this long opens one line per event; the cards carry the copy buttons.
+    await page.getByRole('button', { name: 'Cards', exact: true }).click();
     const copy = page.getByRole('button', { name: /^Copy idempotency key / }).last();
     const key = (await copy.getAttribute('aria-label'))?.replace('Copy idempotency key ', '');
     await copy.click();

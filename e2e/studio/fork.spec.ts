@@ -58,3 +58,55 @@ test('fork a finished run at its ticket step: the preview lists the email and it
   await expect(forked).toContainText('Forked at step 2 by alice');
   await expect(forked.locator('[data-slot="fork-child"]')).toHaveText(forkId);
 });
+
+test('fork with an edited tool result: the lookup’s output is checked against its schema, previewed, and the fork reads it (no ticket, no email: the service’s counters)', async ({
+  page,
+}) => {
+  await page.goto('/sign-in');
+  await new SignInPage(page).signIn(OPERATORS.alice.login, OPERATORS.alice.password);
+  await expect(page.getByTestId('signed-in-as')).toContainText(OPERATORS.alice.name);
+
+  const parentId = await new DemoPage(page).start({ prompt: 'Customer c_42 has a question about order o_17' });
+  const run = new RunPage(page);
+  await expect(run.event('run-complete')).toHaveCount(1, { timeout: 20_000 });
+  const ticketKey = (await run.event('tool-call-start').filter({ hasText: 'createTicket' }).locator('[data-slot="idempotency-key"] code').textContent()) ?? '';
+  expect(ticketKey).toMatch(/^gnl/);
+
+  const step2 = run.event('model-step').filter({ hasText: 'Model step 2' });
+  await step2.getByTestId('fork-from-here').click();
+  const form = step2.getByTestId('fork-form');
+  await expect(form.getByTestId('fork-preview')).toContainText('Keeps steps 1–1');
+  await form.getByTestId('fork-change-result').check();
+  const calls = form.getByTestId('fork-result-call');
+  const lookupCall = (await calls.locator('option', { hasText: 'lookupCustomer' }).getAttribute('value')) ?? '';
+  await calls.selectOption(lookupCall);
+  // Prefilled with the recorded output; the tool's output schema is shown beside it.
+  await expect(form.getByTestId('fork-result-output')).toHaveValue(/"found": true/);
+  await expect(form.getByTestId('fork-result')).toContainText('Output schema');
+  await expect(form.getByTestId('fork-submit')).toBeDisabled();
+
+  // An output the schema refuses is refused by the preview, naming the tool; nothing is forked.
+  await form.getByTestId('fork-result-output').fill('{ "found": "maybe" }');
+  await form.getByTestId('fork-result-preview').click();
+  await expect(form.getByTestId('action-invalid')).toContainText("does not match lookupCustomer's output schema");
+  await expect(form.getByTestId('fork-submit')).toBeDisabled();
+
+  await form.getByTestId('fork-result-output').fill('{ "found": false, "customerId": "c_42" }');
+  await form.getByTestId('fork-result-preview').click();
+  await expect(form.getByTestId('fork-preview')).toContainText('Keeps steps 1–1');
+  await form.getByTestId('fork-reason').fill('what if the customer were unknown');
+  await form.getByTestId('fork-submit').click();
+  await page.waitForURL((url) => url.pathname.startsWith('/runs/') && url.pathname !== runHref(parentId));
+  const fork = new RunPage(page);
+  await expect(fork.event('run-complete')).toHaveCount(1, { timeout: 20_000 });
+  await expect(fork.event('run-complete')).toContainText('I could not find customer c_42; nothing was changed.');
+  // The copied lookup's end is the operator's: provided by alice, with the reason.
+  const edited = fork.event('tool-call-end').filter({ hasText: 'lookupCustomer' });
+  await expect(edited).toContainText('provided by alice');
+  await expect(edited).toContainText('"found": false');
+  await expect(fork.event('tool-call-start')).toHaveCount(0);
+
+  // The outside service saw the parent's ticket once and nothing from the fork.
+  const stats = await serviceStats();
+  expect(stats.tickets.byKey[ticketKey]).toEqual({ requests: 1, performed: 1 });
+});

@@ -15,6 +15,8 @@ const PROMPT = 'Customer c_42 wants a refund of 40 for order o_17, answer slowly
 test('a running run shows the step being generated, a strict prefix of its answer, then the whole answer in the journal once it completes', async ({
   page,
 }) => {
+  // The answer streams a word a second after an approval in a second tab: more than the default on a loaded machine.
+  test.setTimeout(90_000);
   const runId = await new DemoPage(page).start({ prompt: PROMPT });
   const run = new RunPage(page);
   await expect(run.status).toHaveText('waiting-approval', { timeout: 20_000 });

@@ -52,9 +52,18 @@ test('Postgres: crash after the refund, blocked with evidence, marked done, comp
   await expect(evidence).toContainText(/last held by \S+:\d+:/);
 
   const refund = await (await fetch(`${demoService()}/refunds/by-key/${refundKey}`)).json();
-  await inbox.markDone(runId, JSON.stringify({ ok: true, refund: { ...refund, orderId: 17 } }), 'The service shows the refund under this key');
-  await expect(item.getByTestId('action-invalid')).toContainText("does not match issueRefund's output schema: refund.orderId");
-  await item.getByLabel(/What did .* return\?/).fill(JSON.stringify({ ok: true, refund }));
+  // The tool's lookup asked the service by key: its record is on the card, as text, and fills the form.
+  await expect(item.locator('[data-slot="outside-record"]')).toContainText(refund.refundId);
+  await item.getByRole('button', { name: 'Mark done…' }).click();
+  await expect(item.getByLabel('refundId', { exact: true })).toHaveValue(refund.refundId);
+  const amount = item.getByLabel('amount', { exact: true });
+  const reported = await amount.inputValue();
+  // A field that is not what issueRefund returns is named beside it; nothing is sent.
+  await amount.fill('40 EUR');
+  await item.getByLabel(/Why\? \(required/).fill('The service shows the refund under this key');
+  await item.getByRole('button', { name: 'Mark done', exact: true }).click();
+  await expect(item.locator('[data-slot="field-problems"]')).toContainText('"40 EUR" is not a number');
+  await amount.fill(reported);
   await item.getByRole('button', { name: 'Mark done', exact: true }).click();
   await expect(inbox.recentDecisions).toContainText('Resuming');
 

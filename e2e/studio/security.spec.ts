@@ -118,6 +118,10 @@ test.describe('without a session', () => {
         const location = response.headers().location ?? '';
         if (route.kind === 'page' && PUBLIC_PAGES.includes(route.pattern)) {
           if (response.status() !== 200) problems.push(`${url} (public) with ${label}: ${response.status()}`);
+        } else if (route.kind === 'route' && route.pattern === '/api/health') {
+          // Public on purpose (load balancers): up or down, and nothing else.
+          if (response.status() !== 200 || body !== '{"status":"up","journal":"reachable"}')
+            problems.push(`${url} (public) with ${label}: ${response.status()} ${body}`);
         } else if (route.kind === 'page') {
           // The proxy answers 307; a page that finds no account redirects while rendering (307, or a streamed redirect).
           const redirected = (response.status() === 307 && new URL(location, 'http://x').pathname === '/sign-in') || /NEXT_REDIRECT;[^;]*;\/sign-in/.test(body);

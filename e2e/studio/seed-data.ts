@@ -65,3 +65,9 @@ export function postgresOperator() {
   if (!login) throw new Error('GNL_E2E_PG_LOGIN is set by playwright.config.ts when DATABASE_URL is set');
   return { login, name: 'Pat Postgres', password: 'pat-postgres-e2e-password' };
 }
+
+/**
+ * A run of the `long` Studio (seed-resumable.ts) that waits with its one approval decided and no resume
+ * yet: its page offers Resume and Resume at… (resume-at.spec.ts schedules, then replaces, its resume).
+ */
+export const RESUMABLE = { runId: 'support:resume-at o_23', tool: 'refund' } as const;

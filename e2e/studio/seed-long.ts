@@ -8,6 +8,7 @@ import { PGliteStorage } from '@/lib/durable/storage';
 import { LONG } from './seed-data';
 import { seedSpoofed } from '@/tests/support/spoofed-text';
 import { seedHostile } from './seed-hostile';
+import { seedResumable } from './seed-resumable';
 import { seedSchedules } from './seed-schedules';
 
 const dataDir = process.env.GNL_DATA_DIR;
@@ -61,6 +62,8 @@ try {
   await seedSpoofed(storage.runs);
   // The schedules spec's runs (e2e/studio/schedules.spec.ts runs against this Studio).
   console.log(`seed-long: schedule runs ${(await seedSchedules(storage)).join(', ')}`);
+  // The resume-at spec's run, waiting to be resumed (e2e/studio/resume-at.spec.ts).
+  await seedResumable(storage);
 } finally {
   await storage.close();
 }

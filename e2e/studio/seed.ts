@@ -10,6 +10,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { trace } from '@opentelemetry/api';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { type ModelMessage, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 import { addOperator } from '@/lib/accounts';
@@ -51,6 +53,10 @@ async function seedCompletedAndWaiting(journal: PGliteStorage['runs']) {
       ? { toolCalls: [{ toolCallId: 'call-lookup', toolName: 'lookupOrder', input: { orderId: 'o_17', note: HTML_PAYLOAD } }] }
       : { text: 'Order o_17 totals 40.' },
   );
+  // Seeded under a real tracer provider (the OpenTelemetry SDK, no exporter): its run-start records the
+  // invocation's span, which the run page links to GNL_TRACE_URL (timeline.spec.ts).
+  const tracing = new TracerProvider();
+  trace.setGlobalTracerProvider(tracing);
   const completed = await runDurable({
     runId: SEEDED.completed.runId,
     journal,
@@ -60,6 +66,8 @@ async function seedCompletedAndWaiting(journal: PGliteStorage['runs']) {
     prompt: 'What does o_17 total?',
   });
   assert(completed.status === 'completed', `expected completed, got ${completed.status}`);
+  trace.disable();
+  await tracing.shutdown();
 
   const waiting = await runDurable({
     runId: SEEDED.waiting.runId,

@@ -42,6 +42,10 @@ test('signed out, the event streams, the JSON routes and a crafted server-action
     maxRedirects: 0,
   });
   expect(forged.status()).toBe(401);
+  // Health is the one route open without a session, and it says up or down and nothing more.
+  const health = await anonymous.get('/api/health', { maxRedirects: 0 });
+  expect(health.status()).toBe(200);
+  expect(await health.json()).toEqual({ status: 'up', journal: 'reachable' });
   await anonymous.dispose();
 });
 

@@ -111,10 +111,12 @@ export class DemoPage {
   constructor(readonly page: Page) {}
 
   /** Starts a demo run (optionally with a crash point) and returns its run id, once its page is open. */
-  async start(options: { prompt?: string; crashAt?: string } = {}): Promise<string> {
+  /** `check: false` unticks the Demo page's check (the run starts on the support agent without one). */
+  async start(options: { prompt?: string; crashAt?: string; check?: boolean } = {}): Promise<string> {
     await this.page.goto('/demo');
     if (options.prompt !== undefined) await this.page.getByLabel('What the customer asks').fill(options.prompt);
     if (options.crashAt) await this.page.getByLabel(/Crash point/).selectOption(options.crashAt);
+    if (options.check !== undefined) await this.page.getByTestId('demo-check').getByRole('checkbox').setChecked(options.check);
     await this.page.getByRole('button', { name: 'Start a demo run' }).click();
     await this.page.waitForURL(/\/runs\//);
     const runId = await this.page.getByTestId('run-id').textContent();
@@ -135,12 +137,15 @@ export class InboxPage {
     await expect(this.page.getByRole('heading', { name: 'Inbox', level: 1 })).toBeVisible();
   }
 
-  item(runId: string, kind?: 'approval' | 'side-effect'): Locator {
+  item(runId: string, kind?: 'approval' | 'side-effect' | 'tool-result'): Locator {
     return this.page.locator(`[data-testid="inbox-item"][data-run-id="${cssString(runId)}"]${kind ? `[data-kind="${kind}"]` : ''}`);
   }
 
+  /** Approve, then confirm (the button asks first, as the keyboard's shortcut does). */
   async approve(runId: string) {
-    await this.item(runId, 'approval').getByRole('button', { name: 'Approve' }).click();
+    const item = this.item(runId, 'approval');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await item.getByRole('button', { name: 'Confirm approval' }).click();
   }
 
   async reject(runId: string, reason: string) {

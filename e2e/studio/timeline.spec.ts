@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { runHref } from '@/lib/studio/reads/run-path';
 import { HTML_PAYLOAD, SEEDED } from './seed-data';
-import { RunPage } from './studio-pages';
+import { RunPage, RunsPage } from './studio-pages';
 
 const { completed, waiting } = SEEDED;
 
@@ -54,4 +54,31 @@ test('a waiting run shows the question, its arguments as text, and where to deci
   await expect(question).toContainText('Waiting for a decision');
   await expect(question.getByRole('link', { name: 'the inbox' })).toHaveAttribute('href', '/inbox');
   await expect(page.getByTestId('run-actions')).toContainText('One call waits for a person');
+});
+
+test("an invocation's recorded trace links to where traces live (GNL_TRACE_URL); a run recorded without one shows none", async ({ page }) => {
+  // The seed ran the completed run under a real OpenTelemetry tracer provider (seed.ts).
+  await page.goto(runHref(completed.runId));
+  const chip = new RunPage(page).event('run-start').getByTestId('trace-chip');
+  await expect(chip).toHaveCount(1);
+  const title = (await chip.getAttribute('title')) ?? '';
+  const traceId = /^trace ([0-9a-f]{32}), span [0-9a-f]{16}$/.exec(title)?.[1];
+  expect(traceId, `the chip's title names the trace: ${title}`).toBeDefined();
+  await expect(chip.getByRole('link')).toHaveAttribute('href', `https://traces.example.test/trace/${traceId}`);
+  await expect(chip.getByRole('link')).toHaveText(`trace ${traceId?.slice(0, 8)}…`);
+
+  await page.goto(runHref(waiting.runId));
+  await expect(new RunPage(page).event('run-start')).toHaveCount(1);
+  await expect(page.getByTestId('trace-chip')).toHaveCount(0);
+});
+
+test('cost: a run on a model the price table does not list says its price is unknown, never $0 (run page and runs list)', async ({ page }) => {
+  await page.goto(runHref(completed.runId));
+  const cost = page.getByTestId('run-summary').getByTestId('cost');
+  await expect(cost).toHaveText('price unknown');
+  await expect(cost).toHaveAttribute('data-coverage', 'none');
+  await expect(cost).toHaveAttribute('title', /scripted/);
+  const runs = new RunsPage(page);
+  await runs.goto();
+  await expect(runs.row(completed.runId).getByTestId('cost')).toHaveText('price unknown');
 });

@@ -29,7 +29,9 @@ test('a run stranded by a deploy is listed with what differs, migrated after its
 }) => {
   test.setTimeout(120_000);
   await page.getByRole('link', { name: 'Versions' }).click();
-  await expect(page.getByTestId('agent-version')).toHaveCount(1);
+  // The demo registers the support agent and the same without check (one version each).
+  await expect(page.getByTestId('agent-version')).toHaveCount(2);
+  await expect(page.getByTestId('agent-version').filter({ hasText: /^support [0-9a-f]{16}/ })).toHaveCount(1);
   const stranded = page.locator(`[data-testid="stranded-run"][data-run-id="${VERSIONS.runId}"]`);
   await expect(stranded).toContainText('waiting-approval');
   await stranded.getByText(/What differs/).click();
@@ -68,7 +70,8 @@ test('a run stranded by a deploy is listed with what differs, migrated after its
   await expect(run.event('run-complete')).toHaveCount(1, { timeout: 30_000 });
   const after = await serviceStats();
   expect(after.refunds.performed - before.refunds.performed).toBe(1);
-  expect(after.tickets.performed).toBe(0);
+  // This run's ticket was opened before the deploy (another service): none now. (notifications.spec.ts shares this service.)
+  expect(after.tickets.performed - before.tickets.performed).toBe(0);
   expect(after.emails.performed - before.emails.performed).toBe(1);
 
   await page.getByRole('link', { name: 'Versions' }).click();

@@ -35,7 +35,8 @@ export interface Operator {
   disabled?: { at: Date; by: string; reason?: string };
 }
 
-export type OperatorAuditAction = 'added' | 'disabled' | 'signed-out' | 'signed-out-everywhere';
+/** `revealed-export`: the operator exported a run with its secrets in clear (export-audit.ts; detail `{ runId }`). */
+export type OperatorAuditAction = 'added' | 'disabled' | 'signed-out' | 'signed-out-everywhere' | 'revealed-export';
 
 export interface OperatorAuditEntry {
   id: number;

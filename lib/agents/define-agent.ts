@@ -53,6 +53,12 @@ export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
    * version. Default { attempts: 5, initialDelayMs: 5 000, maxDelayMs: 300 000 }; `{ attempts: 1 }`: never.
    */
   retry?: RetryPolicyInput;
+  /**
+   * How long this agent's ended runs (completed or canceled) are kept, in whole days after their last
+   * event; then the retention job drops them (lib/executor/retention.ts). 'forever': never, whatever the
+   * fleet default (GNL_RETENTION_DAYS). Default: the fleet default. The current version's applies. Not part of the version.
+   */
+  retentionDays?: number | 'forever';
 };
 
 /** `Agent` without a type argument is any agent: a registry holds agents of different tool sets. */
@@ -67,6 +73,8 @@ export interface Agent<TOOLS extends ToolSet = any> {
   readonly settings: AgentSettings<TOOLS>;
   /** The executor's retry policy for this agent's runs, defaults filled in. */
   readonly retry: RetryPolicy;
+  /** How long its ended runs are kept (days, or 'forever'); undefined: the fleet default. */
+  readonly retentionDays: number | 'forever' | undefined;
   /** What the version is computed from: tool names and input-schema hashes, model provider and id, system prompt. */
   readonly fingerprint: AgentFingerprint;
   /** 16 hex characters; equal definitions have equal versions in every process. */
@@ -80,6 +88,11 @@ const AGENT = Symbol.for('gnl.agent');
 export const AGENT_NAME = /^[a-z][a-z0-9-]{0,63}$/;
 /** Tool names every provider accepts. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Whole days, at least 1 and at most 100 years, or 'forever'. The fleet default (lib/executor retention-policy.ts) is checked by the same rule. */
+export const retentionDaysSchema = z.union([z.number().int().min(1).max(36_500), z.literal('forever')], {
+  error: "must be a whole number of days from 1 to 36500, or 'forever'",
+});
 
 const definitionSchema = z.object({
   name: z.string().regex(AGENT_NAME, 'must be lower-case letters, digits and dashes, starting with a letter, at most 64 characters'),
@@ -102,6 +115,7 @@ const definitionSchema = z.object({
   onChange: z.enum(['continue', 'pinned'], { error: "must be 'continue' or 'pinned'" }).optional(),
   instructions: z.undefined({ error: 'the journal records `system`, not `instructions`: use system' }).optional(),
   retry: retryPolicySchema.optional(),
+  retentionDays: retentionDaysSchema.optional(),
 });
 
 export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
@@ -110,7 +124,17 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     const name = typeof (definition as { name?: unknown }).name === 'string' ? ` "${(definition as { name: string }).name}"` : '';
     throw new AgentDefinitionError({ what: `defineAgent${name}`, problems: problemsOf(parsed.error) });
   }
-  const { name, description, model, tools, system, onChange = 'pinned', retry, ...settings } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
+  const {
+    name,
+    description,
+    model,
+    tools,
+    system,
+    onChange = 'pinned',
+    retry,
+    retentionDays,
+    ...settings
+  } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
   let resolved: LanguageModelV4 | undefined;
   let fingerprint: AgentFingerprint | undefined;
   const agent = {
@@ -122,6 +146,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     onChange,
     settings: Object.freeze(settings) as unknown as AgentSettings<TOOLS>,
     retry: resolveRetryPolicy(retry),
+    retentionDays,
     get model() {
       resolved ??= resolveModel(typeof model === 'function' ? model() : model);
       return resolved;

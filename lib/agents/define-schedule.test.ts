@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentDefinitionError, defineSchedule, defineSchedules, type ScheduleDefinition, scheduleRunId } from './index';
+import { AgentDefinitionError, defineSchedule, defineSchedules, type ScheduleDefinition, scheduleRunId, scheduleRunNowId, scheduleRunPrefix } from './index';
 
 const base: ScheduleDefinition = { id: 'weekday-digest', agent: 'support', cron: '0 9 * * 1-5', timeZone: 'Europe/Berlin', input: { prompt: 'Digest' } };
 
@@ -16,7 +16,7 @@ function problems(definition: unknown): string[] {
 describe('defineSchedule', () => {
   it('fills the defaults: UTC, skip, a grace of one minute', () => {
     const schedule = defineSchedule({ id: 'hourly', agent: 'support', cron: '0 * * * *', input: { prompt: 'Hourly' } });
-    expect(schedule).toMatchObject({ id: 'hourly', timeZone: 'UTC', missed: 'skip', graceMs: 60_000, kind: 'gnl-schedule' });
+    expect(schedule).toMatchObject({ id: 'hourly', timeZone: 'UTC', missed: 'skip', graceMs: 60_000, overlap: 'allow', kind: 'gnl-schedule' });
     expect(Object.isFrozen(schedule)).toBe(true);
   });
 
@@ -44,6 +44,8 @@ describe('defineSchedule', () => {
     );
     expect(problems({ ...base, id: 'has space' })).toEqual(['id: id must be 1 to 100 of A-Z a-z 0-9 . _ -']);
     expect(problems({ ...base, graceMs: -1 })).toEqual(['graceMs: graceMs must not be negative']);
+    expect(problems({ ...base, overlap: 'queue' })).toEqual(["overlap: overlap must be 'skip' or 'allow'"]);
+    expect(defineSchedule({ ...base, overlap: 'skip' }).overlap).toBe('skip');
     expect(problems({ ...base, input: { prompt: ' ' } })[0]).toMatch(/^input/);
     expect(problems({ ...base, every: 'day' })[0]).toMatch(/every/);
   });
@@ -59,5 +61,17 @@ describe('scheduleRunId', () => {
     // 02:30 in Berlin happens twice on 2026-10-25: at 00:30Z (CEST) and 01:30Z (CET).
     expect(scheduleRunId('digest', new Date('2026-10-25T00:30:00Z'))).toBe('sched:digest:2026-10-25T00:30:00.000Z');
     expect(scheduleRunId('digest', new Date('2026-10-25T01:30:00Z'))).toBe('sched:digest:2026-10-25T01:30:00.000Z');
+  });
+});
+
+describe('scheduleRunNowId', () => {
+  it('names a run-now by the schedule and the request, among the schedule’s runs; the same request is the same run', () => {
+    expect(scheduleRunNowId('digest', 'b1c2')).toBe('sched:digest:now:b1c2');
+    expect(scheduleRunNowId('digest', '2026-12-02T03:04Z')).toBe(scheduleRunNowId('digest', '2026-12-02T03:04Z'));
+    expect(scheduleRunNowId('digest', 'b1c2').startsWith(scheduleRunPrefix('digest'))).toBe(true);
+  });
+
+  it('refuses a request id that is empty, too long or has other characters', () => {
+    for (const bad of ['', 'a b', 'x'.repeat(101), 'a/b']) expect(() => scheduleRunNowId('digest', bad)).toThrow(TypeError);
   });
 });

@@ -14,6 +14,9 @@ import { type AgentInput, agentInputSchema } from './run-agent';
 /** What happens to slots that passed while no executor ran (after `graceMs`). */
 export type MissedSlots = 'skip' | 'latest';
 
+/** A slot due while the previous slot's run is still open: 'allow' starts it anyway, 'skip' records it as skipped. */
+export type SlotOverlap = 'skip' | 'allow';
+
 export interface ScheduleDefinition {
   /** Names the schedule and its runs: 1 to 100 of A-Z a-z 0-9 . _ -. Never rename a live schedule: its runs' ids come from it. */
   id: string;
@@ -32,6 +35,12 @@ export interface ScheduleDefinition {
   missed?: MissedSlots;
   /** How late a slot may start and still be on time (started whatever `missed` says). Default 60 000 ms. */
   graceMs?: number;
+  /**
+   * A slot due while the run of the schedule's previous slot is still open (running, or waiting for a
+   * person): 'allow' starts it anyway; 'skip' starts nothing for it and records the skip, with the open
+   * run (gnl.schedule_audit). Default 'allow'.
+   */
+  overlap?: SlotOverlap;
 }
 
 /** A checked schedule: every field present. */
@@ -55,6 +64,7 @@ const definitionSchema = z.strictObject({
     .int('graceMs must be a whole number of milliseconds')
     .min(0, 'graceMs must not be negative')
     .default(DEFAULT_GRACE_MS),
+  overlap: z.enum(['skip', 'allow'], { error: "overlap must be 'skip' or 'allow'" }).default('allow'),
 });
 
 /** The croner job for a cron in a zone (never started: it only computes). Throws croner's own error. */
@@ -111,6 +121,20 @@ export function defineSchedules(definitions: readonly ScheduleDefinition[]): rea
  */
 export function scheduleRunId(scheduleId: string, slot: Date): string {
   return `sched:${scheduleId}:${slot.toISOString()}`;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/**
+ * The runId of an operator's "run now" of a schedule: `sched:<id>:now:<requestId>`. The request id names
+ * the request, not the click: a double click, a retried request or two executors given the same one
+ * make one run (startRun creates a runId once). Clients pass one per request (the Studio: one per form;
+ * the CLI: the minute, unless given). Throws a TypeError for a request id that is not 1 to 100 of
+ * A-Z a-z 0-9 . _ : -.
+ */
+export function scheduleRunNowId(scheduleId: string, requestId: string): string {
+  if (!REQUEST_ID.test(requestId)) throw new TypeError(`requestId "${requestId}" must be 1 to 100 of A-Z a-z 0-9 . _ : -`);
+  return `sched:${scheduleId}:now:${requestId}`;
 }
 
 /** The prefix every run of the schedule has (for listing them). */

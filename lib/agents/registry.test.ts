@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getAgent, listAgents } from '@/agents';
+import { toolDeclaration } from '@/lib/durable';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { AgentDefinitionError, AgentInputError, createAgentRegistry, defineAgent, UnknownAgentError } from './index';
 
@@ -42,8 +43,13 @@ describe('agent registry', () => {
     expect(() => createAgentRegistry([{ name: 'fake' } as never])).toThrow('agents[0] is not an Agent made by defineAgent');
   });
 
-  it("the deployment's registry (agents/index.ts) has the demo support agent with its four tools", () => {
-    expect(listAgents().map((a) => a.name)).toEqual(['support']);
-    expect(Object.keys(getAgent('support').tools).sort()).toEqual(['createTicket', 'issueRefund', 'lookupCustomer', 'sendEmail']);
+  it("the deployment's registry (agents/index.ts) has the demo support agent with its five tools, and the same without check", () => {
+    expect(listAgents().map((a) => a.name)).toEqual(['support', 'support-unchecked']);
+    const tools = ['askColleague', 'createTicket', 'issueRefund', 'lookupCustomer', 'sendEmail'];
+    expect(Object.keys(getAgent('support').tools).sort()).toEqual(tools);
+    expect(Object.keys(getAgent('support-unchecked').tools).sort()).toEqual(tools);
+    const checks = (name: string) => ['issueRefund', 'sendEmail'].map((tool) => toolDeclaration(getAgent(name).tools[tool]).check);
+    expect(checks('support')).toEqual([true, true]);
+    expect(checks('support-unchecked')).toEqual([false, false]);
   });
 });

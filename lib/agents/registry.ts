@@ -6,7 +6,7 @@
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import type { Tool } from 'ai';
 import { z } from 'zod';
-import { type ToolDeclaration, toolDeclaration } from '@/lib/durable';
+import { type ToolDeclaration, toolDeclaration, toolLookup } from '@/lib/durable';
 import { type Agent, AGENT_NAME, isAgent } from './define-agent';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from './errors';
 
@@ -98,6 +98,20 @@ export function toolOutputSchema(registry: AgentRegistry, agentName: string | un
   if (!agentName || !registry.hasAgent(agentName)) return undefined;
   const tool = (registry.getAgent(agentName).tools as Record<string, { outputSchema?: FlexibleSchema<unknown> } | undefined>)[toolName];
   return tool?.outputSchema;
+}
+
+/** How a registered agent's tool looks up what the outside system holds under a key (gnlTool's `lookup`), if it says. */
+export function toolLookupOf(registry: AgentRegistry, agentName: string | undefined, toolName: string) {
+  if (!agentName || !registry.hasAgent(agentName)) return undefined;
+  const tool = (registry.getAgent(agentName).tools as Record<string, Tool | undefined>)[toolName];
+  return tool ? toolLookup(tool) : undefined;
+}
+
+/** The input schema a registered agent's tool declares: what arguments an approver changes must match (undefined: none found). */
+export function toolInputSchema(registry: AgentRegistry, agentName: string | undefined, toolName: string): FlexibleSchema<unknown> | undefined {
+  if (!agentName || !registry.hasAgent(agentName)) return undefined;
+  const tool = (registry.getAgent(agentName).tools as Record<string, { inputSchema?: FlexibleSchema<unknown> } | undefined>)[toolName];
+  return tool?.inputSchema;
 }
 
 /**

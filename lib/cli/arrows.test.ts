@@ -22,6 +22,9 @@ const ALLOWED = new Set([
   '@/lib/demo',
   // The visible-text table the Studio shares (pure: no Node, no DOM).
   '@/lib/text',
+  // Prices and cost (pure), and the price files (docs/operations.md#cost).
+  '@/lib/cost',
+  '@/lib/cost/price-file',
   'commander',
 ]);
 

@@ -4,7 +4,7 @@
  * the same call is the journal's DecisionConflictError naming who decided first (exit 4).
  */
 import { type Command, Option } from 'commander';
-import { toolOutputSchema } from '@/lib/agents';
+import { toolInputSchema, toolOutputSchema } from '@/lib/agents';
 import type { Decision } from '@/lib/durable';
 import { CliError, EXIT } from './failures';
 import { clean, json, shellQuote } from './format';
@@ -30,11 +30,24 @@ export function registerDecisionCommands(program: Command, session: CliSession):
         .argument('<toolCallId>', 'the call (gnl show lists what the run waits for)'),
       'decides',
     ).option('--reason <text>', name === 'reject' ? 'why (recorded; the model sees it)' : 'why (recorded)');
-    jsonOption(command).action(async (runId: string, toolCallId: string, opts: DecisionFlags) => {
+    if (name === 'approve') {
+      command.option(
+        '--args <json>',
+        "approve with these arguments instead of the model's (checked against the tool's input schema; the call executes with them)",
+      );
+    }
+    jsonOption(command).action(async (runId: string, toolCallId: string, opts: DecisionFlags & { args?: string }) => {
       const journal = session.storage().runs;
       const request = { runId, toolCallId, by: opts.by, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) };
-      const decision = name === 'approve' ? await journal.approve(request) : await journal.reject(request);
-      await report(session, { runId, toolCallId, decision, verb, asJson: opts.json });
+      if (name === 'reject') {
+        await report(session, { runId, toolCallId, decision: await journal.reject(request), verb, asJson: opts.json });
+        return;
+      }
+      const input = opts.args !== undefined ? parseJsonOption('--args', opts.args) : undefined;
+      const inputSchema = input !== undefined ? await schemaOfCall(session, runId, toolCallId, toolInputSchema) : undefined;
+      const decision = await journal.approve({ ...request, ...(input !== undefined ? { input } : {}), ...(inputSchema ? { inputSchema } : {}) });
+      const extra = input !== undefined ? [`It executes with the arguments you approved: ${json(input, session.maxWidth)}`] : [];
+      await report(session, { runId, toolCallId, decision, verb: input !== undefined ? 'Approved with changed arguments' : verb, extra, asJson: opts.json });
     });
   }
 
@@ -111,10 +124,14 @@ export function registerDecisionCommands(program: Command, session: CliSession):
  * The output schema the call's tool declares, through the agent registry (the run records its agent):
  * the journal refuses an output that does not match it, naming the fields, and records nothing.
  */
-async function outputSchemaOfCall(session: CliSession, runId: string, toolCallId: string) {
+function outputSchemaOfCall(session: CliSession, runId: string, toolCallId: string) {
+  return schemaOfCall(session, runId, toolCallId, toolOutputSchema);
+}
+
+async function schemaOfCall(session: CliSession, runId: string, toolCallId: string, schemaOf: typeof toolOutputSchema) {
   const run = await session.storage().runs.getRun(runId);
   const item = run?.pending.find((p) => p.toolCallId === toolCallId);
-  return item ? toolOutputSchema(session.registry, run?.input.agent, item.toolName) : undefined;
+  return item ? schemaOf(session.registry, run?.input.agent, item.toolName) : undefined;
 }
 
 async function report(

@@ -8,9 +8,19 @@ import { hostname } from 'node:os';
 import { CommanderError } from 'commander';
 import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
-import { DecisionConflictError, ForkRefusedError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunDivergedError } from '@/lib/durable';
+import { PriceFileError } from '@/lib/cost/price-file';
+import {
+  DecisionConflictError,
+  ForkRefusedError,
+  GnlError,
+  RunTransferError,
+  InvalidRunIdError,
+  JournalDataError,
+  RunBusyError,
+  RunDivergedError,
+} from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
-import { BulkActionError, MigrationRefusedError, RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
+import { BulkActionError, MigrationRefusedError, RunNotResumableError, ScheduleActionError, WorkersNeedPostgresError } from '@/lib/executor';
 import { shellQuote } from './format';
 
 export const EXIT = {
@@ -35,8 +45,9 @@ export class CliError extends GnlError {
   constructor(
     message: string,
     readonly exitCode: number = EXIT.usage,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
   static override isInstance = (error: unknown): error is CliError => GnlError.isInstance(error) && error.name === 'CliError';
 }
@@ -66,9 +77,14 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: MigrationRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: DecisionConflictError.isInstance, exitCode: EXIT.conflict },
   { is: ForkRefusedError.isInstance, exitCode: EXIT.conflict },
+  // invalid-line: bad input (usage); unknown-run: not found (isUnknownRun); run-exists: refused.
+  { is: RunTransferError.isInstance, exitCode: EXIT.conflict },
   { is: WorkersNeedPostgresError.isInstance, exitCode: EXIT.unavailable },
   { is: DataDirLockedError.isInstance, exitCode: EXIT.unavailable },
   { is: BulkActionError.isInstance, exitCode: EXIT.conflict },
+  { is: ScheduleActionError.isInstance, exitCode: EXIT.usage },
+  // A bad GNL_PRICES_FILE (docs/operations.md#cost): the file and the entry at fault.
+  { is: PriceFileError.isInstance, exitCode: EXIT.usage },
 ];
 
 const expectedKind = (error: unknown) => EXPECTED.find((kind) => kind.is(error));
@@ -79,7 +95,8 @@ function isUnknownRun(error: GnlError): boolean {
     (DecisionConflictError.isInstance(error) ||
       RunNotResumableError.isInstance(error) ||
       MigrationRefusedError.isInstance(error) ||
-      ForkRefusedError.isInstance(error)) &&
+      ForkRefusedError.isInstance(error) ||
+      RunTransferError.isInstance(error)) &&
     error.reason === 'unknown-run'
   );
 }
@@ -110,7 +127,10 @@ export function describeFailure(error: unknown): Failure {
   if (CliError.isInstance(error)) return { message: oneLine(error.message), exitCode: error.exitCode, expected: true };
   const gnl = findInChain(error, (e) => expectedKind(e) !== undefined) as GnlError | undefined;
   if (gnl) {
-    const exitCode = isUnknownRun(gnl) ? EXIT.notFound : (bulkExitCode(gnl) ?? expectedKind(gnl)?.exitCode ?? EXIT.unexpected);
+    const unknownSchedule = ScheduleActionError.isInstance(gnl) && gnl.reason === 'unknown-schedule';
+    const badFile = RunTransferError.isInstance(gnl) && gnl.reason === 'invalid-line';
+    const exitCode =
+      isUnknownRun(gnl) || unknownSchedule ? EXIT.notFound : badFile ? EXIT.usage : (bulkExitCode(gnl) ?? expectedKind(gnl)?.exitCode ?? EXIT.unexpected);
     return { message: oneLine(explain(gnl)), exitCode, expected: true };
   }
   const unreachable = findInChain(error, (e) => UNREACHABLE.has(String((e as { code?: unknown }).code)));

@@ -7,8 +7,10 @@ import { registerMigrateCommand } from './migrate-command';
 import { registerForkCommand } from './fork-command';
 import { registerOperatorCommands } from './operator-commands';
 import { registerReadCommands } from './read-commands';
+import { registerRetentionCommands } from './retention-commands';
 import { registerRunCommands } from './run-commands';
 import { registerScheduleCommands } from './schedule-commands';
+import { registerTransferCommands } from './transfer-commands';
 import type { CliSession } from './session';
 
 // A JSON import, so the version travels with the code when it is bundled (the tests' child bundles).
@@ -27,6 +29,7 @@ Examples:
   gnl approve support:1b2c… call-2-issueRefund --by alice@example.com
   gnl resume support:1b2c… --by alice@example.com --wait
   gnl schedules
+  gnl export support:1b2c… --out run.jsonl        # secrets redacted; gnl import run.jsonl [--as <runId>] elsewhere
   gnl bulk cancel --status waiting-approval --agent support --older-than 2h --by alice@example.com   # a dry run; then --yes --reason …
 
 Exit codes: ${EXIT.ok} done · ${EXIT.unexpected} unexpected error · ${EXIT.usage} bad usage or input · ${EXIT.notFound} not found · ${EXIT.conflict} refused (decided already, finished, diverged…) · ${EXIT.unavailable} journal unavailable (folder held by another process, Postgres unreachable) · ${EXIT.timeout} --wait timed out`;
@@ -51,5 +54,7 @@ export function buildProgram(session: CliSession): Command {
   registerScheduleCommands(program, session);
   registerMigrateCommand(program, session);
   registerBulkCommands(program, session);
+  registerTransferCommands(program, session);
+  registerRetentionCommands(program, session);
   return program;
 }

@@ -1,12 +1,14 @@
 /** Reading the journal: list, show, agents. Nothing here writes. */
 import { type Command, Option } from 'commander';
 import { toolDeclarations } from '@/lib/agents';
+import { loadPriceTable } from '@/lib/cost/price-file';
 import { planResume, RUN_STATUSES, RunState, type RunStatus } from '@/lib/durable';
-import { queueEntry } from '@/lib/executor';
+import { queueEntry, runNotifications } from '@/lib/executor';
+import { costLines, runCost } from './cost-view';
 import { CliError, EXIT } from './failures';
 import { clean, table } from './format';
 import { jsonOption, wholeNumber } from './options';
-import { nextStepLines, planLines, runHeaderLines, runListLines } from './run-view';
+import { nextStepLines, notificationLines, planLines, runHeaderLines, runListLines } from './run-view';
 import type { CliSession } from './session';
 import { timelineLines } from './timeline';
 
@@ -34,7 +36,7 @@ export function registerReadCommands(program: Command, session: CliSession): voi
 
   const show = program
     .command('show')
-    .description('a run: its status, what it waits for (and the commands that decide it), and its journal as a timeline')
+    .description('a run: its status, its cost, what it waits for (and the commands that decide it), and its journal as a timeline')
     .argument('<runId>', 'the run')
     .option('--full', 'print long values (model text, arguments, outputs) whole instead of cut');
   jsonOption(show).action(async (runId: string, opts: { full?: boolean; json?: boolean }) => {
@@ -42,7 +44,13 @@ export function registerReadCommands(program: Command, session: CliSession): voi
     const { runs } = session.storage();
     const run = await runs.getRun(runId);
     if (!run) throw new CliError(`no run "${runId}" in ${journalName(session)}.`, EXIT.notFound);
-    const [events, queue] = await Promise.all([runs.events(runId), queueEntry(runId, { storage: session.storage() })]);
+    const [events, queue, notifications] = await Promise.all([
+      runs.events(runId),
+      queueEntry(runId, { storage: session.storage() }),
+      runNotifications(runId, { storage: session.storage() }),
+    ]);
+    // The price table is read first so a bad GNL_PRICES_FILE fails the command (PriceFileError), never shows a guess.
+    const cost = runCost(events, loadPriceTable());
     const next = nextStepLines(run, queue, session.maxWidth);
     const plan = planResume({ state: new RunState(events), declarations: toolDeclarations(session.registry, run.input.agent), now: Date.now() });
     const planned = planLines(plan, session.maxWidth);
@@ -50,13 +58,15 @@ export function registerReadCommands(program: Command, session: CliSession): voi
       {
         text: [
           ...runHeaderLines(run, queue, events),
+          ...costLines(cost),
+          ...notificationLines(notifications),
           ...(next.length ? ['', ...next] : []),
           ...(planned.length ? ['', ...planned] : []),
           '',
           'Timeline (UTC):',
           ...timelineLines(events, session.maxWidth),
         ],
-        data: { run, queue: queue ?? null, plan, events },
+        data: { run, queue: queue ?? null, notifications, plan, cost, events },
       },
       opts.json,
     );

@@ -15,7 +15,7 @@ import {
   type RunTimer,
   runTimers,
 } from '@/lib/durable';
-import type { QueueEntry } from '@/lib/executor';
+import type { QueueEntry, RunNotification } from '@/lib/executor';
 import { findHidden, hiddenWarning } from '@/lib/text';
 import { clean, cut, dateTime, json, quoted, shellQuote, table } from './format';
 
@@ -62,6 +62,21 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
   lines.push(...timerLines(new RunState(events)));
   if (queue) lines.push(`Executor  ${queueText(queue)}`);
   return [...lines, ...forkLines(run, events)];
+}
+
+/** The webhooks that announced the run's waits and failures (docs/notifications.md): one line each, as the outbox recorded it. */
+export function notificationLines(rows: readonly RunNotification[]): string[] {
+  return rows.map((row) => {
+    const attempts = `${row.attempts} attempt${row.attempts === 1 ? '' : 's'}`;
+    const when =
+      row.delivery === 'delivered' && row.deliveredAt
+        ? ` ${dateTime(row.deliveredAt)}`
+        : row.delivery === 'pending'
+          ? ` · next attempt ${dateTime(row.nextAttemptAt)}`
+          : '';
+    const error = row.lastError ? ` · ${cut(clean(row.lastError), 200)}` : '';
+    return `Notified  #${row.seq} ${row.status}: ${row.delivery} (${attempts})${when}${error}`;
+  });
 }
 
 /** Where a fork comes from, and the forks made of this run (the journal's links both ways: docs/fork.md). */

@@ -92,6 +92,49 @@ for (const { kind, available } of targets) {
       }
     });
 
+    it('pause, resume and run-now: each needs --by and --reason and is audited; run-now with one --request-id twice is one run; an unknown schedule is exit 3', async () => {
+      let env: Record<string, string>;
+      let drop: (() => Promise<void>) | undefined;
+      if (kind === 'pglite') env = { GNL_DATA_DIR: tempDataDir(), ...ENV };
+      else {
+        const database = await createFreshDatabase(DATABASE_URL as string);
+        drop = database.drop;
+        env = { DATABASE_URL: database.url, ...ENV };
+      }
+      try {
+        const missingReason = await gnl(['schedules', 'pause', 'support-questions', '--by', 'alice'], { env });
+        expect(missingReason.code).toBe(2);
+        const paused = await gnl(['schedules', 'pause', 'support-questions', '--by', 'alice', '--reason', 'provider outage'], { env });
+        expect(paused.code, paused.stderr).toBe(0);
+        expect(paused.stdout).toBe('Paused schedule support-questions (by alice: provider outage).\n');
+        expect((await gnl(['schedules'], { env })).stdout).toMatch(/support-questions: PAUSED by alice at .*: provider outage/);
+
+        const resumed = await gnl(['schedules', 'resume', 'support-questions', '--by', 'bob', '--reason', 'provider back', '--json'], { env });
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(JSON.parse(resumed.stdout)).toMatchObject({ scheduleId: 'support-questions', changed: true, paused: null });
+
+        const now = ['schedules', 'run-now', 'support-questions', '--by', 'carol', '--reason', 'customer waiting', '--request-id', 'r1', '--json'];
+        const first = JSON.parse((await gnl(now, { env })).stdout);
+        const second = JSON.parse((await gnl(now, { env })).stdout);
+        expect(first).toEqual({ scheduleId: 'support-questions', runId: 'sched:support-questions:now:r1', created: true });
+        expect(second).toEqual({ ...first, created: false });
+        const [view] = JSON.parse((await gnl(['schedules', '--json'], { env })).stdout) as ScheduleView[];
+        expect(view?.recentRuns.map((r) => r.runId)).toEqual(['sched:support-questions:now:r1']);
+        expect(view?.recentActions.map((a) => [a.action, a.by, a.reason])).toEqual([
+          ['run-now', 'carol', 'customer waiting'],
+          ['unpause', 'bob', 'provider back'],
+          ['pause', 'alice', 'provider outage'],
+        ]);
+
+        const unknown = await gnl(['schedules', 'pause', 'no-such', '--by', 'alice', '--reason', 'x'], { env });
+        expect(unknown.code).toBe(3);
+        expect(unknown.stderr).toContain('No schedule "no-such"');
+      } finally {
+        await drop?.();
+      }
+      // Eight gnl processes, each opening the journal: minutes on a loaded machine.
+    }, 600_000);
+
     it('a bad cron in the deployment is one clear line naming it, exit 2; commands that do not read schedules are not affected', async () => {
       const env = { GNL_DATA_DIR: tempDataDir(), GNL_DEMO_SCHEDULE_CRON: '61 * * * *' };
       const result = await gnl(['schedules'], { env });

@@ -61,6 +61,19 @@ describe('outside service', () => {
     expect(await client.stats()).toMatchObject({ customerLookups: 2, keyLookups: 2, tickets: { requests: 2, performed: 1 } });
   });
 
+  it('receives webhooks by event id: ?fail=N refuses each event’s first N deliveries with 503, then accepts; a repeat is marked duplicate', async () => {
+    const body = { id: 'run:r1:7', type: 'run.waiting', run: { id: 'r1', status: 'waiting-approval', seq: 7 } };
+    const send = () => fetch(`${service.url}/webhooks?fail=1`, { method: 'POST', headers: { 'GNL-Signature': 't=1,v1=ab' }, body: JSON.stringify(body) });
+    expect((await send()).status).toBe(503);
+    const accepted = await send();
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ ok: true, duplicate: false });
+    expect(await (await send()).json()).toEqual({ ok: true, duplicate: true });
+    const received = await (await fetch(`${service.url}/webhooks`)).json();
+    expect(received).toEqual([{ eventId: 'run:r1:7', runId: 'r1', status: 'waiting-approval', deliveries: 3, accepted: 2, signed: true }]);
+    expect((await fetch(`${service.url}/webhooks`, { method: 'POST', body: 'not json' })).status).toBe(400);
+  });
+
   it('a service that is not there is an error, not an answer', async () => {
     const url = service.url;
     await service.close();

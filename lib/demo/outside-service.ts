@@ -16,6 +16,9 @@
  *                              gnlTool `check` asks after an unknown outcome; counted in `keyLookups`
  *   GET  /tickets              (and /refunds, /emails) everything performed, in order
  *   GET  /stats                the counters (ServiceStats)
+ *   POST /webhooks[?fail=N]    a receiver for GNL's notifications, counted by event id (webhook-inbox.ts);
+ *                              ?fail=N refuses each event's first N deliveries with 503
+ *   GET  /webhooks             what it received, per event id
  *
  * `startOutsideService()` runs it in this process (tests, the Studio); `npm run demo:service` runs it
  * as its own process.
@@ -24,6 +27,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Answer, type Customer, DEMO_CUSTOMERS, type OperationKind, type RecordOf, type ServiceStats, Store } from './service-store';
+import { WebhookInbox } from './webhook-inbox';
 
 export const DEFAULT_SERVICE_PORT = 4010;
 
@@ -44,13 +48,15 @@ export interface OutsideServiceOptions {
   host?: string;
   /** The customer store. Default: DEMO_CUSTOMERS. */
   customers?: readonly Customer[];
+  /** Each answer waits this long first, as a real service's would (default 0): keeps runs in flight in tests that pause workers mid-run. */
+  latencyMs?: number;
 }
 
 function isKind(value: string | undefined): value is OperationKind {
   return value === 'tickets' || value === 'refunds' || value === 'emails';
 }
 
-async function route(store: Store, req: IncomingMessage): Promise<Answer & { replayed?: boolean }> {
+async function route(store: Store, webhooks: WebhookInbox, req: IncomingMessage): Promise<Answer & { replayed?: boolean }> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   const [first, second, third] = parts;
@@ -60,6 +66,12 @@ async function route(store: Store, req: IncomingMessage): Promise<Answer & { rep
     if (isKind(first) && parts.length === 1) return { status: 200, body: store.records[first] };
     if (first === 'stats' && parts.length === 1) return { status: 200, body: store.stats };
     if (first === 'health' && parts.length === 1) return { status: 200, body: { ok: true } };
+    if (first === 'webhooks' && parts.length === 1) return { status: 200, body: webhooks.list() };
+  }
+  if (req.method === 'POST' && first === 'webhooks' && parts.length === 1) {
+    const fail = Number(url.searchParams.get('fail') ?? 0);
+    const signature = req.headers['gnl-signature'];
+    return webhooks.receive(await readBody(req), { signature: typeof signature === 'string' ? signature : undefined }, Number.isInteger(fail) ? fail : 0);
   }
   if (req.method === 'POST' && isKind(first) && parts.length === 1) {
     const text = await readBody(req);
@@ -77,11 +89,16 @@ async function route(store: Store, req: IncomingMessage): Promise<Answer & { rep
 
 export async function startOutsideService(options: OutsideServiceOptions = {}): Promise<OutsideService> {
   const store = new Store(options.customers ?? DEMO_CUSTOMERS);
+  const webhooks = new WebhookInbox();
+  const latencyMs = options.latencyMs ?? 0;
   const server: Server = createServer((req, res) => {
-    route(store, req).then(
-      (answer) => send(res, answer.status, answer.body, answer.replayed ? { 'idempotent-replayed': 'true' } : {}),
-      (error: unknown) => send(res, 500, { error: String(error) }),
-    );
+    const answer = () =>
+      route(store, webhooks, req).then(
+        (answered) => send(res, answered.status, answered.body, answered.replayed ? { 'idempotent-replayed': 'true' } : {}),
+        (error: unknown) => send(res, 500, { error: String(error) }),
+      );
+    if (latencyMs > 0) setTimeout(answer, latencyMs);
+    else void answer();
   });
   const host = options.host ?? '127.0.0.1';
   server.listen(options.port ?? 0, host);

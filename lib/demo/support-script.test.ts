@@ -67,6 +67,33 @@ describe('scripted support model: the next step follows from the conversation', 
     expect(nextSupportAction(question)).toMatchObject({ toolName: 'sendEmail', input: { subject: 'We received your request' } });
   });
 
+  it('a question (ending with "?"): after the ticket, a colleague is asked; their answer is emailed and summarised', () => {
+    const questionAsk = ask('Customer c_42 asks: can I change the delivery address of order o_17?');
+    const ticketedQuestion = answered(
+      answered(questionAsk, 'lookupCustomer', json({ found: true, customer: ada })),
+      'createTicket',
+      json({ ok: true, ticket: { ticketId: 'tk_2' } }),
+    );
+    expect(nextSupportAction(ticketedQuestion)).toEqual({
+      toolName: 'askColleague',
+      input: { question: 'Customer c_42 asks: can I change the delivery address of order o_17?' },
+    });
+    const told = answered(ticketedQuestion, 'askColleague', json({ answer: 'Yes, until it ships.' }));
+    expect(nextSupportAction(told)).toMatchObject({
+      toolName: 'sendEmail',
+      input: { to: 'ada@example.com', subject: 'About your question', body: 'Dear Ada Lovelace,\n\nYes, until it ships.', ticketId: 'tk_2' },
+    });
+    const emailed = answered(told, 'sendEmail', json({ ok: true, email: {} }));
+    expect(nextSupportAction(emailed)).toEqual({ text: 'Answered (a colleague said: Yes, until it ships.). Ticket tk_2. Emailed ada@example.com.' });
+    // A refund that ends with "?" is a refund, not a question for a colleague.
+    const refundQuestion = answered(
+      answered(ask('Customer c_42: can I have a refund of 40 for order o_17?'), 'lookupCustomer', json({ found: true, customer: ada })),
+      'createTicket',
+      json({ ok: true, ticket: { ticketId: 'tk_3' } }),
+    );
+    expect(nextSupportAction(refundQuestion)).toMatchObject({ toolName: 'issueRefund' });
+  });
+
   it('a refund with no amount is the whole order; another customer’s order is not refunded', () => {
     const whole = answered(
       answered(ask('c_42: refund order o_18 please'), 'lookupCustomer', json({ found: true, customer: ada })),

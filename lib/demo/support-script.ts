@@ -9,8 +9,11 @@
  *   3. open a ticket;
  *   4. a refund was asked: refund it (a person approves it) if the order is theirs and the amount is
  *      at most the order total;
- *   5. email the customer the outcome: confirmation, or an apology when the refund was denied or not possible;
- *   6. answer with a summary.
+ *   5. a question that is not a refund (the request ends with "?"): ask a colleague (askColleague, a
+ *      person answers through the journal) and pass the answer on;
+ *   6. email the customer the outcome: confirmation, the colleague's answer, or an apology when the
+ *      refund was denied or not possible;
+ *   7. answer with a summary.
  */
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { Customer } from './service-store';
@@ -26,6 +29,8 @@ export interface SupportRequest {
   orderId?: string;
   /** Set when a refund is asked; undefined amount: the whole order. */
   refund?: { amount?: number };
+  /** A question that is not a refund (the request ends with "?"): a colleague answers it. */
+  question?: string;
 }
 
 export function readRequest(prompt: LanguageModelV4Prompt): SupportRequest {
@@ -37,7 +42,8 @@ export function readRequest(prompt: LanguageModelV4Prompt): SupportRequest {
   const orderId = /\b(o_[A-Za-z0-9]+)\b/.exec(text)?.[1];
   const wantsRefund = /\brefund/i.test(text);
   const amount = /\brefund(?:\s+of)?\s*(?:EUR|€|\$)?\s*(\d+(?:\.\d{1,2})?)/i.exec(text)?.[1];
-  return { text, customerId, orderId, ...(wantsRefund ? { refund: amount ? { amount: Number(amount) } : {} } : {}) };
+  const question = !wantsRefund && text.trim().endsWith('?') ? text.trim() : undefined;
+  return { text, customerId, orderId, ...(wantsRefund ? { refund: amount ? { amount: Number(amount) } : {} } : {}), ...(question ? { question } : {}) };
 }
 
 /** The latest result of each tool in the conversation. */
@@ -86,7 +92,14 @@ export function nextSupportAction(prompt: LanguageModelV4Prompt): SupportAction 
     };
   }
 
-  const letter = outcomeLetter({ customer, refund, refundSeen, ticketId });
+  let answer: string | undefined;
+  if (request.question) {
+    const asked = seen.get('askColleague');
+    if (!asked) return { toolName: 'askColleague', input: { question: request.question } };
+    answer = asked.kind === 'ok' && typeof asked.value?.answer === 'string' ? asked.value.answer : undefined;
+  }
+
+  const letter = outcomeLetter({ customer, refund, refundSeen, ticketId, answer });
   const emailSeen = seen.get('sendEmail');
   if (!emailSeen)
     return { toolName: 'sendEmail', input: { to: customer.email, subject: letter.subject, body: letter.body, ...(ticketId ? { ticketId } : {}) } };
@@ -110,9 +123,12 @@ function planRefund(request: SupportRequest, customer: Customer): RefundPlan {
   return { kind: 'refund', orderId: order.orderId, amount, currency: order.currency };
 }
 
-function outcomeLetter(args: { customer: Customer; refund: RefundPlan; refundSeen: Seen | undefined; ticketId: string | undefined }) {
+function outcomeLetter(args: { customer: Customer; refund: RefundPlan; refundSeen: Seen | undefined; ticketId: string | undefined; answer?: string }) {
   const { customer, refund, refundSeen } = args;
   const hello = `Dear ${customer.name},\n\n`;
+  if (refund.kind === 'none' && args.answer !== undefined) {
+    return { subject: 'About your question', body: `${hello}${args.answer}`, summary: `Answered (a colleague said: ${args.answer}).` };
+  }
   if (refund.kind === 'none') {
     return { subject: 'We received your request', body: `${hello}we received your request and opened a ticket.`, summary: 'Ticket opened.' };
   }
@@ -126,7 +142,10 @@ function outcomeLetter(args: { customer: Customer; refund: RefundPlan; refundSee
   const what = `${refund.amount} ${refund.currency} for order ${refund.orderId}`;
   if (refundSeen?.kind === 'ok' && refundSeen.value?.ok) {
     const refundId = refundSeen.value.refund.refundId as string;
-    return { subject: 'Your refund', body: `${hello}we refunded ${what} (refund ${refundId}).`, summary: `Refunded ${what} (refund ${refundId}).` };
+    // What the service refunded, which an approver may have changed from what was asked (edit, then approve).
+    const amount = typeof refundSeen.value.refund.amount === 'number' ? refundSeen.value.refund.amount : refund.amount;
+    const done = `${amount} ${refund.currency} for order ${refund.orderId}`;
+    return { subject: 'Your refund', body: `${hello}we refunded ${done} (refund ${refundId}).`, summary: `Refunded ${done} (refund ${refundId}).` };
   }
   const why =
     refundSeen?.kind === 'denied'

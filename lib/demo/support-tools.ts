@@ -7,12 +7,14 @@
  *   createTicket    idempotency 'args' (the same ticket asked twice is one ticket) and retrySafe: the
  *                   service deduplicates by key, so an unknown outcome is simply sent again;
  *   issueRefund     needs a person's approval; `check` asks the service by key after an unknown outcome;
- *   sendEmail       `check` too.
+ *   sendEmail       `check` too;
+ *   askColleague    a person answers it (askPerson: no execute): the run waits, the Studio's inbox shows a
+ *                   form from its output schema, and the answer goes to the model through the journal.
  * With `checks: false` issueRefund and sendEmail have no check: an unknown outcome blocks the run.
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { type CheckResult, gnlTool } from '@/lib/durable';
+import { askPerson, type CheckResult, gnlTool, type LookupResult } from '@/lib/durable';
 import { armedCrashPoint, type CrashPoint, crashIfArmed } from './crash-points';
 import { demoServiceUrl } from './demo-config';
 import { type OperationResult, type ResultOf, serviceClient } from './service-client';
@@ -45,6 +47,8 @@ export const issueRefundInput = z.object({
   amount: z.number().positive().describe('In the order currency, at most the order total'),
   ticketId: z.string().optional(),
 });
+export const askColleagueInput = z.object({ question: z.string().describe("The customer's question, as they asked it") });
+export const askColleagueOutput = z.object({ answer: z.string().trim().min(1).describe('What to tell the customer') });
 export const sendEmailInput = z.object({ to: z.string().describe('Email address'), subject: z.string(), body: z.string(), ticketId: z.string().optional() });
 
 /**
@@ -110,6 +114,14 @@ export function supportTools(options: SupportToolsOptions = {}) {
     };
   }
 
+  /** A gnlTool lookup: what the service holds under this key, for a person settling an unknown outcome. */
+  function lookupByKey<K extends OperationKind, OUT>(kind: K, wrap: (result: ResultOf<K>) => OUT) {
+    return async ({ idempotencyKey }: { idempotencyKey: string }): Promise<LookupResult<OUT>> => {
+      const found = await client().findByKey(kind, idempotencyKey);
+      return found ? { found: true, record: found, output: wrap(found) } : { found: false };
+    };
+  }
+
   const lookupCustomer = tool({
     description: 'Look up a customer and their orders by customer id. Read-only.',
     inputSchema: lookupCustomerInput,
@@ -130,7 +142,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
         return outcome(answer, (ticket) => ({ ok: true, ticket }));
       },
     }),
-    { sideEffect: true, idempotency: 'args', retrySafe: true },
+    { sideEffect: true, idempotency: 'args', retrySafe: true, lookup: lookupByKey('tickets', (ticket): TicketOutput => ({ ok: true, ticket })) },
   );
 
   const issueRefund = gnlTool(
@@ -146,6 +158,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
     {
       sideEffect: true,
       needsApproval: true,
+      lookup: lookupByKey('refunds', (refund): RefundOutput => ({ ok: true, refund })),
       ...(options.approvalExpiresInMs !== undefined ? { approvalExpiresInMs: options.approvalExpiresInMs } : {}),
       ...(checks ? { check: checkByKey('refunds', (refund): RefundOutput => ({ ok: true, refund })) } : {}),
     },
@@ -161,10 +174,20 @@ export function supportTools(options: SupportToolsOptions = {}) {
         return outcome(answer, (email) => ({ ok: true, email }));
       },
     }),
-    { sideEffect: true, ...(checks ? { check: checkByKey('emails', (email): EmailOutput => ({ ok: true, email })) } : {}) },
+    {
+      sideEffect: true,
+      lookup: lookupByKey('emails', (email): EmailOutput => ({ ok: true, email })),
+      ...(checks ? { check: checkByKey('emails', (email): EmailOutput => ({ ok: true, email })) } : {}),
+    },
   );
 
-  return { lookupCustomer, createTicket, issueRefund, sendEmail };
+  const askColleague = askPerson({
+    description: 'Ask a support colleague a question your tools cannot answer (a policy, an exception, a delivery). A person answers; wait for it.',
+    inputSchema: askColleagueInput,
+    outputSchema: askColleagueOutput,
+  });
+
+  return { lookupCustomer, createTicket, issueRefund, sendEmail, askColleague };
 }
 
 export type SupportTools = ReturnType<typeof supportTools>;

@@ -34,6 +34,17 @@ describeEachJournal('approvals', (target) => {
     expect(agent.scripted.calls()).toBe(1);
   });
 
+  it("a decision's time is its event's, by the database's clock: in the answer, the pending list and the journal alike", async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    expect((await call(agent, runId)).status).toBe('waiting-approval');
+    const decision = await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice' });
+    const event = (await journal.events(runId)).find((e) => e.type === 'tool-approval-response');
+    expect(event?.at.toISOString()).toBe(decision.at);
+    const pending = (await journal.getRun(runId))?.pending as { decision?: { at?: string } }[] | undefined;
+    expect(pending?.[0]?.decision?.at).toBe(decision.at);
+  });
+
   it('after approve, the next resume executes the call before any new model call, once', async () => {
     const runId = uniqueRunId();
     const agent = refundAgent({ sideEffect: true, needsApproval: true });

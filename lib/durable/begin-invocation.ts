@@ -11,7 +11,7 @@
  */
 import { type Divergence, RunDivergedError, RunMovedError } from './errors';
 import { assertEventRoom } from './event-limit';
-import { errorInfo, type JournalEvent, type PendingItem, type RunInput } from './events';
+import { errorInfo, type JournalEvent, type PendingItem, type RunInput, type TraceContext } from './events';
 import type { RunHold } from './journal';
 import { markJournaledFailure } from './journaled-failure';
 import { runInputDifferences } from './run-input';
@@ -29,11 +29,11 @@ export type ToolResultItem = Extract<PendingItem, { kind: 'tool-result' }>;
 export type Beginning =
   /** Execute (replaying what is recorded): `state` includes this invocation's run-start or run-resume. */
   | { kind: 'execute'; state: RunState }
-  | { kind: 'canceled'; by: string; reason?: string }
+  | { kind: 'canceled'; by: string; reason?: string; state: RunState }
   /** Waiting for approvals, none decided or expired: nothing was appended. */
-  | { kind: 'waiting-approval'; pending: ApprovalItem[] }
+  | { kind: 'waiting-approval'; pending: ApprovalItem[]; state: RunState }
   /** Waiting only for results of tools without execute, none provided: nothing was appended. */
-  | { kind: 'waiting-tool-result'; pending: ToolResultItem[] };
+  | { kind: 'waiting-tool-result'; pending: ToolResultItem[]; state: RunState };
 
 /**
  * Whether a run whose recorded start input differs from this invocation's may go on with this one
@@ -49,27 +49,31 @@ export async function beginInvocation(args: {
   maxEvents: number;
   /** Default: a differing input is refused (RunDivergedError). */
   acceptChange?: AcceptChange;
+  /** The invocation's span for the run as loaded (tracing.ts), recorded in its run-start or run-resume. */
+  traceFor?: (state: RunState) => TraceContext | undefined;
 }): Promise<Beginning> {
-  const { hold, input, maxEvents, acceptChange } = args;
+  const { hold, input, maxEvents, acceptChange, traceFor } = args;
   for (let attempt = 1; ; attempt++) {
     const events = await hold.load();
     const state = new RunState(events);
     if (state.lastSeq === 0) {
-      state.apply(await hold.create(input));
+      const trace = traceFor?.(state);
+      state.apply(await hold.create(input, trace ? { trace } : {}));
       return { kind: 'execute', state };
     }
     const differences = state.input ? runInputDifferences(state.input, input) : [];
     // A completed run is only replayed: it is never migrated.
     const migrate = differences.length > 0 && state.status !== 'completed' ? migrationEvent(state, input, differences, acceptChange) : undefined;
     if (differences.length > 0 && !migrate) throw new RunDivergedError({ runId: hold.runId, differences });
-    if (state.canceled) return { kind: 'canceled', ...state.canceled };
+    if (state.canceled) return { kind: 'canceled', ...state.canceled, state };
     const stillWaiting = undecidedApprovals(state);
-    if (stillWaiting) return { kind: 'waiting-approval', pending: stillWaiting };
+    if (stillWaiting) return { kind: 'waiting-approval', pending: stillWaiting, state };
     const resultsAwaited = unprovidedResults(state);
-    if (resultsAwaited) return { kind: 'waiting-tool-result', pending: resultsAwaited };
+    if (resultsAwaited) return { kind: 'waiting-tool-result', pending: resultsAwaited, state };
     if (state.status === 'completed') return { kind: 'execute', state };
     await refuseResumeAtLimit(hold, state, maxEvents, migrate ? 2 : 1);
-    const resume: JournalEvent = { type: 'run-resume', fromStatus: state.status ?? 'running' };
+    const trace = traceFor?.(state);
+    const resume: JournalEvent = { type: 'run-resume', fromStatus: state.status ?? 'running', ...(trace ? { trace } : {}) };
     try {
       for (const event of await hold.appendAfter(state.lastSeq, migrate ? [migrate, resume] : [resume])) state.apply(event);
       return { kind: 'execute', state };

@@ -35,7 +35,10 @@ describeEachJournal('cancel', (target) => {
     expect(result).toMatchObject({ status: 'canceled', by: 'ops@acme' });
     expect(agent.ledger.total).toBe(0);
     const events = await journal.events(runId);
-    expect(events.map((e) => e.type)).toEqual(['run-start', 'run-cancel', 'model-step']);
+    // The step rode with the refund's start (RunSession.defer); that append said the run was canceled, so
+    // the refund never ran, and the journal says so: an error of its start, not an unknown outcome.
+    expect(events.map((e) => e.type)).toEqual(['run-start', 'run-cancel', 'model-step', 'tool-call-start', 'tool-call-error']);
+    expect(events.at(-1)).toMatchObject({ type: 'tool-call-error', toolCallId: 'call-refund', retryable: false, error: { name: 'RunCanceledError' } });
     expect((await journal.getRun(runId))?.status).toBe('canceled');
   });
 

@@ -37,6 +37,14 @@ const outputSchema = z
   .optional();
 
 export const approvalDecisionSchema = z.object(base);
+/** An approval; with `input`, the approver changed the call's arguments and the call executes with these (approved-input.ts). */
+export const approveRequestSchema = z.object({
+  ...base,
+  /** The arguments the call executes with, when the approver changed them. Absent: as the model asked. */
+  input: z.unknown().optional(),
+  /** The tool's input schema: changed arguments that do not match it are refused before anything is written. */
+  inputSchema: outputSchema,
+});
 export const sideEffectResolutionSchema = z.object({
   ...base,
   outcome: z.enum(['done', 'not-done']),
@@ -67,11 +75,14 @@ export const resumeRequestSchema = runRequestSchema.extend({
 });
 
 export type ApprovalDecisionRequest = z.input<typeof approvalDecisionSchema>;
+export type ApproveRequest = z.input<typeof approveRequestSchema>;
 export type SideEffectResolutionRequest = z.input<typeof sideEffectResolutionSchema>;
 export type ToolResultRequest = Omit<z.input<typeof toolResultSchema>, 'output'> & { output: unknown };
 
 export type DecisionRequest =
-  | ({ kind: 'approve' | 'reject' } & z.output<typeof approvalDecisionSchema>)
+  | ({ kind: 'reject' } & z.output<typeof approvalDecisionSchema>)
+  /** `inputHash`: of `input`, made by the journal (approved-input.ts) when the approver changed the arguments. */
+  | ({ kind: 'approve'; inputHash?: string } & z.output<typeof approveRequestSchema>)
   | ({ kind: 'resolve' } & z.output<typeof sideEffectResolutionSchema>)
   | ({ kind: 'provide' } & z.output<typeof toolResultSchema>);
 
@@ -133,7 +144,8 @@ export function planDecision(args: {
     throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: item.decision.by, decidedAt: new Date(item.decision.at) });
   }
   const outcome = request.kind === 'resolve' ? request.outcome : request.kind === 'provide' ? 'provided' : request.kind === 'approve' ? 'approved' : 'rejected';
-  const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}) };
+  const edited = request.kind === 'approve' && request.input !== undefined ? { editedInput: true } : {};
+  const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}), ...edited };
   const nextPending = pending.map((p, i) => (i === index ? { ...p, decision } : p));
   return { event: decisionEvent(request, item), pending: nextPending, decision };
 }
@@ -145,6 +157,11 @@ function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEven
     const idempotencyKey = item.kind === 'tool-result' ? item.idempotencyKey : '';
     const { toolCallId, output, by } = request;
     return { type: 'tool-call-end', toolCallId, toolName: item.toolName, idempotencyKey, attempt: 1, output, durationMs: 0, source: 'provided', by, ...reason };
+  }
+  if (request.kind === 'approve' && request.input !== undefined) {
+    // The original arguments stay in the request; these are the ones the call executes with.
+    const { toolCallId, by, input, inputHash } = request;
+    return { type: 'tool-approval-response', toolCallId, approved: true, by, ...reason, approvedInput: input, approvedInputHash: inputHash };
   }
   if (request.kind !== 'resolve') {
     return { type: 'tool-approval-response', toolCallId: request.toolCallId, approved: request.kind === 'approve', by: request.by, ...reason };

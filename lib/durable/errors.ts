@@ -217,6 +217,10 @@ export class JournalDataError extends GnlError {
   readonly outputMismatch?: { toolCallId: string; issues: OutputIssue[] };
   /** Set when an event did not match its type's schema (event-schemas.ts): the type and the fields at fault (zod issue paths). */
   readonly invalidEvent?: { eventType: string; fields: string[] };
+  /** Set when an approver's changed arguments did not match the tool's input schema (approved-input.ts): the call and each field. */
+  readonly inputMismatch?: { toolCallId: string; issues: OutputIssue[] };
+  /** Set when an approved call's arguments do not hash to what its approval recorded (approved-input.ts): nothing was executed. */
+  readonly approvedInputMismatch?: { toolCallId: string; recorded: string | undefined; computed: string };
   constructor(
     message: string,
     options?: {
@@ -224,9 +228,13 @@ export class JournalDataError extends GnlError {
       tooLarge?: { eventType: string; bytes: number; limit: number };
       outputMismatch?: { toolCallId: string; issues: OutputIssue[] };
       invalidEvent?: { eventType: string; fields: string[] };
+      inputMismatch?: { toolCallId: string; issues: OutputIssue[] };
+      approvedInputMismatch?: { toolCallId: string; recorded: string | undefined; computed: string };
     },
   ) {
     super(message, options);
+    if (options?.inputMismatch) this.inputMismatch = options.inputMismatch;
+    if (options?.approvedInputMismatch) this.approvedInputMismatch = options.approvedInputMismatch;
     if (options?.tooLarge) this.tooLarge = options.tooLarge;
     if (options?.outputMismatch) this.outputMismatch = options.outputMismatch;
     if (options?.invalidEvent) this.invalidEvent = options.invalidEvent;
@@ -326,4 +334,27 @@ export class ForkRefusedError extends GnlError {
     this.reason = args.reason;
   }
   static override isInstance = hasName<ForkRefusedError>('ForkRefusedError');
+}
+
+/**
+ * Why a run's export or import was refused (run-export.ts, docs/operations.md#export-and-import): the run
+ * to export does not exist, a line of the file is not what the format says (`line`, 1-based), or the run
+ * id is taken in the target journal.
+ */
+export type RunTransferRefusal = 'unknown-run' | 'invalid-line' | 'run-exists';
+
+/** An export or import that cannot be made: `reason` says which check refused it; nothing was written. */
+export class RunTransferError extends GnlError {
+  override name = 'RunTransferError';
+  readonly reason: RunTransferRefusal;
+  readonly runId: string | undefined;
+  /** The file's line that is wrong (1-based: the header is line 1), for `invalid-line`. */
+  readonly line: number | undefined;
+  constructor(args: { reason: RunTransferRefusal; detail: string; runId?: string; line?: number; cause?: unknown }) {
+    super(args.line === undefined ? args.detail : `line ${args.line}: ${args.detail}`, { cause: args.cause });
+    this.reason = args.reason;
+    this.runId = args.runId;
+    this.line = args.line;
+  }
+  static override isInstance = hasName<RunTransferError>('RunTransferError');
 }

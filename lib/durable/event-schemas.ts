@@ -89,6 +89,8 @@ export const decisionSchema = z.object({
   by: z.string(),
   at: z.string(),
   reason: z.string().optional(),
+  /** Approved with arguments the approver changed (the decision event holds them). Absent: as asked. */
+  editedInput: z.boolean().optional(),
 });
 
 export const pendingItemSchema = z.discriminatedUnion('kind', [
@@ -125,9 +127,15 @@ export const pendingItemSchema = z.discriminatedUnion('kind', [
   }),
 ]);
 
-const runStart = eventType('run-start', { input: runInputSchema }, ['input']);
+/**
+ * The OpenTelemetry span of the invocation that recorded the event (tracing.ts), when a tracer provider
+ * records spans: the run's first one is the trace every later invocation of the run continues.
+ */
+export const traceContextSchema = z.object({ traceId: z.string().regex(/^[0-9a-f]{32}$/), spanId: z.string().regex(/^[0-9a-f]{16}$/) });
 
-const runResume = eventType('run-resume', { fromStatus: z.enum(RUN_STATUSES) }, []);
+const runStart = eventType('run-start', { input: runInputSchema, trace: traceContextSchema.optional() }, ['input']);
+
+const runResume = eventType('run-resume', { fromStatus: z.enum(RUN_STATUSES), trace: traceContextSchema.optional() }, []);
 
 const modelStep = eventType(
   'model-step',
@@ -136,7 +144,7 @@ const modelStep = eventType(
     provider: z.string(),
     modelId: z.string(),
     latencyMs: z.number(),
-    /** SHA-256 of the model call's input (prompt, tools, settings), to notice a replay that asks differently. Absent in runs recorded before it. */
+    /** SHA-256 of the model call's input (prompt, tools, settings), to notice a replay that asks differently (request-hash.ts: "2:…" a running hash, unprefixed the whole call). Absent in runs recorded before it. */
     requestHash: z.string().optional(),
     /** The model's raw result (LanguageModelV4GenerateResult without request/response bodies). */
     result: z.unknown(),
@@ -237,8 +245,15 @@ const toolApprovalResponse = eventType(
      * decision is replayed as recorded even when the policy later answers otherwise.
      */
     policy: z.object({ toolName: z.string(), input: z.unknown() }).optional(),
+    /**
+     * Approved with changed arguments (edit, then approve): the arguments the call executes with, instead of
+     * those the request holds (the original stays there). Who changed them is `by`. Absent: as asked.
+     */
+    approvedInput: z.unknown().optional(),
+    /** SHA-256 of approvedInput (approved-input.ts), checked before the call executes. Present with approvedInput. */
+    approvedInputHash: z.string().optional(),
   },
-  ['policy'],
+  ['policy', 'approvedInput'],
 );
 
 const sideEffectCheck = eventType(
@@ -285,7 +300,21 @@ const runSuspend = eventType('run-suspend', { status: z.enum(['waiting-approval'
   'pending',
 ]);
 
-const runComplete = eventType('run-complete', { text: z.string(), finishReason: z.string(), steps: z.number() }, ['text']);
+const runComplete = eventType(
+  'run-complete',
+  {
+    text: z.string(),
+    finishReason: z.string(),
+    steps: z.number(),
+    /**
+     * The SDK's result as the run completed (completed-result.ts: `{ v: 1, steps, … }`): a later call with
+     * the runId answers from it without running the loop. Absent in runs completed before it was recorded,
+     * or whose answer could not be journaled: those replay.
+     */
+    answer: z.unknown().optional(),
+  },
+  ['text', 'answer'],
+);
 
 /** An operator canceled the run: it stops at its next step boundary and never executes another tool. Terminal. */
 const runCancel = eventType('run-cancel', { by: z.string(), reason: z.string().optional() }, []);

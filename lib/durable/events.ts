@@ -8,12 +8,15 @@
  * Payloads are stored through json-codec (Dates, bytes and undefined survive the round trip).
  */
 import type { z } from 'zod';
-import type { decisionSchema, errorInfoSchema, journalEventSchema, pendingItemSchema, runInputSchema } from './event-schemas';
+import type { decisionSchema, errorInfoSchema, journalEventSchema, pendingItemSchema, runInputSchema, traceContextSchema } from './event-schemas';
 
 /** What a run was started with; compared on resume (production semantics come in a later issue). */
 export type RunInput = z.infer<typeof runInputSchema>;
 
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;
+
+/** An invocation's OpenTelemetry span, as run-start and run-resume record it (tracing.ts). */
+export type TraceContext = z.infer<typeof traceContextSchema>;
 
 /** What a suspended run waits for: an approval, a side effect's outcome, or a client-side tool's result. */
 export type PendingItem = z.infer<typeof pendingItemSchema>;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from './events';
 import { forkCallKey } from './fork-keys';
-import { planFork } from './fork-plan';
+import { editableResults, planFork } from './fork-plan';
 import { idempotencyKey } from './idempotency-key';
 import { RunState } from './run-state';
 
@@ -55,6 +55,28 @@ const PARENT = journal([
   { type: 'run-complete', text: 'done', finishReason: 'stop', steps: 3 },
 ]);
 
+describe('editableResults', () => {
+  it('lists the calls of the last step a fork keeps, with their recorded outputs, in the step’s order', () => {
+    expect(editableResults(PARENT, 3)).toEqual([
+      { toolCallId: 'c1', toolName: 'refund', output: { ok: true } },
+      { toolCallId: 'c2', toolName: 'refund', output: { ok: true } },
+    ]);
+    // Step 2's model step made no call; step 1 keeps nothing.
+    expect(editableResults(PARENT, 2)).toEqual([]);
+    expect(editableResults(PARENT, 1)).toEqual([]);
+  });
+
+  it('is what planFork accepts: each listed call can be edited, a call of another step cannot', () => {
+    for (const { toolCallId } of editableResults(PARENT, 3)) {
+      const plan = planFork({ runId: 'p', atStep: 3, by: 'ops', reason: 'r', edit: { toolResult: { toolCallId, output: { ok: false } } } }, PARENT);
+      expect(plan.history.find((e) => e.type === 'tool-call-end' && e.toolCallId === toolCallId)).toMatchObject({ output: { ok: false }, source: 'provided' });
+    }
+    expect(() => planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'r', edit: { toolResult: { toolCallId: 'c1', output: {} } } }, PARENT)).toThrow(
+      /invalid-edit|not a tool call/,
+    );
+  });
+});
+
 describe('planFork', () => {
   it('copies what a replay needs before the fork point, not the parent’s endings or operator acts', () => {
     const plan = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, PARENT);
@@ -98,6 +120,42 @@ describe('forkCallKey', () => {
     const state = forked([call('x', other)]);
     expect(key(state, 'x', other)).toBeUndefined();
     expect(key(state, 'x', other, 'args')).toBe(idempotencyKey({ kind: 'args', runId: 'p', toolName: 'refund', input: other }, 1));
+  });
+
+  it('keeps the fork’s inherited keys past a run-migrate, copied from its parent or its own (a migration’s input carries no forkOf)', () => {
+    const migrate = {
+      type: 'run-migrate',
+      input: { ...input, system: 'v2' },
+      fromVersion: 'a',
+      toVersion: 'b',
+      changed: ['system'],
+      by: 'ops',
+      reason: 'deploy',
+    };
+    const plan = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, journal([...PARENT.slice(0, 2), migrate, ...PARENT.slice(2)]));
+    expect(plan.history.map((e) => e.type)).toContain('run-migrate');
+    const copied = new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history, step(1, [call('x'), call('y')])]));
+    expect(copied.input).toMatchObject({ system: 'v2', forkOf: { runId: 'p' } });
+    expect([key(copied, 'x'), key(copied, 'y')]).toEqual(['k1', 'k2']);
+    const own = new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history, migrate, step(1, [call('x')])]));
+    expect(key(own, 'x')).toBe('k1');
+  });
+
+  it('starts the fork on the input the parent had at the fork point, not on a version it migrated to later', () => {
+    const migrate = {
+      type: 'run-migrate',
+      input: { ...input, system: 'v2' },
+      fromVersion: 'a',
+      toVersion: 'b',
+      changed: ['system'],
+      by: 'ops',
+      reason: 'deploy',
+    };
+    const later = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, journal([...PARENT.slice(0, 6), migrate, ...PARENT.slice(6)]));
+    expect(later.input.system).toBeUndefined();
+    expect(later.history.map((e) => e.type)).not.toContain('run-migrate');
+    const earlier = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, journal([...PARENT.slice(0, 2), migrate, ...PARENT.slice(2)]));
+    expect(earlier.input.system).toBe('v2');
   });
 
   it('is nothing for a run that is not a fork', () => {

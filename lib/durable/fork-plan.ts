@@ -52,7 +52,7 @@ export interface RepeatableSideEffect extends InheritedKey {
 }
 
 export interface ForkPlan {
-  /** The fork's run-start input: the parent's, with `forkOf`. */
+  /** The fork's run-start input: the parent's as it was at the fork point, with `forkOf`. */
   input: RunInput;
   /** The parent's events the fork keeps, as they will be appended after its run-start (renumbered from 2). */
   history: JournalEvent[];
@@ -97,7 +97,11 @@ export function planFork(request: ForkRequest, events: readonly RecordedEvent[])
     inheritedKeys: repeatable.map(({ toolName, input, idempotencyKey }) => ({ toolName, input, idempotencyKey })),
     copiedEvents: history.length,
   };
-  return { input: { ...parent.input, forkOf }, history, forkSeq, repeatable };
+  // The input the parent had at the fork point: the version that asked the kept steps (a parent migrated
+  // after the fork point asked them with another prompt or tools; on the later version the fork's replay of
+  // its kept steps would not ask what was asked, and journal replay-mismatches for history it never had).
+  const atForkPoint = new RunState(events.filter((event) => event.seq < forkSeq)).input ?? parent.input;
+  return { input: { ...atForkPoint, forkOf }, history, forkSeq, repeatable };
 }
 
 function withoutPlace(event: RecordedEvent): JournalEvent {
@@ -110,17 +114,44 @@ function withoutPlace(event: RecordedEvent): JournalEvent {
  * (by, reason): the model at step atStep reads it. Only that step's calls: an earlier call's result is
  * in the prompts of the kept steps after it, which would no longer be what those steps were asked.
  */
+/** A call of the last step a fork keeps, whose recorded output a fork may replace (ForkEdit toolResult). */
+export interface EditableResult {
+  toolCallId: string;
+  toolName: string;
+  /** The output its end recorded, as the model read it. */
+  output: unknown;
+}
+
+/**
+ * The calls a fork at `atStep` may edit the result of: those of step atStep-1 (the last step kept) that
+ * recorded an output, in the step's order. None for atStep 1 (no step is kept).
+ */
+export function editableResults(events: readonly RecordedEvent[], atStep: number): EditableResult[] {
+  const parent = new RunState(events);
+  const forkSeq = events.find((event) => event.type === 'model-step' && event.step === atStep - 1)?.seq ?? Number.POSITIVE_INFINITY;
+  const out: EditableResult[] = [];
+  for (const toolCallId of callsOfStep(parent, atStep)) {
+    const end = events.findLast((event) => event.seq < forkSeq && event.type === 'tool-call-end' && event.toolCallId === toolCallId);
+    if (end?.type === 'tool-call-end') out.push({ toolCallId, toolName: end.toolName, output: end.output });
+  }
+  return out;
+}
+
+/** The tool call ids of step atStep-1 (the last step a fork at atStep keeps), in the step's order. */
+function callsOfStep(parent: RunState, atStep: number): string[] {
+  const lastKept = parent.recordedSteps().find((step) => step.step === atStep - 2);
+  return ((lastKept?.result as { content?: { type?: string; toolCallId?: string }[] } | undefined)?.content ?? [])
+    .filter((part) => part.type === 'tool-call' && typeof part.toolCallId === 'string')
+    .map((part) => part.toolCallId as string);
+}
+
 function editToolResult(
   history: JournalEvent[],
   parent: RunState,
   edit: { toolCallId: string; output: unknown },
   args: { atStep: number; by: string; reason: string; refuse: (why: 'invalid-edit', detail: string) => never },
 ): void {
-  const lastKept = parent.recordedSteps().find((step) => step.step === args.atStep - 2);
-  const callsOfStep = ((lastKept?.result as { content?: { type?: string; toolCallId?: string }[] } | undefined)?.content ?? [])
-    .filter((part) => part.type === 'tool-call')
-    .map((part) => part.toolCallId);
-  if (!callsOfStep.includes(edit.toolCallId))
+  if (!callsOfStep(parent, args.atStep).includes(edit.toolCallId))
     args.refuse('invalid-edit', `call ${edit.toolCallId} is not a tool call of step ${args.atStep - 1}, the last step the fork keeps`);
   const index = history.findLastIndex((event) => event.type === 'tool-call-end' && event.toolCallId === edit.toolCallId);
   if (index < 0) args.refuse('invalid-edit', `call ${edit.toolCallId} has no recorded output to replace`);

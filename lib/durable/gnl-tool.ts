@@ -24,6 +24,12 @@ export interface CheckContext<INPUT = unknown> {
   idempotencyKey: string;
 }
 
+/**
+ * What the outside system holds under a call's key, for a person deciding about it (the Studio shows it
+ * and prefills "mark done" with `output`). Unlike `check`, it settles nothing on its own.
+ */
+export type LookupResult<OUTPUT = unknown> = { found: true; record: unknown; output?: OUTPUT } | { found: false };
+
 export type CheckResult<OUTPUT = unknown> = { done: true; output: OUTPUT } | { done: false } | { done: 'unknown'; reason: string };
 
 export interface GnlToolOptions<INPUT = unknown, OUTPUT = unknown> {
@@ -35,6 +41,11 @@ export interface GnlToolOptions<INPUT = unknown, OUTPUT = unknown> {
   retrySafe?: boolean;
   /** Asks the outside system whether the work under this key happened, after an unknown outcome. */
   check?: (ctx: CheckContext<INPUT>) => Promise<CheckResult<OUTPUT>>;
+  /**
+   * Looks up what the outside system recorded under the call's idempotency key, for a person settling an
+   * unknown outcome (never called by the run itself). Default: none; the Studio then asks nobody.
+   */
+  lookup?: (ctx: CheckContext<INPUT>) => Promise<LookupResult<OUTPUT>>;
   /** Wait for a person before the call runs. A function decides per input. Default: the tool's own needsApproval, else false. */
   needsApproval?: boolean | ((input: INPUT) => boolean | PromiseLike<boolean>);
   /**
@@ -74,6 +85,11 @@ export function gnlTool<T extends AnyTool>(tool: T, options: GnlToolOptions<Inpu
     throw new TypeError(`gnlTool: idempotency must be 'call' or 'args', got ${String(options.idempotency)}.`);
   }
   return Object.assign(Object.create(Object.getPrototypeOf(tool)), tool, { [OPTIONS]: options }) as T;
+}
+
+/** The tool's `lookup` (gnlTool's option), if it declares one. */
+export function toolLookup(tool: AnyTool): GnlToolOptions['lookup'] {
+  return gnlToolOptions(tool).lookup;
 }
 
 export function gnlToolOptions(tool: AnyTool): GnlToolOptions {

@@ -23,7 +23,8 @@ export {
   type TokenCounts,
   type BilledTokens,
 } from './model-usage';
-export { gnlTool, toolDeclaration, type GnlToolOptions, type CheckContext, type CheckResult } from './gnl-tool';
+export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './gnl-tool';
+export { askPerson } from './ask-person';
 export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './run-plan';
 export {
   GnlError,
@@ -43,12 +44,24 @@ export {
   HoldSessionError,
   type HoldSessionProblem,
   ForkRefusedError,
+  RunTransferError,
+  type RunTransferRefusal,
   type ForkRefusal,
   type DecisionConflictReason,
   type OutputIssue,
 } from './errors';
 export { checkOutputSchema, type OutputCheck } from './output-check';
-export { planFork, type ForkEdit, type ForkOrigin, type ForkPlan, type ForkRequest, type InheritedKey, type RepeatableSideEffect } from './fork-plan';
+export {
+  editableResults,
+  type EditableResult,
+  planFork,
+  type ForkEdit,
+  type ForkOrigin,
+  type ForkPlan,
+  type ForkRequest,
+  type InheritedKey,
+  type RepeatableSideEffect,
+} from './fork-plan';
 export { forkEditSchema, type JournalForkRequest } from './fork-request';
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
 export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
@@ -57,7 +70,8 @@ export { answerMessageId, followRunStream, StreamSupersededError, type FollowRun
 export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './run-state';
 export { runTimers, type RunTimer } from './run-timers';
 export type { RetryRecord, ScheduledResume } from './run-state';
-export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './run-totals';
+export { addModelStep, isMetered, type ModelTokens } from './model-tokens';
 export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
 export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId } from './run-id';
@@ -80,10 +94,25 @@ export type {
   StreamBatch,
   StreamBatchInput,
   WatchStreamOptions,
+  ImportRunRequest,
 } from './journal';
+// A run's journal as JSON lines and back (gnl export / import, the Studio's Export).
+export {
+  exportRun,
+  exportText,
+  parseRunExport,
+  planImport,
+  RUN_EXPORT_FORMAT,
+  RUN_EXPORT_VERSION,
+  type RunExport,
+  type RunExportHeader,
+  type ExportRunOptions,
+  type ParsedRunExport,
+  type ImportPlan,
+} from './run-export';
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
 export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
-export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo } from './events';
+export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo, TraceContext } from './events';
 export { errorInfo } from './events';
 export type { RunSummary } from './run-summary';
-export type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
+export type { ApprovalDecisionRequest, ApproveRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';

@@ -9,6 +9,7 @@ export {
   planCancel,
   planResumeRequest,
   approvalDecisionSchema,
+  approveRequestSchema,
   sideEffectResolutionSchema,
   toolResultSchema,
   cancelRequestSchema,
@@ -21,6 +22,7 @@ export { encodeEvent, encodeEventParts } from './event-limit';
 export { assertValidEvent } from './event-schemas';
 export { forkRequestSchema } from './fork-request';
 export { assertOutputMatchesSchema } from './output-check';
+export { approvedInputHash, assertInputMatchesSchema } from './approved-input';
 export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
 export { journalKeyFrom, type JournalKey } from './secret-box';
 export { ENVELOPE_KEY } from './secret-fields';

@@ -3,8 +3,8 @@
  * Adapters (lib/durable/storage) share one implementation, PostgresJournal (on a Postgres server, and on
  * PGlite, the embedded Postgres); journal-contract.test.ts proves them equal. The core never sees a driver.
  */
-import type { ApprovalDecisionRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
-import type { Decision, JournalEvent, RecordedEvent, RunInput } from './events';
+import type { ApprovalDecisionRequest, ApproveRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
+import type { Decision, JournalEvent, RecordedEvent, RunInput, TraceContext } from './events';
 import type { ForkPlan } from './fork-plan';
 import type { JournalForkRequest } from './fork-request';
 import type { RunStatus } from './run-status';
@@ -32,8 +32,12 @@ export interface Journal {
    * elsewhere. The hold dies with the process that took it (no lease to wait out after a crash).
    */
   hold(runId: string): Promise<RunHold>;
-  /** Approves a call waiting for approval; the next resume executes it before any new model call. */
-  approve(request: ApprovalDecisionRequest): Promise<Decision>;
+  /**
+   * Approves a call waiting for approval; the next resume executes it before any new model call. With `input`
+   * (edit, then approve) it executes with those arguments instead; given the tool's `inputSchema`, arguments
+   * that do not match it are refused (JournalDataError naming the fields) and nothing is recorded.
+   */
+  approve(request: ApproveRequest): Promise<Decision>;
   /** Rejects a call waiting for approval; the model sees the refusal (and the reason) as the tool's result. */
   reject(request: ApprovalDecisionRequest): Promise<Decision>;
   /**
@@ -65,6 +69,13 @@ export interface Journal {
    * Refusals are ForkRefusedError (nothing written); an invalid request is JournalDataError.
    */
   fork(request: JournalForkRequest): Promise<{ created: boolean; plan: ForkPlan }>;
+  /**
+   * Brings a run in from an export (run-export.ts): in one transaction, creates `runId` with the events as
+   * they were recorded (their sequence numbers and times), then appends `then` (an evidence import's
+   * run-cancel) at this journal's clock. Secrets are sealed with this journal's key. A run id that exists
+   * is RunTransferError 'run-exists'; an event off its schema is JournalDataError; either way nothing is written.
+   */
+  importRun(request: ImportRunRequest): Promise<RecordedEvent[]>;
   getRun(runId: string): Promise<RunSummary | undefined>;
   listRuns(options?: ListRunsOptions): Promise<RunPage>;
   /** The run's events in order, after `afterSeq` (default 0), at most `limit` (default: all). */
@@ -149,6 +160,14 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+export interface ImportRunRequest {
+  runId: string;
+  /** Sequence numbers 1..n, a run-start first: written as they are, with their times. */
+  events: readonly RecordedEvent[];
+  /** Appended after them, in the same transaction. Default: none. */
+  then?: readonly JournalEvent[];
+}
+
 export interface CancelRequest {
   runId: string;
   /** Who cancels (an operator account, a service name). */
@@ -170,8 +189,8 @@ export interface RunHold {
   readonly runId: string;
   /** Every event of the run, in order (empty for a new run). */
   load(): Promise<RecordedEvent[]>;
-  /** Creates the run with its `run-start` event. */
-  create(input: RunInput): Promise<RecordedEvent>;
+  /** Creates the run with its `run-start` event (`trace`: the invocation span that starts it, tracing.ts). */
+  create(input: RunInput, options?: { trace?: TraceContext }): Promise<RecordedEvent>;
   /**
    * Appends events after the last one, atomically with the run summary; durable when it resolves.
    * An event whose encoded payload is over MAX_EVENT_BYTES is refused (JournalDataError) and nothing is written.

@@ -25,6 +25,7 @@ import { assertModelCanRead } from './model-json';
 import type { RunSession } from './run-session';
 import type { ToolOperation } from './run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
+import { ATTR } from './tracing';
 
 type AnyTool = Tool<any, any>;
 
@@ -58,9 +59,11 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       session.throwIfFatal();
       const { toolCallId } = callOptions;
       const { key, input } = callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options });
+      const span = session.trace?.toolCall({ toolName, toolCallId, idempotencyKey: key, sideEffect: options.sideEffect === true });
+      const recordedBefore = session.state.operations.get(key)?.result !== undefined;
       // One execution per key at a time: a twin waits for the one running, then for any that started meanwhile.
       for (let running = session.inFlight.get(key); running; running = session.inFlight.get(key)) await running.catch(() => undefined);
-      const work = (async () => {
+      const run = async () => {
         let op = session.state.operations.get(key);
         if (op?.result) return replay({ session, op, toolCallId, toolName });
         if (!execute) throw new JournalDataError(`Tool ${toolName} has no execute and no result was provided for call ${toolCallId}.`);
@@ -73,10 +76,20 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
           if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
         }
         return attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions });
-      })();
+      };
+      // The tool's own spans nest under its call's.
+      const work = span ? span.within(run) : run();
       session.inFlight.set(key, work);
       try {
-        return await work;
+        const output = await work;
+        span?.set({ [ATTR.attempt]: session.state.operations.get(key)?.attempts ?? 0 });
+        span?.end({ status: recordedBefore ? 'replayed' : 'executed' });
+        return output;
+      } catch (error) {
+        span?.set({ [ATTR.attempt]: session.state.operations.get(key)?.attempts ?? 0 });
+        if (error instanceof CallBlockedSignal) span?.end({ status: 'blocked' });
+        else span?.end({ error });
+        throw error;
       } finally {
         if (session.inFlight.get(key) === work) session.inFlight.delete(key);
       }
@@ -101,8 +114,23 @@ async function attempts(args: {
   for (let tries = 0; ; tries++) {
     const attempt = (session.state.operations.get(key)?.attempts ?? 0) + 1;
     if (sideEffect) await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect });
-    // Canceled while this call was being recorded: its start is journaled, its work is not done.
-    if (sideEffect && session.canceled) throw new RunCanceledError({ runId: session.runId });
+    // Canceled while this call was being recorded (the append that carried its start said so): its start
+    // is journaled and its work is not done, so the journal says that too, rather than leave a start that
+    // reads as an unknown outcome. Nothing else holds the run: it is known that execute never ran.
+    if (sideEffect && session.canceled) {
+      const canceled = new RunCanceledError({ runId: session.runId });
+      await session.append({
+        type: 'tool-call-error',
+        toolCallId,
+        toolName,
+        idempotencyKey: key,
+        attempt,
+        error: errorInfo(canceled),
+        durationMs: 0,
+        retryable: false,
+      });
+      throw canceled;
+    }
     const unstarted = sideEffect ? {} : { input, startedAt: new Date().toISOString() };
     const errorEvent = (error: unknown, durationMs: number, retryable: boolean) =>
       ({ type: 'tool-call-error', ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, error: errorInfo(error), durationMs, retryable }) as const;

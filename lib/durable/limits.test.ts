@@ -142,27 +142,29 @@ describeEachJournal('limits end to end', (target) => {
     const counter = { calls: 0 };
     const tools = { t: returning(() => 'ok', counter) };
     const start = () => runDurable({ runId, journal, model: scriptedModel(callEachStep('t', 3)).model, tools, prompt: 'x', maxEventsPerRun: 6 });
-    // run-start, then model step / tool end pairs: the third tool end would be event 7.
+    // run-start, then model step / tool end pairs, each pair one append (the step rides with its call's
+    // end, RunSession.defer): the third pair would be events 6 and 7.
     const error = await start().catch((e: unknown) => e);
     expect(RunEventLimitError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(
-      /has 6 events; appending 1 more would pass the limit of 6 events per run \(maxEventsPerRun\)\. Nothing was appended\./,
+      /has 5 events; appending 2 more would pass the limit of 6 events per run \(maxEventsPerRun\)\. Nothing was appended\./,
     );
     const events = await journal.events(runId);
-    expect(events.map((e) => e.type)).toEqual(['run-start', 'model-step', 'tool-call-end', 'model-step', 'tool-call-end', 'model-step', 'run-fail']);
+    expect(events.map((e) => e.type)).toEqual(['run-start', 'model-step', 'tool-call-end', 'model-step', 'tool-call-end', 'run-fail']);
     expect(events.at(-1)).toMatchObject({ error: { name: 'RunEventLimitError' } });
     expect((await journal.getRun(runId))?.status).toBe('failed');
 
     // Resumed under the same limit: refused at once, nothing appended.
     const again = await start().catch((e: unknown) => e);
     expect(RunEventLimitError.isInstance(again)).toBe(true);
-    expect(await journal.events(runId)).toHaveLength(7);
+    expect(await journal.events(runId)).toHaveLength(6);
 
     // A higher limit: it goes on from where it stopped and completes.
     const model = scriptedModel(callEachStep('t', 3));
     const done = await runDurable({ runId, journal, model: model.model, tools, prompt: 'x', maxEventsPerRun: 100 });
     expect(done.status).toBe('completed');
-    expect(model.calls()).toBe(1); // only the answer: the three tool-calling steps were replayed
+    // The two recorded tool-calling steps were replayed; the third (refused with its call's end) is asked again, then the answer.
+    expect(model.calls()).toBe(2);
 
     await expect(runDurable({ runId: uniqueRunId(), journal, model: model.model, tools, prompt: 'x', maxEventsPerRun: 1 })).rejects.toThrow(
       /maxEventsPerRun must be a whole number of at least 2/,
@@ -219,11 +221,11 @@ describeEachJournal('limits end to end', (target) => {
       returning(() => ({ ok: true }), counter),
       { sideEffect: true },
     );
-    // run-start, model-step, tool-call-start would be 3 > 2.
+    // run-start, then the model step with the call's start (one append, RunSession.defer) would be 3 > 2.
     await expect(
       runDurable({ runId, journal, model: scriptedModel(callOnce('charge')).model, tools: { charge }, prompt: 'x', maxEventsPerRun: 2 }),
     ).rejects.toThrow(RunEventLimitError);
     expect(counter.calls).toBe(0);
-    expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'model-step', 'run-fail']);
+    expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-fail']);
   });
 });

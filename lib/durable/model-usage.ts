@@ -52,6 +52,18 @@ export const USAGE_COUNTS = Object.keys(USAGE_PATHS) as UsageCount[];
 /** The counts a step's token total adds up (the runs page's tokens column, the CLI's totals): input plus output. */
 export const TOTAL_COUNTS = ['input', 'output'] as const satisfies readonly UsageCount[];
 
+/**
+ * The largest count read as a count: a quadrillion tokens. A provider's junk beyond it (a negative count,
+ * 1e308) reads as not reported, here and in the Studio's SQL (usage-sql.ts), so no sum of a run, an
+ * agent or a day can leave a float's range and fail the page that lists it.
+ */
+export const MAX_TOKEN_COUNT = 1e15;
+
+/** Whether a usage value counts as a token count (the SQL's test is the same: usage-sql.ts). */
+export function isTokenCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= MAX_TOKEN_COUNT && !Object.is(value, -0);
+}
+
 function at(value: unknown, path: readonly string[]): unknown {
   let here = value;
   for (const key of path) {
@@ -67,7 +79,7 @@ export function readTokenUsage(usage: unknown): TokenUsage {
   for (const count of USAGE_COUNTS) {
     for (const path of USAGE_PATHS[count]) {
       const value = at(usage, path);
-      if (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0)) {
+      if (isTokenCount(value)) {
         read[count] = value;
         break;
       }

@@ -15,6 +15,19 @@ export {
   unknownOutcomeRule,
 } from './run-plan';
 export { buildCallHistory, type CallHistory, type CallRecord, replaysAfter } from './call-history';
-export { addToTotals, EMPTY_TOTALS, type RunTotals } from './run-totals';
+export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './run-totals';
+export { addModelStep, isMetered, type ModelTokens } from './model-tokens';
+export { addToInvocations, type Invocation, type InvocationBegin, type InvocationEnd, NO_INVOCATIONS, type RunInvocations } from './run-invocations';
+export {
+  addToWaterfall,
+  EMPTY_WATERFALL,
+  type RunWaterfall,
+  type WaterfallBar,
+  type WaterfallGap,
+  type WaterfallOutcome,
+  waterfallGaps,
+  waterfallSpan,
+  trimWaterfall,
+} from './run-waterfall';
 export type { RetryRecord, ScheduledResume } from './run-state';
 export { type RunTimer, runTimers } from './run-timers';

@@ -1,6 +1,7 @@
 /**
  * Records and replays model steps. A model middleware: a step already in the journal is returned
- * from it (the model is not called), a new step is journaled before the loop sees it. Streamed steps
+ * from it (the model is not called), a new step is journaled before anything acts on it: it rides with
+ * the next append (RunSession.defer), so a step and its first call's start are one statement. Streamed steps
  * (streamDurable) likewise: replayed as a stream of the recorded answer, or journaled when their
  * finish arrives, before their tool calls reach the loop (stream-step.ts).
  *
@@ -14,18 +15,15 @@
  * in one answer. A new step's colliding ids are renamed before it is recorded (tool-call-ids.ts); the
  * recorded step is what every replay returns, so the new names are as stable as the old ones.
  */
-import { createHash } from 'node:crypto';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4Middleware } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
 import { sameOrRecorded } from './call-identity';
-import { canonicalJson } from './canonical-json';
 import { JournalDataError } from './errors';
-import { encodeJson } from './json-codec';
-import { withoutDefaults } from './schema-identity';
 import { refusalOf, refusedStepError, refusedStepResult } from './refused-step';
 import type { RunSession } from './run-session';
 import { CallIdRenamer, recordingStepStream, streamOfRecordedStep } from './stream-step';
 import { uniqueToolCallIds } from './tool-call-ids';
+import type { ChildSpan } from './tracing';
 
 export function recordingModel(model: LanguageModelV4, session: RunSession): LanguageModelV4 {
   return wrapLanguageModel({ model, middleware: recordingMiddleware(session) });
@@ -38,39 +36,77 @@ function recordingMiddleware(session: RunSession): LanguageModelV4Middleware {
     specificationVersion: 'v4',
     // The SDK re-parses replayed calls and sends those arguments back in the prompt; a computed default or
     // a transform can make them differ from what ran. The prompt carries the recorded arguments instead,
-    // so the model sees what really ran, and the request hash compares like with like.
+    // so the model sees what really ran, and the request hash compares like with like (request-hash.ts).
     transformParams: async ({ params }) => withRecordedArguments(params, session.state.inputOfCall, decided),
     wrapGenerate: async ({ doGenerate, model, params }) => {
       const step = await stepOf(session, params);
+      const span = stepSpan(session, step, model);
       if (step.recorded) return step.recorded;
-      const startedAt = performance.now();
-      const result = uniqueToolCallIds(await doGenerate(), step.number, session.state.toolCallIdsOfSteps());
-      await record(session, { step, model, startedAt, result });
-      return result;
+      try {
+        const startedAt = performance.now();
+        const result = uniqueToolCallIds(await (span ? span.within(doGenerate) : doGenerate()), step.number, session.state.toolCallIdsOfSteps());
+        // A fork's calls take their keys by their place among its steps' calls (fork-keys.ts): its steps are journaled at once.
+        await record(session, { step, model, startedAt, result, defer: session.state.input?.forkOf === undefined });
+        span?.end({ status: 'recorded' });
+        return result;
+      } catch (error) {
+        span?.end({ error });
+        throw error;
+      }
     },
     // streamDurable: deltas pass through, tool calls are held until the step is journaled (stream-step.ts).
     wrapStream: async ({ doStream, model, params }) => {
       const step = await stepOf(session, params);
+      const span = stepSpan(session, step, model);
       if (step.recorded) return { stream: streamOfRecordedStep(step.recorded) };
       const startedAt = performance.now();
-      const { stream, ...rest } = await doStream();
+      let rest: Omit<Awaited<ReturnType<typeof doStream>>, 'stream'>;
+      let stream: Awaited<ReturnType<typeof doStream>>['stream'];
+      try {
+        ({ stream, ...rest } = await (span ? span.within(doStream) : doStream()));
+      } catch (error) {
+        span?.end({ error });
+        throw error;
+      }
       const renamer = new CallIdRenamer(step.number, session.state.toolCallIdsOfSteps());
-      return { ...rest, stream: recordingStepStream({ stream, renamer, record: (result) => record(session, { step, model, startedAt, result }) }) };
+      const recordStep = async (result: LanguageModelV4GenerateResult) => {
+        try {
+          await record(session, { step, model, startedAt, result });
+          span?.end({ status: 'recorded' });
+        } catch (error) {
+          span?.end({ error });
+          throw error;
+        }
+      };
+      return { ...rest, stream: recordingStepStream({ stream, renamer, record: recordStep }) };
     },
   };
 }
 
 type Step = { number: number; requestHash: string; recorded?: LanguageModelV4GenerateResult };
 
+/** The step's span (tracing.ts): a replayed step's ends at once (nothing was asked); a new one's when it is journaled. */
+function stepSpan(session: RunSession, step: Step, model: LanguageModelV4): ChildSpan | undefined {
+  const span = session.trace?.modelStep({ step: step.number, replayed: step.recorded !== undefined, provider: model.provider, modelId: model.modelId });
+  if (span && step.recorded) {
+    span.end({ status: 'replayed' });
+    return undefined;
+  }
+  return span;
+}
+
 /** The step the loop is on, and its recorded answer when the journal has one (checked against this call's input). */
 async function stepOf(session: RunSession, params: LanguageModelV4CallOptions): Promise<Step> {
   session.throwIfFatal();
+  // The step before, if nothing it led to was journaled (its calls invalid, say): durable before the next.
+  await session.flush();
   const step = session.stepNumber;
-  const requestHash = hashRequest(params);
   const recorded = session.state.modelSteps[step];
   if (recorded !== undefined) {
     session.replayedSteps.add(step);
     const recordedHash = session.state.modelRequestHashes[step];
+    // Hashed as the step was (request-hash.ts), so runs recorded with an earlier version compare like with like.
+    const requestHash = recordedHash === undefined ? session.requestHasher.hash(params) : session.requestHasher.hashLike(recordedHash, params);
     // A step recorded before the run migrated was asked by the earlier version: it differs by design.
     if (recordedHash !== undefined && recordedHash !== requestHash && step >= session.state.stepsBeforeMigration) {
       await session.replayMismatch(
@@ -88,37 +124,27 @@ async function stepOf(session: RunSession, params: LanguageModelV4CallOptions): 
       `Run "${session.runId}" is completed with ${session.state.modelSteps.length} model steps; this call asks for step ${step + 1}. Start a new run instead.`,
     );
   }
-  return { number: step, requestHash };
+  return { number: step, requestHash: session.requestHasher.hash(params) };
 }
 
-/** Journals a new step's answer before the loop sees it; one too large is recorded as refused and fails the step. */
+/** Journals a new step's answer (deferred: with the next append) before anything acts on it; one too large is recorded as refused and fails the step. */
 async function record(
   session: RunSession,
-  args: { step: Step; model: LanguageModelV4; startedAt: number; result: LanguageModelV4GenerateResult },
+  args: { step: Step; model: LanguageModelV4; startedAt: number; result: LanguageModelV4GenerateResult; defer?: boolean },
 ): Promise<void> {
   const { step, model, startedAt, result } = args;
   const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
   const event = { type: 'model-step' as const, step: step.number, provider: model.provider, modelId: model.modelId, latencyMs, requestHash: step.requestHash };
   try {
-    await session.append({ ...event, result: journaledResult(result) });
+    // generateText's steps ride with the next append (RunSession.defer: the step and its first call's
+    // start in one statement); a streamed step is journaled at once, before its tool calls leave the stream.
+    if (args.defer) session.defer({ ...event, result: journaledResult(result) });
+    else await session.append({ ...event, result: journaledResult(result) });
   } catch (error) {
     if (!JournalDataError.isInstance(error) || !error.tooLarge) throw error;
     await session.append({ ...event, result: refusedStepResult(error.tooLarge) });
     throw refusedStepError({ runId: session.runId, step: step.number, ...error.tooLarge, cause: error });
   }
-}
-
-/**
- * The model call's input, hashed: the prompt, the tools offered (their schemas without defaults:
- * schema-identity.ts), the settings. Not the abort signal or headers (transport), which do not change
- * what is asked.
- */
-function hashRequest(params: LanguageModelV4CallOptions): string {
-  const { abortSignal: _signal, headers: _headers, ...rest } = params;
-  const asked = rest.tools ? { ...rest, tools: rest.tools.map((t) => ('inputSchema' in t ? { ...t, inputSchema: withoutDefaults(t.inputSchema) } : t)) } : rest;
-  return createHash('sha256')
-    .update(canonicalJson(encodeJson(asked)))
-    .digest('base64url');
 }
 
 /** What the loop needs back on replay; request and response bodies stay out of the journal. */

@@ -82,25 +82,39 @@ describeEachJournal('runDurable', (target) => {
     expect((await journal.events(runId)).length).toBe(8);
   });
 
-  it('fires step and finish callbacks for replayed steps too, with a replayed flag', async () => {
+  it('fires step and finish callbacks for replayed steps too, with a replayed flag; a completed run calls none', async () => {
     const agent = refundAgent();
     const runId = uniqueRunId();
     const seen: [number, boolean][] = [];
     const finished: boolean[] = [];
     const onStepFinish = (step: { stepNumber: number; replayed?: boolean }) => void seen.push([step.stepNumber, step.replayed as boolean]);
     const onFinish = (event: { replayed?: boolean }) => void finished.push(event.replayed as boolean);
-    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish, onFinish });
-    await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish, onFinish });
+    // The model fails at step 2: the run is failed, and its resume replays steps 0 and 1.
+    let failAt: number | undefined = 2;
+    const model = scriptedModel((step) => {
+      if (step === failAt) throw new Error('provider down');
+      return step === 0
+        ? { toolCalls: [{ toolCallId: 'call-lookup', toolName: 'lookupOrder', input: { orderId: 'o_17' } }] }
+        : step === 1
+          ? { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: 'o_17', amount: 40 } }] }
+          : { text: 'Refunded 40 for o_17.' };
+    });
+    const call = () => runDurable({ runId, journal, model: model.model, tools: agent.tools, prompt: 'Refund o_17', onStepFinish, onFinish, maxRetries: 0 });
+    await expect(call()).rejects.toThrow('provider down');
+    failAt = undefined;
+    expect((await call()).status).toBe('completed');
     expect(seen).toEqual([
       [0, false],
       [1, false],
-      [2, false],
       [0, true],
       [1, true],
-      [2, true],
+      [2, false],
     ]);
-    expect(finished).toEqual([false, true]);
-    expect(agent.scripted.calls()).toBe(3);
+    expect(finished).toEqual([false]);
+    // Completed: a call answers from the record and nothing runs again, so no callback is called.
+    expect((await call()).status).toBe('completed');
+    expect(seen).toHaveLength(5);
+    expect(finished).toEqual([false]);
   });
 
   it('journals a model returned by prepareStep like the top-level one', async () => {

@@ -5,7 +5,8 @@
  *   journaledTool   — tool calls are replayed or recorded, the start durable before execute;
  *   toolGate        — approvals and unknown side-effect outcomes decide what may run.
  * Calling again with the same runId replays what is recorded and continues at the first
- * unrecorded step. Nothing needed to continue is held in memory.
+ * unrecorded step; a completed run answers from its record (completed-answer.ts), the loop not run.
+ * Nothing needed to continue is held in memory.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
@@ -23,14 +24,17 @@ import { eventLimitOption } from './event-limit';
 import { withForkInstruction } from './fork-instruction';
 import { errorInfo, type PendingItem } from './events';
 import { markJournaledFailure } from './journaled-failure';
+import { answerFromRecord, completedDurableResult, recordCompletion } from './completed-answer';
 import { RunState } from './run-state';
+import { InvocationTrace } from './tracing';
 import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from './idempotency-key';
 import type { Journal, RunHold } from './journal';
 import { journaledTool, type ToolRetry } from './journaled-tool';
 import { recordingModel } from './recording-model';
 import { assertValidConversationId, assertValidRunId } from './run-id';
 import { RunSession } from './run-session';
-import { type ReplayCallbacks, withReplayedFlag } from './replay-callbacks';
+import { replayAwareTelemetry } from './replay-telemetry';
+import { type ReplayCallbacks, withoutCallbacks, withReplayedFlag } from './replay-callbacks';
 import { resolveModel } from './resolve-model';
 import { buildRunInput, type RunInputSource } from './run-input';
 import { toolGate } from './tool-gate';
@@ -48,10 +52,13 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<GenerateTextOptions<TOOLS>, ReplayCallbackName | 'output'> & {
   /** Structured output (`Output.object({ schema })`, …): on the completed result as `output`, parsed from the final step. */
   output?: OutputSpec<any, any, any>;
-  /** Called after each step, replayed ones included (`replayed: true` when the model's answer came from the journal). */
+  /**
+   * Called after each step, replayed ones included (`replayed: true` when the model's answer came from the journal).
+   * Not called (nor any callback) on a call to a run that is completed already: it answers from its record, nothing runs.
+   */
   onStepFinish?: Callback<'onStepFinish', TOOLS>;
   onStepEnd?: Callback<'onStepEnd', TOOLS>;
-  /** Called when the loop ends; `replayed: true` when every step came from the journal. */
+  /** Called when the loop ends; `replayed: true` when every step came from the journal. Not on a completed run's later calls. */
   onFinish?: Callback<'onFinish', TOOLS>;
   onEnd?: Callback<'onEnd', TOOLS>;
   /** Names the job, not the conversation: the first attempt and every retry pass the same runId. */
@@ -147,13 +154,26 @@ export type DurableResult<TOOLS extends ToolSet> =
 export type Replayed<EVENT> = EVENT & { replayed: boolean };
 
 export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>): Promise<DurableResult<TOOLS>> {
-  const opened = await openRun(options);
+  return invoke(options, { fromRecord: true, completedCallbacks: false });
+}
+
+/**
+ * runDurable that answers a completed run by replaying its whole loop through the recording model (every
+ * callback called, `replayed: true`), as runDurable did before completed runs answered from their record.
+ * The path a run without a recorded answer takes; kept callable to compare the two (completed-result.test.ts).
+ */
+export async function replayDurable<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>): Promise<DurableResult<TOOLS>> {
+  return invoke(options, { fromRecord: false, completedCallbacks: true });
+}
+
+async function invoke<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>, how: OpenHow): Promise<DurableResult<TOOLS>> {
+  const opened = await openRun(options, how);
   if (opened.kind === 'answer') return opened.result;
   const { session, hold, loop } = opened;
   try {
     let result: GenerateTextResult<TOOLS, any, any>;
     try {
-      result = await generateText(loop as unknown as GenerateTextOptions<TOOLS>);
+      result = await within(session, () => generateText(loop as unknown as GenerateTextOptions<TOOLS>));
     } catch (error) {
       return await settle(session, { error });
     }
@@ -163,10 +183,30 @@ export async function runDurable<TOOLS extends ToolSet>(options: RunDurableOptio
   }
 }
 
-/** A run opened for one invocation: answered at once (nothing to do), or held, with the loop's settings. */
+/** How a call on a run that is completed already is met (docs/runtime.md, "A completed run"). */
+export interface OpenHow {
+  /** Answer from its recorded answer (completed-result.ts), the loop not run; false (or no answer recorded): replay it. */
+  fromRecord: boolean;
+  /**
+   * Whether its replay calls the caller's callbacks (step, finish, and the SDK's other lifecycle ones).
+   * runDurable and streamDurable: no, nothing runs again; replayDurable: yes, with `replayed: true`, as before.
+   */
+  completedCallbacks: boolean;
+}
+
+/**
+ * A run opened for one invocation: answered at once (nothing to do), or held, with the loop's settings.
+ * `quiet`: a completed run replayed with the caller's callbacks left out (OpenHow.completedCallbacks).
+ */
 export type OpenedRun<TOOLS extends ToolSet> =
   | { kind: 'answer'; result: DurableResult<TOOLS> }
-  | { kind: 'execute'; session: RunSession; hold: RunHold; loop: Record<string, unknown> & { model: LanguageModelV4; tools: TOOLS } };
+  | {
+      kind: 'execute';
+      session: RunSession;
+      hold: RunHold;
+      loop: Record<string, unknown> & { model: LanguageModelV4; tools: TOOLS };
+      quiet: boolean;
+    };
 
 /**
  * What runDurable and streamDurable share before the loop: the options checked, the start input built,
@@ -174,7 +214,7 @@ export type OpenedRun<TOOLS extends ToolSet> =
  * model, the journaled tools, the tool gate, the stop conditions, the recording prepareStep and repair.
  * The caller releases the hold when the loop has settled (an answer holds nothing).
  */
-export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>): Promise<OpenedRun<TOOLS>> {
+export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>, how: OpenHow): Promise<OpenedRun<TOOLS>> {
   const {
     runId,
     journal,
@@ -197,6 +237,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     onEnd,
     ...rest
   } = options as RunDurableOptions<TOOLS> & { prepareStep?: (...a: any[]) => any } & ReplayCallbacks;
+  const startedAt = performance.timeOrigin + performance.now();
   assertValidRunId(runId);
   assertValidConversationId(conversationId);
   const maxEvents = eventLimitOption(maxEventsPerRun);
@@ -209,25 +250,51 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     // Scheme 1 is what a start input without one means: recorded only when it is another.
     ...(scheme !== 1 ? { keyScheme: scheme } : {}),
   });
+  // This invocation's span (tracing.ts), started once the run's record says which trace it continues.
+  let invocation: InvocationTrace | undefined;
+  const traceOf = (state: RunState | undefined, kind: string): InvocationTrace =>
+    (invocation ??= InvocationTrace.start({ runId, agent: input.agent, recorded: state?.trace, startTime: startedAt, kind }));
+  // A prepareStep may set each step's runtimeContext or toolsContext, which are not journaled: such a run replays.
+  const answerable = how.fromRecord && prepareStep === undefined;
+  if (answerable) {
+    // A completed run is answered without its hold: nothing executes, and nothing but inert events follows
+    // a run-complete (a cancel or a decision on it is refused). One read; a run that is not completed goes on.
+    const state = new RunState(await journal.events(runId));
+    const answer = await answerFromRecord<TOOLS>({ runId, state, input, context: options });
+    if (answer) return answered(traceOf(state, 'answer'), answer);
+  }
   const hold = await journal.hold(runId);
   try {
-    const begun = await beginInvocation({ hold, input, maxEvents, acceptChange });
+    const traceFor = (state: RunState) => traceOf(state, state.lastSeq === 0 ? 'start' : 'resume').recorded;
+    const begun = await beginInvocation({ hold, input, maxEvents, acceptChange, traceFor });
     let answer: DurableResult<TOOLS> | undefined;
     if (begun.kind === 'canceled') answer = { status: 'canceled', runId, by: begun.by, ...(begun.reason ? { reason: begun.reason } : {}) };
     if (begun.kind === 'waiting-approval') answer = { status: 'waiting-approval', runId, pending: begun.pending.map(toPendingApproval) };
     if (begun.kind === 'waiting-tool-result') answer = { status: 'waiting-tool-result', runId, pending: begun.pending.map(toPendingToolResult) };
+    // Completed since the read above (another invocation finished it meanwhile): answered the same way.
+    if (begun.kind === 'execute' && answerable) answer = await answerFromRecord<TOOLS>({ runId, state: begun.state, input, context: options });
     if (answer || begun.kind !== 'execute') {
       await hold.release();
-      return { kind: 'answer', result: answer as DurableResult<TOOLS> };
+      return answered(traceOf(begun.state, 'answer'), answer as DurableResult<TOOLS>);
     }
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
-    const callbacks = withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
-    const loop = loopSettings({ session, rest: { ...rest, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep, toolRetry });
-    return { kind: 'execute', session, hold, loop };
+    session.trace = traceOf(begun.state, 'resume');
+    const quiet = begun.state.status === 'completed' && !how.completedCallbacks;
+    const callbacks = quiet ? {} : withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
+    const settings = quiet ? withoutCallbacks(rest) : rest;
+    const loop = loopSettings({ session, rest: { ...settings, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep, toolRetry });
+    return { kind: 'execute', session, hold, loop, quiet };
   } catch (error) {
+    invocation?.end({ error });
     await hold.release();
     throw error;
   }
+}
+
+/** An invocation answered without running the loop: its span ends with the answer's status. */
+function answered<TOOLS extends ToolSet>(trace: InvocationTrace, result: DurableResult<TOOLS>): OpenedRun<TOOLS> {
+  trace.end({ status: result.status });
+  return { kind: 'answer', result };
 }
 
 function loopSettings<TOOLS extends ToolSet>(args: {
@@ -250,8 +317,12 @@ function loopSettings<TOOLS extends ToolSet>(args: {
   const journaledTools = Object.fromEntries(
     Object.entries(tools).map(([name, tool]) => [name, journaledTool({ session, toolName: name, tool, retry: args.toolRetry })]),
   );
+  // The SDK's telemetry integrations do not hear replayed steps and calls as if they ran again (replay-telemetry.ts).
+  const { telemetry: given, experimental_telemetry: givenOld } = rest as { telemetry?: TelemetrySetting; experimental_telemetry?: TelemetrySetting };
+  const telemetry = replayAwareTelemetry(given ?? givenOld, session);
   return {
     ...(rest as object),
+    ...(telemetry !== undefined && telemetry !== (given ?? givenOld) ? { telemetry } : {}),
     ...(repair ? { repairToolCall: journaledRepair(repair, session) } : {}),
     model: recordingModel(baseModel, session),
     tools: journaledTools as TOOLS,
@@ -267,6 +338,25 @@ function loopSettings<TOOLS extends ToolSet>(args: {
  * awaited parts of its stream's result).
  */
 export async function settle<TOOLS extends ToolSet>(
+  session: RunSession,
+  outcome: { error: unknown } | { result: GenerateTextResult<TOOLS, any, any> },
+): Promise<DurableResult<TOOLS>> {
+  try {
+    const result = await settleRun(session, outcome);
+    session.trace?.end({ status: result.status });
+    return result;
+  } catch (error) {
+    session.trace?.end({ error });
+    throw error;
+  }
+}
+
+/** Runs the loop with the invocation's span active, so the SDK's and the provider's spans nest under it. */
+export function within<T>(session: RunSession, work: () => T): T {
+  return session.trace ? session.trace.within(work) : work();
+}
+
+async function settleRun<TOOLS extends ToolSet>(
   session: RunSession,
   outcome: { error: unknown } | { result: GenerateTextResult<TOOLS, any, any> },
 ): Promise<DurableResult<TOOLS>> {
@@ -299,26 +389,9 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
     await session.append({ type: 'run-suspend', status: 'waiting-tool-result', pending });
     return { status: 'waiting-tool-result', runId, pending: session.waitingResults.map(toPendingToolResult) };
   }
-  if (session.state.status !== 'completed') {
-    await session.append({ type: 'run-complete', text: result.text, finishReason: result.finishReason, steps: result.steps.length });
-  }
-  const completed = {
-    status: 'completed' as const,
-    runId,
-    text: result.text,
-    content: result.content,
-    steps: result.steps,
-    toolCalls: result.toolCalls,
-    toolResults: result.toolResults,
-    finishReason: result.finishReason,
-    usage: result.usage,
-    totalUsage: result.totalUsage,
-    response: result.response,
-    replayedSteps: session.replayedSteps.size,
-    result,
-  };
-  // A getter, as on the SDK's result: reading an output that is not there throws there and then.
-  return Object.defineProperty(completed, 'output', { enumerable: true, get: () => result.output }) as DurableResult<TOOLS>;
+  // With the SDK's answer, for later calls to answer from (completed-result.ts).
+  if (session.state.status !== 'completed') await recordCompletion(session, result);
+  return completedDurableResult(runId, result, session.replayedSteps.size);
 }
 
 /** Canceled while executing: the cancel is the journal's last word (no complete or fail after it). */
@@ -344,6 +417,8 @@ async function recordFailure(session: RunSession, error: unknown): Promise<void>
     throw new AggregateError([error, journalError], `Run "${session.runId}" failed and the failure could not be journaled.`, { cause: error });
   }
 }
+
+type TelemetrySetting = Parameters<typeof replayAwareTelemetry>[0];
 
 type ToolCallRepair = (options: { toolCall: { toolCallId: string } } & Record<string, unknown>) => unknown;
 

@@ -6,10 +6,12 @@
  * as a tool error).
  */
 import { JournalDataError, RunDivergedError, type ToolCallFailedError } from './errors';
-import { assertEventRoom, MAX_EVENTS_PER_RUN } from './event-limit';
+import { assertEventRoom, encodeEventParts, MAX_EVENTS_PER_RUN } from './event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from './events';
 import type { RunHold } from './journal';
+import { RequestHasher } from './request-hash';
 import type { RunState } from './run-state';
+import type { InvocationTrace } from './tracing';
 
 export class RunSession {
   /** The loop's current step (runDurable's prepareStep sets it before each model call; retries of a call keep it). */
@@ -31,7 +33,15 @@ export class RunSession {
   failure: ToolCallFailedError | undefined;
   /** Model steps answered from the journal in this invocation (by step number). */
   readonly replayedSteps = new Set<number>();
+  /** Hashes this invocation's model calls, each message once (request-hash.ts). */
+  readonly requestHasher = new RequestHasher();
   private readonly mismatched = new Set<string>();
+  /** A new model step waiting to ride with the next append (defer). */
+  private deferred: JournalEvent | undefined;
+  /** The append that carries a deferred event, while it is in flight. */
+  private carrying: Promise<RecordedEvent[]> | undefined;
+  /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
+  trace: InvocationTrace | undefined;
 
   constructor(
     readonly runId: string,
@@ -56,8 +66,53 @@ export class RunSession {
     await this.append(event);
   }
 
+  /**
+   * Journals `event` with the next append, in the same statement, before that append's own events: a
+   * new model step rides with what follows it (its first call's start, an approval question, the run's
+   * completion), so a step and the start of the side effect it asks for cost one round trip and one
+   * commit, not two. Nothing has acted on the step until that append: a crash before it loses only a
+   * model answer, asked again on resume. A side effect's start is an append, so it carries the step;
+   * the next model call flushes a step nothing carried (recording-model.ts), so steps stay in order.
+   */
+  defer(event: JournalEvent): void {
+    this.throwIfFatal();
+    if (this.deferred) throw new JournalDataError(`Run "${this.runId}": a ${event.type} event was deferred while a ${this.deferred.type} waited.`);
+    // Refused now if it could never be journaled (too large, not encodable): the caller handles it as an append's refusal.
+    encodeEventParts(event);
+    this.deferred = event;
+  }
+
+  /** Journals the deferred event now, if one waits (and waits for the append carrying one). */
+  async flush(): Promise<void> {
+    if (this.deferred) await this.append();
+    else await this.carrying?.catch(() => undefined);
+  }
+
+  /** Appends `events` (after a deferred event, if one waits); resolves with the records of `events`. */
   async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
     this.throwIfFatal();
+    // An append racing the one that carries a deferred step (parallel calls of that step) waits for it:
+    // a call's start is never recorded before the step that asked for it.
+    if (!this.deferred && this.carrying) await this.carrying.catch(() => undefined);
+    this.throwIfFatal();
+    const carried = this.deferred;
+    this.deferred = undefined;
+    const all = carried ? [carried, ...events] : events;
+    if (all.length === 0) return [];
+    const writing = this.write(all);
+    if (carried) this.carrying = writing;
+    try {
+      const recorded = await writing;
+      return carried ? recorded.slice(1) : recorded;
+    } catch (error) {
+      // Refused before anything was written (the caller's events could not be encoded): the step waits
+      // for the next append again, so whatever the caller records instead (the call's error) carries it.
+      if (carried && JournalDataError.isInstance(error) && this.fatal === undefined && !this.deferred) this.deferred = carried;
+      throw error;
+    }
+  }
+
+  private async write(events: JournalEvent[]): Promise<RecordedEvent[]> {
     try {
       assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, limit: this.maxEvents });
       const recorded = await this.hold.append(events);

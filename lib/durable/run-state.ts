@@ -70,7 +70,8 @@ export function decisionIn(event: RecordedEvent): { toolCallId: string; kind: Pe
   const because = (reason: string | undefined) => (reason ? { reason } : {});
   if (event.type === 'tool-approval-response') {
     const outcome = event.approved ? 'approved' : 'rejected';
-    return { toolCallId: event.toolCallId, kind: 'approval', decision: { outcome, by: event.by, at: at(), ...because(event.reason) } };
+    const edited = event.approved && event.approvedInput !== undefined ? { editedInput: true } : {};
+    return { toolCallId: event.toolCallId, kind: 'approval', decision: { outcome, by: event.by, at: at(), ...because(event.reason), ...edited } };
   }
   if (event.type === 'side-effect-resolution') {
     return { toolCallId: event.toolCallId, kind: 'side-effect', decision: { outcome: event.outcome, by: event.by, at: at(), ...because(event.reason) } };
@@ -110,7 +111,7 @@ export interface ApprovalState {
   requestedAt: string;
   expiresAt?: string;
   /** `policy`: decided by the toolApproval policy, not a person (the event named the call itself). */
-  decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean; policy?: boolean };
+  decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean; policy?: boolean; approvedInput?: unknown; approvedInputHash?: string };
 }
 
 /** One run-migrate as the projection keeps it. */
@@ -154,6 +155,8 @@ export class RunState {
   lastSeq = 0;
   /** Who canceled the run, once it is canceled. */
   canceled: { by: string; reason?: string } | undefined;
+  /** The first invocation span recorded (run-start's or a run-resume's): the trace the run's invocations continue (tracing.ts). */
+  trace: { traceId: string; spanId: string } | undefined;
   /** What the run is compared with on resume: its run-start's input, or the last run-migrate's. */
   input: RunInput | undefined;
   /** Each run-migrate, in order: the run continues on another agent version from there. */
@@ -168,6 +171,8 @@ export class RunState {
   readonly resumes: number[] = [];
   /** The text the run completed with (its last run-complete), if it completed. */
   completedText: string | undefined;
+  /** The SDK's result its last run-complete recorded (completed-result.ts), when it recorded one. */
+  completedAnswer: unknown;
   /** The error of its last run-fail. */
   failure: { name: string; message: string } | undefined;
   readonly modelSteps: unknown[] = [];
@@ -277,15 +282,21 @@ export class RunState {
       case 'run-start':
         this.input = event.input;
         this.recordedKeyScheme = event.input.keyScheme;
+        this.trace ??= event.trace;
         return;
       case 'run-resume':
+        this.trace ??= event.trace;
         this.resumes.push(event.seq);
         this.nextAttemptAt = undefined;
         this.scheduledResume = undefined;
         return;
       case 'run-migrate': {
         const { fromVersion, toVersion, changed, by, reason, overridden } = event;
-        this.input = event.input;
+        // A fork's lineage (forkOf: its parent, its inherited keys, its instruction) is the run's, not its
+        // version's: a migration's input is built from the agent and carries none, and a fork that copied its
+        // parent's run-migrate, or was migrated itself, is still that fork (its repeats keep their keys).
+        const forkOf = event.input.forkOf ?? this.input?.forkOf;
+        this.input = forkOf ? { ...event.input, forkOf } : event.input;
         this.migrations.push({
           seq: event.seq,
           at: event.at,
@@ -318,6 +329,7 @@ export class RunState {
         return;
       case 'run-complete':
         this.completedText = event.text;
+        this.completedAnswer = event.answer;
         this.retryStreak = 0;
         return;
       case 'model-step':
@@ -391,9 +403,14 @@ export class RunState {
           this.approvals.get(event.toolCallId) ??
           (event.policy ? { toolName: event.policy.toolName, input: event.policy.input, requestedAt: event.at.toISOString() } : undefined);
         if (!approval) return;
-        approval.decision = { approved: event.approved, by: event.by, reason: event.reason, ...(event.policy ? { policy: true } : {}) };
+        const edited =
+          event.approved && event.approvedInput !== undefined ? { approvedInput: event.approvedInput, approvedInputHash: event.approvedInputHash } : {};
+        approval.decision = { approved: event.approved, by: event.by, reason: event.reason, ...(event.policy ? { policy: true } : {}), ...edited };
         this.approvals.set(event.toolCallId, approval);
         if (event.policy) this.recordInput(event.toolCallId, event.policy.input);
+        // Edited, then approved: the approved arguments are the call's from now on (its execution, its
+        // 'args' key, the prompt of the next model call); the request keeps the original.
+        if ('approvedInput' in edited) this.inputOfCall.set(event.toolCallId, edited.approvedInput);
         return;
       }
       case 'tool-call-repair':

@@ -27,7 +27,16 @@ export interface SummaryChange {
   stepDelta: number;
   /** New pending list, when the events change it. */
   pending?: PendingItem[];
+  /**
+   * The batch leaves the run waiting for people or failed (ANNOUNCED_STATUSES): which event of the batch
+   * (0-based) set that status. The append statement writes the notification outbox row for it
+   * (docs/notifications.md) in the same statement, unless the stored run is canceled.
+   */
+  announce?: { status: RunStatus; index: number };
 }
+
+/** The statuses a person should hear of: a run that waits for people, and a run that failed. */
+export const ANNOUNCED_STATUSES: ReadonlySet<RunStatus> = new Set(['waiting-approval', 'waiting-tool-result', 'blocked', 'failed']);
 
 /**
  * What a batch of events changes in the summary, by the projection's rules (run-state.ts: statusAfter,
@@ -40,13 +49,16 @@ export interface SummaryChange {
 export function summaryChange(events: readonly JournalEvent[]): SummaryChange {
   const change: SummaryChange = { stepDelta: 0 };
   let status: RunStatus | undefined;
-  for (const event of events) {
+  let statusIndex = 0;
+  for (const [index, event] of events.entries()) {
     if (event.type === 'model-step') change.stepDelta += 1;
     if (!changesStatus(event)) continue;
     status = statusAfter(status, event);
+    statusIndex = index;
     // A status event replaces the list (a suspend with its items, the rest with none).
     change.pending = event.type === 'run-suspend' && status !== 'canceled' ? event.pending : [];
   }
   if (status) change.status = status;
+  if (status && ANNOUNCED_STATUSES.has(status)) change.announce = { status, index: statusIndex };
   return change;
 }

@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { type LanguageModel, type StopCondition, streamText, type ToolSet, type UIMessageChunk } from 'ai';
 import { answerMessageId, writeStreamLog } from './stream-log';
 import { resolveModel } from './resolve-model';
+import { isCallbackName } from './replay-callbacks';
 import { type DurableResult, type OpenedRun, openRun, type RunDurableOptions, settle } from './run-durable';
 
 type StreamTextOptions<TOOLS extends ToolSet> = Parameters<typeof streamText<TOOLS>>[0];
@@ -53,7 +54,8 @@ export type StreamDurableResult<TOOLS extends ToolSet> = StreamTextResultOf<TOOL
 
 export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptions<TOOLS>): StreamDurableResult<TOOLS> {
   const { onError, onChunk, onAbort, experimental_transform, resumable, ...runOptions } = options;
-  const opening = openRun(runOptions as RunDurableOptions<TOOLS>);
+  // A completed run replays here: the stream a caller reads is the loop's (docs/runtime.md).
+  const opening = openRun(runOptions as RunDurableOptions<TOOLS>, { fromRecord: false, completedCallbacks: false });
   // Known once opened: the callbacks read it without waiting.
   let opened: OpenedRun<TOOLS> | undefined;
   let streamError: unknown;
@@ -72,7 +74,7 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     return run.kind === 'execute' ? run.loop : undefined;
   };
   const result = streamText({
-    ...(stripRunOptions(runOptions) as object),
+    ...quietOnCompleted(stripRunOptions(runOptions), ready),
     model: standInModel(baseModel, loopOf),
     tools: standInTools(options.tools ?? ({} as TOOLS), loopOf),
     toolApproval: async (args: unknown) => {
@@ -92,7 +94,7 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
       const loop = await loopOf();
       return loop ? (loop.prepareStep as (...a: unknown[]) => unknown)(...args) : undefined;
     },
-    ...callbackStandIns(() => (opened?.kind === 'execute' ? opened.loop : undefined)),
+    ...callbackStandIns(options, () => (opened?.kind === 'execute' ? opened.loop : undefined)),
     ...(options.repairToolCall || (options as { experimental_repairToolCall?: unknown }).experimental_repairToolCall
       ? {
           repairToolCall: async (args: unknown) => {
@@ -202,6 +204,24 @@ function stripRunOptions(options: Record<string, unknown>): Record<string, unkno
   return rest;
 }
 
+/**
+ * The SDK's lifecycle callbacks the caller gave (onStart, onToolExecutionStart, …), called once the run is
+ * opened unless it is a completed run replayed (OpenedRun.quiet): nothing runs again, so nothing is reported.
+ */
+function quietOnCompleted(settings: Record<string, unknown>, ready: Promise<OpenedRun<any>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(settings).map(([name, value]) => {
+      if (!isCallbackName(name) || typeof value !== 'function') return [name, value];
+      const callback = async (...args: unknown[]) => {
+        const run = await ready.catch(() => undefined);
+        if (run?.kind === 'execute' && run.quiet) return undefined;
+        return value(...args);
+      };
+      return [name, callback];
+    }),
+  );
+}
+
 /** A model that waits for the run to be opened, then streams through the recording model (or one empty step). */
 function standInModel(base: LanguageModelV4, loopOf: () => Promise<Record<string, unknown> | undefined>): LanguageModelV4 {
   return {
@@ -260,9 +280,13 @@ function standInTools<TOOLS extends ToolSet>(tools: TOOLS, loopOf: () => Promise
   ) as TOOLS;
 }
 
-/** The step and finish callbacks, with `replayed`, once the run is open (runDurable's, from its loop settings). */
-function callbackStandIns(loop: () => Record<string, unknown> | undefined): Record<string, (event: unknown) => unknown> {
-  const names = ['onStepFinish', 'onStepEnd', 'onFinish', 'onEnd'] as const;
+/**
+ * The step and finish callbacks, with `replayed`, once the run is open (runDurable's, from its loop settings).
+ * Only those the caller gave: the SDK takes onStepEnd over onStepFinish and onEnd over onFinish, so a stand-in
+ * for one not given would hide the other.
+ */
+function callbackStandIns(given: object, loop: () => Record<string, unknown> | undefined): Record<string, (event: unknown) => unknown> {
+  const names = (['onStepFinish', 'onStepEnd', 'onFinish', 'onEnd'] as const).filter((name) => (given as Record<string, unknown>)[name] !== undefined);
   return Object.fromEntries(
     names.map((name) => [
       name,
@@ -276,7 +300,7 @@ function callbackStandIns(loop: () => Record<string, unknown> | undefined): Reco
 
 /** What settle reads from a finished loop, awaited from the stream's result. */
 async function awaitedResult<TOOLS extends ToolSet>(result: StreamTextResultOf<TOOLS>) {
-  const [text, finishReason, steps, content, toolCalls, toolResults, usage, totalUsage, response] = await Promise.all([
+  const [text, finishReason, steps, content, toolCalls, toolResults, usage, totalUsage, response, responseMessages] = await Promise.all([
     result.text,
     result.finishReason,
     result.steps,
@@ -286,12 +310,13 @@ async function awaitedResult<TOOLS extends ToolSet>(result: StreamTextResultOf<T
     result.usage,
     result.totalUsage,
     result.response,
+    result.responseMessages,
   ]);
   const output = await Promise.resolve(result.output).then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  const awaited = { text, finishReason, steps, content, toolCalls, toolResults, usage, totalUsage, response, stream: result };
+  const awaited = { text, finishReason, steps, content, toolCalls, toolResults, usage, totalUsage, response, responseMessages, stream: result };
   return Object.defineProperty(awaited, 'output', {
     enumerable: true,
     get: () => {

@@ -11,6 +11,7 @@
  * Arguments and keys come from the recorded call when there is one (call-identity.ts).
  */
 import type { ToolApprovalStatus, ToolSet } from 'ai';
+import { assertApprovedInput } from './approved-input';
 import { callIdentity } from './call-identity';
 import { gnlToolOptions, toolDeclaration } from './gnl-tool';
 import { approvalVerdict, executionVerdict } from './run-plan';
@@ -78,6 +79,8 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
       }
     }
     if (verdict.kind !== 'cleared') return { type: 'user-approval' }; // canceled (checked above): not executed
+    // Edited, then approved: only the arguments the approver approved may run (their hash is in the decision).
+    assertApprovedInput({ runId: session.runId, toolCallId, toolName, approval: state.approvals.get(toolCallId), input });
 
     const execution = executionVerdict({ state, key, declaration: toolDeclaration(tool) });
     if (execution.kind === 'waiting-result') {

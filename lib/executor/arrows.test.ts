@@ -10,8 +10,8 @@ import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
 const root = repoRoot;
 
-// '@/agents': worker-main.ts alone (the test below).
-const ALLOWED = new Set(['@/agents', '@/lib/agents', '@/lib/demo', '@/lib/durable', '@/lib/durable/storage', 'drizzle-orm']);
+// '@/agents': worker-main.ts alone (the test below). prom-client: metrics.ts, the Prometheus exposition.
+const ALLOWED = new Set(['@/agents', '@/lib/agents', '@/lib/demo', '@/lib/durable', '@/lib/durable/storage', 'drizzle-orm', 'prom-client']);
 
 describe('executor import arrows', () => {
   it('lib/executor reaches the layers below through their index files', () => {

@@ -105,3 +105,18 @@ export class BulkActionError extends GnlError {
   }
   static override isInstance = hasName<BulkActionError>('BulkActionError');
 }
+
+export type ScheduleActionErrorReason = 'invalid' | 'unknown-schedule' | 'not-declared';
+
+/** An operator's schedule action (pause, unpause, run now) refused before it changed anything. */
+export class ScheduleActionError extends GnlError {
+  override name = 'ScheduleActionError';
+  readonly reason: ScheduleActionErrorReason;
+  readonly scheduleId: string;
+  constructor(args: { reason: ScheduleActionErrorReason; scheduleId: string; message: string; cause?: unknown }) {
+    super(args.message, args.cause === undefined ? undefined : { cause: args.cause });
+    this.reason = args.reason;
+    this.scheduleId = args.scheduleId;
+  }
+  static override isInstance = hasName<ScheduleActionError>('ScheduleActionError');
+}

@@ -27,6 +27,11 @@ import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type ForkedRun, type ForkPreview, type ForkRunRequest, forkRun, type PreviewForkRequest, previewFork } from './fork-run';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
 import { type NextWake, nextWake } from './next-wake';
+import { NotificationOutbox } from './notification-outbox';
+import { Notifier, type NotifierEvent } from './notifier';
+import { type NotifySettings, notifySettingsFromEnv } from './notify-settings';
+import { type RetentionSettings, retentionPolicy } from './retention-policy';
+import { type RetentionEvent, type RetentionPassReport, RetentionTicker } from './retention-ticker';
 import { type ControlledRun, resumeRun } from './run-control';
 import type { Claim } from './run-queue';
 import { ScheduleStore } from './schedule-store';
@@ -70,6 +75,19 @@ export interface ExecutorOptions extends ExecutorContext {
   schedules?: readonly Schedule[];
   /** The retry delays' jitter source (retry-policy.ts). Default Math.random. */
   random?: () => number;
+  /**
+   * Webhooks announcing runs that wait for people or failed (notifier.ts, docs/notifications.md): this
+   * executor sends the journal's outbox. Default: notifySettingsFromEnv() (GNL_NOTIFY_WEBHOOK_URL, …);
+   * false: none. `pollMs` (default 5 000) is how often it looks for notifications no invocation here woke;
+   * `leaseMs` how long its claim on one holds (default: the webhooks' time limits plus a minute).
+   */
+  notify?: (NotifySettings & { pollMs?: number; leaseMs?: number }) | false;
+  /**
+   * Run the retention job (retention-ticker.ts, docs/operations.md#retention): drop this registry's agents'
+   * runs that ended more than their retention ago, one pass per interval across every executor. The
+   * worker passes retentionSettingsFromEnv(); the Studio's server on the embedded journal too. Default false.
+   */
+  retention?: RetentionSettings | false;
 }
 
 export type ExecutorEvent =
@@ -85,7 +103,9 @@ export type ExecutorEvent =
   | { type: 'error'; where: string; error: string }
   | { type: 'stopping' }
   | { type: 'stopped'; givenBack: string[] }
-  | ScheduleEvent;
+  | NotifierEvent
+  | ScheduleEvent
+  | RetentionEvent;
 
 interface Active {
   claim: Claim;
@@ -114,6 +134,8 @@ export class Executor {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private loopDone: Promise<void> | undefined;
   private readonly ticker: ScheduleTicker | undefined;
+  private readonly notifier: Notifier | undefined;
+  private readonly retention: RetentionTicker | undefined;
 
   constructor(private readonly options: ExecutorOptions) {
     this.resolved = resolveContext(options);
@@ -133,6 +155,29 @@ export class Executor {
         onEvent: (event) => this.emit(event),
         onError: (scheduleId, error) => this.emit({ type: 'error', where: `schedule ${scheduleId}`, error: describeError(error) }),
       });
+    const notify: ExecutorOptions['notify'] = options.notify === undefined ? notifySettingsFromEnv() : options.notify;
+    if (notify)
+      this.notifier = new Notifier({
+        settings: notify,
+        journal: this.resolved.journal,
+        outbox: new NotificationOutbox(() => storage.database()),
+        queue: this.resolved.queue,
+        owner: this.owner,
+        sole: this.sole,
+        ...(notify.pollMs !== undefined ? { pollMs: notify.pollMs } : {}),
+        ...(notify.leaseMs !== undefined ? { leaseMs: notify.leaseMs } : {}),
+        onEvent: (event) => this.emit(event),
+        onError: (where, error) => this.emit({ type: 'error', where, error: describeError(error) }),
+      });
+    if (options.retention)
+      this.retention = new RetentionTicker({
+        storage,
+        policy: retentionPolicy({ registry, defaultDays: options.retention.defaultDays }),
+        settings: options.retention,
+        owner: this.owner,
+        onEvent: (event) => this.emit(event),
+        onError: (error) => this.emit({ type: 'error', where: 'retention', error: describeError(error) }),
+      });
   }
 
   /** Starts claiming runs. */
@@ -143,7 +188,14 @@ export class Executor {
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
     this.loopDone = this.loop();
     this.ticker?.start();
+    this.notifier?.start();
+    this.retention?.start();
     return this;
+  }
+
+  /** A retention pass now (tests, operators): `force` ignores the interval. Undefined: no retention here, or another executor's pass is recent. */
+  retentionPass(options: { force?: boolean; now?: Date } = {}): Promise<RetentionPassReport | undefined> {
+    return this.retention ? this.retention.pass(options) : Promise.resolve(undefined);
   }
 
   /** Ticks this executor's schedules now (`now` replaces the database's clock: tests of missed slots). */
@@ -248,6 +300,7 @@ export class Executor {
       this.emit({ type: 'stopping' });
       this.running = false;
       await this.ticker?.stop();
+      await this.retention?.stop();
       this.kick();
       for (const active of this.active.values()) active.stop ??= 'stopping';
       const ended = Promise.all([...this.active.values()].map((a) => a.done));
@@ -260,6 +313,8 @@ export class Executor {
       } catch (error) {
         this.emit({ type: 'error', where: 'release', error: describeError(error) }); // the leases expire by themselves
       }
+      // One last look at the outbox: a run that suspended here is announced before the process exits.
+      await this.notifier?.stop();
       this.emit({ type: 'stopped', givenBack });
       return givenBack;
     })();
@@ -371,6 +426,8 @@ export class Executor {
       ...(invocation.error !== undefined ? { error: invocation.error } : {}),
       released,
     });
+    // The invocation may have written a suspend or a failure (its outbox row committed with it): send it now.
+    if (settled) this.notifier?.kick();
   }
 
   /**

@@ -123,6 +123,11 @@ describeEachStorage('forkRun', (holder) => {
       ['issueRefund', refundKey, 3, 'done'],
       ['sendEmail', emailKey, 4, 'done'],
     ]);
+    // The calls whose result such a fork may edit: step 2's ticket, with the output the parent recorded.
+    const ticketEnd = parentEvents.find((e) => e.type === 'tool-call-end' && e.toolName === 'createTicket');
+    expect(preview.editableResults).toEqual([
+      { toolCallId: (ticketEnd as { toolCallId: string }).toolCallId, toolName: 'createTicket', output: (ticketEnd as { output: unknown }).output },
+    ]);
     expect(preview.sideEffectTools.map((t) => [t.toolName, t.keyScope])).toEqual([
       ['createTicket', 'root-args'],
       ['issueRefund', 'repeat-or-new'],

@@ -7,7 +7,16 @@
  * agent from the registry), the run queue and the preview's view of the agent's tools. docs/fork.md.
  */
 import { randomUUID } from 'node:crypto';
-import { type ForkEdit, ForkRefusedError, planFork, type RepeatableSideEffect, type RunSummary, toolDeclaration } from '@/lib/durable';
+import {
+  type EditableResult,
+  editableResults,
+  type ForkEdit,
+  ForkRefusedError,
+  planFork,
+  type RepeatableSideEffect,
+  type RunSummary,
+  toolDeclaration,
+} from '@/lib/durable';
 import { type ExecutorContext, resolveContext } from './context';
 
 export interface ForkRunRequest extends ExecutorContext {
@@ -45,6 +54,8 @@ export interface ForkPreview {
   repeatable: RepeatableSideEffect[];
   /** Every side-effecting tool of the agent: what a call to it after the fork point is keyed by. */
   sideEffectTools: { toolName: string; idempotency: 'call' | 'args'; needsApproval: boolean | 'per-call'; keyScope: ForkKeyScope }[];
+  /** previewFork only: the calls of step atStep-1 whose recorded output an edit may replace (`edit.toolResult`), with that output. */
+  editableResults?: EditableResult[];
 }
 
 export interface ForkedRun {
@@ -67,7 +78,8 @@ export async function previewFork(request: PreviewForkRequest): Promise<ForkPrev
   const events = await journal.events(runId);
   const plan = planFork({ runId, atStep, by: 'preview', reason: 'preview', ...(edit ? { edit } : {}) }, events);
   const agent = registry.getAgent(agentOf(plan.input.agent, runId, atStep));
-  return previewOf({ runId, atStep }, plan, agent.tools as Record<string, Parameters<typeof toolDeclaration>[0]>);
+  const preview = previewOf({ runId, atStep }, plan, agent.tools as Record<string, Parameters<typeof toolDeclaration>[0]>);
+  return { ...preview, editableResults: editableResults(events, atStep) };
 }
 
 /**

@@ -43,6 +43,15 @@ export {
 } from './errors';
 export { listSchedules, type ListSchedulesOptions, type ScheduleView } from './schedule-list';
 export type { ScheduleEvent, TickReport } from './schedule-ticker';
+export {
+  pauseSchedule,
+  unpauseSchedule,
+  runScheduleNow,
+  type ScheduleActionRequest,
+  type RunScheduleNowRequest,
+  type PausedState,
+  type RanScheduleNow,
+} from './schedule-control';
 // Bulk actions on runs (cancel, resume, retry, approve by filter), in two steps: a preview, then an apply limited to it.
 export { previewBulk, applyBulk, bulkPreviewRecord, PREVIEW_TTL_MS } from './bulk-operation';
 export type { BulkPreview, BulkPreviewRequest, BulkApplyRequest, BulkApplied, BulkRunResult, BulkRunRef } from './bulk-operation';
@@ -50,4 +59,18 @@ export { BULK_ACTIONS, BULK_ACTION_NAMES, type BulkActionName } from './bulk-act
 export type { BulkAction, BulkTarget, Verdict, Applied, ApplyContext, Skip } from './bulk-action';
 export { bulkFilterSchema, parseAge, describeFilter, type BulkFilter, type BulkFilterInput } from './bulk-filter';
 export type { PreviewCounts, ApplyCounts } from './bulk-store';
-export { BulkActionError, type BulkActionErrorReason } from './errors';
+export { BulkActionError, type BulkActionErrorReason, ScheduleActionError, type ScheduleActionErrorReason } from './errors';
+// Webhook notifications of runs that wait for people or failed (docs/notifications.md).
+export { notifySettingsFromEnv, NotifySettingsError, type NotifySettings, type NotifyTarget, type NotifyFormat } from './notify-settings';
+export { runNotifications } from './run-notifications';
+export type { OutboxRow as RunNotification, Delivery, TargetResult } from './notification-outbox';
+export { notificationEventId, type NotificationBody } from './notification-body';
+export type { NotifierEvent } from './notifier';
+export { checkHealth, healthStatusCode, serveHealth, type Health, HEALTH_TIMEOUT_MS } from './health';
+export { GnlMetrics } from './metrics';
+// Retention: ended runs dropped after their agent's retention, a batch at a time, each drop logged (docs/operations.md#retention).
+export { dropExpiredRuns, findExpiredRuns, ENDED_STATUSES, type ExpiredRun, type DroppedRun, type RetentionBatch, type RetentionCursor } from './retention';
+export type { RetentionSkipReason, DropExpiredRequest, FindExpiredRequest } from './retention';
+export { retentionPolicy, retentionSettingsFromEnv, RetentionSettingsError, type RetentionPolicy, type RetentionSettings } from './retention-policy';
+export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from './retention-log';
+export type { RetentionEvent, RetentionPassReport } from './retention-ticker';

@@ -80,7 +80,8 @@ const COLUMNS = sql`run_id as "runId", agent, runnable, wakeups, queued_at as "q
   abandoned_by as "abandonedBy", abandon_reason as "abandonReason", abandoned_at as "abandonedAt", restart_of as "restartOf",
   restarted_as as "restartedAs", created_at as "createdAt", case when lease_owner is null then lease_expires_at end as "notBefore"`;
 
-const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))}::int * interval '1 millisecond'`;
+// float8, not int: a scheduled resume weeks ahead is more than 2^31 ms (int overflowed: the resume was journaled, the queue refused it).
+const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))}::float8 * interval '1 millisecond'`;
 
 /** SQL: `owner` holds an unexpired lease on the run (by the database's clock), for a statement that must act only then. */
 export function leaseHeld(runId: string, owner: string): SQL {

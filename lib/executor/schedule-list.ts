@@ -6,7 +6,7 @@
  */
 import { nextSlot, type Schedule, scheduleRunPrefix } from '@/lib/agents';
 import { resolveStorage, type StorageContext } from './context';
-import { type ScheduleRow, type ScheduleRunRow, ScheduleStore } from './schedule-store';
+import { type ScheduleAuditRow, type ScheduleRow, type ScheduleRunRow, ScheduleStore } from './schedule-store';
 
 export interface ScheduleView {
   id: string;
@@ -27,8 +27,14 @@ export interface ScheduleView {
   lastRun: { runId: string; status: string; startedAt: Date | null } | null;
   /** The latest missed slots that were not started ('skip'), or of which only the last was ('latest'). */
   lastMissed: { first: Date; last: Date } | null;
-  /** The most recent runs, newest first. */
+  /** The most recent runs, newest first (run-now runs among them: `sched:<id>:now:<request>`). */
   recentRuns: ScheduleRunRow[];
+  /** 'allow' or 'skip' (a slot due while the previous slot's run is open is skipped and recorded). */
+  overlap: string;
+  /** Set while an operator has it paused: who, when, why. */
+  paused: { at: Date; by: string; reason: string | null } | null;
+  /** The most recent operator actions and overlap skips (gnl.schedule_audit), newest first. */
+  recentActions: ScheduleAuditRow[];
 }
 
 export interface ListSchedulesOptions extends StorageContext {
@@ -53,6 +59,7 @@ async function view(args: { id: string; schedule?: Schedule; row?: ScheduleRow; 
   const { id, schedule, row, now, store, limit } = args;
   const definition = schedule ?? (row as ScheduleRow);
   const recentRuns = await store.runsWithPrefix(scheduleRunPrefix(id), limit);
+  const recentActions = await store.audit(id, limit);
   const after = row?.lastSlot && row.lastSlot > now ? row.lastSlot : now;
   const lastRunId = row?.lastRunId ?? null;
   const lastRunRow = lastRunId ? (recentRuns.find((r) => r.runId === lastRunId) ?? (await store.runsWithPrefix(lastRunId, 1))[0]) : undefined;
@@ -70,5 +77,8 @@ async function view(args: { id: string; schedule?: Schedule; row?: ScheduleRow; 
     lastRun: lastRunRow ? { runId: lastRunRow.runId, status: lastRunRow.status, startedAt: row?.lastStartedAt ?? null } : null,
     lastMissed: row?.lastMissedFrom && row.lastMissedTo ? { first: row.lastMissedFrom, last: row.lastMissedTo } : null,
     recentRuns,
+    overlap: schedule?.overlap ?? row?.overlap ?? 'allow',
+    paused: row?.pausedAt && row.pausedBy ? { at: row.pausedAt, by: row.pausedBy, reason: row.pauseReason } : null,
+    recentActions,
   };
 }

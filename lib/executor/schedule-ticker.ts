@@ -9,6 +9,11 @@
  * (the journal refuses a second `run-start`; the queue's enqueue does nothing for a queued run). The
  * ticker sleeps until the earliest next slot (measured from the database's clock, so a skewed local
  * clock only shifts the wake-up, never the decision), at most `maxSleepMs`.
+ *
+ * A paused schedule (an operator's, in its row: every executor reads it at each tick) starts nothing and
+ * decides nothing; unpausing moves its latest slot decided to then. With `overlap: 'skip'`, a slot due
+ * while the run of the schedule's previous slot is open is skipped: recorded (schedule_audit, with the
+ * open run) and decided, never started later.
  */
 import { type AgentRegistry, type AgentInput, type Schedule, scheduleRunId, type SlotsDue, slotsDue, UnknownAgentError } from '@/lib/agents';
 import { RunDivergedError } from '@/lib/durable';
@@ -17,7 +22,11 @@ import type { StartedRun } from './start-run';
 
 export type ScheduleEvent =
   | { type: 'schedule-started'; scheduleId: string; slot: string; runId: string; created: boolean }
-  | { type: 'schedule-missed'; scheduleId: string; policy: Schedule['missed']; first: string; last: string };
+  | { type: 'schedule-missed'; scheduleId: string; policy: Schedule['missed']; first: string; last: string }
+  | { type: 'schedule-skipped'; scheduleId: string; slot: string; openRunId: string; openStatus: string };
+
+/** Statuses of a run that is still open for `overlap: 'skip'`: executing or queued, or waiting for a person. A failed run is not. */
+const OPEN_STATUSES = new Set(['running', 'waiting-approval', 'waiting-tool-result', 'blocked']);
 
 /** What one tick did for one schedule. */
 export interface TickReport {
@@ -25,6 +34,10 @@ export interface TickReport {
   /** The slots whose runs this tick started or found started (`created: false`), oldest first. */
   started: { slot: Date; runId: string; created: boolean }[];
   missed: SlotsDue['missed'];
+  /** Slots skipped because the previous slot's run was open (`overlap: 'skip'`), with that run. */
+  skipped: { slot: Date; openRunId: string; openStatus: string }[];
+  /** True when the schedule is paused: nothing was started or decided. */
+  paused: boolean;
   /** The schedule's next slot (null: the cron never fires again), and how long until it by the clock the tick used. */
   next: Date | null;
   dueInMs: number | null;
@@ -88,14 +101,18 @@ export class ScheduleTicker {
   }
 
   private async tickOne(schedule: Schedule, fixedNow: Date | undefined): Promise<TickReport> {
-    const report: TickReport = { scheduleId: schedule.id, started: [], missed: null, next: null, dueInMs: null };
+    const report: TickReport = { scheduleId: schedule.id, started: [], skipped: [], paused: false, missed: null, next: null, dueInMs: null };
     try {
       const { row, now: dbNow } = await this.options.store.prepare(schedule);
       const now = fixedNow ?? dbNow;
       const due = slotsDue({ schedule, after: row.lastSlot ?? row.since, now });
-      report.missed = due.missed;
       report.next = due.next;
       report.dueInMs = due.next ? due.next.getTime() - now.getTime() : null;
+      if (row.pausedAt) {
+        report.paused = true;
+        return report;
+      }
+      report.missed = due.missed;
       if (due.missed)
         this.emit({
           type: 'schedule-missed',
@@ -104,8 +121,16 @@ export class ScheduleTicker {
           first: due.missed.first.toISOString(),
           last: due.missed.last.toISOString(),
         });
+      let previous = row.lastRunId;
       for (const slot of due.start) {
         const runId = scheduleRunId(schedule.id, slot);
+        const open = schedule.overlap === 'skip' && previous ? await this.openRun(previous, runId) : undefined;
+        if (open && previous) {
+          await this.skip(schedule, slot, previous, open);
+          report.skipped.push({ slot, openRunId: previous, openStatus: open });
+          continue;
+        }
+        previous = runId;
         const created = await this.startSlot(schedule, runId);
         report.started.push({ slot, runId, created });
         this.emit({ type: 'schedule-started', scheduleId: schedule.id, slot: slot.toISOString(), runId, created });
@@ -118,6 +143,22 @@ export class ScheduleTicker {
       this.options.onError?.(schedule.id, error);
     }
     return report;
+  }
+
+  /**
+   * The status of the previous slot's run when it is open, so the slot `runId` is to be skipped; undefined
+   * when it is not open, or when the slot's own run exists already (a repeated tick: it was started).
+   */
+  private async openRun(previous: string, runId: string): Promise<string | undefined> {
+    const status = await this.options.store.runStatus(previous);
+    if (!status || !OPEN_STATUSES.has(status)) return undefined;
+    return (await this.options.store.runStatus(runId)) === undefined ? status : undefined;
+  }
+
+  private async skip(schedule: Schedule, slot: Date, openRunId: string, openStatus: string): Promise<void> {
+    const reason = `overlap 'skip': the previous slot's run ${openRunId} is still ${openStatus}`;
+    await this.options.store.recordSkip({ scheduleId: schedule.id, slot, openRunId, reason });
+    this.emit({ type: 'schedule-skipped', scheduleId: schedule.id, slot: slot.toISOString(), openRunId, openStatus });
   }
 
   /** True if this call created the slot's run. A slot's run started earlier with another input (the schedule's input changed since) is that slot's run. */

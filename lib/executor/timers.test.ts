@@ -143,6 +143,21 @@ describeEachStorage('executor timers', (holder) => {
     expect((resumes[0] as RecordedEvent).at.getTime()).toBeGreaterThanOrEqual(at.value.getTime() - 50);
   });
 
+  it('scheduleResume months ahead (more than 2^31 ms) sets the queue’s not-before time to it; the run is not invoked before', async () => {
+    const { runId } = await executor.startRun({ agent: 'support-patient', input: REFUND });
+    const { run } = await status(runId, 'waiting-approval');
+    await journal().approve({ runId, toolCallId: run.pending[0]?.toolCallId as string, by: 'ops@example.com' });
+    const at = new Date(Date.now() + 90 * 86_400_000);
+    const scheduled = await scheduleResume(runId, { storage: holder.storage, at, by: 'ops@example.com', reason: 'next quarter' });
+    expect(scheduled.queue).toMatchObject({ runnable: true });
+    // Not before the time asked for, 90 days ahead (the int version overflowed here and left the run runnable at once).
+    expect(scheduled.queue?.notBefore?.getTime() ?? 0).toBeGreaterThan(Date.now() + 89 * 86_400_000);
+    expect(runTimers(new RunState(await journal().events(runId)))).toEqual([
+      { kind: 'resume', dueAt: at.toISOString(), by: 'ops@example.com', reason: 'next quarter' },
+    ]);
+    await cancelRun(runId, { storage: holder.storage, by: 'test', reason: 'done with it' });
+  });
+
   it('scheduleResume refuses a finished run and a time that is no instant, writing nothing', async () => {
     const { runId } = await executor.startRun({ agent: 'support', input: { prompt: 'Customer c_7 has a question about order o_21' } });
     await status(runId, 'completed');

@@ -4,12 +4,17 @@
  * boundary, waits up to --grace-ms, gives back the leases it still holds, and exits. A second signal
  * exits at once. Prints one JSON line per event on stdout.
  *
- *   npm run worker -- [--concurrency 4] [--lease-ms 30000] [--heartbeat-ms lease/3] [--poll-ms 1000] [--grace-ms 20000]
+ *   npm run worker -- [--concurrency 4] [--lease-ms 30000] [--heartbeat-ms lease/3] [--poll-ms 1000] [--grace-ms 20000] [--health-port N]
+ *
+ * --health-port N serves GET /health on 127.0.0.1:N (0: a free port; the `health` line says which): up
+ * or down and whether the journal answers (health.ts), for an orchestrator's liveness probe; and GET
+ * /metrics, Prometheus's exposition (metrics.ts), on the same port. --health-host 0.0.0.0 opens it to
+ * other machines (a container's probe, a Prometheus elsewhere): it answers nothing but these two.
  *
  * Needs Postgres (DATABASE_URL): on the embedded journal it exits with status 2 and says so.
  *
  * This file is the deployment's worker: it runs the application's agents (agents/index.ts), ticks its
- * schedules (agents/schedules.ts), and arms the demo's crash points a run was started with (lib/demo
+ * schedules (agents/schedules.ts), runs the retention job (GNL_RETENTION_DAYS: docs/operations.md#retention), and arms the demo's crash points a run was started with (lib/demo
  * crash-point-store.ts), as the executor's `aroundInvocation`. The executor itself (executor.ts) knows neither.
  */
 import { parseArgs } from 'node:util';
@@ -18,8 +23,12 @@ import { CrashPointStore } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { WorkersNeedPostgresError } from './errors';
 import { Executor, type ExecutorEvent } from './executor';
+import { serveHealth } from './health';
+import { GnlMetrics } from './metrics';
+import { retentionSettingsFromEnv } from './retention-policy';
 
-const USAGE = 'usage: npm run worker -- [--concurrency N] [--lease-ms MS] [--heartbeat-ms MS] [--poll-ms MS] [--grace-ms MS]';
+const USAGE =
+  'usage: npm run worker -- [--concurrency N] [--lease-ms MS] [--heartbeat-ms MS] [--poll-ms MS] [--grace-ms MS] [--health-port N] [--health-host 127.0.0.1]';
 
 function options() {
   const { values } = parseArgs({
@@ -29,6 +38,8 @@ function options() {
       'heartbeat-ms': { type: 'string' },
       'poll-ms': { type: 'string', default: '1000' },
       'grace-ms': { type: 'string', default: '20000' },
+      'health-port': { type: 'string' },
+      'health-host': { type: 'string', default: '127.0.0.1' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -49,6 +60,8 @@ function options() {
     heartbeatMs: int('heartbeat-ms', values['heartbeat-ms'], 10),
     pollMs: int('poll-ms', values['poll-ms'], 10) as number,
     graceMs: int('grace-ms', values['grace-ms'], 0) as number,
+    healthPort: int('health-port', values['health-port'], 0),
+    healthHost: values['health-host'] as string,
   };
 }
 
@@ -69,20 +82,32 @@ async function main(): Promise<void> {
     console.error(`gnl worker: ${new WorkersNeedPostgresError().message}`);
     process.exit(2);
   }
-  const { graceMs, heartbeatMs, ...rest } = settings;
+  const { graceMs, heartbeatMs, healthPort, healthHost, ...rest } = settings;
+  const metrics = healthPort === undefined ? undefined : new GnlMetrics(storage);
+  if (healthPort !== undefined && healthPort > 65_535) {
+    console.error(`gnl worker: --health-port must be a port number (0 to 65535), got ${healthPort}\n${USAGE}`);
+    process.exit(2);
+  }
   const executor: Executor = new Executor({
     storage,
     registry,
     // Every worker ticks the deployment's schedules: each slot's run is started once whoever ticks it.
     schedules: schedules(),
     aroundInvocation: new CrashPointStore(storage).aroundInvocation,
+    // Ended runs past their agent's retention (GNL_RETENTION_DAYS, defineAgent's retentionDays) are dropped, one pass per interval across workers.
+    retention: retentionSettingsFromEnv(),
     // As the Studio's executor: the run page shows the step being generated, a chat reconnects to its answer.
     streamRuns: true,
     ...rest,
     ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
-    onEvent: (event) => print(executor.owner, event),
+    onEvent: (event) => {
+      metrics?.observe(event);
+      print(executor.owner, event);
+    },
   });
   await storage.database(); // fail fast (and migrate) before claiming anything
+  const health = healthPort === undefined ? undefined : await serveHealth(storage, { port: healthPort, host: healthHost, ...(metrics ? { metrics } : {}) });
+  if (health) print(executor.owner, { type: 'health', url: health.url });
   executor.start();
 
   let signals = 0;
@@ -93,6 +118,7 @@ async function main(): Promise<void> {
     // Bounded whatever happens below: past the grace period and 10 s for the goodbyes, exit anyway.
     setTimeout(() => process.exit(1), graceMs + 10_000).unref();
     await executor.stop({ graceMs });
+    await health?.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     process.exit(0);
   };

@@ -7,8 +7,11 @@ import 'server-only';
 import { registry, schedules } from '@/agents';
 import { addOperator } from '@/lib/accounts';
 import { demoModelInfo } from '@/lib/demo';
-import { getExecutor } from '@/lib/executor';
+import { storageFromEnv } from '@/lib/durable/storage';
+import { getExecutor, retentionSettingsFromEnv } from '@/lib/executor';
 import { demoInvocationHook } from './demo';
+import { metricsToken } from './auth/metrics-token';
+import { studioMetrics } from './metrics';
 import { hostPolicyFromEnv } from './auth/request-host';
 import { isLoopbackHost } from './auth/session-cookie';
 import { needsFirstOperator, newSetupToken } from './auth/sign-in';
@@ -31,6 +34,7 @@ function announceHosts(): void {
 
 export async function bootStudio(): Promise<void> {
   announceHosts();
+  if (metricsToken()) console.log('studio: /api/metrics also answers a scraper with GNL_METRICS_TOKEN as its bearer token');
   const aroundInvocation = demoInvocationHook();
   getExecutor({
     registry,
@@ -38,10 +42,14 @@ export async function bootStudio(): Promise<void> {
     schedules: schedules(),
     // Every run streams, and its stream is kept for the run page's live step and the chat's reconnects.
     streamRuns: true,
+    // On the embedded journal this server is the only executor, so it runs the retention job (on Postgres the workers do).
+    ...(storageFromEnv().capabilities.multiProcess ? {} : { retention: retentionSettingsFromEnv() }),
     ...(aroundInvocation ? { aroundInvocation } : {}),
     onEvent: (event) => {
+      studioMetrics().observe(event);
       if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
       if (event.type === 'finished' && event.error) console.log(`studio executor: ${event.runId} ${event.outcome}: ${event.error}`);
+      if (event.type === 'retention-pass') console.log(`studio executor: retention dropped ${event.dropped} runs (${event.skipped} skipped)`);
       if (event.type === 'schedule-missed')
         console.log(`studio executor: schedule ${event.scheduleId} missed ${event.first} … ${event.last} (${event.policy})`);
     },

@@ -15,11 +15,13 @@ import {
   crashPointsAllowed,
   DEMO_CUSTOMERS,
   type DemoModelInfo,
+  demoChecks,
   demoModelInfo,
   demoServiceUrl,
   type ServiceStats,
   serviceClient,
 } from '@/lib/demo';
+import { SUPPORT_UNCHECKED } from '@/agents';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { type AroundInvocation, getExecutor, type StartedRun } from '@/lib/executor';
 
@@ -82,19 +84,26 @@ const afterThePageLoads: AroundInvocation = async (run, invoke) => {
  * first, under the run id it will have, so that the invocation that may begin at once finds it. The
  * caller checked that crash points are allowed here (operator-actions.ts startDemoRun).
  */
-export async function startSupportRun(request: { prompt: string; crashAt?: CrashPoint }): Promise<StartedRun> {
+/** The demo's agents: the support agent, and the same without `check` (started by the Demo page's choice). */
+export const DEMO_AGENTS: readonly string[] = ['support', SUPPORT_UNCHECKED];
+
+/** `checks: false` starts the run on the support agent without `check` (agents/support.ts). */
+export async function startSupportRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean }): Promise<StartedRun> {
   const runId = `support:${randomUUID()}`;
   if (request.crashAt) await crashPoints().arm(runId, request.crashAt);
-  return getExecutor().startRun({ agent: 'support', runId, input: { prompt: request.prompt } });
+  const agent = request.checks === false ? SUPPORT_UNCHECKED : 'support';
+  return getExecutor().startRun({ agent, runId, input: { prompt: request.prompt } });
 }
 
 export interface DemoInfo {
   model: DemoModelInfo;
+  /** Whether the support agent has `check` here (GNL_DEMO_CHECKS); without it, the Demo page's choice is moot. */
+  checks: boolean;
   prompt: string;
   customers: typeof DEMO_CUSTOMERS;
   crashPoints: CrashPointsPolicy;
 }
 
 export function demoInfo(): DemoInfo {
-  return { model: demoModelInfo(), prompt: DEMO_PROMPT, customers: DEMO_CUSTOMERS, crashPoints: demoCrashPoints() };
+  return { model: demoModelInfo(), checks: demoChecks(), prompt: DEMO_PROMPT, customers: DEMO_CUSTOMERS, crashPoints: demoCrashPoints() };
 }

@@ -83,6 +83,8 @@ describe('@gnldev/durable, built, packed and installed into a scratch project', 
     const js = packedFiles.filter((file) => file.endsWith('.js')).map((file) => readFileSync(path.join(installed, file), 'utf8'));
     expect(js.join('\n')).toMatch(/from "ai"/);
     expect(js.join('\n')).not.toMatch(/function generateText\b/);
+    // The OpenTelemetry API is imported, never bundled: one global tracer provider, the app's (tracing.ts).
+    expect(js.join('\n')).toMatch(/from "@opentelemetry\/api"/);
   });
 
   it('a TypeScript consumer type-checks against the published types (nodenext and bundler resolution)', () => {

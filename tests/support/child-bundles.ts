@@ -26,6 +26,7 @@ export const CHILD_ENTRIES = [
   'e2e/faults/worker-entry.ts',
   'tests/support/demo-child.ts',
   'tests/support/executor-child.ts',
+  'tests/support/notify-child.ts',
   'tests/support/hold-data-dir.ts',
   'docs/examples/test-support/child.ts',
 ] as const;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { LiveJournal } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
+import { copyPGliteTemplate } from './pglite-template';
 
 export const DATABASE_URL = process.env.DATABASE_URL;
 
@@ -68,8 +69,11 @@ const unavailableTarget: JournalTarget = {
   open: () => ({ journal: unavailable as LiveJournal, storage: unavailable as PostgresStorage }),
 };
 
+/** A new embedded journal's folder: a copy of the run's migrated template (pglite-template.ts), so opening it skips initdb and migrations. */
 export function tempDataDir(): string {
-  return path.join(mkdtempSync(path.join(tmpdir(), 'gnl-test-')), 'data');
+  const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'gnl-test-')), 'data');
+  copyPGliteTemplate(dataDir);
+  return dataDir;
 }
 
 /** A runId no other test (or earlier CI run on the shared server) uses. */

@@ -23,6 +23,8 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   pollMs?: number;
   graceMs?: number;
+  /** Serve GET /health on this port (0: a free one; the worker's `health` line says which). */
+  healthPort?: number;
   env?: Record<string, string>;
 }
 
@@ -47,6 +49,7 @@ export class WorkerProcess {
       ...flag('heartbeat-ms', options.heartbeatMs),
       ...flag('poll-ms', options.pollMs),
       ...flag('grace-ms', options.graceMs),
+      ...flag('health-port', options.healthPort),
     ];
     this.child = spawn(process.execPath, [...childArgs('lib/executor/worker-main.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     workerTotals.started += 1;

@@ -37,7 +37,7 @@ export default async function DemoPage() {
             {info.crashPoints.why} A run started here with a crash point is refused.
           </p>
         )}
-        <DemoForm defaultPrompt={info.prompt} crashPointsAllowed={info.crashPoints.allowed} />
+        <DemoForm defaultPrompt={info.prompt} crashPointsAllowed={info.crashPoints.allowed} checks={info.checks} />
         <div className="text-xs text-muted-foreground">
           Customers the outside service knows:{' '}
           {info.customers.map((c) => `${c.customerId} (${c.name}: ${c.orders.map((o) => `${o.orderId} ${o.total} ${o.currency}`).join(', ')})`).join('; ')}.

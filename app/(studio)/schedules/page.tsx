@@ -15,8 +15,8 @@ export default async function SchedulesPage() {
       <div>
         <h1 className="text-xl font-semibold tracking-tight">Schedules</h1>
         <p className="text-sm text-muted-foreground">
-          Agents started on a cron schedule. Every executor (this server, each worker) starts the due slots; each slot is one run, named by the schedule and the
-          slot. Times are UTC; each cron is read in its own time zone.
+          Agents started on a cron schedule. Every executor (this server, each worker) starts the due slots, unless an operator paused the schedule; each slot
+          is one run, named by the schedule and the slot. Times are UTC; each cron is read in its own time zone.
         </p>
       </div>
       {schedules.length === 0 ? (

@@ -23,6 +23,7 @@ import {
   type PendingItem,
   type RecordedEvent,
   type RunInput,
+  type TraceContext,
   summaryChange,
   HoldLostError,
   JournalDataError,
@@ -45,8 +46,12 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
  * the WHERE on the row version it waited for, so the check and the write are one atomic step.
  * `$12`: the bodies of the values cut out of the events (payload-blobs.ts), or null; each event in `$7`
  * names its own in `blobs`.
+ * `announce` (only for a batch that leaves the run waiting for people or failed, summaryChange's `announce`):
+ * the statement also inserts the notification outbox row of the event that set that status (`$13`, its
+ * 1-based place in the batch), unless the stored run is canceled: the event and its announcement commit
+ * together or not at all (docs/notifications.md). Every other append is the statement without it.
  */
-export function appendStatement(notify: boolean): string {
+export function appendStatement(notify: boolean, announce = false): string {
   return `with r as (
       update gnl.runs set
         last_seq = last_seq + $2::int,
@@ -62,9 +67,17 @@ export function appendStatement(notify: boolean): string {
       select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload', ${BLOBS_COLUMN}
       from r, jsonb_array_elements($7::text::jsonb) with ordinality as x(value, ord)
       returning seq, created_at),
-    ${insertBlobs('$12')}${notifyClause(notify)}
+    ${insertBlobs('$12')}${notifyClause(notify)}${announce ? ANNOUNCE_CLAUSE : ''}
     select e.seq, e.created_at, r.last_seq, r.status from e, r${notify ? ', n' : ''}`;
 }
+
+// A data-modifying CTE runs whether or not it is read. `r.status` is the stored status after the update: a
+// canceled run keeps 'canceled' and announces nothing. A row already there (never: the seq is new) is left.
+const ANNOUNCE_CLAUSE = `,
+    o as (
+      insert into gnl.notifications (run_id, seq, status)
+      select $1::text, r.base + $13::int, r.status from r where r.status = $4::text
+      on conflict (run_id, seq) do nothing)`;
 
 // The run row's input is the run-start event's, as stored: sealed once (the run id is the envelopes'
 // context, so they open in either place) and naming the same blobs.
@@ -80,11 +93,11 @@ const CREATE_STATEMENT = (notify: boolean) => `with r as (
     select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
 
 // An event's `blobs` (the hashes it names) as the text[] column; null for an event that names none.
-const BLOBS_COLUMN = `case when x.value ? 'blobs' then array(select jsonb_array_elements_text(x.value->'blobs')) end`;
+export const BLOBS_COLUMN = `case when x.value ? 'blobs' then array(select jsonb_array_elements_text(x.value->'blobs')) end`;
 
 // A data-modifying CTE runs whether or not it is read; `from r` writes the bodies only if the run's row
 // was written. A body already stored (another run, an earlier event) is left as it is: same hash, same text.
-function insertBlobs(param: string): string {
+export function insertBlobs(param: string): string {
   return `b as (
       insert into gnl.payloads (hash, bytes, body)
       select x->>'h', (x->>'n')::bigint, x->'b' from r, jsonb_array_elements(${param}::text::jsonb) as x
@@ -96,7 +109,12 @@ function notifyClause(notify: boolean): string {
   return notify ? `,\n    n as (select pg_notify('${NOTIFY_CHANNEL}', r.last_seq || ':' || $1::text) from r)` : '';
 }
 
-const APPEND = { plain: appendStatement(false), notifying: appendStatement(true) };
+const APPEND = {
+  plain: appendStatement(false),
+  notifying: appendStatement(true),
+  announcing: appendStatement(false, true),
+  notifyingAnnouncing: appendStatement(true, true),
+};
 const CREATE = { plain: CREATE_STATEMENT(false), notifying: CREATE_STATEMENT(true) };
 
 /** What an append checks inside its statement to be sure its writer still holds the run. */
@@ -133,7 +151,7 @@ export function journalSecrets(option: JournalSecrets | JournalSecretsOptions | 
  * pays one scan), then values over the threshold cut out. Sealing comes first, so a body never holds a
  * secret in clear. `json` carries `blobs`, the hashes it names, beside type and payload.
  */
-function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecrets): { json: string; blobs: Blob[] } {
+export function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecrets): { json: string; blobs: Blob[] } {
   let parts = encodeEventParts(event);
   if (secrets.mightHold(parts.json)) {
     const sealed = secrets.sealEvent(event, runId);
@@ -144,8 +162,8 @@ function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecret
   return { json: hashes ? `${split.json.slice(0, -1)},"blobs":${JSON.stringify(hashes)}}` : split.json, blobs: split.blobs };
 }
 
-export async function createRun(db: SqlQuery, runId: string, input: RunInput, options: WriteOptions): Promise<RecordedEvent> {
-  const event = { type: 'run-start' as const, input };
+export async function createRun(db: SqlQuery, runId: string, input: RunInput, options: WriteOptions & { trace?: TraceContext }): Promise<RecordedEvent> {
+  const event = { type: 'run-start' as const, input, ...(options.trace ? { trace: options.trace } : {}) };
   assertValidEvent(event);
   const secrets = secretsOrDefault(options.secrets);
   const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
@@ -182,7 +200,15 @@ export async function appendEvents(
   const change = summaryChange(events);
   const pending = options.pending ?? change.pending;
   const pendingJson = pending ? encodePending(pending, runId, secrets, options.pendingSealed === true) : null;
-  const rows = await db.query<Written>(options.notifyInStatement ? APPEND.notifying : APPEND.plain, [
+  const { announce } = change;
+  const statement = announce
+    ? options.notifyInStatement
+      ? APPEND.notifyingAnnouncing
+      : APPEND.announcing
+    : options.notifyInStatement
+      ? APPEND.notifying
+      : APPEND.plain;
+  const rows = await db.query<Written>(statement, [
     runId,
     events.length,
     change.stepDelta,
@@ -195,6 +221,7 @@ export async function appendEvents(
     options.fence?.lock.objid ?? null,
     options.expectedLastSeq ?? null,
     blobsParameter(stored.flatMap((event) => event.blobs)),
+    ...(announce ? [announce.index + 1] : []),
   ]);
   if (rows.length !== events.length) {
     if (options.expectedLastSeq !== undefined) await assertNotMoved(db, runId, options.expectedLastSeq);
@@ -215,7 +242,7 @@ async function assertNotMoved(db: SqlQuery, runId: string, expectedLastSeq: numb
   if (run && run.last_seq !== expectedLastSeq) throw new RunMovedError({ runId, expectedLastSeq, lastSeq: run.last_seq });
 }
 
-function encodePending(pending: PendingItem[], runId: string, secrets: JournalSecrets, sealed: boolean): string {
+export function encodePending(pending: PendingItem[], runId: string, secrets: JournalSecrets, sealed: boolean): string {
   const json = JSON.stringify(encodeJson(pending));
   return sealed || !secrets.mightHold(json) ? json : JSON.stringify(encodeJson(secrets.sealPending(pending, runId)));
 }

@@ -1,8 +1,9 @@
 /**
  * The hot path, counted on the real drivers (tests/support/statement-log.ts): one statement, one round
- * trip and one commit per model step and per read-only tool call; two for a side-effecting call (its
- * start is durable before execute); a resume reads the whole history in one query. The counts are
- * printed so they can be quoted.
+ * trip and one commit per read-only tool call and two per side-effecting call (its start is durable
+ * before execute); a new model step rides with the record that follows it (RunSession.defer), so it
+ * costs none of its own; a resume reads the whole history in one query. The counts are printed so they
+ * can be quoted.
  */
 import { stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -61,9 +62,9 @@ async function run(journal: Journal, log: StatementLog, runId: string, lookups =
 
 function report(title: string, log: StatementLog) {
   const phases = [
-    ['model step 0 recorded', 'model 0'],
-    ['read-only call recorded', 'lookupOrder executes'],
-    ['model step 1 recorded + side effect started', 'model 1'],
+    ['model step 0 answered (rides with what follows)', 'model 0'],
+    ['read-only call recorded, with model step 0', 'lookupOrder executes'],
+    ['model step 1 + side effect started, one statement', 'model 1'],
     ['side effect finished', 'refund executes'],
   ] as const;
   const rows = phases.map(([what, mark]) => ({ what, ...log.between(mark) }));
@@ -77,14 +78,14 @@ function report(title: string, log: StatementLog) {
 }
 
 const EXPECTED = [
-  [1, 1], // a model step: one append
-  [1, 1], // a read-only call: its end, one append
-  [2, 2], // the next model step, and the side effect's start (durable before execute)
+  [0, 0], // a model step: nothing yet (it rides with the next append)
+  [1, 1], // a read-only call: its end, with the step before it, one append
+  [1, 1], // the next model step and the side effect's start, one append (durable before execute)
   [1, 1], // the side effect's end
 ];
 
 describe('hot path [pglite]', () => {
-  it('one statement per model step and per read-only call, two per side effect; a resume reads the history in one query', async () => {
+  it('a model step rides with the next record; one statement per read-only call, two per side effect; a resume reads the history in one query', async () => {
     const storage = new PGliteStorage({ dataDir: tempDataDir() });
     try {
       const log = new StatementLog();
@@ -100,7 +101,7 @@ describe('hot path [pglite]', () => {
 });
 
 describe.skipIf(!DATABASE_URL)(`hot path [postgres]${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
-  it('one statement and one round trip per model step and per read-only call, two per side effect; a resume reads the history in one query', async () => {
+  it('one statement and one round trip per read-only call, two per side effect, a model step riding with the next; a resume reads the history in one query', async () => {
     const log = new StatementLog();
     // One pool connection: every statement is prepared on it by the first run, as on a warm pool.
     const storage = countedPostgres(DATABASE_URL as string, log, { max: 1 });

@@ -231,7 +231,8 @@ describeEachJournal('journal contract', (target) => {
     await expect(other.create({ ...input, prompt: 'y'.repeat(MAX_EVENT_BYTES) })).rejects.toMatchObject({ name: 'JournalDataError' });
     await other.release();
     expect(await journal.getRun(tooBig)).toBeUndefined();
-  });
+    // Writes and reads back an event of nearly 128 MiB: over the default minute on a loaded 2-core machine.
+  }, 240_000);
 
   it('refuses an event off its schema before writing anything, naming the type and the fields, the zod error as cause', async () => {
     const runId = uniqueRunId();

@@ -248,10 +248,14 @@ describeEachJournal('large payloads with secrets', (target) => {
       await runDurable({ runId, journal: storage.runs, model: model.model, tools: { issue }, prompt: 'Issue a key.' });
       const db = await storage.database();
       const rows = await stored(db, runId);
-      expect(rows.blobs).toHaveLength(1);
-      const [body] = await query<{ body: string }>(db, sql`select body::text as body from gnl.payloads where hash = ${rows.blobs[0] ?? ''}`);
-      expect(body?.body.length).toBeGreaterThan(300_000);
-      expect(body?.body).not.toContain(apiKey.slice(8, 40));
+      // The tool's output, and the run-complete's answer (completed-result.ts) holding it twice: as the step's
+      // tool result and in its response messages. Each sealed on its own, so each its own ciphertext.
+      expect(rows.blobs).toHaveLength(3);
+      for (const hash of rows.blobs) {
+        const [body] = await query<{ body: string }>(db, sql`select body::text as body from gnl.payloads where hash = ${hash}`);
+        expect(body?.body.length).toBeGreaterThan(300_000);
+        expect(body?.body).not.toContain(apiKey.slice(8, 40));
+      }
       const [events] = await query<{ text: string }>(db, sql`select string_agg(payload::text, '') as text from gnl.run_events where run_id = ${runId}`);
       expect(events?.text).not.toContain(apiKey.slice(8, 40));
       const end = (await storage.runs.events(runId)).find((e) => e.type === 'tool-call-end');

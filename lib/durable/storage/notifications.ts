@@ -45,10 +45,15 @@ export function parseNotification(payload: string): RunChange | undefined {
   return { runId: payload.slice(colon + 1), lastSeq };
 }
 
+/** How long announcements gather before one NOTIFY carries them (CoalescingNotifier): the live view's added latency. */
+export const NOTIFY_WINDOW_MS = 10;
+
 /**
- * Sends after-commit notifications without making anyone wait: at most one NOTIFY statement is in
- * flight; appends that commit meanwhile are coalesced into the next one (one payload per run, its
- * highest sequence number). A failed send is reported and dropped: subscribers catch up by reading.
+ * Sends after-commit notifications without making anyone wait: announcements gather for `windowMs`,
+ * then go out in one NOTIFY statement (one payload per run, its highest sequence number); at most one
+ * statement is in flight, and what comes meanwhile waits for the next window. A run appending every
+ * millisecond costs one NOTIFY per window instead of one per append (bench/notify.ts; issue 17's
+ * statements per checkpoint). A failed send is reported and dropped: subscribers catch up by reading.
  */
 export class CoalescingNotifier {
   /** Per run: the highest sequence number appended, and the highest stream batch written, not yet announced. */
@@ -60,6 +65,8 @@ export class CoalescingNotifier {
     /** Sends one NOTIFY per payload, in one statement. */
     private readonly send: (payloads: string[]) => Promise<void>,
     private readonly onError: (error: unknown) => void = () => {},
+    /** How long announcements gather before a send (default NOTIFY_WINDOW_MS; 0: the next tick). */
+    private readonly windowMs = NOTIFY_WINDOW_MS,
   ) {}
 
   announce(runId: string, lastSeq: number): void {
@@ -80,6 +87,7 @@ export class CoalescingNotifier {
   private async flush(): Promise<void> {
     try {
       while (this.waiting.size > 0 || this.waitingStreams.size > 0) {
+        await new Promise((resolve) => setTimeout(resolve, this.windowMs));
         const payloads = [
           ...[...this.waiting].map(([runId, lastSeq]) => notificationPayload(runId, lastSeq)),
           ...[...this.waitingStreams].map(([runId, batchId]) => streamNotificationPayload(runId, batchId)),

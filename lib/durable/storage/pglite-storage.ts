@@ -57,6 +57,8 @@ export class PGliteStorage {
   readonly capabilities: StorageCapabilities = EMBEDDED_CAPABILITIES;
   readonly dataDir: string | undefined;
   readonly runs: LiveJournal;
+  /** Secrets are sealed with a journal key (GNL_JOURNAL_KEY): a revealed export requires one (docs/operations.md). */
+  readonly encryptsSecrets: boolean;
   private readonly journal: PostgresJournal;
   private instance: Instance | undefined;
   private closed = false;
@@ -79,6 +81,7 @@ export class PGliteStorage {
       secrets: journalSecrets(options.secrets),
     });
     this.runs = this.journal;
+    this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
   }
 
   /** The migrated database (opening the folder, under its lock, on first use). */

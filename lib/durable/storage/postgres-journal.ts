@@ -13,6 +13,10 @@ import { sql } from 'drizzle-orm';
 import {
   type ApprovalDecisionRequest,
   approvalDecisionSchema,
+  approveRequestSchema,
+  type ApproveRequest,
+  approvedInputHash,
+  assertInputMatchesSchema,
   type Decision,
   type DecisionRequest,
   JournalDataError,
@@ -29,6 +33,7 @@ import {
   type RecordedEvent,
   type RunHold,
   type RunInput,
+  type TraceContext,
   type RunPage,
   type RunSummary,
   type SideEffectResolutionRequest,
@@ -55,7 +60,10 @@ import {
   type JournalForkRequest,
   planFork,
   RunState,
+  type ImportRunRequest,
+  RunTransferError,
 } from '../internal';
+import { insertImportedRun } from './run-import';
 import { readStreamBatches, StreamBatchWriter } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
@@ -136,8 +144,11 @@ export class PostgresJournal implements LiveJournal {
     return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams);
   }
 
-  async approve(request: ApprovalDecisionRequest): Promise<Decision> {
-    return this.decide({ kind: 'approve', ...parse(approvalDecisionSchema, request, 'approve') });
+  async approve(request: ApproveRequest): Promise<Decision> {
+    const parsed = parse(approveRequestSchema, request, 'approve');
+    if (parsed.input === undefined) return this.decide({ kind: 'approve', ...parsed });
+    await assertInputMatchesSchema({ schema: parsed.inputSchema, toolCallId: parsed.toolCallId, input: parsed.input });
+    return this.decide({ kind: 'approve', ...parsed, inputHash: approvedInputHash(parsed.input) });
   }
 
   async reject(request: ApprovalDecisionRequest): Promise<Decision> {
@@ -169,6 +180,9 @@ export class PostgresJournal implements LiveJournal {
       const [run] = await tx.query<{ pending: unknown; status: string }>('select pending, status from gnl.runs where run_id = $1::text for update', [
         request.runId,
       ]);
+      // The database's clock, the one every event's time is written with (created_at defaults to the
+      // transaction's now()): the decision's time in the pending list and in the answer is its event's.
+      const [clock] = await tx.query<{ now: Date | string }>('select now() as now', []);
       const [prior] = await tx.query<{ by: string; created_at: Date | string }>(
         `select payload->>'by' as by, created_at from gnl.run_events
          where run_id = $1::text and type = $2::text and payload->>'toolCallId' = $3::text
@@ -182,7 +196,7 @@ export class PostgresJournal implements LiveJournal {
         prior: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined,
         canceled: run?.status === 'canceled' ? await lastCancel(tx, request.runId) : undefined,
         executingSince: run?.status === 'running' ? await invocationStart(tx, request.runId) : undefined,
-        now: new Date(),
+        now: new Date((clock as { now: Date | string }).now),
       });
       // The pending list goes back as it was read: its secrets stay sealed (deciding needs no journal key).
       const events = await appendEvents(tx, request.runId, [plan.event], {
@@ -259,6 +273,28 @@ export class PostgresJournal implements LiveJournal {
     announce(announcer, childRunId, result.child);
     announce(announcer, runId, result.parent);
     return { created: result.created, plan: result.plan };
+  }
+
+  /** One transaction: the run and its events as recorded (run-import.ts), then `then` appended like any event. */
+  async importRun(request: ImportRunRequest): Promise<RecordedEvent[]> {
+    const { runId, events, then = [] } = request;
+    assertValidRunId(runId);
+    const { sql: driver } = await this.db();
+    const { announcer } = this.backend;
+    const notifyInStatement = announcer.mode === 'in-statement';
+    const recorded = await driver.transaction(async (tx) => {
+      const created = await insertImportedRun(tx, { runId, events, secrets: this.secrets, notify: notifyInStatement });
+      if (!created)
+        throw new RunTransferError({
+          reason: 'run-exists',
+          runId,
+          detail: `Run "${runId}" exists in this journal; import it under another id (--as). Nothing was imported.`,
+        });
+      const appended = await appendEvents(tx, runId, then, { notifyInStatement, secrets: this.secrets });
+      return [...events, ...appended];
+    });
+    announce(announcer, runId, recorded);
+    return recorded;
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {
@@ -342,8 +378,9 @@ class SqlRunHold implements RunHold {
     return readEvents(this.db, this.runId, 0, undefined, this.secrets);
   }
 
-  async create(input: RunInput): Promise<RecordedEvent> {
+  async create(input: RunInput, options: { trace?: TraceContext } = {}): Promise<RecordedEvent> {
     const recorded = await createRun(this.db, this.runId, input, {
+      ...options,
       fence: this.fence,
       notifyInStatement: this.announcer.mode === 'in-statement',
       secrets: this.secrets,

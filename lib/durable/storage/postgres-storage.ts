@@ -64,6 +64,8 @@ export class PostgresStorage {
   readonly kind = 'postgres' as const;
   readonly capabilities: StorageCapabilities = SERVER_CAPABILITIES;
   readonly runs: LiveJournal;
+  /** Secrets are sealed with a journal key (GNL_JOURNAL_KEY): a revealed export requires one (docs/operations.md). */
+  readonly encryptsSecrets: boolean;
   private client: postgres.Sql;
   private readonly holds: AdvisoryLockHolds;
   private readonly journal: PostgresJournal;
@@ -105,6 +107,7 @@ export class PostgresStorage {
       secrets: journalSecrets(options.secrets),
     });
     this.runs = this.journal;
+    this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
   }
 
   /** The migrated database (drizzle); migration runs once per storage object, under a lock across processes. */

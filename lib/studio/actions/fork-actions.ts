@@ -8,31 +8,49 @@
  */
 import 'server-only';
 import { type ForkEdit, ForkRefusedError, InvalidRunIdError, JournalDataError } from '@/lib/durable';
-import { type ForkPreview, getExecutor } from '@/lib/executor';
+import { storageFromEnv } from '@/lib/durable/storage';
+import { type ForkPreview as ExecutorForkPreview, getExecutor } from '@/lib/executor';
+import { checkToolOutput, toolOutputJsonSchema } from '../reads/tool-output';
 import { jsonSafe } from '../reads/wire';
 import type { ActionResult, Refusal } from './operator-actions';
 
-export type { ForkPreview };
+/** The executor's preview, with the JSON Schema each editable call's output must match (when its tool declares one). */
+export type ForkPreview = Omit<ExecutorForkPreview, 'editableResults'> & {
+  editableResults: { toolCallId: string; toolName: string; output: unknown; outputSchema?: unknown }[];
+};
 
 export interface ForkRequest {
   runId: string;
   /** Counted from 1, as the timeline's "Model step N". */
   atStep: number;
+  /** At most one of these two (the form sends the one the operator chose). */
   instruction?: string;
+  /** The output the model reads instead of a call of step atStep-1's recorded one. */
+  toolResult?: { toolCallId: string; output: unknown };
 }
 
+/** The preview; with an edited result, first checked against its tool's output schema, as the fork will be. */
 export async function forkPreview(request: ForkRequest): Promise<ActionResult<{ preview: ForkPreview }>> {
   try {
-    const preview = await getExecutor().previewFork({ runId: request.runId, atStep: request.atStep, ...editOf(request) });
+    if (request.toolResult) {
+      const invalid = await editRefusal(request, request.toolResult);
+      if (invalid) return invalid;
+    }
+    const preview = await previewOf(request);
     return { ok: true, preview: jsonSafe(preview) };
   } catch (error) {
     return refusal(error);
   }
 }
 
+/** Forks in the operator's name; an edited result is first checked against its tool's output schema (refused, naming the fields, when it does not match). */
 export async function fork(request: ForkRequest & { by: string; reason: string }): Promise<ActionResult<{ runId: string }>> {
   try {
     const { runId, atStep, by, reason } = request;
+    if (request.toolResult) {
+      const invalid = await editRefusal(request, request.toolResult);
+      if (invalid) return invalid;
+    }
     const forked = await getExecutor().forkRun({ runId, atStep, by, reason, ...editOf(request) });
     return { ok: true, runId: forked.runId };
   } catch (error) {
@@ -40,7 +58,30 @@ export async function fork(request: ForkRequest & { by: string; reason: string }
   }
 }
 
+async function previewOf(request: ForkRequest): Promise<ForkPreview> {
+  const preview = await getExecutor().previewFork({ runId: request.runId, atStep: request.atStep, ...editOf(request) });
+  const agentName = (await storageFromEnv().runs.getRun(request.runId))?.input.agent;
+  const editableResults = await Promise.all(
+    (preview.editableResults ?? []).map(async (call) => {
+      const outputSchema = await toolOutputJsonSchema(agentName, call.toolName);
+      return outputSchema === undefined ? call : { ...call, outputSchema };
+    }),
+  );
+  return { ...preview, editableResults };
+}
+
+/** An edited output that its tool's output schema refuses (the tool found among the calls the fork may edit). */
+async function editRefusal(request: ForkRequest, edit: { toolCallId: string; output: unknown }): Promise<Refusal | undefined> {
+  const preview = await getExecutor().previewFork({ runId: request.runId, atStep: request.atStep });
+  const call = preview.editableResults?.find((c) => c.toolCallId === edit.toolCallId);
+  if (!call) return undefined; // the fork's plan refuses it, saying why (invalid-edit)
+  const agentName = (await storageFromEnv().runs.getRun(request.runId))?.input.agent;
+  const checked = await checkToolOutput({ agentName, toolName: call.toolName, output: edit.output });
+  return checked.ok ? undefined : { ok: false, kind: 'invalid', message: checked.message };
+}
+
 function editOf(request: ForkRequest): { edit?: ForkEdit } {
+  if (request.toolResult) return { edit: { toolResult: request.toolResult } };
   return request.instruction ? { edit: { instruction: request.instruction } } : {};
 }
 

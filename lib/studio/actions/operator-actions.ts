@@ -15,15 +15,27 @@ import 'server-only';
 import { ZodError } from 'zod';
 import { AgentInputError } from '@/lib/agents';
 import type { CrashPoint } from '@/lib/demo';
-import { type Decision, DecisionConflictError, type DecisionConflictReason, InvalidRunIdError, type PendingItem, RunState } from '@/lib/durable';
+import {
+  type Decision,
+  DecisionConflictError,
+  type DecisionConflictReason,
+  InvalidRunIdError,
+  JournalDataError,
+  type OutputIssue,
+  type PendingItem,
+  RunState,
+} from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
-import { cancelRun, getExecutor, RunNotResumableError } from '@/lib/executor';
+import { cancelRun, getExecutor, RunNotResumableError, scheduleResume } from '@/lib/executor';
 import { demoCrashPoints, startSupportRun } from '../demo';
 import { resumeReason } from './resume-reason';
+import { toolInputSchemaOf } from '../reads/tool-input';
 import { checkToolOutput } from '../reads/tool-output';
 
 export type Refusal =
-  | { ok: false; kind: 'unauthenticated' | 'invalid' | 'error'; message: string }
+  | { ok: false; kind: 'unauthenticated' | 'error'; message: string }
+  /** Bad input; `issues`: each field the tool's schema refused (all at once), for the form to show beside its fields. */
+  | { ok: false; kind: 'invalid'; message: string; issues?: OutputIssue[] }
   /** Someone decided first (or the run finished, is executing, or the question expired): `reason` says which. */
   | {
       ok: false;
@@ -44,7 +56,9 @@ export interface ResumeNote {
 }
 
 export type DecisionRequest =
-  | { kind: 'approve' | 'reject'; runId: string; toolCallId: string; by: string; reason?: string }
+  | { kind: 'reject'; runId: string; toolCallId: string; by: string; reason?: string }
+  /** `input`: the approver changed the arguments; the call executes with these (checked by the tool's input schema). */
+  | { kind: 'approve'; runId: string; toolCallId: string; by: string; reason?: string; input?: unknown }
   | { kind: 'resolve'; runId: string; toolCallId: string; by: string; reason: string; outcome: 'done' | 'not-done'; output?: unknown }
   | { kind: 'provide'; runId: string; toolCallId: string; by: string; reason?: string; output: unknown };
 
@@ -71,6 +85,9 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
         outcome: request.outcome,
         ...(request.outcome === 'done' ? { output: request.output } : {}),
       });
+    } else if (request.kind === 'approve' && request.input !== undefined) {
+      const inputSchema = await inputSchemaOfCall(runId, toolCallId);
+      decision = await journal.approve({ runId, toolCallId, by, ...(reason ? { reason } : {}), input: request.input, ...(inputSchema ? { inputSchema } : {}) });
     } else {
       decision = await journal[request.kind]({ runId, toolCallId, by, ...(reason ? { reason } : {}) });
     }
@@ -86,7 +103,14 @@ async function outputRefusal(runId: string, toolCallId: string, kind: 'side-effe
   const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === kind);
   if (!item) return undefined; // the journal says why it is refused
   const checked = await checkToolOutput({ agentName: run?.input.agent, toolName: item.toolName, output });
-  return checked.ok ? undefined : { ok: false, kind: 'invalid', message: checked.message };
+  return checked.ok ? undefined : { ok: false, kind: 'invalid', message: checked.message, issues: checked.issues };
+}
+
+/** The input schema of the call's tool (through the agent registry): the journal refuses changed arguments that do not match it. */
+async function inputSchemaOfCall(runId: string, toolCallId: string) {
+  const run = await storageFromEnv().runs.getRun(runId);
+  const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === 'approval');
+  return item ? toolInputSchemaOf(run?.input.agent, item.toolName) : undefined;
 }
 
 /** After the last open decision, the deciding operator resumes the run, the decision its reason. */
@@ -132,6 +156,21 @@ export async function resume(request: { runId: string; by: string; reason: strin
   }
 }
 
+/**
+ * Schedules the run's next invocation at `at` (scheduleResume: checked like a resume, journaled as a
+ * `run-resume-request` with `resumeAt`, who and why); a later one replaces it, a resume now cancels it.
+ * The executor that claims it then may be this server's or any worker.
+ */
+export async function scheduleResumeAt(request: { runId: string; at: string; by: string; reason: string }): Promise<ActionResult<{ resumeAt: string }>> {
+  const { runId, at, by, reason } = request;
+  try {
+    await scheduleResume(runId, { at, by, reason });
+    return { ok: true, resumeAt: new Date(at).toISOString() };
+  } catch (error) {
+    return refusal(error, runId, '');
+  }
+}
+
 export async function cancel(request: { runId: string; by: string; reason: string }): Promise<ActionResult<{ canceledBy: string }>> {
   try {
     await cancelRun(request.runId, { by: request.by, reason: request.reason });
@@ -145,7 +184,7 @@ export async function cancel(request: { runId: string; by: string; reason: strin
  * Starts the demo support agent on `prompt`, executed by this server's executor. A crash point is
  * refused where this Studio does not allow them (demo.ts demoCrashPoints: off on Postgres by default).
  */
-export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoint }): Promise<ActionResult<{ runId: string }>> {
+export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean }): Promise<ActionResult<{ runId: string }>> {
   if (request.crashAt) {
     const policy = demoCrashPoints();
     if (!policy.allowed) return { ok: false, kind: 'invalid', message: `${policy.why} Start the run without one.` };
@@ -172,6 +211,8 @@ async function refusal(error: unknown, runId: string, toolCallId: string): Promi
     };
   }
   if (RunNotResumableError.isInstance(error)) return { ok: false, kind: 'not-resumable', message: error.message };
+  if (JournalDataError.isInstance(error) && error.inputMismatch)
+    return { ok: false, kind: 'invalid', message: error.message, issues: error.inputMismatch.issues };
   if (InvalidRunIdError.isInstance(error) || AgentInputError.isInstance(error) || error instanceof ZodError)
     return { ok: false, kind: 'invalid', message: error.message };
   console.error('studio: operator action failed:', error);

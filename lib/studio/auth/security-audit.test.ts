@@ -3,7 +3,10 @@
  * decision, resume and cancel is an event naming the operator, the time and the reason, and nothing in
  * the app can edit or delete them:
  *   - no file the Studio's server runs (everything reachable by imports from app/, proxy.ts and
- *     instrumentation.ts) issues an UPDATE, DELETE or TRUNCATE on those tables (read from the source);
+ *     instrumentation.ts) issues an UPDATE, DELETE or TRUNCATE on those tables (read from the source),
+ *     but the retention job's drop of a whole ended run (lib/executor/retention.ts, which the Studio's
+ *     executor runs on the embedded journal): a DELETE the triggers allow only inside its transaction,
+ *     which writes the drop to the append-only gnl.retention_log (migration 0016);
  *   - through the app's own database connection (storageFromEnv, as the Studio's server opens it), the
  *     database refuses an UPDATE or DELETE of them (the append-only triggers), on PGlite and on Postgres.
  */
@@ -83,9 +86,13 @@ describe('nothing the Studio runs rewrites the audit trail', () => {
     );
   });
 
-  it('no reachable file issues UPDATE, DELETE or TRUNCATE on gnl.run_events or gnl.operator_audit', () => {
+  it('no reachable file issues UPDATE, DELETE or TRUNCATE on gnl.run_events or gnl.operator_audit, but the retention drop', () => {
     const offenders = [...reachable(entries)].flatMap((file) => rewritesIn(readFileSync(file, 'utf8')).map((m) => `${path.relative(repoRoot, file)}: ${m}`));
-    expect(offenders).toEqual([]);
+    expect(offenders).toEqual(['lib/executor/retention.ts: delete from gnl.run_events']);
+    // The one exception deletes under the setting the triggers check, and logs what it dropped.
+    const retention = readFileSync(path.join(repoRoot, 'lib/executor/retention.ts'), 'utf8');
+    expect(retention).toMatch(/set_config\('gnl\.retention_drop', \$\{run\.runId\}, true\)/);
+    expect(retention).toContain('insert into gnl.retention_log');
   });
 
   it('the scan recognises such writes in drizzle and in SQL', () => {

@@ -22,6 +22,10 @@ import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, signSessionToken } from './ses
 
 /** Pages anyone may open: signing in, and creating the first account with the one-time setup link. */
 const PUBLIC_PAGES = ['/sign-in', '/setup'];
+/** Route handlers anyone may call: health, which answers up or down and nothing else (app/api/health/route.ts). */
+const PUBLIC_ROUTES = ['/api/health'];
+/** Route handlers a scraper's bearer token also opens: they check it first, then the session as every route does. */
+const TOKEN_ROUTES = ['/api/metrics'];
 /** Server actions anyone may call: signing in, the first account (needs the setup token), signing out. */
 const PUBLIC_ACTIONS = ['app/(auth)/actions.ts#signInAction', 'app/(auth)/actions.ts#setupAction', 'app/(auth)/actions.ts#signOutAction'];
 
@@ -203,6 +207,7 @@ describe('the Studio surface, enumerated from app/', () => {
     expect(handlers.map((r) => r.pattern)).toEqual(
       expect.arrayContaining([
         '/api/events',
+        '/api/health',
         '/api/inbox',
         '/api/demo/stats',
         '/api/runs',
@@ -228,11 +233,11 @@ describe('the Studio surface, enumerated from app/', () => {
     expect(matchers.some((m) => m.test('/_next/static/chunks/app.js'))).toBe(false);
   });
 
-  it('without a valid session the proxy sends each page to sign-in and refuses each route handler and action POST; only sign-in and setup are open', () => {
+  it('without a valid session the proxy sends each page to sign-in and refuses each route handler and action POST; only sign-in, setup and health are open', () => {
     const problems: string[] = [];
     for (const route of routes) {
       const pathname = pathOf(route, SAMPLE);
-      const isPublic = route.kind === 'page' && PUBLIC_PAGES.includes(route.pattern);
+      const isPublic = (route.kind === 'page' ? PUBLIC_PAGES : PUBLIC_ROUTES).includes(route.pattern);
       for (const [label, cookie] of Object.entries(BAD_COOKIES)) {
         const get = proxy(request(pathname, { cookie: cookie() }));
         const passed = get.headers.get('x-middleware-next') === '1';
@@ -369,6 +374,28 @@ describe('the Studio surface, enumerated from app/', () => {
     });
   });
 
+  it('a scraper with GNL_METRICS_TOKEN as its bearer token reads /api/metrics without a session, and nothing else; a wrong or short token opens nothing', () => {
+    const saved = process.env.GNL_METRICS_TOKEN;
+    const passes = (pathname: string, authorization: string, method = 'GET') =>
+      proxy(request(pathname, { method, headers: { authorization } })).headers.get('x-middleware-next') === '1';
+    try {
+      process.env.GNL_METRICS_TOKEN = 'scrape-token-0123456789';
+      expect(passes('/api/metrics', 'Bearer scrape-token-0123456789')).toBe(true);
+      expect(passes('/api/metrics', 'Bearer scrape-token-012345678')).toBe(false);
+      expect(passes('/api/metrics', 'scrape-token-0123456789')).toBe(false);
+      expect(passes('/api/metrics', 'Bearer scrape-token-0123456789', 'POST')).toBe(false);
+      for (const other of ['/api/runs', '/api/inbox', '/api/metrics/x', '/inbox']) expect(passes(other, 'Bearer scrape-token-0123456789'), other).toBe(false);
+      delete process.env.GNL_METRICS_TOKEN;
+      expect(passes('/api/metrics', 'Bearer scrape-token-0123456789')).toBe(false);
+      process.env.GNL_METRICS_TOKEN = 'short';
+      const misconfigured = proxy(request('/api/metrics', { headers: { authorization: 'Bearer short' } }));
+      expect(misconfigured.status).toBe(500);
+    } finally {
+      if (saved === undefined) delete process.env.GNL_METRICS_TOKEN;
+      else process.env.GNL_METRICS_TOKEN = saved;
+    }
+  });
+
   it('the proxy does not open a path that merely starts like a public one', () => {
     for (const pathname of ['/sign-in-admin', '/setupx', '/api/sign-in', '/sign-in/../inbox'])
       expect(proxy(request(pathname)).headers.get('x-middleware-next'), pathname).toBeNull();
@@ -391,6 +418,18 @@ describe('the Studio surface, enumerated from app/', () => {
   it('every route handler checks the session first and returns the refusal (operatorOrRefusal)', async () => {
     const problems: string[] = [];
     for (const handler of handlers) {
+      if (PUBLIC_ROUTES.includes(handler.pattern)) continue;
+      if (TOKEN_ROUTES.includes(handler.pattern)) {
+        // `if (!bearerMatches(…)) { const auth = await operatorOrRefusal(); if ('refusal' in auth) return auth.refusal; }`
+        const text = readFileSync(path.join(repoRoot, handler.file), 'utf8');
+        if (
+          !/if \(!bearerMatches\(request\.headers\.get\('authorization'\)\)\) \{\s*const auth = await operatorOrRefusal\(\);\s*if \('refusal' in auth\) return auth\.refusal;/.test(
+            text,
+          )
+        )
+          problems.push(`${handler.file}: does not check the bearer token, then the session, before anything else`);
+        continue;
+      }
       const exported = exportsOf(await parseFile(handler.file));
       const methods = exported.filter((e) => /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(e.name));
       if (methods.length === 0) problems.push(`${handler.file}: no HTTP method exported`);

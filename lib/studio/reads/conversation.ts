@@ -70,7 +70,7 @@ interface TurnRow {
   messages_other: unknown;
   /** `input.prompt`, when the run has no messages array. */
   prompt: unknown;
-  /** The run-complete or run-fail that ended a finished run: { type, seq, payload }. */
+  /** The run-complete or run-fail that ended a finished run: { type, seq, payload } (a run-complete's answer left out: only its text is read). */
   ending: { type: 'run-complete' | 'run-fail'; seq: number; payload: Record<string, unknown> } | null;
 }
 
@@ -84,7 +84,7 @@ export function conversationTurnsStatement(conversationId: string, limit: number
         with ordinality as m(value, n) where m.value->>'role' = 'user' order by m.n desc limit 1) as user_message,
       case when jsonb_typeof(${messages}) not in ('array', 'null') then ${messages} end as messages_other,
       case when jsonb_typeof(${messages}) is distinct from 'array' then r.input->'prompt' end as prompt,
-      case when r.status in ('completed', 'failed') then (select jsonb_build_object('type', e.type, 'seq', e.seq, 'payload', e.payload)
+      case when r.status in ('completed', 'failed') then (select jsonb_build_object('type', e.type, 'seq', e.seq, 'payload', e.payload - 'answer')
         from gnl.run_events e where e.run_id = r.run_id and e.type in ('run-complete', 'run-fail') order by e.seq desc limit 1) end as ending
     from gnl.runs r
     where ${inConversation(conversationId)}

@@ -11,6 +11,8 @@ import { storageFromEnv } from '@/lib/durable/storage';
 import { queueEntry } from '@/lib/executor';
 import { conversationIdOf } from './conversation-path';
 import { readModelStep } from './model-step';
+import { type OutsideRecord, outsideRecord } from './outside-record';
+import { toolInputJsonSchema } from './tool-input';
 import { toolOutputJsonSchema } from './tool-output';
 import { jsonSafe, type WireRun } from './wire';
 
@@ -50,6 +52,10 @@ export interface InboxItem {
   };
   /** For side effects and tool results: the JSON Schema the output given must match (absent: any JSON). */
   outputSchema?: unknown;
+  /** For side effects whose tool declares a lookup: what the outside system holds under the call's key. */
+  outsideRecord?: OutsideRecord;
+  /** For approvals: the JSON Schema of the tool's arguments, the form an approver edits them in (absent: one JSON field). */
+  inputSchema?: unknown;
 }
 
 export interface Inbox {
@@ -100,6 +106,8 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
   return Promise.all(
     run.pending.map(async (item) => {
       const outputSchema = item.kind === 'approval' ? undefined : await toolOutputJsonSchema(run.input.agent, item.toolName);
+      const inputSchema = item.kind === 'approval' ? await toolInputJsonSchema(run.input.agent, item.toolName) : undefined;
+      const record = item.kind === 'side-effect' && !item.decision ? await outsideRecord({ runId: run.runId, agentName: run.input.agent, item }) : undefined;
       return {
         run: base,
         item: jsonSafe(item),
@@ -117,6 +125,8 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
             }
           : {}),
         ...(outputSchema ? { outputSchema: jsonSafe(outputSchema) } : {}),
+        ...(inputSchema ? { inputSchema: jsonSafe(inputSchema) } : {}),
+        ...(record ? { outsideRecord: record } : {}),
       };
     }),
   );
@@ -127,4 +137,10 @@ export async function loadInbox(): Promise<Inbox> {
   const items = (await Promise.all(lists.flatMap((list) => list.runs).map(itemsOf))).flat();
   items.sort((a, b) => a.since.localeCompare(b.since) || a.run.runId.localeCompare(b.run.runId));
   return { items, truncated: lists.some((list) => list.truncated) };
+}
+
+/** One run's part of the inbox (its run page offers the same choices): empty when it waits for no one. */
+export async function loadRunInbox(runId: string): Promise<InboxItem[]> {
+  const run = await storageFromEnv().runs.getRun(runId);
+  return run && run.pending.length > 0 ? itemsOf(run) : [];
 }

@@ -42,9 +42,23 @@ describe('reading a recorded model step', () => {
 
   it('totals count each event once, however often they are added', () => {
     const events = [
-      { seq: 1, type: 'model-step', latencyMs: 10, result: { usage: { inputTokens: { total: 7 }, outputTokens: { total: 2, reasoning: 1 } } } },
+      {
+        seq: 1,
+        type: 'model-step',
+        provider: 'p',
+        modelId: 'm',
+        latencyMs: 10,
+        result: { usage: { inputTokens: { total: 7 }, outputTokens: { total: 2, reasoning: 1 } } },
+      },
       { seq: 2, type: 'tool-call-end', durationMs: 5 },
-      { seq: 3, type: 'model-step', latencyMs: 20, result: { usage: { inputTokens: { total: 3, cacheRead: 2 }, outputTokens: { total: 1 } } } },
+      {
+        seq: 3,
+        type: 'model-step',
+        provider: 'p',
+        modelId: 'm',
+        latencyMs: 20,
+        result: { usage: { inputTokens: { total: 3, cacheRead: 2 }, outputTokens: { total: 1 } } },
+      },
     ] as unknown as WireEvent[];
     const once = addToTotals(EMPTY_TOTALS, events);
     expect(addToTotals(once, events)).toEqual(once);
@@ -52,6 +66,8 @@ describe('reading a recorded model step', () => {
       throughSeq: 3,
       steps: 2,
       tokens: { input: 10, noCache: 0, output: 3, text: 0, cacheRead: 2, cacheWrite: 0, reasoning: 1 },
+      // Billed: uncached input is the input less cache reads (7 + 1), reasoning is a part of output.
+      models: [{ provider: 'p', modelId: 'm', steps: 2, unmetered: 0, uncachedInput: 8, cacheRead: 2, cacheWrite: 0, output: 3, reasoning: 1 }],
       modelMs: 30,
       toolMs: 5,
     });

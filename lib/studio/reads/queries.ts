@@ -9,7 +9,9 @@ import type { RunStatus } from '@/lib/durable';
 import { encodeRunSegment } from './run-path';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
 import type { DemoServiceState } from '../demo';
-import type { Inbox } from './inbox';
+import type { CallDecision } from './call-decision';
+import type { Inbox, InboxItem } from './inbox';
+import type { NotificationView } from './notifications';
 import type { RunListPage } from './run-listing';
 import type { WireEvent, WireRun } from './wire';
 
@@ -45,6 +47,18 @@ export function runQuery(runId: string) {
   return queryOptions({
     queryKey: ['run', runId] as const,
     queryFn: () => getJson<WireRun>(`/api/runs/${encodeRunSegment(runId)}`),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/**
+ * A run's webhook notifications (the outbox's rows). Not journal events: a new one comes with a run
+ * event (the same transaction), its deliveries later, so its reader re-reads on both (live-run-notifications.tsx).
+ */
+export function runNotificationsQuery(runId: string) {
+  return queryOptions({
+    queryKey: ['run', runId, 'notifications'] as const,
+    queryFn: () => getJson<NotificationView[]>(`/api/runs/${encodeRunSegment(runId)}/notifications`),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
@@ -88,11 +102,46 @@ export function inboxQuery() {
   });
 }
 
+/** One run's part of the inbox, for its run page's choices; under ['inbox'], so whatever re-reads the inbox re-reads it too. */
+export function runInboxQuery(runId: string) {
+  return queryOptions({
+    queryKey: ['inbox', 'run', runId] as const,
+    queryFn: () => getJson<InboxItem[]>(`/api/runs/${encodeRunSegment(runId)}/inbox`),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** How many items wait in the inbox (the nav); under ['inbox'], so re-read whenever the inbox is. */
+export function inboxCountQuery() {
+  return queryOptions({
+    queryKey: ['inbox', 'count'] as const,
+    queryFn: () => getJson<{ items: number }>('/api/inbox/count'),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
 /** The demo's outside service counters; re-read by the live hooks whenever a run changes. */
 export function demoStatsQuery() {
   return queryOptions({
     queryKey: ['demo', 'stats'] as const,
     queryFn: () => getJson<DemoServiceState>('/api/demo/stats'),
     staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/**
+ * What the journal recorded for one call, read when a decision's answer never came (the server died
+ * after recording it, the network dropped). Asked until the Studio answers (it may be restarting), each
+ * time afresh (`askedAt`).
+ */
+export function callDecisionQuery(runId: string, toolCallId: string, askedAt: number) {
+  return queryOptions({
+    // askedAt: each lost answer asks anew; an earlier asking's result says nothing about a later decision.
+    queryKey: ['decision', runId, toolCallId, askedAt] as const,
+    queryFn: () => getJson<CallDecision>(`/api/runs/${encodeRunSegment(runId)}/decision?${new URLSearchParams({ call: toolCallId })}`),
+    retry: true,
+    retryDelay: (failures: number) => Math.min(500 * 2 ** failures, 5_000),
+    staleTime: Number.POSITIVE_INFINITY,
+    gcTime: 0,
   });
 }

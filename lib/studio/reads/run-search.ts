@@ -18,6 +18,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { runLockHeld } from '@/lib/durable/storage';
 import { stepTokensSql } from './usage-sql';
+import { runMarksSql } from './run-marks-sql';
 
 export const SEARCH_MAX_LENGTH = 200;
 
@@ -51,6 +52,10 @@ export interface RunSearchRow {
   heartbeat_at: Date | string | null;
   /** The lease expired, and (Postgres) no database session holds the run's advisory lock. */
   lease_lapsed: boolean | null;
+  /** The marks of run-marks-sql.ts: an invocation was interrupted, the run waited for people, a person decided. */
+  interrupted: boolean;
+  waited: boolean;
+  decided: boolean;
 }
 
 /** `like` with the prefix's own %, _ and \ taken literally. */
@@ -118,6 +123,7 @@ export function runSearchStatement(search: RunSearch, toolEvents = 0): SQL {
     select r.run_id, r.status, r.input, r.step_count, r.last_seq, r.pending, r.created_at, r.updated_at,
       r.created_at::text as created_at_text,
       (select coalesce(sum(${stepTokensSql(sql`e.payload`)}), 0) from gnl.run_events e where e.run_id = r.run_id and e.type = 'model-step') as tokens,
+      ${runMarksSql(sql`r.run_id`)},
       q.lease_owner, q.last_lease_owner, q.lease_expires_at, q.heartbeat_at,
       case when r.status = 'running' and q.lease_owner is not null and q.lease_expires_at <= now() then not ${runLockHeld(sql`r.run_id`)}
       end as lease_lapsed

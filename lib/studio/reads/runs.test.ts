@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '@/lib/durable';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
-import { getEventsChunk, getRunView, listRuns } from './runs';
+import { getEventsChunk, getRunView, listRuns, WATERFALL_BARS_SENT } from './runs';
 import { CHUNK_SIZE } from './timeline-window';
 
 const runId = `studio:long-run:${randomUUID()}`;
@@ -76,6 +76,45 @@ describe('a run page over a long journal', () => {
       tokens: { input: 10 * STEPS, output: 3 * STEPS, cacheRead: STEPS, cacheWrite: 0, reasoning: STEPS },
       modelMs: 2 * STEPS,
     });
+  });
+
+  it('carries the price table, and the runs list prices each run from its journal: a model without a price is unknown, never $0', async () => {
+    const view = await getRunView(runId);
+    expect(view?.prices.files).toEqual([{ from: 'built-in', takenOn: '2025-06-01' }]);
+    expect(view?.totals.models).toEqual([
+      {
+        provider: 'scripted',
+        modelId: 'scripted-v1',
+        steps: STEPS,
+        unmetered: 0,
+        uncachedInput: 9 * STEPS,
+        cacheRead: STEPS,
+        cacheWrite: 0,
+        output: 3 * STEPS,
+        reasoning: STEPS,
+      },
+    ]);
+    const page = await listRuns({ q: runId, limit: 5 });
+    const listed = 'runs' in page ? page.runs.find((run) => run.runId === runId) : undefined;
+    expect(listed?.cost).toEqual({
+      picoUsd: 0,
+      pricedSteps: 0,
+      unpricedSteps: STEPS,
+      unpriced: [{ provider: 'scripted', modelId: 'scripted-v1', steps: STEPS, reason: 'no-price' }],
+      takenOn: [],
+    });
+  });
+
+  it('folds the whole run into its waterfall, not only the tail: one bar per model step, one invocation, no queue entry', async () => {
+    const view = await getRunView(runId);
+    expect(view?.waterfall.throughSeq).toBe(2_500);
+    // The page carries the newest bars (the chart draws the newest 60) and the count of the others.
+    expect(view?.waterfall.bars).toHaveLength(WATERFALL_BARS_SENT);
+    expect(view?.waterfall.trimmed).toBe(STEPS - WATERFALL_BARS_SENT);
+    expect(view?.waterfall.bars.at(-1)?.id).toBe(`model:${STEPS - 1}`);
+    expect(view?.waterfall.bars.every((bar) => bar.kind === 'model' && bar.endMs - bar.startMs === 2)).toBe(true);
+    expect(view?.waterfall.invocations.invocations).toEqual([expect.objectContaining({ began: 'created', seq: 1 })]);
+    expect(view?.executor).toBeNull();
   });
 
   it('serves earlier events as exact chunks, and nothing for an unknown run', async () => {

@@ -8,11 +8,16 @@ import 'server-only';
 import { registry } from '@/agents';
 import { fromLastModelStep, InvalidRunIdError, type RecordedEvent, type RunStatus, type RunSummary } from '@/lib/durable';
 import { EMBEDDED_DURABILITY_NOTE, storageFromEnv, withBlobPlaceholders } from '@/lib/durable/storage';
-import { addToTotals, EMPTY_TOTALS, type RunTotals } from '@/lib/durable/projection';
+import { addToTotals, addToWaterfall, EMPTY_TOTALS, EMPTY_WATERFALL, type RunTotals, type RunWaterfall, trimWaterfall } from '@/lib/durable/projection';
+import { queueEntry } from '@/lib/executor';
+import type { PriceTable } from '@/lib/cost';
+import { pagePriceTable } from '@/lib/cost/price-file';
+import { type CostDb, runCosts } from './run-costs';
 import { toolDeclarations } from './tool-policy';
 import { CHUNK_SIZE, type Tail, tailStartFor } from './timeline-window';
 import type { RunListFilters, RunListing, RunListPage } from './run-listing';
 import type { ToolDeclaration } from './resume-preview';
+import type { RunExecutorInfo } from './run-executor';
 import { decodeRunCursor, encodeRunCursor, type RunSearchRow, type SearchDb, searchRuns } from './run-search';
 import { jsonSafe, toWireEvent, toWireRun, type WireEvent, type WireRun } from './wire';
 
@@ -66,7 +71,7 @@ export function agentNames(): string[] {
 }
 
 /**
- * One page of runs, newest first, filtered and searched (run-search.ts), with tokens and lapsed leases.
+ * One page of runs, newest first, filtered and searched (run-search.ts), with tokens, cost (run-costs.ts) and lapsed leases.
  * A cursor the runs page did not give out (an edited link) is a result, not an error.
  */
 export async function listRuns(options: RunListFilters & { cursor?: string; limit?: number }): Promise<RunListPage | { badCursor: true }> {
@@ -74,7 +79,8 @@ export async function listRuns(options: RunListFilters & { cursor?: string; limi
   if (options.cursor !== undefined && !cursor) return { badCursor: true };
   const limit = options.limit ?? DEFAULT_PAGE_SIZE;
   const storage = storageFromEnv();
-  const rows = await searchRuns((await storage.database()) as unknown as SearchDb, {
+  const db = await storage.database();
+  const rows = await searchRuns(db as unknown as SearchDb, {
     ...(options.status ? { status: options.status } : {}),
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.q ? { q: options.q } : {}),
@@ -83,8 +89,13 @@ export async function listRuns(options: RunListFilters & { cursor?: string; limi
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
+  const costs = await runCosts(
+    db as unknown as CostDb,
+    page.map((row) => row.run_id),
+    pagePriceTable(),
+  );
   return {
-    runs: await Promise.all(page.map(toListing)),
+    runs: await Promise.all(page.map(async (row) => ({ ...(await toListing(row)), ...(costs.has(row.run_id) ? { cost: costs.get(row.run_id) } : {}) }))),
     ...(rows.length > limit && last ? { nextCursor: encodeRunCursor({ createdAt: last.created_at_text, runId: last.run_id }) } : {}),
   };
 }
@@ -113,6 +124,7 @@ async function toListing(row: RunSearchRow): Promise<RunListing> {
   return {
     ...run,
     tokens: Number(row.tokens),
+    marks: { interrupted: row.interrupted === true, waited: row.waited === true, decided: row.decided === true },
     ...(row.lease_lapsed && row.lease_owner && row.lease_expires_at
       ? { lapsedLease: { owner: row.lease_owner, expiredAt: iso(row.lease_expires_at), heartbeatAt: row.heartbeat_at ? iso(row.heartbeat_at) : null } }
       : {}),
@@ -130,6 +142,9 @@ export async function findRun(runId: string): Promise<RunSummary | undefined> {
   }
 }
 
+/** Bars of a run's waterfall sent with its page (the chart draws the newest 60; live events add to them). */
+export const WATERFALL_BARS_SENT = 200;
+
 export interface RunView {
   run: WireRun;
   /** The newest events, from a chunk boundary on (timeline-window.ts). */
@@ -140,6 +155,12 @@ export interface RunView {
   declarations: Record<string, ToolDeclaration> | null;
   /** The events from the run's last model step up to the tail: with the tail, what the resume preview folds (planResume reads no further back). */
   planBasis: WireEvent[];
+  /** Over every event up to the tail's head: the run's calls on its clock and its invocations (run-waterfall.ts). */
+  waterfall: RunWaterfall;
+  /** The run queue's memory of who invoked the run last (absent: not run through an executor). */
+  executor: RunExecutorInfo | null;
+  /** The price table (lib/cost) the page prices the totals' tokens with, live events included. */
+  prices: PriceTable;
 }
 
 /** What a run page starts with: the summary, the tail of the journal, and the totals over all of it. */
@@ -150,22 +171,30 @@ export async function getRunView(runId: string): Promise<RunView | undefined> {
   const startSeq = tailStartFor(run.lastSeq);
   const tailEvents = await journal.events(run.runId, { afterSeq: startSeq - 1 });
   let totals = EMPTY_TOTALS;
+  let waterfall = EMPTY_WATERFALL;
   let planBasis: RecordedEvent[] = [];
   for (let after = 0; after < startSeq - 1; ) {
     const page = await journal.events(run.runId, { afterSeq: after, limit: Math.min(500, startSeq - 1 - after) });
     const last = page[page.length - 1];
     if (!last) break;
     totals = addToTotals(totals, page as unknown as WireEvent[]);
+    waterfall = addToWaterfall(waterfall, page);
     planBasis = fromLastModelStep(planBasis, page);
     after = last.seq;
   }
   totals = addToTotals(totals, tailEvents as unknown as WireEvent[]);
+  waterfall = addToWaterfall(waterfall, tailEvents);
+  const entry = await queueEntry(run.runId);
   return {
     run: toWireRun(run),
     tail: { startSeq, events: tailEvents.map(toWireEvent) },
     totals,
     declarations: toolDeclarations(run.input.agent) ?? null,
     planBasis: planBasis.map(toWireEvent),
+    // The chart draws the newest bars only: the page carries those, not a bar per call of a long run.
+    waterfall: jsonSafe(trimWaterfall(waterfall, WATERFALL_BARS_SENT)),
+    executor: entry ? { lastOwner: entry.lastLeaseOwner, claimedAt: entry.claimedAt ? iso(entry.claimedAt) : null, claims: entry.claims } : null,
+    prices: pagePriceTable(),
   };
 }
 

@@ -10,9 +10,12 @@ import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import type { JournalEvent, RunInput } from '@/lib/durable';
 import { stepTokenUsage, tokenTotal, USAGE_COUNTS, type UsageCount } from '@/lib/durable/model-usage';
+import { addModelStep, addToTotals, EMPTY_TOTALS, type ModelTokens } from '@/lib/durable/projection';
 import { describeEachJournal } from '@/tests/support/journals';
 import { searchRuns, type SearchDb } from './run-search';
-import { stepTokensSql, usageCountSql } from './usage-sql';
+import { type ModelTokensRow, modelTokensRow, toModelTokens } from './model-token-rows';
+import { runModelTokensStatement } from './run-costs';
+import { billedTokensSql, stepTokensSql, usageCountSql } from './usage-sql';
 
 /** Every shape a recorded step's usage has had, and what a step without one looks like. */
 const FIXTURES: Record<string, unknown> = {
@@ -26,7 +29,10 @@ const FIXTURES: Record<string, unknown> = {
   'v2 (LanguageModelV2Usage), plain numbers': { inputTokens: 12, outputTokens: 3, totalTokens: 15, reasoningTokens: 1, cachedInputTokens: 4 },
   'v2, a count that is not a number': { inputTokens: 5, outputTokens: 'n/a' },
   'both shapes mixed': { inputTokens: { total: 3, cacheRead: 1 }, outputTokens: 4, cachedInputTokens: 2 },
-  'fractions and a count past 2^53': { inputTokens: 0.5, outputTokens: { total: 2 ** 60 + 2 ** 10 } },
+  'fractions and a count at the bound (MAX_TOKEN_COUNT)': { inputTokens: 0.5, outputTokens: { total: 1e15 } },
+  'counts past the bound or below 0: not reported': { inputTokens: -3, outputTokens: { total: 2 ** 60 + 2 ** 10 }, reasoningTokens: 1.7e308 },
+  // Summed with the one above, past a float's range: before the bound, the runs page's query failed on it.
+  'another count near the largest float': { inputTokens: 1, outputTokens: 1, reasoningTokens: 1.7e308 },
   'non-finite and -0 (stored tagged)': { inputTokens: Number.NaN, outputTokens: { total: Number.POSITIVE_INFINITY, reasoning: -0 } },
   'totals that are objects, arrays, strings': { inputTokens: { total: { total: 3 } }, outputTokens: { total: [4] }, reasoningTokens: '2' },
   'usage null': null,
@@ -148,8 +154,62 @@ describeEachJournal('token usage in SQL and in TS', (target) => {
     const [row] = await searchRuns(db, { q: fixtureRun, limit: 1 });
     const steps = await bothReaders(fixtureRun);
     const sum = steps.reduce((total, s) => total + s.ts.total, 0);
-    // One fixture passes 2^53, where JS's running sum rounds at each step and SQL's exact one once.
+    // One fixture is at the bound (1e15): JS's running sum and SQL's exact one agree to a float's precision.
     expect(Math.abs(Number(row?.tokens) - sum)).toBeLessThanOrEqual(sum * 1e-15);
-    expect(sum).toBeGreaterThan(2 ** 60);
+    expect(sum).toBeGreaterThanOrEqual(1e15);
+    // The counts past the bound (2^60, 1e308, a negative one) are not in it.
+    expect(sum).toBeLessThan(2e15);
+  });
+});
+
+describeEachJournal("billed tokens per model in SQL and in the run totals' fold", (target) => {
+  const { storage } = target.open();
+  const runId = `billed-${randomUUID().slice(0, 8)}`;
+  let db: Db;
+
+  beforeAll(async () => {
+    db = (await storage.database()) as unknown as Db;
+    const hold = await storage.runs.hold(runId);
+    await hold.create({ prompt: 'billed', modelId: 'm', provider: 'p', toolNames: [] });
+    // Every fixture on two models, so the per-model grouping is exercised too.
+    await hold.append(
+      RESULTS.map((result, step) => ({
+        type: 'model-step',
+        step,
+        provider: step % 2 ? 'openai.chat' : 'anthropic.messages',
+        modelId: `m${step % 2}`,
+        latencyMs: 1,
+        result,
+      })),
+    );
+    await hold.release();
+  }, 120_000);
+
+  it('agree on every usage shape ever recorded, step by step and summed per model', async () => {
+    const billed = billedTokensSql(sql`e.payload`);
+    const perStep = rowsOf<Record<string, unknown>>(
+      await db.execute(
+        sql`select ${sql.join(
+          Object.entries(billed).map(([name, expr]) => sql`${expr} as ${sql.identifier(name)}`),
+          sql`, `,
+        )} from gnl.run_events e where e.run_id = ${runId} and e.type = 'model-step' order by e.seq`,
+      ),
+    );
+    const events = (await storage.runs.events(runId)).flatMap((e) => (e.type === 'model-step' ? [e] : []));
+    expect(perStep).toHaveLength(RESULTS.length);
+    for (const [i, event] of events.entries()) {
+      const { provider: _p, modelId: _m, steps: _s, ...ts } = addModelStep([], event)[0] as ModelTokens;
+      const row = perStep[i] as Record<string, unknown>;
+      expect({ step: i, ...Object.fromEntries(Object.keys(ts).map((k) => [k, Number(row[k])])) }).toEqual({ step: i, ...ts });
+    }
+    const sums = rowsOf<ModelTokensRow>(await db.execute(runModelTokensStatement([runId]))).map((row) => toModelTokens(modelTokensRow.parse(row)));
+    const fold = addToTotals(EMPTY_TOTALS, events).models;
+    expect(sums.map((m) => [m.provider, m.modelId, m.steps, m.unmetered])).toEqual(fold.map((m) => [m.provider, m.modelId, m.steps, m.unmetered]));
+    for (const [i, m] of sums.entries()) {
+      const f = fold[i] as ModelTokens;
+      // One fixture passes 2^53: JS's running sum rounds at each step, SQL's exact one once.
+      for (const k of ['uncachedInput', 'cacheRead', 'cacheWrite', 'output', 'reasoning'] as const)
+        expect(Math.abs(m[k] - f[k])).toBeLessThanOrEqual(f[k] * 1e-15);
+    }
   });
 });

@@ -48,7 +48,10 @@ export function jsonSafe<T>(value: T): T {
 }
 
 export function toWireEvent(event: RecordedEvent): WireEvent {
-  return jsonSafe(event) as unknown as WireEvent;
+  // A run-complete's answer (the SDK's result, what runDurable answers a later call with; no other event
+  // has the field) repeats the run's own events: the Studio shows those, and the browser is not sent the run twice.
+  const { answer: _answer, ...sent } = event as RecordedEvent & { answer?: unknown };
+  return jsonSafe(sent) as unknown as WireEvent;
 }
 
 export function toWireRun(run: RunSummary): WireRun {

@@ -2,13 +2,17 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
+import { LiveRunNotifications } from '@/components/runs/live-run-notifications';
+import { RunExportLink } from '@/components/runs/run-export-link';
 import { RunView } from '@/components/timeline/run-view';
 import { VisibleText } from '@/components/ui/visible-text';
 import { RunVersionLine } from '@/components/versions/run-version-line';
 import { loadConversationTurn } from '@/lib/studio/reads/conversation';
 import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
+import { loadRunNotifications } from '@/lib/studio/reads/notifications';
 import { decodeRunSegment } from '@/lib/studio/reads/run-path';
 import { getRunView } from '@/lib/studio/reads/runs';
+import { traceUrlTemplate } from '@/lib/studio/trace-link';
 import { loadRunVersion } from '@/lib/studio/reads/versions';
 import { requireOperator } from '@/lib/studio/auth/session';
 import { markedText } from '@/lib/text';
@@ -30,13 +34,17 @@ export default async function RunPage({ params }: { params: Params }) {
   const conversationId = conversationIdOf(view.run.input);
   const place = conversationId === undefined ? undefined : await loadConversationTurn(conversationId, view.run.runId);
   const version = await loadRunVersion(view.run.runId);
+  const notifications = await loadRunNotifications(view.run.runId);
 
   return (
-    <RunView initial={view}>
+    <RunView initial={view} traceUrl={traceUrlTemplate()}>
       <div className="space-y-1">
-        <Link href="/" className="text-sm text-muted-foreground hover:text-foreground">
-          ← Runs
-        </Link>
+        <div className="flex items-center justify-between gap-2">
+          <Link href="/" className="text-sm text-muted-foreground hover:text-foreground">
+            ← Runs
+          </Link>
+          <RunExportLink runId={view.run.runId} />
+        </div>
         <h1 className="font-mono text-lg font-semibold wrap-anywhere" data-testid="run-id">
           <VisibleText text={view.run.runId} />
         </h1>
@@ -49,6 +57,7 @@ export default async function RunPage({ params }: { params: Params }) {
           </p>
         ) : null}
         {version ? <RunVersionLine info={version} runId={view.run.runId} /> : null}
+        <LiveRunNotifications runId={view.run.runId} initial={notifications} />
       </div>
     </RunView>
   );

@@ -1,0 +1,148 @@
+/**
+ * The invariants of forks (versions.ts), judged after the parent settled and each fork the operator made
+ * was run to its end, from the outside world's store before and after the fork ran (the world
+ * deduplicates by key then, as a payment API does), both runs' rows and the schedule log:
+ *   - the fork's rows: sequence 1..n, one run-start naming its parent, step, operator and reason, and the
+ *     parent one run-forked naming the fork; model steps as the model answered them; settled, completed;
+ *   - the shared part is replayed: no fork process asks the model for a step before the fork point, and
+ *     no key started in the copied history reaches the outside world again;
+ *   - a fork's call that repeats one of its parent's after the fork point, recorded when it was forked
+ *     (same tool, same arguments), is sent under the parent's key: the service sees a repeat, not a second effect; any other call gets
+ *     a key of its own; every key reaches the world at most once from the fork's processes;
+ *   - the parent is unchanged, but for run-forked events appended after it settled.
+ */
+import { type Check, decisionsJournaled, modelCalls, modelSteps, noWaitForDecided, sequence, type Verdict } from './invariants';
+import { isCopied, migrations } from './migrate-invariants';
+import type { ModelRequest } from './model-server';
+import type { KeyRecord } from './outside-world';
+import type { JournalRead, LogLine } from './protocol';
+import type { Scenario } from './scenarios';
+import { OPERATOR } from './versions';
+
+type Store = Record<string, Record<string, KeyRecord>>;
+type Row = JournalRead['events'][number];
+
+export interface ForkEvidence {
+  scenario: Scenario;
+  parent: JournalRead;
+  fork: JournalRead;
+  childRunId: string;
+  /** The world's store before and after the fork's processes ran. */
+  before: Store;
+  after: Store;
+  /** The fork's processes' log lines, and the parent's. */
+  log: LogLine[];
+  parentLog: LogLine[];
+  saidNotDone: boolean;
+  modelRequests: ModelRequest[];
+}
+
+export function judgeFork(evidence: ForkEvidence): Verdict {
+  const verdict: Verdict = { checks: 0, violations: [] };
+  const check: Check = (ok, violation) => {
+    verdict.checks += 1;
+    if (!ok) verdict.violations.push(violation());
+  };
+  const { fork, parent, scenario, log } = evidence;
+  const rows = { scenario, journal: fork, store: evidence.after, log, saidNotDone: evidence.saidNotDone, modelRequests: evidence.modelRequests };
+  sequence(rows, check);
+  modelSteps(rows, check);
+  decisionsJournaled(rows, check);
+  noWaitForDecided(rows, check);
+  migrations({ journal: fork, log, check });
+  const forkOf = (fork.events[0]?.payload.input as { forkOf?: { runId?: string; atStep?: number; by?: string; reason?: string } } | undefined)?.forkOf;
+  const made = evidence.parentLog
+    .concat(log)
+    .find((l) => l.kind === 'version' && l.op === 'fork' && l.childRunId === evidence.childRunId && l.result === 'accepted');
+  const atStep = made?.kind === 'version' ? made.atStep : undefined;
+  check(
+    made?.kind === 'version' &&
+      forkOf?.runId === made.parent &&
+      forkOf?.atStep === atStep &&
+      forkOf?.by === OPERATOR &&
+      made?.kind === 'version' &&
+      forkOf?.reason === made.reason,
+    () =>
+      `the fork's run-start records forkOf ${JSON.stringify(forkOf)}, the operator forked ${made?.kind === 'version' ? made.parent : 'nothing'} at step ${atStep}`,
+  );
+  const linked = parent.events.filter((e) => e.type === 'run-forked' && e.payload.childRunId === evidence.childRunId);
+  check(
+    linked.length === 1 && linked[0]?.payload.atStep === atStep && linked[0]?.payload.by === OPERATOR,
+    () => `the parent has ${linked.length} run-forked events naming the fork: ${JSON.stringify(linked.map((e) => e.payload))}`,
+  );
+  const status = fork.run?.status;
+  check(status === 'completed', () => `the fork ends ${status ?? 'missing'}, not completed`);
+  const final = scenario.script.at(-1);
+  if (status === 'completed')
+    check(
+      fork.events.filter((e) => e.type === 'run-complete').length === 1 && final !== undefined && 'text' in final,
+      () => 'the fork has not one run-complete',
+    );
+  if (atStep !== undefined) sharedPartReplayed(evidence, atStep, check);
+  // Every model step the fork holds was asked by one of the two runs' processes (the shared ones by the parent's).
+  modelCalls({ ...rows, log: [...evidence.parentLog.filter((l) => l.kind === 'model'), ...log] }, check);
+  keys(evidence, check);
+  return verdict;
+}
+
+/** No fork process asks the model for a step before the fork point; none sends a key of the copied history. */
+function sharedPartReplayed(evidence: ForkEvidence, atStep: number, check: Check): void {
+  for (const line of evidence.log) {
+    if (line.kind === 'model' && line.step < atStep - 1)
+      check(false, () => `fork process ${line.pid} asked the model for step ${line.step + 1}, before the fork point (step ${atStep})`);
+  }
+  const copiedKeys = new Set(startsOf(evidence.fork.events.filter((e) => isCopied(evidence.fork, e))).map((s) => s.key));
+  for (const key of copiedKeys) {
+    const sent = requestsOf(evidence.after, key) - requestsOf(evidence.before, key);
+    check(sent === 0, () => `key ${key}, of the shared part, reached the outside world ${sent} more times while the fork ran`);
+  }
+}
+
+/** Repeats go under the parent's key; other calls under keys of their own; each key reaches the world at most once from the fork. */
+function keys(evidence: ForkEvidence, check: Check): void {
+  const { fork, parent } = evidence;
+  const own = startsOf(fork.events.filter((e) => e.seq > 1 && !isCopied(fork, e)));
+  // What the parent had recorded when it was forked: later work of the parent is not the fork's to repeat.
+  const forkedAt = parent.events.find((e) => e.type === 'run-forked' && e.payload.childRunId === evidence.childRunId)?.seq ?? 0;
+  const parentStarts = startsOf(parent.events.filter((e) => e.seq < forkedAt));
+  const parentKeys = new Set(startsOf(parent.events).map((s) => s.key));
+  for (const start of own) {
+    const repeats = parentStarts.filter((p) => p.toolName === start.toolName && p.input === start.input);
+    if (repeats.length > 0)
+      check(
+        repeats.some((p) => p.key === start.key),
+        () => `the fork repeats ${start.toolName}(${start.input}) under key ${start.key}, not the parent's ${repeats.map((p) => p.key).join(' or ')}`,
+      );
+    else check(!parentKeys.has(start.key), () => `the fork's new call ${start.toolName}(${start.input}) took the parent's key ${start.key}`);
+  }
+  const ownKeys = new Set(own.map((s) => s.key));
+  for (const [kind, byKey] of Object.entries(evidence.after)) {
+    for (const [key, record] of Object.entries(byKey)) {
+      const sent = record.requests - requestsOf(evidence.before, key);
+      if (sent === 0) continue;
+      check(ownKeys.has(key), () => `the outside world saw ${kind} under key ${key} while the fork ran, which the fork never started`);
+      check(sent <= 1, () => `the fork's processes sent ${kind} under key ${key} ${sent} times`);
+      check(record.executions <= 1, () => `${kind} under key ${key} executed ${record.executions} times in the outside world`);
+    }
+  }
+}
+
+/** The parent's rows now are its rows when it settled plus run-forked events only. */
+export function parentUnchanged(atSettle: JournalRead, now: JournalRead): Verdict {
+  const verdict: Verdict = { checks: 1, violations: [] };
+  const same = atSettle.events.every((e, i) => JSON.stringify(e) === JSON.stringify(now.events[i]));
+  const added = now.events.slice(atSettle.events.length).map((e) => e.type);
+  if (!same || added.some((t) => t !== 'run-forked'))
+    verdict.violations.push(`the parent changed after it settled: events added ${added.join(',')}${same ? '' : ', earlier events rewritten'}`);
+  return verdict;
+}
+
+function startsOf(events: readonly Row[]): { toolName: string; input: string; key: string }[] {
+  return events
+    .filter((e) => e.type === 'tool-call-start')
+    .map((e) => ({ toolName: String(e.payload.toolName), input: JSON.stringify(e.payload.input), key: String(e.payload.idempotencyKey) }));
+}
+
+function requestsOf(store: Store, key: string): number {
+  return Object.values(store).reduce((sum, byKey) => sum + (byKey[key]?.requests ?? 0), 0);
+}

@@ -1,0 +1,27 @@
+/**
+ * A revealed export (`gnl export --reveal-secrets`: the run's secrets in clear, in a file) is an
+ * operator's act on customer data, so it is audited like the changes to accounts: a row of the
+ * append-only gnl.operator_audit, action `revealed-export`, naming the run. It is written BEFORE the
+ * export is read, so no revealed export goes unrecorded (one that then fails is recorded as asked for).
+ * Only an enabled operator account may reveal: the login is checked here, in the same transaction.
+ */
+import { eq } from 'drizzle-orm';
+import { operatorAudit, operators } from '@/db/schema';
+import { storageFromEnv } from '@/lib/durable/storage';
+import { OperatorDisabledError, UnknownOperatorError } from './errors';
+import { loginSchema, parseOrThrow } from './operator-input';
+import { type AccountsContext, type Operator, operatorOf } from './operators';
+
+export async function auditRevealedExport(request: { login: string; runId: string } & AccountsContext): Promise<Operator> {
+  const login = parseOrThrow(loginSchema, request.login, 'a revealed export needs an operator account');
+  const db = await (request.storage ?? storageFromEnv()).database();
+  const found = await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(operators).where(eq(operators.login, login)).for('update').limit(1);
+    if (!row || row.disabledAt) return row;
+    await tx.insert(operatorAudit).values({ operatorId: row.id, login: row.login, action: 'revealed-export', by: row.login, detail: { runId: request.runId } });
+    return row;
+  });
+  if (!found) throw new UnknownOperatorError({ login });
+  if (found.disabledAt) throw new OperatorDisabledError({ login, ...(found.disabledBy ? { disabledBy: found.disabledBy } : {}), disabledAt: found.disabledAt });
+  return operatorOf(found);
+}
