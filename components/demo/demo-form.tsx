@@ -2,7 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { startDemoRunAction } from '@/app/(studio)/actions';
 import { RefusalNote } from '@/components/inbox/action-feedback';
 import { Button } from '@/components/ui/button';
@@ -36,6 +36,10 @@ export function DemoForm({
   const [prompt, setPrompt] = useState(defaultPrompt);
   const [crashAt, setCrashAt] = useState<CrashPoint | ''>('');
   const [withCheck, setWithCheck] = useState(checks);
+  // Typed before the page hydrated, a prompt would be lost (the state keeps the default): the form says
+  // when it listens, and cannot be sent before (tests wait for data-hydrated).
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   const start = useMutation({
     mutationFn: () => startDemoRunAction({ prompt, ...(crashAt ? { crashAt } : {}), ...(checks && !withCheck ? { checks: false } : {}) }),
     onSuccess: (result) => {
@@ -46,6 +50,7 @@ export function DemoForm({
     <form
       className="space-y-3"
       data-testid="demo-form"
+      data-hydrated={hydrated ? 'true' : undefined}
       onSubmit={(e) => {
         e.preventDefault();
         start.mutate();
@@ -86,7 +91,7 @@ export function DemoForm({
           {checks ? '' : ' Here the support agent has no check at all (GNL_DEMO_CHECKS is off): such a crash blocks every run.'}
         </p>
       </div>
-      <Button type="submit" disabled={start.isPending || start.data?.ok === true}>
+      <Button type="submit" disabled={!hydrated || start.isPending || start.data?.ok === true}>
         {start.isPending || start.data?.ok ? 'Starting…' : 'Start a demo run'}
       </Button>
       {start.data && !start.data.ok ? <RefusalNote refusal={start.data} /> : null}

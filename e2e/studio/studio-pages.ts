@@ -114,7 +114,13 @@ export class DemoPage {
   /** `check: false` unticks the Demo page's check (the run starts on the support agent without one). */
   async start(options: { prompt?: string; crashAt?: string; check?: boolean } = {}): Promise<string> {
     await this.page.goto('/demo');
-    if (options.prompt !== undefined) await this.page.getByLabel('What the customer asks').fill(options.prompt);
+    // A prompt typed before the form hydrated would be lost (the run would start on the default prompt).
+    await expect(this.page.getByTestId('demo-form')).toHaveAttribute('data-hydrated', 'true');
+    if (options.prompt !== undefined) {
+      const prompt = this.page.getByLabel('What the customer asks');
+      await prompt.fill(options.prompt);
+      await expect(prompt).toHaveValue(options.prompt);
+    }
     if (options.crashAt) await this.page.getByLabel(/Crash point/).selectOption(options.crashAt);
     if (options.check !== undefined) await this.page.getByTestId('demo-check').getByRole('checkbox').setChecked(options.check);
     await this.page.getByRole('button', { name: 'Start a demo run' }).click();
