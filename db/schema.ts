@@ -437,3 +437,38 @@ export const maintenancePasses = gnl.table('maintenance_passes', {
   lastStartedAt: timestamp('last_started_at', { withTimezone: true, mode: 'date' }).notNull(),
   lastOwner: text('last_owner').notNull(),
 });
+
+/**
+ * Each run's own data key (lib/durable/run-keys.ts, docs/erasure.md), wrapped by the journal key: written
+ * with the run's start when run keys are on. The one table of the journal's that is changed in place:
+ * erasing a run empties `wrapped` (and records who, when and why here and in gnl.erasures), after which
+ * the run's sealed data can be opened by no one. `subject` (who the run is about) finds a person's runs.
+ */
+export const runKeys = gnl.table(
+  'run_keys',
+  {
+    runId: text('run_id').primaryKey(),
+    /** The data key sealed with the journal key (secret-box.ts envelope text); null once erased. */
+    wrapped: text('wrapped'),
+    subject: text('subject'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }),
+    erasedBy: text('erased_by'),
+    erasedReason: text('erased_reason'),
+  },
+  (t) => [index('run_keys_subject_idx').on(t.subject, t.createdAt).where(sql`subject is not null`)],
+);
+
+/** Every erasure, append-only (a trigger refuses UPDATE, DELETE and TRUNCATE): which run, whose, by whom, when and why. */
+export const erasures = gnl.table(
+  'erasures',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    runId: text('run_id').notNull(),
+    subject: text('subject'),
+    erasedBy: text('erased_by').notNull(),
+    reason: text('reason').notNull(),
+    erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('erasures_run_idx').on(t.runId), index('erasures_at_idx').on(t.erasedAt, t.id)],
+);

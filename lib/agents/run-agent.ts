@@ -29,7 +29,7 @@ import { acceptChangeOf } from './version-change';
  * What a run is asked: one prompt, or a conversation so far. Recorded in the run's start input, with the
  * conversation the run is one turn of when it is a chat's (conversationId).
  */
-export type AgentInput = ({ prompt: string } | { messages: ModelMessage[] }) & { conversationId?: string };
+export type AgentInput = ({ prompt: string } | { messages: ModelMessage[] }) & { conversationId?: string; subject?: string };
 
 export type RunAgentOptions<TOOLS extends ToolSet> = Partial<AgentSettings<TOOLS>> & {
   agent: Agent<TOOLS>;
@@ -47,10 +47,16 @@ const conversationIdSchema = z
   .max(MAX_CONVERSATION_ID_LENGTH, `conversationId is at most ${MAX_CONVERSATION_ID_LENGTH} characters`)
   .optional();
 
+const subjectSchema = z
+  .string()
+  .min(1, 'subject must not be empty')
+  .max(MAX_CONVERSATION_ID_LENGTH, `subject is at most ${MAX_CONVERSATION_ID_LENGTH} characters`)
+  .optional();
+
 export const agentInputSchema = z.union(
   [
-    z.strictObject({ prompt: notBlank('the prompt'), conversationId: conversationIdSchema }),
-    z.strictObject({ messages: z.array(modelMessageSchema).min(1, 'messages must not be empty'), conversationId: conversationIdSchema }),
+    z.strictObject({ prompt: notBlank('the prompt'), conversationId: conversationIdSchema, subject: subjectSchema }),
+    z.strictObject({ messages: z.array(modelMessageSchema).min(1, 'messages must not be empty'), conversationId: conversationIdSchema, subject: subjectSchema }),
   ],
   { error: 'input must be { prompt: string } or { messages: ModelMessage[] }' },
 );

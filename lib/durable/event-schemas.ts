@@ -64,6 +64,8 @@ export const runInputSchema = z.object({
   agentVersion: z.string().optional(),
   /** The conversation this run is one turn of (a chat): its messages are the conversation so far. */
   conversationId: z.string().optional(),
+  /** Who the run's data is about (a customer id): every run of a subject can be erased at once (docs/erasure.md). */
+  subject: z.string().optional(),
   prompt: z.unknown().optional(),
   messages: z.unknown().optional(),
   system: z.unknown().optional(),

@@ -74,7 +74,7 @@ export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './ru
 export { addModelStep, isMetered, type ModelTokens } from './model-tokens';
 export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
-export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId } from './run-id';
+export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId, assertValidSubject } from './run-id';
 export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';
 export { canonicalJson } from './canonical-json';
 export { buildRunInput, runInputDifferences, type RunInputSource } from './run-input';
@@ -111,6 +111,7 @@ export {
   type ImportPlan,
 } from './run-export';
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
+export { ERASED_TEXT, RunErasedError, type RunErasure } from './run-keys';
 export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo, TraceContext } from './events';
 export { errorInfo } from './events';

@@ -26,3 +26,4 @@ export { approvedInputHash, assertInputMatchesSchema } from './approved-input';
 export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
 export { journalKeyFrom, type JournalKey } from './secret-box';
 export { ENVELOPE_KEY } from './secret-fields';
+export { RunKeyRing, type RunKeyState } from './run-keys';

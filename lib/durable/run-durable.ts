@@ -31,7 +31,7 @@ import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from './idempotency-k
 import type { Journal, RunHold } from './journal';
 import { journaledTool, type ToolRetry } from './journaled-tool';
 import { recordingModel } from './recording-model';
-import { assertValidConversationId, assertValidRunId } from './run-id';
+import { assertValidConversationId, assertValidRunId, assertValidSubject } from './run-id';
 import { RunSession } from './run-session';
 import { replayAwareTelemetry } from './replay-telemetry';
 import { type ReplayCallbacks, withoutCallbacks, withReplayedFlag } from './replay-callbacks';
@@ -81,6 +81,11 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * user turn (the runId still names the job), and the Studio shows them as one thread. 1 to 200 characters.
    */
   conversationId?: string;
+  /**
+   * Who the run's data is about (a customer id, 1 to 200 characters), recorded in its start input: with
+   * run keys on, every run of a subject can be erased at once (docs/erasure.md).
+   */
+  subject?: string;
   /**
    * Most events the run may hold (default MAX_EVENTS_PER_RUN, 100 000). Past it the invocation stops with
    * RunEventLimitError and records the failure; resuming with a higher limit goes on.
@@ -227,6 +232,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     agent: _agent,
     agentVersion: _agentVersion,
     conversationId,
+    subject,
     maxEventsPerRun,
     toolRetry,
     keyScheme,
@@ -240,6 +246,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   const startedAt = performance.timeOrigin + performance.now();
   assertValidRunId(runId);
   assertValidConversationId(conversationId);
+  assertValidSubject(subject);
   const maxEvents = eventLimitOption(maxEventsPerRun);
   const baseModel = resolveModel(model as LanguageModel);
   const scheme = keySchemeOption(keyScheme);

@@ -19,6 +19,15 @@ export function assertValidRunId(runId: unknown): asserts runId is string {
 
 export const MAX_CONVERSATION_ID_LENGTH = 200;
 
+/** A subject (who a run's data is about, for erasure) is optional; given, it is 1 to 200 printable characters. */
+export function assertValidSubject(subject: unknown): asserts subject is string | undefined {
+  if (subject === undefined) return;
+  if (typeof subject !== 'string') throw new InvalidRunIdError(`subject must be a string, got ${typeof subject}.`);
+  const length = [...subject].length;
+  if (length === 0 || length > MAX_CONVERSATION_ID_LENGTH) throw new InvalidRunIdError(`subject must be 1 to ${MAX_CONVERSATION_ID_LENGTH} characters (got ${length}).`);
+  if (UNPRINTABLE.test(subject)) throw new InvalidRunIdError('subject must contain only printable characters (no control characters).');
+}
+
 /** A conversation id is optional; given, it is 1 to 200 printable characters. InvalidRunIdError otherwise. */
 export function assertValidConversationId(conversationId: unknown): asserts conversationId is string | undefined {
   if (conversationId === undefined) return;

@@ -16,6 +16,7 @@ export interface RunInputSource {
   agent?: string;
   agentVersion?: string;
   conversationId?: string;
+  subject?: string;
   instructions?: unknown;
   prompt?: unknown;
   messages?: unknown;
@@ -38,6 +39,7 @@ export async function buildRunInput(args: {
     ...(source.agent !== undefined ? { agent: source.agent } : {}),
     ...(source.agentVersion !== undefined ? { agentVersion: source.agentVersion } : {}),
     ...(source.conversationId !== undefined ? { conversationId: source.conversationId } : {}),
+    ...(source.subject !== undefined ? { subject: source.subject } : {}),
     prompt: source.prompt,
     messages: source.messages,
     system: source.system,

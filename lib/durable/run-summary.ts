@@ -3,6 +3,7 @@
  * `summaryChange` and write the result in the same statement as the events, so the summary never
  * disagrees with the journal it summarises.
  */
+import type { RunErasure } from './run-keys';
 import type { JournalEvent, PendingItem, RunInput } from './events';
 import type { RunStatus } from './run-status';
 import { changesStatus, statusAfter } from './run-state';
@@ -19,6 +20,8 @@ export interface RunSummary {
   pending: PendingItem[];
   createdAt: Date;
   updatedAt: Date;
+  /** Set once the run was erased (run-keys.ts): its user data reads as ERASED_TEXT; who erased it, when and why stay. */
+  erased?: RunErasure;
 }
 
 export interface SummaryChange {

@@ -20,6 +20,7 @@ import type { JournalEvent, JournalEventType, PendingItem, RunInput } from './ev
 import { JournalDataError } from './errors';
 import { USER_DATA } from './event-schemas';
 import { decodeJson, encodeJson } from './json-codec';
+import { ERASED_TEXT, isRunKeyEnvelope, RunKeyRing } from './run-keys';
 import { type JournalKey, open, seal } from './secret-box';
 import { ENVELOPE_KEY, isEnvelope, KEY_VALUE_HINT, looksLikeApiKey, SecretFields, type SecretFieldOptions } from './secret-fields';
 
@@ -28,6 +29,12 @@ export interface JournalSecretsOptions extends SecretFieldOptions {
   key?: JournalKey;
   /** Earlier keys, to open what they sealed before a rotation (never used to seal). Default: none. */
   previousKeys?: readonly JournalKey[];
+  /**
+   * Every new run gets a data key of its own, and its user data is sealed whole with it, so the run can
+   * be erased (run-keys.ts, docs/erasure.md). Needs `key` (which wraps the run keys). Default false.
+   * Runs sealed with their own key stay readable with it off.
+   */
+  runKeys?: boolean;
   /** Told once per JournalSecrets when a secret is stored in clear for want of a key (field path, run). Default: a console warning. */
   onClearText?: (where: string) => void;
 }
@@ -59,11 +66,20 @@ export class JournalSecrets {
   private readonly previousKeys: readonly JournalKey[];
   private readonly onClearText: (where: string) => void;
   private warned = false;
+  /** The runs' own keys, whenever a journal key is set (to read what was sealed with them); undefined without one. */
+  readonly ring: RunKeyRing | undefined;
+  /** New runs get a key of their own (runKeys). */
+  readonly createsRunKeys: boolean;
 
   constructor(options: JournalSecretsOptions = {}) {
     this.fields = new SecretFields(options);
     this.key = options.key;
     this.previousKeys = options.previousKeys ?? [];
+    if (options.runKeys && !options.key) {
+      throw new JournalDataError('Run keys (GNL_RUN_KEYS=on) need a journal key to wrap them: set GNL_JOURNAL_KEY too (docs/erasure.md).');
+    }
+    this.ring = options.key ? new RunKeyRing(options.key, this.previousKeys) : undefined;
+    this.createsRunKeys = options.runKeys === true;
     this.onClearText =
       options.onClearText ??
       ((where) =>
@@ -83,6 +99,7 @@ export class JournalSecrets {
 
   /** The event as it is stored: secrets in its user data sealed. The same object when there is none. */
   sealEvent<E extends JournalEvent>(event: E, runId: string): E {
+    if (this.sealsWhole(runId)) return this.sealEventWhole(event, runId);
     if (event.type === 'run-start') {
       const input = this.sealRunInput(event.input, runId);
       return input === event.input ? event : { ...event, input };
@@ -94,6 +111,37 @@ export class JournalSecrets {
     return this.mapFields(event, USER_DATA[event.type] as readonly string[], (value, path) =>
       this.sealValue(value, runId, `run "${runId}" ${event.type} ${path}`),
     );
+  }
+
+  /** Whether `runId`'s user data is sealed whole with the run's own key (its key loaded first: storage/run-key-rows.ts). */
+  sealsWhole(runId: string): boolean {
+    return this.ring?.sealsWhole(runId) === true;
+  }
+
+  /** Any JSON value, sealed whole with the run's own key. */
+  sealWhole(value: unknown, runId: string): { [ENVELOPE_KEY]: string } {
+    return (this.ring as RunKeyRing).sealWith(runId, JSON.stringify(encodeJson(value)));
+  }
+
+  /**
+   * The event with each user-data field sealed whole with the run's key. A model step's result keeps its
+   * token usage and finish reason in clear (the Studio sums usage in SQL; neither is about anyone).
+   */
+  private sealEventWhole<E extends JournalEvent>(event: E, runId: string): E {
+    const whole: Walk = (value) => this.sealWhole(value, runId);
+    if (event.type === 'run-start') return { ...event, input: this.mapFields(event.input, RUN_INPUT_DATA, whole) };
+    if (event.type === 'run-suspend') return { ...event, pending: this.mapList(event.pending, (item) => this.mapFields(item, ['input'], whole)) };
+    if (event.type === 'model-step') {
+      const result = event.result as unknown;
+      if (result === null || typeof result !== 'object' || Array.isArray(result)) return this.mapFields(event, ['result'], whole);
+      const sealed: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(result)) {
+        if (value === undefined) continue;
+        sealed[name] = KEPT_CLEAR_IN_RESULT.has(name) ? value : this.sealWhole(value, runId);
+      }
+      return { ...event, result: sealed };
+    }
+    return this.mapFields(event, USER_DATA[event.type] as readonly string[], whole);
   }
 
   /** The event as the runtime sees it: envelopes opened. `where` names it in errors. */
@@ -110,6 +158,7 @@ export class JournalSecrets {
   }
 
   sealRunInput(input: RunInput, runId: string): RunInput {
+    if (this.sealsWhole(runId)) return this.mapFields(input, RUN_INPUT_DATA, (value) => this.sealWhole(value, runId));
     return this.mapFields(input, RUN_INPUT_DATA, (value, path) => this.sealValue(value, runId, `run "${runId}" input.${path}`));
   }
 
@@ -118,6 +167,7 @@ export class JournalSecrets {
   }
 
   sealPending(pending: PendingItem[], runId: string): PendingItem[] {
+    if (this.sealsWhole(runId)) return this.mapList(pending, (item) => this.mapFields(item, ['input'], (value) => this.sealWhole(value, runId)));
     return this.mapList(pending, (item, i) => this.mapFields(item, ['input'], (value) => this.sealValue(value, runId, `run "${runId}" pending[${i}].input`)));
   }
 
@@ -215,7 +265,7 @@ export class JournalSecrets {
   private openValue(value: unknown, runId: string, where: string): unknown {
     const walk = (node: unknown, path: string): unknown => {
       if (node === null || typeof node !== 'object' || node instanceof Date || node instanceof Uint8Array) return node;
-      if (isEnvelope(node)) return decodeJson(JSON.parse(open(this.key, node[ENVELOPE_KEY], context(runId), path, this.previousKeys)));
+      if (isEnvelope(node)) return this.openEnvelope(node[ENVELOPE_KEY], runId, path);
       if (Array.isArray(node)) return this.mapList(node, (item, i) => walk(item, `${path}[${i}]`));
       let out: Record<string, unknown> | undefined;
       for (const [name, item] of Object.entries(node)) {
@@ -229,7 +279,22 @@ export class JournalSecrets {
     };
     return walk(value, where);
   }
+
+  /** One envelope opened: a run-key envelope with the run's key (ERASED_TEXT once erased), else with the journal key. */
+  openEnvelope(envelope: string, runId: string, where: string): unknown {
+    if (isRunKeyEnvelope(envelope)) {
+      if (!this.ring) {
+        throw new JournalDataError(`${where} is sealed with its run's own key, and no journal key is configured to unwrap it: set GNL_JOURNAL_KEY to the key it was written with.`);
+      }
+      const text = this.ring.openWith(runId, envelope, where);
+      return text === undefined ? ERASED_TEXT : decodeJson(JSON.parse(text));
+    }
+    return decodeJson(JSON.parse(open(this.key, envelope, context(runId), where, this.previousKeys)));
+  }
 }
+
+/** A model step's result fields left in clear when the rest is sealed with the run's key. */
+const KEPT_CLEAR_IN_RESULT = new Set(['usage', 'finishReason']);
 
 function context(runId: string): string {
   return `gnl-run:${runId}`;

@@ -173,6 +173,7 @@ async function deleteRunRows(tx: Tx, run: ExpiredRun, droppedBy: string): Promis
   await tx.execute(sql`delete from gnl.notifications where run_id = ${runId}`);
   await tx.execute(sql`delete from gnl.demo_crash_points where run_id = ${runId}`);
   await tx.execute(sql`delete from gnl.run_queue where run_id = ${runId}`);
+  await tx.execute(sql`delete from gnl.run_keys where run_id = ${runId}`); // its data goes with it: its key too (migration 0017)
   await tx.execute(sql`delete from gnl.run_events where run_id = ${runId}`);
   const blobs = JSON.stringify(stats?.blobs ?? []);
   const [freed] = await rows<{ blobBytes: number | string }>(

@@ -31,7 +31,10 @@ export function startInputDifferences(recorded: RunInput, given: RunInput): Dive
 
 /** The input a recorded run was started with, as runAgent takes it again. */
 export function agentInputOf(recorded: RunInput): AgentInput {
-  const conversation = recorded.conversationId !== undefined ? { conversationId: recorded.conversationId } : {};
+  const conversation = {
+    ...(recorded.conversationId !== undefined ? { conversationId: recorded.conversationId } : {}),
+    ...(recorded.subject !== undefined ? { subject: recorded.subject } : {}),
+  };
   if (recorded.messages !== undefined) return { messages: recorded.messages as Extract<AgentInput, { messages: unknown }>['messages'], ...conversation };
   return { prompt: recorded.prompt as string, ...conversation };
 }

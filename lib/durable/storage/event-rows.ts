@@ -33,6 +33,7 @@ import {
 } from '../internal';
 import { NOTIFY_CHANNEL } from './notifications';
 import { type Blob, blobsParameter, hashesOf, refsIn, resolveRefs, splitEvent } from './payload-blobs';
+import { ensureRunKeys } from './run-key-rows';
 import { lockGrantedToClause } from './run-locks';
 import type { SqlQuery } from './sql-driver';
 
@@ -79,7 +80,8 @@ const ANNOUNCE_CLAUSE = `,
       select $1::text, r.base + $13::int, r.status from r where r.status = $4::text
       on conflict (run_id, seq) do nothing)`;
 
-// The run row's input is the run-start event's, as stored: sealed once (the run id is the envelopes'
+// The run row's input is the run-start event's, as stored (with run keys on, its data key is stored
+// wrapped beside it, `k`: run-keys.ts): sealed once (the run id is the envelopes'
 // context, so they open in either place) and naming the same blobs.
 const CREATE_STATEMENT = (notify: boolean) => `with r as (
       insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
@@ -89,6 +91,9 @@ const CREATE_STATEMENT = (notify: boolean) => `with r as (
       insert into gnl.run_events (run_id, seq, type, payload, blobs)
       select run_id, 1, 'run-start', x.value->'payload', ${BLOBS_COLUMN} from r, (select $3::text::jsonb as value) x
       returning seq, created_at),
+    k as (
+      insert into gnl.run_keys (run_id, wrapped, subject)
+      select run_id, $5::text, $6::text from r where $5::text is not null),
     ${insertBlobs('$2')}${notifyClause(notify)}
     select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
 
@@ -153,7 +158,7 @@ export function journalSecrets(option: JournalSecrets | JournalSecretsOptions | 
  */
 export function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecrets): { json: string; blobs: Blob[] } {
   let parts = encodeEventParts(event);
-  if (secrets.mightHold(parts.json)) {
+  if (secrets.sealsWhole(runId) || secrets.mightHold(parts.json)) {
     const sealed = secrets.sealEvent(event, runId);
     if (sealed !== event) parts = encodeEventParts(sealed);
   }
@@ -166,15 +171,26 @@ export async function createRun(db: SqlQuery, runId: string, input: RunInput, op
   const event = { type: 'run-start' as const, input, ...(options.trace ? { trace: options.trace } : {}) };
   assertValidEvent(event);
   const secrets = secretsOrDefault(options.secrets);
-  const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
-  const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : CREATE.plain, [
-    runId,
-    blobsParameter(encoded.blobs),
-    encoded.json,
-    options.fence?.holder ?? null,
-  ]);
-  if (!row) throw new JournalDataError(`Run "${runId}" could not be created.`);
-  return { ...event, seq: row.seq, at: new Date(row.created_at) };
+  // With run keys on, the run's own key is made first: the start's user data is sealed with it.
+  const ring = secrets.ring;
+  const wrapped = ring && secrets.createsRunKeys ? ring.create(runId).wrapped : null;
+  if (ring && wrapped === null) ring.remember(runId, { kind: 'none' });
+  try {
+    const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
+    const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : CREATE.plain, [
+      runId,
+      blobsParameter(encoded.blobs),
+      encoded.json,
+      options.fence?.holder ?? null,
+      wrapped,
+      input.subject ?? null,
+    ]);
+    if (!row) throw new JournalDataError(`Run "${runId}" could not be created.`);
+    return { ...event, seq: row.seq, at: new Date(row.created_at) };
+  } catch (error) {
+    ring?.forget(runId); // not created: the key made for it is no one's
+    throw error;
+  }
 }
 
 export async function appendEvents(
@@ -195,6 +211,7 @@ export async function appendEvents(
   // Check and encode first: an event off its schema, or data the journal cannot hold (a cycle, over
   // MAX_EVENT_BYTES), is refused before anything is written.
   for (const event of events) assertValidEvent(event);
+  await ensureRunKeys(db, secrets, [runId]);
   const stored = events.map((event) => encodeStored(event, runId, secrets));
   const encoded = `[${stored.map((event) => event.json).join(',')}]`;
   const change = summaryChange(events);
@@ -244,7 +261,7 @@ async function assertNotMoved(db: SqlQuery, runId: string, expectedLastSeq: numb
 
 export function encodePending(pending: PendingItem[], runId: string, secrets: JournalSecrets, sealed: boolean): string {
   const json = JSON.stringify(encodeJson(pending));
-  return sealed || !secrets.mightHold(json) ? json : JSON.stringify(encodeJson(secrets.sealPending(pending, runId)));
+  return sealed || (!secrets.sealsWhole(runId) && !secrets.mightHold(json)) ? json : JSON.stringify(encodeJson(secrets.sealPending(pending, runId)));
 }
 
 /** The last sequence number an append or create wrote (for the after-commit notification). */
@@ -273,6 +290,7 @@ const LOAD = {
 
 export async function readEvents(db: SqlQuery, runId: string, afterSeq: number, limit: number | undefined, secrets?: JournalSecrets): Promise<RecordedEvent[]> {
   const opener = secretsOrDefault(secrets);
+  await ensureRunKeys(db, opener, [runId]);
   const rows = await db.query<LoadedRow>(limit === undefined ? LOAD.all : LOAD.page, limit === undefined ? [runId, afterSeq] : [runId, afterSeq, limit]);
   const bodies = new Map<string, unknown>();
   const events: LoadedRow[] = [];

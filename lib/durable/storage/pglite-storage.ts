@@ -25,7 +25,7 @@ import { migrate } from './migrate';
 import { prepareJournalFolder, tightenTree } from './private-folder';
 import { NOTIFY_CHANNEL, type NotificationSource } from './notifications';
 import { pgliteDriver, type SqlDriver } from './sql-driver';
-import { PostgresJournal } from './postgres-journal';
+import { PostgresJournal, type RunEraser } from './postgres-journal';
 import type { TransactionalDb } from './sql-rows';
 
 export interface PGliteStorageOptions {
@@ -59,6 +59,8 @@ export class PGliteStorage {
   readonly runs: LiveJournal;
   /** Secrets are sealed with a journal key (GNL_JOURNAL_KEY): a revealed export requires one (docs/operations.md). */
   readonly encryptsSecrets: boolean;
+  /** Erasing runs whose data is sealed with a key of their own, and the erasure log (docs/erasure.md). */
+  readonly erasure: RunEraser;
   private readonly journal: PostgresJournal;
   private instance: Instance | undefined;
   private closed = false;
@@ -81,6 +83,7 @@ export class PGliteStorage {
       secrets: journalSecrets(options.secrets),
     });
     this.runs = this.journal;
+    this.erasure = this.journal;
     this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
   }
 

@@ -64,6 +64,7 @@ import {
   RunTransferError,
 } from '../internal';
 import { insertImportedRun } from './run-import';
+import { assertNotErased, type EraseOutcome, ensureRunKeys, erasureOf, eraseRunIn, type ErasureRecord, readErasures, runsOfSubject } from './run-key-rows';
 import { readStreamBatches, StreamBatchWriter } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
@@ -112,9 +113,24 @@ const listOptionsSchema = z.object({
   cursor: z.string().max(4000).optional(),
 });
 const streamBatchesOptionsSchema = z.object({ afterId: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(10_000).default(1000) });
+const eraseRequestSchema = z
+  .object({
+    runIds: z.array(z.string()).min(1).max(10_000).optional(),
+    subject: z.string().min(1).max(200).optional(),
+    by: z.string().trim().min(1, 'by: who erases is required'),
+    reason: z.string().trim().min(1, 'reason: why (a deletion request, its reference) is required').max(2000),
+  })
+  .refine((request) => (request.runIds === undefined) !== (request.subject === undefined), 'name the runs (runIds) or a subject, not both');
+export type EraseRequest = z.input<typeof eraseRequestSchema>;
 const eventsOptionsSchema = z.object({ afterSeq: z.number().int().min(0).default(0), limit: z.number().int().min(1).optional() });
 
-export class PostgresJournal implements LiveJournal {
+/** Erasure (run-keys.ts, docs/erasure.md): both storages' `erasure`. */
+export interface RunEraser {
+  erase(request: EraseRequest): Promise<EraseOutcome[]>;
+  erasures(options?: { runId?: string; limit?: number }): Promise<ErasureRecord[]>;
+}
+
+export class PostgresJournal implements LiveJournal, RunEraser {
   private readonly live: LiveEvents;
   private readonly secrets: JournalSecrets;
 
@@ -141,6 +157,12 @@ export class PostgresJournal implements LiveJournal {
     assertValidRunId(runId);
     const { sql: driver } = await this.db(); // schema ready before the first append
     const held = await this.backend.holds.acquire(runId);
+    try {
+      await assertNotErased(driver, this.secrets, runId); // its data reads as erased: it never runs again
+    } catch (error) {
+      await held.release();
+      throw error;
+    }
     return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams);
   }
 
@@ -275,6 +297,37 @@ export class PostgresJournal implements LiveJournal {
     return { created: result.created, plan: result.plan };
   }
 
+  /**
+   * Erases runs (run-keys.ts, docs/erasure.md): the runs named, or every run recorded for `subject`. One
+   * transaction per run (a subject with many runs is never one huge transaction): its key destroyed, the
+   * erasure recorded in gnl.erasures, its stream log dropped; then the key table is rewritten (VACUUM
+   * FULL), so the destroyed keys are gone from its files too. A run that may still run, or that has no key
+   * of its own, is refused and reported; nothing of it changes.
+   */
+  async erase(request: EraseRequest): Promise<EraseOutcome[]> {
+    const parsed = parse(eraseRequestSchema, request, 'erase');
+    const ring = this.secrets.ring;
+    if (!ring) {
+      throw new JournalDataError('Erasure needs run keys, and run keys need a journal key: set GNL_JOURNAL_KEY (and GNL_RUN_KEYS=on for new runs). docs/erasure.md');
+    }
+    for (const runId of parsed.runIds ?? []) assertValidRunId(runId);
+    const { sql: driver } = await this.db();
+    const runIds = parsed.runIds ?? (await runsOfSubject(driver, parsed.subject as string));
+    const outcomes: EraseOutcome[] = [];
+    for (const runId of runIds) {
+      outcomes.push(await driver.transaction((tx) => eraseRunIn(tx, runId, { by: parsed.by, reason: parsed.reason })));
+      ring.forget(runId);
+    }
+    // Outside any transaction (VACUUM cannot run in one): the destroyed keys' old row versions go with the rewrite.
+    if (outcomes.some((outcome) => outcome.outcome === 'erased')) await driver.query('vacuum full gnl.run_keys', []);
+    return outcomes;
+  }
+
+  /** The erasure log (gnl.erasures), newest first. */
+  async erasures(options: { runId?: string; limit?: number } = {}): Promise<ErasureRecord[]> {
+    return readErasures((await this.db()).sql, options);
+  }
+
   /** One transaction: the run and its events as recorded (run-import.ts), then `then` appended like any event. */
   async importRun(request: ImportRunRequest): Promise<RecordedEvent[]> {
     const { runId, events, then = [] } = request;
@@ -302,7 +355,9 @@ export class PostgresJournal implements LiveJournal {
     const { orm, sql: driver } = await this.db();
     const [row] = await query<RunRow>(orm, sql`select * from gnl.runs where run_id = ${runId}`);
     // One run: its input whole (the executor starts the agent from it), big values fetched by hash.
-    return row ? toSummary({ ...row, input: await resolveStored(driver, row.input, `run "${runId}" input`) }, this.secrets) : undefined;
+    if (!row) return undefined;
+    await ensureRunKeys(driver, this.secrets, [runId]);
+    return toSummary({ ...row, input: await resolveStored(driver, row.input, `run "${runId}" input`) }, this.secrets);
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
@@ -318,6 +373,7 @@ export class PostgresJournal implements LiveJournal {
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
+    await ensureRunKeys((await this.db()).sql, this.secrets, page.map((row) => row.run_id));
     return {
       // A page of runs: a big value in an input is shown as a placeholder, not fetched (getRun has it whole).
       runs: page.map((row) => toSummary({ ...row, input: withBlobPlaceholders(row.input) }, this.secrets)),
@@ -343,7 +399,7 @@ export class PostgresJournal implements LiveJournal {
   async streamBatches(runId: string, options: { afterId?: number; limit?: number } = {}): Promise<StreamBatch[]> {
     assertValidRunId(runId);
     const { afterId, limit } = parse(streamBatchesOptionsSchema, options, 'streamBatches');
-    return readStreamBatches((await this.db()).sql, runId, afterId, limit);
+    return readStreamBatches((await this.db()).sql, runId, afterId, limit, this.secrets);
   }
 
   watchStream(options: WatchStreamOptions): Promise<Subscription> {
@@ -458,6 +514,7 @@ function announce(announcer: Announcer, runId: string, recorded: readonly Record
 
 function toSummary(row: RunRow, secrets: JournalSecrets): RunSummary {
   const where = `run "${row.run_id}"`;
+  const erasure = erasureOf(secrets, row.run_id);
   return {
     runId: row.run_id,
     status: row.status as RunSummary['status'],
@@ -467,6 +524,7 @@ function toSummary(row: RunRow, secrets: JournalSecrets): RunSummary {
     pending: secrets.openPending(decodeJson(row.pending), row.run_id, where),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
+    ...(erasure ? { erased: erasure } : {}),
   };
 }
 

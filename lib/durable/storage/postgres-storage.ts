@@ -28,7 +28,7 @@ import { migrate } from './migrate';
 import { PostgresListener } from './postgres-listener';
 import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_TCP_KEEP_ALIVE_S } from './session-settings';
 import { type SqlDriver, postgresDriver } from './sql-driver';
-import { PostgresJournal } from './postgres-journal';
+import { PostgresJournal, type RunEraser } from './postgres-journal';
 import type { TransactionalDb } from './sql-rows';
 
 export { advisoryKey, lockIds } from './run-locks';
@@ -66,6 +66,8 @@ export class PostgresStorage {
   readonly runs: LiveJournal;
   /** Secrets are sealed with a journal key (GNL_JOURNAL_KEY): a revealed export requires one (docs/operations.md). */
   readonly encryptsSecrets: boolean;
+  /** Erasing runs whose data is sealed with a key of their own, and the erasure log (docs/erasure.md). */
+  readonly erasure: RunEraser;
   private client: postgres.Sql;
   private readonly holds: AdvisoryLockHolds;
   private readonly journal: PostgresJournal;
@@ -107,6 +109,7 @@ export class PostgresStorage {
       secrets: journalSecrets(options.secrets),
     });
     this.runs = this.journal;
+    this.erasure = this.journal;
     this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
   }
 

@@ -26,6 +26,9 @@ const IMPORT = `with r as (
       select $1::text, (x.value->>'seq')::int, x.value->>'type', x.value->'payload', ${BLOBS_COLUMN}, (x.value->>'at')::timestamptz
       from r, jsonb_array_elements($8::text::jsonb) as x(value)
       returning seq),
+    k as (
+      insert into gnl.run_keys (run_id, wrapped, subject)
+      select run_id, $10::text, $11::text from r where $10::text is not null),
     ${insertBlobs('$9')}
     select count(*)::int as written from e`;
 
@@ -46,6 +49,24 @@ export async function insertImportedRun(
       );
     assertValidEvent(strip(event));
   });
+  // With run keys on, an imported run gets a key of its own here, as a run started here would.
+  const ring = secrets.ring;
+  const wrapped = ring && secrets.createsRunKeys ? ring.create(runId).wrapped : null;
+  if (ring && wrapped === null) ring.remember(runId, { kind: 'none' });
+  const first = events[0] as RecordedEvent;
+  try {
+    return await insertEncoded(db, { ...args, wrapped, subject: first.type === 'run-start' ? (first.input.subject ?? null) : null });
+  } catch (error) {
+    ring?.forget(runId);
+    throw error;
+  }
+}
+
+async function insertEncoded(
+  db: SqlQuery,
+  args: { runId: string; events: readonly RecordedEvent[]; secrets: JournalSecrets; notify: boolean; wrapped: string | null; subject: string | null },
+): Promise<boolean> {
+  const { runId, events, secrets } = args;
   const stored = events.map((event) => {
     const { json, blobs } = encodeStored(strip(event), runId, secrets);
     return { json: `${json.slice(0, -1)},"seq":${event.seq},"at":${JSON.stringify(event.at.toISOString())}}`, blobs };
@@ -63,8 +84,13 @@ export async function insertImportedRun(
     last.at.toISOString(),
     `[${stored.map((event) => event.json).join(',')}]`,
     blobsParameter(stored.flatMap((event) => event.blobs)),
+    args.wrapped,
+    args.subject,
   ]);
-  if (!row || row.written === 0) return false;
+  if (!row || row.written === 0) {
+    secrets.ring?.forget(runId); // the id was taken: the key made for it is no one's
+    return false;
+  }
   if (row.written !== events.length) throw new JournalDataError(`importRun: ${row.written} of ${events.length} events of run "${runId}" were written.`);
   if (args.notify) await db.query('select pg_notify($1::text, $2::text)', [NOTIFY_CHANNEL, `${last.seq}:${runId}`]);
   return true;

@@ -4,7 +4,8 @@
  * PGliteStorage: private-folder.ts). The only reader of DATABASE_URL, and
  * of GNL_JOURNAL_KEY (the key secrets are encrypted with in the journal; docs/secrets.md) and
  * GNL_JOURNAL_KEY_PREVIOUS (earlier keys, read-only, after a rotation) beside GNL_SECRET_FIELDS (names
- * added to the redaction list). One storage per process.
+ * added to the redaction list) and GNL_RUN_KEYS (on: every new run's data sealed with a key of its
+ * own, so it can be erased; docs/erasure.md). One storage per process.
  */
 import path from 'node:path';
 import { JournalSecrets, journalKeyFrom } from '../internal';
@@ -38,8 +39,11 @@ export function secretsFromEnv(env: Record<string, string | undefined>): Journal
     .map((text) => text.trim())
     .filter(Boolean)
     .map((text, i) => journalKeyFrom(text, `GNL_JOURNAL_KEY_PREVIOUS (key ${i + 1})`));
+  const runKeys = (env.GNL_RUN_KEYS ?? 'off').trim().toLowerCase();
+  if (!['on', 'off', 'true', 'false', '1', '0', ''].includes(runKeys)) throw new Error(`GNL_RUN_KEYS must be on or off (got "${env.GNL_RUN_KEYS}").`);
   return new JournalSecrets({
     extraFields,
+    runKeys: ['on', 'true', '1'].includes(runKeys),
     ...(journalKey ? { key: journalKey } : {}),
     ...(previousKeys.length ? { previousKeys } : {}),
     onClearText: (where) =>

@@ -8,9 +8,12 @@
  * stream is the one a client replays.
  *
  * Chunks are redacted as the Studio shows payloads (secret-fields.ts) before they are written: a
- * stream is read by whoever may read the chat, not only by the runtime, so nothing in it is sealed.
+ * stream is read by whoever may read the chat, not only by the runtime. A run with a key of its own
+ * (run-keys.ts) has its batches sealed whole with it (an envelope in place of the array), so erasing the
+ * run leaves none of its words readable here either; an erased run's batches read as none.
  */
-import { JournalDataError, type JournalSecrets, redactSecrets, type StreamBatch, type StreamBatchInput } from '../internal';
+import { ENVELOPE_KEY, JournalDataError, type JournalSecrets, redactSecrets, type StreamBatch, type StreamBatchInput } from '../internal';
+import { ensureRunKeys } from './run-key-rows';
 import { NOTIFY_CHANNEL } from './notifications';
 import type { SqlQuery } from './sql-driver';
 
@@ -70,7 +73,7 @@ export class StreamBatchWriter {
 
   /** Queues one batch; resolves with its id once written, undefined when `holder` no longer holds the run. */
   write(runId: string, holder: string | undefined, batch: StreamBatchInput): Promise<number | undefined> {
-    const json = encodeChunks(batch, this.options.secrets);
+    const json = encodeChunks(batch, this.options.secrets, runId);
     return new Promise((resolve, reject) => {
       this.queue.push({ runId, holder, batch, json, resolve, reject });
       void this.drain();
@@ -133,7 +136,7 @@ function keyOf(runId: string, invocation: string, batch: number): string {
   return `${batch}\u0000${invocation}\u0000${runId}`;
 }
 
-function encodeChunks(batch: StreamBatchInput, secrets: JournalSecrets): string {
+function encodeChunks(batch: StreamBatchInput, secrets: JournalSecrets, runId: string): string {
   if (!Number.isSafeInteger(batch.batch) || batch.batch < 0) throw new JournalDataError(`Stream batch number must be a whole number ≥ 0 (got ${batch.batch}).`);
   if (batch.chunks.length > MAX_CHUNKS_PER_BATCH)
     throw new JournalDataError(`A stream batch holds at most ${MAX_CHUNKS_PER_BATCH} chunks (got ${batch.chunks.length}).`);
@@ -141,10 +144,12 @@ function encodeChunks(batch: StreamBatchInput, secrets: JournalSecrets): string 
   if (secrets.mightHold(json)) json = JSON.stringify(redactSecrets(batch.chunks, secrets.fields));
   if (Buffer.byteLength(json) > MAX_BATCH_BYTES)
     throw new JournalDataError(`A stream batch is at most ${MAX_BATCH_BYTES} bytes of JSON (got ${Buffer.byteLength(json)}).`);
-  return json;
+  // The run's key was loaded by whoever holds the run (its start or its load); never written in clear for want of it.
+  return secrets.sealsWhole(runId) ? JSON.stringify(secrets.sealWhole(JSON.parse(json), runId)) : json;
 }
 
-export async function readStreamBatches(db: SqlQuery, runId: string, afterId: number, limit: number): Promise<StreamBatch[]> {
+export async function readStreamBatches(db: SqlQuery, runId: string, afterId: number, limit: number, secrets: JournalSecrets): Promise<StreamBatch[]> {
+  await ensureRunKeys(db, secrets, [runId]);
   const rows = await db.query<{ id: number | string; invocation: string; batch: number; chunks: unknown; done: boolean; created_at: Date | string }>(
     `select id, invocation, batch, chunks, done, created_at from gnl.stream_chunks
      where run_id = $1::text and id > $2::bigint order by id limit $3::int`,
@@ -155,8 +160,17 @@ export async function readStreamBatches(db: SqlQuery, runId: string, afterId: nu
     runId,
     invocation: row.invocation,
     batch: row.batch,
-    chunks: (typeof row.chunks === 'string' ? JSON.parse(row.chunks) : row.chunks) as unknown[],
+    chunks: chunksOf(typeof row.chunks === 'string' ? JSON.parse(row.chunks) : row.chunks, runId, row.id, secrets),
     done: row.done,
     at: new Date(row.created_at),
   }));
+}
+
+/** A batch's chunks as stored: the array, or the envelope it was sealed in with its run's key (none once erased). */
+function chunksOf(stored: unknown, runId: string, id: number | string, secrets: JournalSecrets): unknown[] {
+  if (Array.isArray(stored)) return stored;
+  const envelope = (stored as Record<string, unknown> | null)?.[ENVELOPE_KEY];
+  if (typeof envelope !== 'string') throw new JournalDataError(`Stream batch ${id} of run "${runId}" is neither chunks nor a sealed envelope.`);
+  const opened = secrets.openEnvelope(envelope, runId, `run "${runId}" stream batch ${id}`);
+  return Array.isArray(opened) ? opened : [];
 }

@@ -107,7 +107,9 @@ async function toListing(row: RunSearchRow): Promise<RunListing> {
   // rare, and for those the journal's own reader decodes the run. A big value stored apart (an image)
   // is shown as a placeholder first, so a page of runs never fetches their bodies.
   const input = withBlobPlaceholders(row.input);
-  const tagged = JSON.stringify([input, row.pending]).includes('"$gnl"');
+  // So are the runs sealed with a key of their own (run-keys.ts: opened, or erased, by that reader).
+  const stored = JSON.stringify([input, row.pending]);
+  const tagged = stored.includes('"$gnl"') || stored.includes('"$gnl:enc":"r1:');
   const summary = tagged ? await findRun(row.run_id) : undefined;
   const run: WireRun = summary
     ? toWireRun(summary)

@@ -1,0 +1,249 @@
+/**
+ * Erasure on both real journals (run-keys.ts, docs/erasure.md): with run keys on, a run's user data is
+ * sealed with a key of its own; erasing the run destroys that key. Checked against the database itself:
+ * the raw rows, and the database's files on disk (PGlite's folder; the Postgres server's files of the
+ * suite's own database), where the personal data is never found, and the wrapped key is found before
+ * the erasure (so the search can find what it looks for) and not after. The run's shape (events, times,
+ * decisions' authors) and the audit of the erasure stay; an erased run never runs again.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { tool } from 'ai';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createFreshDatabase } from '@/tests/support/fresh-database';
+import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
+import { scriptedModel, streamingModel } from '@/tests/support/scripted-model';
+import { ERASED_TEXT, gnlTool, JournalDataError, journalKeyFrom, RunErasedError, runDurable, streamDurable } from '../internal';
+import { PGliteStorage } from './pglite-storage';
+import { PostgresStorage } from './postgres-storage';
+import { query } from './sql-rows';
+
+const NAME = 'Ada Quintessa Lovelace';
+const ADDRESS = '12 Analytical Row, Marylebone';
+const PROMPT = `Customer ${NAME} at ${ADDRESS} wants a refund of 40 for order o_17.`;
+
+function refundAgent() {
+  const sent: unknown[] = [];
+  const refund = gnlTool(
+    tool({
+      inputSchema: z.object({ customer: z.string(), address: z.string(), amount: z.number() }),
+      needsApproval: true,
+      execute: async (input) => {
+        sent.push(input);
+        return { refundId: 'r_o_17', note: `Refund sent to ${input.address}` };
+      },
+    }),
+    { sideEffect: true },
+  );
+  const script = (step: number) =>
+    step === 0
+      ? { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { customer: NAME, address: ADDRESS, amount: 40 } }] }
+      : { text: `Refunded 40 to ${NAME} at ${ADDRESS}.` };
+  return { tools: { refund }, script, sent };
+}
+
+/** The database's refusal of a statement: its own message (drizzle wraps it as the cause of "Failed query"). */
+async function refusal(statement: Promise<unknown>): Promise<string> {
+  const error = await statement.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof Error)) throw new Error('the statement was not refused');
+  return error.cause instanceof Error ? error.cause.message : error.message;
+}
+
+/** Every file under `dir` (recursively) whose bytes hold `needle`, relative to `dir`. */
+function filesHolding(dir: string, needle: string, skip: (relative: string) => boolean = () => false): string[] {
+  const bytes = Buffer.from(needle, 'utf8');
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const full = path.join(at, name);
+      const relative = path.relative(dir, full);
+      if (skip(relative)) continue;
+      const stat = statSync(full);
+      if (stat.isDirectory()) walk(full);
+      else if (stat.isFile() && readFileSync(full).includes(bytes)) found.push(relative);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+describeEachJournal('erasure', (target) => {
+  const journalKey = journalKeyFrom(randomBytes(32).toString('base64'));
+  const dataDir = tempDataDir();
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  let storage: PGliteStorage | PostgresStorage;
+  beforeAll(async () => {
+    if (target.name === 'postgres') database = await createFreshDatabase(DATABASE_URL as string, 'gnl_erasure');
+    const secrets = { key: journalKey, runKeys: true, onClearText: () => {} };
+    storage =
+      target.name === 'pglite'
+        ? new PGliteStorage({ dataDir, secrets })
+        : new PostgresStorage({ connectionString: (database as { url: string }).url, secrets });
+    await storage.database();
+  }, 300_000);
+  afterAll(async () => {
+    await storage?.close();
+    await database?.drop();
+  });
+
+  const rows = async <T>(statement: ReturnType<typeof sql>) => query<T>(await storage.database(), statement);
+  const checkpoint = async () => void (await rows(sql`checkpoint`));
+
+  /** The files the database keeps this suite's data in, and which of them are write-ahead log (never rewritten in place). */
+  async function databaseFiles(): Promise<{ dir: string; isLog: (relative: string) => boolean }> {
+    if (target.name === 'pglite') return { dir: dataDir, isLog: (relative) => relative.startsWith('pg_wal') };
+    const [setting] = await rows<{ dir: string; oid: number }>(
+      sql`select current_setting('data_directory') as dir, oid from pg_database where datname = current_database()`,
+    );
+    const dir = path.join(setting?.dir as string, 'base', String(setting?.oid));
+    if (!existsSync(dir)) throw new Error(`The Postgres server's files are not readable from this process (${dir}): run the suite as the server's owner or root.`);
+    return { dir, isLog: () => false };
+  }
+
+  it('sealed with its own key, a run is erased by subject: no byte of its data can be read back, its shape and the audit stay, and it never runs again', async () => {
+    const subject = `customer:${uniqueRunId('c')}`;
+    const journal = storage.runs;
+    const agent = refundAgent();
+    const asked = uniqueRunId('erase');
+    const call = () => runDurable({ runId: asked, journal, model: scriptedModel(agent.script).model, tools: agent.tools, prompt: PROMPT, subject });
+    expect((await call()).status).toBe('waiting-approval');
+
+    // Waiting for a person, it may still run: refused, nothing changes.
+    expect(await storage.erasure.erase({ runIds: [asked], by: 'dpo@acme', reason: 'GDPR art. 17 request #881' })).toEqual([
+      { runId: asked, outcome: 'refused', why: expect.stringContaining('waiting-approval') },
+    ]);
+    await journal.approve({ runId: asked, toolCallId: 'call-refund', by: 'alice@acme' });
+    expect((await call()).status).toBe('completed');
+    expect(agent.sent).toEqual([{ customer: NAME, address: ADDRESS, amount: 40 }]);
+
+    // A second run of the same subject, streamed: its stream log is sealed with its key too.
+    const streamedId = uniqueRunId('erase-stream');
+    const streamed = streamDurable({
+      runId: streamedId,
+      journal,
+      model: streamingModel(() => ({ text: `Hello ${NAME}, your order o_17 is on its way to ${ADDRESS}.` })).model,
+      prompt: PROMPT,
+      subject,
+      resumable: true,
+    });
+    await streamed.consumeStream();
+    expect((await streamed.durable).status).toBe('completed');
+    expect((await journal.streamBatches(streamedId)).length).toBeGreaterThan(0);
+
+    // Before: readable through the journal; in the database only envelopes.
+    const before = await journal.events(asked);
+    expect(JSON.stringify(before)).toContain(NAME);
+    const raw = await rows<{ text: string }>(
+      sql`select payload::text as text from gnl.run_events where run_id in (${asked}, ${streamedId})
+          union all select input::text || pending::text from gnl.runs where run_id in (${asked}, ${streamedId})
+          union all select chunks::text from gnl.stream_chunks where run_id in (${asked}, ${streamedId})`,
+    );
+    expect(raw.length).toBeGreaterThan(before.length);
+    for (const row of raw) {
+      expect(row.text).not.toContain('Quintessa');
+      expect(row.text).not.toContain('Analytical');
+    }
+    expect(raw.some((row) => row.text.includes('"$gnl:enc": "r1:'))).toBe(true);
+    const [key] = await rows<{ wrapped: string }>(sql`select wrapped from gnl.run_keys where run_id = ${asked}`);
+    const wrapped = key?.wrapped as string;
+    expect(wrapped).toMatch(new RegExp(`^v1:${journalKey.id}:`));
+    await checkpoint();
+    const files = await databaseFiles();
+    // The search finds what is on disk: the wrapped key is, before the erasure.
+    expect(filesHolding(files.dir, wrapped, files.isLog).length).toBeGreaterThan(0);
+
+    const outcomes = await storage.erasure.erase({ subject, by: 'dpo@acme', reason: 'GDPR art. 17 request #881' });
+    expect(outcomes.map((o) => [o.runId, o.outcome])).toEqual([
+      [asked, 'erased'],
+      [streamedId, 'erased'],
+    ]);
+
+    // After: the shape stays (every event, its number, type and time; who approved), the data reads as erased.
+    const after = await journal.events(asked);
+    expect(after.map((e) => [e.seq, e.type, e.at.toISOString()])).toEqual(before.map((e) => [e.seq, e.type, e.at.toISOString()]));
+    expect(JSON.stringify(after)).not.toContain(NAME);
+    expect(after.find((e) => e.type === 'run-start')).toMatchObject({ input: { prompt: ERASED_TEXT, subject, modelId: 'scripted-v1' } });
+    expect(after.find((e) => e.type === 'tool-call-start')).toMatchObject({ toolName: 'refund', input: ERASED_TEXT });
+    expect(after.find((e) => e.type === 'tool-approval-response')).toMatchObject({ by: 'alice@acme', approved: true });
+    expect(after.find((e) => e.type === 'model-step')).toMatchObject({ result: { usage: expect.anything() } });
+    expect(after.find((e) => e.type === 'run-complete')).toMatchObject({ text: ERASED_TEXT });
+    const summary = await journal.getRun(asked);
+    expect(summary).toMatchObject({ status: 'completed', input: { prompt: ERASED_TEXT }, erased: { by: 'dpo@acme', reason: 'GDPR art. 17 request #881' } });
+    expect(await journal.streamBatches(streamedId)).toEqual([]);
+    const log = await storage.erasure.erasures();
+    expect(log.filter((e) => e.subject === subject).map((e) => [e.runId, e.by, e.reason])).toEqual([
+      [streamedId, 'dpo@acme', 'GDPR art. 17 request #881'],
+      [asked, 'dpo@acme', 'GDPR art. 17 request #881'],
+    ]);
+
+    // In the database: the key is gone from its row and from the files (rewritten by the erasure); the data was never there in clear.
+    expect(await rows(sql`select wrapped, erased_by from gnl.run_keys where run_id = ${asked}`)).toEqual([{ wrapped: null, erased_by: 'dpo@acme' }]);
+    await checkpoint();
+    expect(filesHolding(files.dir, wrapped, files.isLog)).toEqual([]);
+    expect(filesHolding(files.dir, 'Quintessa')).toEqual([]);
+    expect(filesHolding(files.dir, 'Analytical')).toEqual([]);
+
+    // It never runs again, and erasing it again changes nothing.
+    await expect(call()).rejects.toSatisfy((error: unknown) => error instanceof RunErasedError && /erased by dpo@acme/.test((error as Error).message));
+    expect(await storage.erasure.erase({ runIds: [asked], by: 'someone@else', reason: 'again' })).toEqual([
+      { runId: asked, outcome: 'already-erased', erasure: expect.objectContaining({ by: 'dpo@acme' }) },
+    ]);
+    expect((await storage.erasure.erasures({ runId: asked })).length).toBe(1);
+  }, 120_000);
+
+  it('the key row changes one way and the erasure log never: the database refuses anything else', async () => {
+    const runId = uniqueRunId('erase-guard');
+    const agent = refundAgent();
+    await runDurable({ runId, journal: storage.runs, model: scriptedModel(agent.script).model, tools: agent.tools, prompt: PROMPT });
+    await storage.runs.cancel({ runId, by: 'ops@acme', reason: 'customer withdrew' });
+    expect(await refusal(rows(sql`update gnl.run_keys set wrapped = 'v1:00000000:AAAA' where run_id = ${runId}`))).toMatch(/may only be erased/);
+    expect(await refusal(rows(sql`delete from gnl.run_keys where run_id = ${runId}`))).toMatch(/may only be erased/);
+    expect((await storage.erasure.erase({ runIds: [runId], by: 'dpo@acme', reason: 'request #882' }))[0]?.outcome).toBe('erased');
+    expect(await refusal(rows(sql`update gnl.run_keys set wrapped = 'v1:00000000:AAAA' where run_id = ${runId}`))).toMatch(/may only be erased/);
+    expect(await refusal(rows(sql`update gnl.erasures set reason = 'nothing' where run_id = ${runId}`))).toMatch(/append-only/);
+    expect(await refusal(rows(sql`delete from gnl.erasures where run_id = ${runId}`))).toMatch(/append-only/);
+    expect((await storage.erasure.erasures({ runId })).map((e) => e.reason)).toEqual(['request #882']);
+  }, 60_000);
+
+  it('refused, naming why: a run that does not exist, a request without by or reason, or naming both runs and a subject', async () => {
+    expect(await storage.erasure.erase({ runIds: ['no-such-run'], by: 'dpo@acme', reason: 'r' })).toEqual([
+      { runId: 'no-such-run', outcome: 'refused', why: 'no run has this id in this journal' },
+    ]);
+    await expect(storage.erasure.erase({ runIds: ['a'], by: ' ', reason: 'r' })).rejects.toThrow(/who erases is required/);
+    await expect(storage.erasure.erase({ runIds: ['a'], subject: 's', by: 'x', reason: 'r' })).rejects.toThrow(/not both/);
+  });
+});
+
+describeEachJournal('erasure without run keys', (target) => {
+  const { storage } = target.open();
+  it('without a journal key there is nothing to erase with: a clear error', async () => {
+    await expect(storage.erasure.erase({ runIds: ['r'], by: 'dpo@acme', reason: 'request' })).rejects.toSatisfy(
+      (error: unknown) => JournalDataError.isInstance(error) && /set GNL_JOURNAL_KEY/.test((error as Error).message),
+    );
+  });
+  it('with a journal key but run keys off, a run has no key of its own: refused, and its data reads as before', async () => {
+    const secrets = { key: journalKeyFrom(randomBytes(32).toString('base64')), onClearText: () => {} };
+    const keyed =
+      target.name === 'pglite'
+        ? new PGliteStorage({ dataDir: tempDataDir(), secrets })
+        : new PostgresStorage({ connectionString: DATABASE_URL as string, secrets });
+    try {
+      const runId = uniqueRunId('no-run-key');
+      const agent = refundAgent();
+      await runDurable({ runId, journal: keyed.runs, model: scriptedModel(agent.script).model, tools: agent.tools, prompt: PROMPT });
+      await keyed.runs.cancel({ runId, by: 'ops@acme', reason: 'withdrawn' });
+      expect(await keyed.erasure.erase({ runIds: [runId], by: 'dpo@acme', reason: 'request' })).toEqual([
+        { runId, outcome: 'refused', why: expect.stringContaining('recorded without a key of its own') },
+      ]);
+      expect((await keyed.runs.getRun(runId))?.input.prompt).toBe(PROMPT);
+    } finally {
+      await keyed.close();
+    }
+  }, 300_000);
+});
