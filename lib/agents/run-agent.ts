@@ -56,7 +56,11 @@ const subjectSchema = z
 export const agentInputSchema = z.union(
   [
     z.strictObject({ prompt: notBlank('the prompt'), conversationId: conversationIdSchema, subject: subjectSchema }),
-    z.strictObject({ messages: z.array(modelMessageSchema).min(1, 'messages must not be empty'), conversationId: conversationIdSchema, subject: subjectSchema }),
+    z.strictObject({
+      messages: z.array(modelMessageSchema).min(1, 'messages must not be empty'),
+      conversationId: conversationIdSchema,
+      subject: subjectSchema,
+    }),
   ],
   { error: 'input must be { prompt: string } or { messages: ModelMessage[] }' },
 );

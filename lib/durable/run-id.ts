@@ -24,7 +24,8 @@ export function assertValidSubject(subject: unknown): asserts subject is string 
   if (subject === undefined) return;
   if (typeof subject !== 'string') throw new InvalidRunIdError(`subject must be a string, got ${typeof subject}.`);
   const length = [...subject].length;
-  if (length === 0 || length > MAX_CONVERSATION_ID_LENGTH) throw new InvalidRunIdError(`subject must be 1 to ${MAX_CONVERSATION_ID_LENGTH} characters (got ${length}).`);
+  if (length === 0 || length > MAX_CONVERSATION_ID_LENGTH)
+    throw new InvalidRunIdError(`subject must be 1 to ${MAX_CONVERSATION_ID_LENGTH} characters (got ${length}).`);
   if (UNPRINTABLE.test(subject)) throw new InvalidRunIdError('subject must contain only printable characters (no control characters).');
 }
 

@@ -38,7 +38,9 @@ export class RunErasedError extends JournalDataError {
   readonly runId: string;
   readonly erasure: RunErasure;
   constructor(runId: string, erasure: RunErasure) {
-    super(`Run "${runId}" was erased by ${erasure.by} at ${erasure.at.toISOString()} (${erasure.reason}): its data can no longer be read, so it cannot run again.`);
+    super(
+      `Run "${runId}" was erased by ${erasure.by} at ${erasure.at.toISOString()} (${erasure.reason}): its data can no longer be read, so it cannot run again.`,
+    );
     this.runId = runId;
     this.erasure = erasure;
   }
@@ -68,7 +70,10 @@ export class RunKeyRing {
   }
 
   /** The state of a key row as stored (`wrapped` null once erased; no row: none). */
-  fromRow(runId: string, row: { wrapped: string | null; erased_at: Date | string | null; erased_by: string | null; erased_reason: string | null } | undefined): RunKeyState {
+  fromRow(
+    runId: string,
+    row: { wrapped: string | null; erased_at: Date | string | null; erased_by: string | null; erased_reason: string | null } | undefined,
+  ): RunKeyState {
     if (!row) return { kind: 'none' };
     if (row.wrapped === null) {
       return { kind: 'erased', erasure: { at: new Date(row.erased_at ?? 0), by: row.erased_by ?? 'unknown', reason: row.erased_reason ?? '' } };

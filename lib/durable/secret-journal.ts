@@ -284,7 +284,9 @@ export class JournalSecrets {
   openEnvelope(envelope: string, runId: string, where: string): unknown {
     if (isRunKeyEnvelope(envelope)) {
       if (!this.ring) {
-        throw new JournalDataError(`${where} is sealed with its run's own key, and no journal key is configured to unwrap it: set GNL_JOURNAL_KEY to the key it was written with.`);
+        throw new JournalDataError(
+          `${where} is sealed with its run's own key, and no journal key is configured to unwrap it: set GNL_JOURNAL_KEY to the key it was written with.`,
+        );
       }
       const text = this.ring.openWith(runId, envelope, where);
       return text === undefined ? ERASED_TEXT : decodeJson(JSON.parse(text));

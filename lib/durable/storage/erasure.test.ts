@@ -102,7 +102,8 @@ describeEachJournal('erasure', (target) => {
       sql`select current_setting('data_directory') as dir, oid from pg_database where datname = current_database()`,
     );
     const dir = path.join(setting?.dir as string, 'base', String(setting?.oid));
-    if (!existsSync(dir)) throw new Error(`The Postgres server's files are not readable from this process (${dir}): run the suite as the server's owner or root.`);
+    if (!existsSync(dir))
+      throw new Error(`The Postgres server's files are not readable from this process (${dir}): run the suite as the server's owner or root.`);
     return { dir, isLog: () => false };
   }
 

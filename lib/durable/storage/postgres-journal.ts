@@ -308,7 +308,9 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     const parsed = parse(eraseRequestSchema, request, 'erase');
     const ring = this.secrets.ring;
     if (!ring) {
-      throw new JournalDataError('Erasure needs run keys, and run keys need a journal key: set GNL_JOURNAL_KEY (and GNL_RUN_KEYS=on for new runs). docs/erasure.md');
+      throw new JournalDataError(
+        'Erasure needs run keys, and run keys need a journal key: set GNL_JOURNAL_KEY (and GNL_RUN_KEYS=on for new runs). docs/erasure.md',
+      );
     }
     for (const runId of parsed.runIds ?? []) assertValidRunId(runId);
     const { sql: driver } = await this.db();
@@ -373,7 +375,11 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    await ensureRunKeys((await this.db()).sql, this.secrets, page.map((row) => row.run_id));
+    await ensureRunKeys(
+      (await this.db()).sql,
+      this.secrets,
+      page.map((row) => row.run_id),
+    );
     return {
       // A page of runs: a big value in an input is shown as a placeholder, not fetched (getRun has it whole).
       runs: page.map((row) => toSummary({ ...row, input: withBlobPlaceholders(row.input) }, this.secrets)),

@@ -15,10 +15,9 @@ export async function ensureRunKeys(db: SqlQuery, secrets: JournalSecrets, runId
   if (!ring) return;
   const missing = [...new Set(runIds)].filter((runId) => ring.cached(runId) === undefined);
   if (missing.length === 0) return;
-  const rows = await db.query<KeyRow>(
-    'select run_id, wrapped, erased_at, erased_by, erased_reason from gnl.run_keys where run_id = any($1::text[])',
-    [missing],
-  );
+  const rows = await db.query<KeyRow>('select run_id, wrapped, erased_at, erased_by, erased_reason from gnl.run_keys where run_id = any($1::text[])', [
+    missing,
+  ]);
   const byRun = new Map(rows.map((row) => [row.run_id, row]));
   for (const runId of missing) ring.remember(runId, ring.fromRow(runId, byRun.get(runId)));
 }
@@ -119,5 +118,12 @@ export async function readErasures(db: SqlQuery, options: { runId?: string; limi
       where ($1::text is null or run_id = $1::text) order by erased_at desc, id desc limit $2::int`,
     [options.runId ?? null, limit],
   );
-  return rows.map((row) => ({ id: Number(row.id), runId: row.run_id, subject: row.subject, by: row.erased_by, reason: row.reason, at: new Date(row.erased_at) }));
+  return rows.map((row) => ({
+    id: Number(row.id),
+    runId: row.run_id,
+    subject: row.subject,
+    by: row.erased_by,
+    reason: row.reason,
+    at: new Date(row.erased_at),
+  }));
 }
