@@ -244,7 +244,7 @@ export const operatorAudit = gnl.table(
       .references(() => operators.id),
     /** The account's login when the change was made. */
     login: text('login').notNull(),
-    /** `added`, `disabled`, `signed-out`, `signed-out-everywhere`, or `revealed-export` (a run exported with its secrets: lib/accounts/export-audit.ts). */
+    /** `added`, `disabled`, `signed-out`, `signed-out-everywhere`, `revealed-export` (a run exported with its secrets: lib/accounts/export-audit.ts) or `erased-runs` (lib/accounts/erasure-audit.ts). */
     action: text('action').notNull(),
     /** Who made the change (an operator's login, `os:<user>@<host>` for the command line). */
     by: text('by').notNull(),

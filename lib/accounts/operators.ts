@@ -36,7 +36,7 @@ export interface Operator {
 }
 
 /** `revealed-export`: the operator exported a run with its secrets in clear (export-audit.ts; detail `{ runId }`). */
-export type OperatorAuditAction = 'added' | 'disabled' | 'signed-out' | 'signed-out-everywhere' | 'revealed-export';
+export type OperatorAuditAction = 'added' | 'disabled' | 'signed-out' | 'signed-out-everywhere' | 'revealed-export' | 'erased-runs';
 
 export interface OperatorAuditEntry {
   id: number;

@@ -7,6 +7,7 @@ import { registerMigrateCommand } from './migrate-command';
 import { registerForkCommand } from './fork-command';
 import { registerOperatorCommands } from './operator-commands';
 import { registerReadCommands } from './read-commands';
+import { registerEraseCommands } from './erase-commands';
 import { registerRetentionCommands } from './retention-commands';
 import { registerRunCommands } from './run-commands';
 import { registerScheduleCommands } from './schedule-commands';
@@ -56,5 +57,6 @@ export function buildProgram(session: CliSession): Command {
   registerBulkCommands(program, session);
   registerTransferCommands(program, session);
   registerRetentionCommands(program, session);
+  registerEraseCommands(program, session);
   return program;
 }

@@ -52,6 +52,9 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
   const lines = [
     `Run       ${clean(run.runId)}`,
     `Status    ${run.status}`,
+    // Erased (docs/erasure.md): its data reads as erased below; who erased it, when and why.
+    ...(run.erased ? [`Erased    ${dateTime(run.erased.at)} by ${clean(run.erased.by)}: ${clean(run.erased.reason)} (its data can no longer be read)`] : []),
+    ...(input.subject !== undefined ? [`Subject   ${clean(input.subject)}`] : []),
     `Agent     ${input.agent ? `${clean(input.agent)}${versionText(events, input.agentVersion)}` : '- (runDurable called directly)'}`,
     // A chat's turn: the conversation it belongs to (its other turns are runs of their own).
     ...(input.conversationId !== undefined ? [`Chat      turn of conversation ${clean(input.conversationId)}`] : []),

@@ -112,7 +112,9 @@ export class RunKeyRing {
    * Whether `runId`'s user data is sealed whole with its own key. Its key must have been loaded: a write
    * that did not load it is refused (a defect), never written in clear.
    */
-  sealsWhole(runId: string): boolean {
+  sealsWhole(runId: string, creates: boolean): boolean {
+    // Never loaded: with run keys off the run is sealed as before (a run that has a key is loaded by every write path first).
+    if (!creates && !this.entries.has(runId)) return false;
     return this.stateOf(runId).kind === 'live';
   }
 

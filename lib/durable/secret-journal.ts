@@ -115,7 +115,7 @@ export class JournalSecrets {
 
   /** Whether `runId`'s user data is sealed whole with the run's own key (its key loaded first: storage/run-key-rows.ts). */
   sealsWhole(runId: string): boolean {
-    return this.ring?.sealsWhole(runId) === true;
+    return this.ring?.sealsWhole(runId, this.createsRunKeys) === true;
   }
 
   /** Any JSON value, sealed whole with the run's own key. */

@@ -9,4 +9,6 @@ export { storageFromEnv, secretsFromEnv, type Storage } from './storage-from-env
 export type { StorageCapabilities } from './capabilities';
 export { DataDirLockedError } from './folder-lock';
 export { withBlobPlaceholders } from './payload-blobs';
+export type { RunEraser, EraseRequest } from './postgres-journal';
+export type { EraseOutcome, ErasureRecord } from './run-key-rows';
 export { journalKeyFrom, type JournalKey, JournalSecrets, type JournalSecretsOptions } from '../internal';
