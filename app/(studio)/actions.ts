@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CRASH_POINTS } from '@/lib/demo';
 import { type ActionResult, cancel, decide, type ResumeNote, resume, scheduleResumeAt, startDemoRun } from '@/lib/studio/actions/operator-actions';
 import { migrate } from '@/lib/studio/actions/migrate-action';
+import { eraseRun } from '@/lib/studio/actions/erase-action';
 import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
@@ -41,6 +42,7 @@ const resolveSchema = z.discriminatedUnion('outcome', [
 const provideSchema = z.object({ runId, toolCallId, output: jsonText, reason: reason.optional() });
 const resumeSchema = z.object({ runId, reason: requiredReason });
 const cancelSchema = z.object({ runId, reason: requiredReason });
+const eraseSchema = z.object({ runId, reason: requiredReason });
 /** An instant with its zone (the browser turns the operator's local time into one), in the future. */
 const resumeAtSchema = z.object({
   runId,
@@ -126,6 +128,13 @@ export async function cancelRunAction(input: z.input<typeof cancelSchema>): Prom
   const parsed = await authenticate(cancelSchema, input);
   if (!parsed.ok) return parsed;
   return cancel({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Erases an ended run in the operator's name (docs/erasure.md): its key destroyed, its data unreadable; audited. */
+export async function eraseRunAction(input: z.input<typeof eraseSchema>): Promise<ActionResult<{ erasedBy: string; erasedAt: string }>> {
+  const parsed = await authenticate(eraseSchema, input);
+  if (!parsed.ok) return parsed;
+  return eraseRun({ ...parsed.data, by: parsed.by as string });
 }
 
 export async function startDemoRunAction(input: z.input<typeof demoSchema>): Promise<ActionResult<{ runId: string }>> {

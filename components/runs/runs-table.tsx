@@ -69,6 +69,15 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
               </Link>
               <ConversationLabel conversationId={conversationIdOf(run.input)} />
               <RunMarksRow marks={run.marks} inbox={inboxCount(run)} className="mt-1" />
+              {run.erased ? (
+                <span
+                  data-testid="run-erased-mark"
+                  title={`Erased by ${run.erased.by}: its data can no longer be read`}
+                  className="mt-1 inline-flex rounded bg-zinc-500/15 px-1.5 py-0.5 text-xs font-medium text-zinc-700 dark:text-zinc-300"
+                >
+                  erased
+                </span>
+              ) : null}
             </TableCell>
             <TableCell>
               <RunStatusBadge status={run.status} />

@@ -77,7 +77,8 @@ async function killed(child: ChildProcess) {
   if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
 }
 
-describe('the embedded journal is private to its user', () => {
+// Each test starts PGlite in child processes on a fresh folder (a first start migrates it): minutes on a loaded machine, never a claim about speed.
+describe('the embedded journal is private to its user', { timeout: 240_000 }, () => {
   it('the CLI on a fresh checkout under umask 000 creates .gnl 0700 and .gnl/data 0700 with every file 0600', async () => {
     const cwd = tempFolder();
     const { child, output } = spawnUnderUmask000('lib/cli/cli-entry.ts', ['list', '--json'], { cwd, env: { GNL_DEMO_CHECKS: '0' } });

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
 import { LiveRunNotifications } from '@/components/runs/live-run-notifications';
+import { RunErasure } from '@/components/runs/run-erasure';
 import { RunExportLink } from '@/components/runs/run-export-link';
 import { RunView } from '@/components/timeline/run-view';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -12,6 +13,7 @@ import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversat
 import { loadRunNotifications } from '@/lib/studio/reads/notifications';
 import { decodeRunSegment } from '@/lib/studio/reads/run-path';
 import { getRunView } from '@/lib/studio/reads/runs';
+import { erasureAvailable } from '@/lib/studio/actions/erase-action';
 import { traceUrlTemplate } from '@/lib/studio/trace-link';
 import { loadRunVersion } from '@/lib/studio/reads/versions';
 import { requireOperator } from '@/lib/studio/auth/session';
@@ -43,7 +45,10 @@ export default async function RunPage({ params }: { params: Params }) {
           <Link href="/" className="text-sm text-muted-foreground hover:text-foreground">
             ← Runs
           </Link>
-          <RunExportLink runId={view.run.runId} />
+          <div className="flex items-start gap-2">
+            {view.run.erased ? null : <RunErasure run={view.run} available={erasureAvailable()} />}
+            <RunExportLink runId={view.run.runId} />
+          </div>
         </div>
         <h1 className="font-mono text-lg font-semibold wrap-anywhere" data-testid="run-id">
           <VisibleText text={view.run.runId} />
@@ -58,6 +63,7 @@ export default async function RunPage({ params }: { params: Params }) {
         ) : null}
         {version ? <RunVersionLine info={version} runId={view.run.runId} /> : null}
         <LiveRunNotifications runId={view.run.runId} initial={notifications} />
+        {view.run.erased ? <RunErasure run={view.run} available={false} /> : null}
       </div>
     </RunView>
   );
