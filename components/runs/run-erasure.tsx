@@ -35,8 +35,8 @@ export function RunErasure({ run, available, className }: { run: Pick<WireRun, '
           Erased {new Date(run.erased.at).toLocaleString()} by <VisibleText text={run.erased.by} />
         </p>
         <p className="text-muted-foreground">
-          Why: <VisibleText text={run.erased.reason} />. Its key was destroyed: its prompt, the model’s text and its tools’ data read as “erased” for
-          everyone. Its events, their times and who decided stay.
+          Why: <VisibleText text={run.erased.reason} />. Its key was destroyed: its prompt, the model’s text and its tools’ data read as “erased” for everyone.
+          Its events, their times and who decided stay.
         </p>
       </div>
     );
