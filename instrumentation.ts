@@ -1,6 +1,14 @@
 /** Runs once when the Studio's server starts: its executor and the first-operator check (lib/studio/boot.ts). */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
+  // Spans over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says where (docs/operations.md#traces).
+  try {
+    const { startTraceExport } = await import('@/lib/telemetry/trace-export');
+    const traces = startTraceExport('gnl-studio');
+    if (traces) console.log(`studio: traces go to ${traces.endpoint} as ${traces.serviceName}`);
+  } catch (error) {
+    console.error('studio: traces are not exported:', error);
+  }
   const { bootStudio } = await import('@/lib/studio/boot');
   try {
     await bootStudio();

@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { registry, schedules } from '@/agents';
 import { CrashPointStore } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
+import { startTraceExport } from '@/lib/telemetry/trace-export';
 import { WorkersNeedPostgresError } from './errors';
 import { Executor, type ExecutorEvent } from './executor';
 import { serveHealth } from './health';
@@ -77,6 +78,14 @@ async function main(): Promise<void> {
     console.error(`gnl worker: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
   }
+  // Spans over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says where (docs/operations.md#traces).
+  let traces: ReturnType<typeof startTraceExport>;
+  try {
+    traces = startTraceExport('gnl-worker');
+  } catch (error) {
+    console.error(`gnl worker: ${(error as Error).message}`);
+    process.exit(2);
+  }
   const storage = storageFromEnv();
   if (!storage.capabilities.multiProcess) {
     console.error(`gnl worker: ${new WorkersNeedPostgresError().message}`);
@@ -108,6 +117,7 @@ async function main(): Promise<void> {
   await storage.database(); // fail fast (and migrate) before claiming anything
   const health = healthPort === undefined ? undefined : await serveHealth(storage, { port: healthPort, host: healthHost, ...(metrics ? { metrics } : {}) });
   if (health) print(executor.owner, { type: 'health', url: health.url });
+  if (traces) print(executor.owner, { type: 'traces', endpoint: traces.endpoint, serviceName: traces.serviceName });
   executor.start();
 
   let signals = 0;
@@ -119,6 +129,7 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), graceMs + 10_000).unref();
     await executor.stop({ graceMs });
     await health?.close().catch(() => undefined);
+    await traces?.shutdown().catch((error: unknown) => console.error(`gnl worker: traces: ${(error as Error).message}`)); // the last batch goes out
     await storage.close().catch(() => undefined);
     process.exit(0);
   };
