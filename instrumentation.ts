@@ -3,7 +3,7 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
   // Spans over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says where (docs/operations.md#traces).
   try {
-    const { startTraceExport } = await import('@/lib/telemetry/trace-export');
+    const { startTraceExport } = await import('@/lib/executor');
     const traces = startTraceExport('gnl-studio');
     if (traces) console.log(`studio: traces go to ${traces.endpoint} as ${traces.serviceName}`);
   } catch (error) {

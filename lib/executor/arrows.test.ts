@@ -11,7 +11,21 @@ import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
 const root = repoRoot;
 
 // '@/agents': worker-main.ts alone (the test below). prom-client: metrics.ts, the Prometheus exposition.
-const ALLOWED = new Set(['@/agents', '@/lib/agents', '@/lib/demo', '@/lib/durable', '@/lib/durable/storage', 'drizzle-orm', 'prom-client']);
+// The OpenTelemetry SDK: trace-export.ts, the span export of the worker and the Studio's server.
+const ALLOWED = new Set([
+  '@/agents',
+  '@/lib/agents',
+  '@/lib/demo',
+  '@/lib/durable',
+  '@/lib/durable/storage',
+  'drizzle-orm',
+  'prom-client',
+  '@opentelemetry/api',
+  '@opentelemetry/context-async-hooks',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace',
+]);
 
 describe('executor import arrows', () => {
   it('lib/executor reaches the layers below through their index files', () => {

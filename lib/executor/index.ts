@@ -74,3 +74,4 @@ export type { RetentionSkipReason, DropExpiredRequest, FindExpiredRequest } from
 export { retentionPolicy, retentionSettingsFromEnv, RetentionSettingsError, type RetentionPolicy, type RetentionSettings } from './retention-policy';
 export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from './retention-log';
 export type { RetentionEvent, RetentionPassReport } from './retention-ticker';
+export { startTraceExport, type TraceExport } from './trace-export';

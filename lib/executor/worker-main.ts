@@ -21,12 +21,12 @@ import { parseArgs } from 'node:util';
 import { registry, schedules } from '@/agents';
 import { CrashPointStore } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
-import { startTraceExport } from '@/lib/telemetry/trace-export';
 import { WorkersNeedPostgresError } from './errors';
 import { Executor, type ExecutorEvent } from './executor';
 import { serveHealth } from './health';
 import { GnlMetrics } from './metrics';
 import { retentionSettingsFromEnv } from './retention-policy';
+import { startTraceExport } from './trace-export';
 
 const USAGE =
   'usage: npm run worker -- [--concurrency N] [--lease-ms MS] [--heartbeat-ms MS] [--poll-ms MS] [--grace-ms MS] [--health-port N] [--health-host 127.0.0.1]';
