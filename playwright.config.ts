@@ -136,8 +136,11 @@ export default defineConfig({
     },
     {
       // Forks demo runs it starts, after the projects that kill the server; signs in itself, so it also runs alone (--no-deps).
+      // Each test takes about 25 s on an idle machine, and comes first to a server just restarted by the
+      // chat project (its routes cold): 30 s ran out in CI, so these get 120 s.
       name: 'fork',
       testMatch: ['fork.spec.ts'],
+      timeout: 120_000,
       dependencies: ['chat'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() },
     },
