@@ -13,12 +13,23 @@ import { loginSchema, parseOrThrow } from './operator-input';
 import { type AccountsContext, type Operator, operatorOf } from './operators';
 
 export async function auditRevealedExport(request: { login: string; runId: string } & AccountsContext): Promise<Operator> {
-  const login = parseOrThrow(loginSchema, request.login, 'a revealed export needs an operator account');
+  return auditOperatorAct({ ...request, action: 'revealed-export', detail: { runId: request.runId }, what: 'a revealed export needs an operator account' });
+}
+
+/**
+ * An operator's act on customer data (a revealed export, an erasure), recorded in gnl.operator_audit in
+ * the transaction that checks the account: only an enabled one may act, and the row is written before
+ * the act, so none goes unrecorded. UnknownOperatorError / OperatorDisabledError otherwise.
+ */
+export async function auditOperatorAct(
+  request: { login: string; action: 'revealed-export' | 'erased-runs'; detail: Record<string, unknown>; what: string } & AccountsContext,
+): Promise<Operator> {
+  const login = parseOrThrow(loginSchema, request.login, request.what);
   const db = await (request.storage ?? storageFromEnv()).database();
   const found = await db.transaction(async (tx) => {
     const [row] = await tx.select().from(operators).where(eq(operators.login, login)).for('update').limit(1);
     if (!row || row.disabledAt) return row;
-    await tx.insert(operatorAudit).values({ operatorId: row.id, login: row.login, action: 'revealed-export', by: row.login, detail: { runId: request.runId } });
+    await tx.insert(operatorAudit).values({ operatorId: row.id, login: row.login, action: request.action, by: row.login, detail: request.detail });
     return row;
   });
   if (!found) throw new UnknownOperatorError({ login });

@@ -21,20 +21,19 @@ export const MAX_CONVERSATION_ID_LENGTH = 200;
 
 /** A subject (who a run's data is about, for erasure) is optional; given, it is 1 to 200 printable characters. */
 export function assertValidSubject(subject: unknown): asserts subject is string | undefined {
-  if (subject === undefined) return;
-  if (typeof subject !== 'string') throw new InvalidRunIdError(`subject must be a string, got ${typeof subject}.`);
-  const length = [...subject].length;
-  if (length === 0 || length > MAX_CONVERSATION_ID_LENGTH)
-    throw new InvalidRunIdError(`subject must be 1 to ${MAX_CONVERSATION_ID_LENGTH} characters (got ${length}).`);
-  if (UNPRINTABLE.test(subject)) throw new InvalidRunIdError('subject must contain only printable characters (no control characters).');
+  assertOptionalShortId('subject', subject);
 }
 
 /** A conversation id is optional; given, it is 1 to 200 printable characters. InvalidRunIdError otherwise. */
 export function assertValidConversationId(conversationId: unknown): asserts conversationId is string | undefined {
-  if (conversationId === undefined) return;
-  if (typeof conversationId !== 'string') throw new InvalidRunIdError(`conversationId must be a string, got ${typeof conversationId}.`);
-  const length = [...conversationId].length;
+  assertOptionalShortId('conversationId', conversationId);
+}
+
+function assertOptionalShortId(name: string, value: unknown): asserts value is string | undefined {
+  if (value === undefined) return;
+  if (typeof value !== 'string') throw new InvalidRunIdError(`${name} must be a string, got ${typeof value}.`);
+  const length = [...value].length;
   if (length === 0 || length > MAX_CONVERSATION_ID_LENGTH)
-    throw new InvalidRunIdError(`conversationId must be 1 to ${MAX_CONVERSATION_ID_LENGTH} characters (got ${length}).`);
-  if (UNPRINTABLE.test(conversationId)) throw new InvalidRunIdError('conversationId must contain only printable characters (no control characters).');
+    throw new InvalidRunIdError(`${name} must be 1 to ${MAX_CONVERSATION_ID_LENGTH} characters (got ${length}).`);
+  if (UNPRINTABLE.test(value)) throw new InvalidRunIdError(`${name} must contain only printable characters (no control characters).`);
 }
