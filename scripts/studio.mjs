@@ -12,12 +12,16 @@
  *      signal (a demo crash point SIGKILLs it on purpose) is started again at once, and its in-process
  *      executor takes the interrupted runs up; browsers reconnect and catch up.
  * It listens on loopback unless told otherwise; every page needs a signed-in operator.
+ * On a Node older than 22 it first switches to the pinned Node 24 LTS (node-lts.mjs).
  * Plain Node on purpose: it must run before any dependency is installed.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ensureSupportedNode } from './node-lts.mjs';
 import { privateBuild } from './private-build.mjs';
+
+ensureSupportedNode(import.meta.filename);
 
 const root = path.resolve(import.meta.dirname, '..');
 const host = process.env.GNL_STUDIO_HOST || '127.0.0.1';
