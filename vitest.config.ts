@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './tests/support/slow-first-sequencer';
 
 export default defineConfig({
   resolve: {
@@ -27,5 +28,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.
     maxWorkers: 2,
+    // The slowest files first, also on a fresh clone with no cached durations (slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });

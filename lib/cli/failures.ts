@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { CommanderError } from 'commander';
 import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
@@ -172,8 +173,11 @@ function explain(error: GnlError): string {
 /** What a local process runs, to name the holder of a data folder ("next-server", "node … gnl.mjs …"); best effort. */
 function commandLineOf(pid: number): string | undefined {
   try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
-    return command ? (command.length > 120 ? `${command.slice(0, 120)}…` : command) : undefined;
+    // The program by its name (Node installed under a long folder must not push the script out of view).
+    const [program, ...args] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    if (!program) return undefined;
+    const command = [path.basename(program), ...args].join(' ');
+    return command.length > 120 ? `${command.slice(0, 120)}…` : command;
   } catch {
     return undefined;
   }

@@ -1,11 +1,13 @@
 /**
- * vitest's globalSetup: the child bundles (child-bundles.ts) and the migrated PGlite template
- * (pglite-template.ts), built once for the whole run and removed after it.
+ * vitest's globalSetup: the child bundles (child-bundles.ts), the migrated PGlite template
+ * (pglite-template.ts) and, with DATABASE_URL, a migrated Postgres template database for the suites that
+ * want a database of their own (fresh-database.ts): built once for the whole run and removed after it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUNDLES_ENV, buildChildBundles, CHILD_ENTRIES } from './child-bundles';
+import { buildPostgresTemplate } from './fresh-database';
 import { buildPGliteTemplate, PGLITE_TEMPLATE_ENV } from './pglite-template';
 
 export default async function setup(): Promise<() => void> {
@@ -18,8 +20,11 @@ export default async function setup(): Promise<() => void> {
   await buildPGliteTemplate(path.join(templateDir, 'data'));
   process.env[PGLITE_TEMPLATE_ENV] = path.join(templateDir, 'data');
   console.log(`[pglite template] migrated in ${Math.round(performance.now() - started)} ms (${templateDir})`);
-  return () => {
+  const postgresTemplate = process.env.DATABASE_URL ? await buildPostgresTemplate(process.env.DATABASE_URL) : undefined;
+  if (postgresTemplate) console.log(`[postgres template] ${postgresTemplate.name} migrated in ${Math.round(postgresTemplate.ms)} ms`);
+  return async () => {
     rmSync(outdir, { recursive: true, force: true });
     rmSync(templateDir, { recursive: true, force: true });
+    await postgresTemplate?.drop();
   };
 }
