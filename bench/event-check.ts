@@ -7,8 +7,8 @@
  *   npx tsx bench/event-check.ts
  */
 import type { JournalEvent } from '../lib/durable';
-import { encodeEventParts } from '../lib/durable/event-limit';
-import { assertValidEvent } from '../lib/durable/event-schemas';
+import { encodeEventParts } from '../lib/durable/journal/event-limit';
+import { assertValidEvent } from '../lib/durable/journal/event-schemas';
 import { printTable, round, writeResults } from './stats';
 
 const BATCHES = Number(process.env.BENCH_ROUNDS ?? 200);

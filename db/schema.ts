@@ -13,7 +13,7 @@
  * `operator_sessions` are the Studio's sign-ins (lib/accounts/sessions.ts), each revocable;
  * `sign_in_failures` the recent failed sign-ins the rate limit counts (lib/studio/auth/sign-in-rate-limit.ts).
  * `stream_chunks` holds what an invocation streamed (its UI message stream, in batches): not the journal,
- * a cache beside it that a reconnecting client replays from (lib/durable/stream-log.ts); rows of an
+ * a cache beside it that a reconnecting client replays from (lib/durable/stream/stream-log.ts); rows of an
  * invocation superseded by a finished one are deleted.
  * `schedules` is the executors' bookkeeping of cron schedules (lib/executor schedule-ticker.ts): the
  * latest slot decided per schedule; a slot's run is named by the slot, so it is started once.
@@ -311,7 +311,7 @@ export const demoCrashPoints = gnl.table('demo_crash_points', {
 });
 
 /**
- * What invocations streamed (lib/durable/stream-log.ts): each invocation of a run writes its UI message
+ * What invocations streamed (lib/durable/stream/stream-log.ts): each invocation of a run writes its UI message
  * stream here in batches, the last one marked `done`; a client that reconnects replays the newest
  * invocation's batches and follows them live. Not the journal (the events are the record): a cache that
  * a replay can always rebuild, so rows are deleted once a newer invocation of the run is done.
@@ -439,7 +439,7 @@ export const maintenancePasses = gnl.table('maintenance_passes', {
 });
 
 /**
- * Each run's own data key (lib/durable/run-keys.ts, docs/erasure.md), wrapped by the journal key: written
+ * Each run's own data key (lib/durable/sealing/run-keys.ts, docs/erasure.md), wrapped by the journal key: written
  * with the run's start when run keys are on. The one table of the journal's that is changed in place:
  * erasing a run empties `wrapped` (and records who, when and why here and in gnl.erasures), after which
  * the run's sealed data can be opened by no one. `subject` (who the run is about) finds a person's runs.

@@ -10,8 +10,8 @@ export {
   type PendingApproval,
   type PendingToolResult,
   type Replayed,
-} from './run-durable';
-export { tokenBudgetIs, type TokenBudget } from './stop-conditions';
+} from './run/run-durable';
+export { tokenBudgetIs, type TokenBudget } from './usage/stop-conditions';
 export {
   readTokenUsage,
   stepTokenUsage,
@@ -22,10 +22,10 @@ export {
   type TokenUsage,
   type TokenCounts,
   type BilledTokens,
-} from './model-usage';
-export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './gnl-tool';
-export { askPerson } from './ask-person';
-export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './run-plan';
+} from './usage/model-usage';
+export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './tools/gnl-tool';
+export { askPerson } from './tools/ask-person';
+export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './projection/run-plan';
 export {
   GnlError,
   SideEffectRetryBlockedError,
@@ -50,7 +50,7 @@ export {
   type DecisionConflictReason,
   type OutputIssue,
 } from './errors';
-export { checkOutputSchema, type OutputCheck } from './output-check';
+export { checkOutputSchema, type OutputCheck } from './tools/output-check';
 export {
   editableResults,
   type EditableResult,
@@ -61,24 +61,24 @@ export {
   type ForkRequest,
   type InheritedKey,
   type RepeatableSideEffect,
-} from './fork-plan';
-export { forkEditSchema, type JournalForkRequest } from './fork-request';
-export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
-export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
-export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream-durable';
-export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream-log';
-export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './run-state';
-export { runTimers, type RunTimer } from './run-timers';
-export type { RetryRecord, ScheduledResume } from './run-state';
-export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './run-totals';
-export { addModelStep, isMetered, type ModelTokens } from './model-tokens';
-export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
-export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
-export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId, assertValidSubject } from './run-id';
-export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';
-export { canonicalJson } from './canonical-json';
-export { buildRunInput, runInputDifferences, type RunInputSource } from './run-input';
-export { resolveModel } from './resolve-model';
+} from './fork/fork-plan';
+export { forkEditSchema, type JournalForkRequest } from './fork/fork-request';
+export { RUN_STATUSES, isRunStatus, type RunStatus } from './journal/run-status';
+export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './run/durable-agent';
+export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream/stream-durable';
+export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream/stream-log';
+export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './projection/run-state';
+export { runTimers, type RunTimer } from './projection/run-timers';
+export type { RetryRecord, ScheduledResume } from './projection/run-state';
+export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './projection/run-totals';
+export { addModelStep, isMetered, type ModelTokens } from './usage/model-tokens';
+export { buildCallHistory, type CallHistory, type CallRecord } from './projection/call-history';
+export { journaledFailureOf, type JournaledFailure } from './run/journaled-failure';
+export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId, assertValidSubject } from './identity/run-id';
+export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './identity/idempotency-key';
+export { canonicalJson } from './identity/canonical-json';
+export { buildRunInput, runInputDifferences, type RunInputSource } from './run/run-input';
+export { resolveModel } from './model/resolve-model';
 export type {
   Journal,
   LiveJournal,
@@ -95,7 +95,7 @@ export type {
   StreamBatchInput,
   WatchStreamOptions,
   ImportRunRequest,
-} from './journal';
+} from './journal/journal';
 // A run's journal as JSON lines and back (gnl export / import, the Studio's Export).
 export {
   exportRun,
@@ -109,11 +109,11 @@ export {
   type ExportRunOptions,
   type ParsedRunExport,
   type ImportPlan,
-} from './run-export';
-export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
-export { ERASED_TEXT, RunErasedError, type RunErasure } from './run-keys';
-export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
-export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo, TraceContext } from './events';
-export { errorInfo } from './events';
-export type { RunSummary } from './run-summary';
-export type { ApprovalDecisionRequest, ApproveRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
+} from './export/run-export';
+export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './journal/event-limit';
+export { ERASED_TEXT, RunErasedError, type RunErasure } from './sealing/run-keys';
+export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secrets/secret-fields';
+export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo, TraceContext } from './journal/events';
+export { errorInfo } from './journal/events';
+export type { RunSummary } from './projection/run-summary';
+export type { ApprovalDecisionRequest, ApproveRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions/decisions';

@@ -1,6 +1,6 @@
 /**
  * Span export for the processes GNL ships: the Studio's server (instrumentation.ts) and `npm run worker`
- * (docs/operations.md#traces). The runtime core only uses @opentelemetry/api (lib/durable/tracing.ts):
+ * (docs/operations.md#traces). The runtime core only uses @opentelemetry/api (lib/durable/telemetry/tracing.ts):
  * an application that configures OpenTelemetry itself gets GNL's spans in its own pipeline. These two
  * processes are GNL's own, so they export with the standard environment, and nothing without it:
  *
