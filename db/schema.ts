@@ -18,7 +18,7 @@
  * `schedules` is the executors' bookkeeping of cron schedules (lib/executor schedule-ticker.ts): the
  * latest slot decided per schedule; a slot's run is named by the slot, so it is started once.
  * `notifications` is the outbox of webhooks about runs that wait for people or failed (docs/notifications.md).
- * `retention_log` records every run the retention job dropped (lib/executor/retention.ts): append-only;
+ * `retention_log` records every run the retention job dropped (lib/executor/retention/retention.ts): append-only;
  * `maintenance_passes` is when a periodic job (retention) last started, so one pass runs per interval.
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
@@ -334,7 +334,7 @@ export const streamChunks = gnl.table(
 );
 
 /**
- * Bulk actions' dry runs (lib/executor/bulk-operation.ts): one row per preview, naming the action, the filter as
+ * Bulk actions' dry runs (lib/executor/bulk/bulk-operation.ts): one row per preview, naming the action, the filter as
  * resolved (ages turned into instants by the database's clock), who asked, and the counts it showed.
  * An apply claims the row once (`applied_at`), so a preview is acted on at most once; it records who
  * applied it, why, and the counts. Bookkeeping, not the journal: each run's change is journaled in the run.
@@ -367,7 +367,7 @@ export const bulkPreviewRuns = gnl.table(
 );
 
 /**
- * The notification outbox (lib/executor/notifier.ts, docs/notifications.md): one row per event that starts a
+ * The notification outbox (lib/executor/notifications/notifier.ts, docs/notifications.md): one row per event that starts a
  * wait for people (a run-suspend) or a failure (a run-fail), inserted by the append statement that writes
  * the event (lib/durable/storage/event-rows.ts), so no crash can separate the two. Keyed by the event's
  * (run_id, seq): the webhook's event id is derived from it. Bookkeeping, not the journal: the delivery
@@ -398,7 +398,7 @@ export const notifications = gnl.table(
 );
 
 /**
- * What the retention job dropped (lib/executor/retention.ts, docs/operations.md#retention): one row per run,
+ * What the retention job dropped (lib/executor/retention/retention.ts, docs/operations.md#retention): one row per run,
  * written in the transaction that deleted the run's rows. Append-only (a trigger, migration 0016, refuses
  * UPDATE, DELETE and TRUNCATE). The same migration lets the journal's triggers allow a DELETE of a run's
  * events and unshared blobs only inside that transaction (`gnl.retention_drop` set to the run's id).
@@ -428,7 +428,7 @@ export const retentionLog = gnl.table(
 );
 
 /**
- * Periodic jobs shared by every executor (lib/executor/retention-ticker.ts): when a pass of `job` last
+ * Periodic jobs shared by every executor (lib/executor/retention/retention-ticker.ts): when a pass of `job` last
  * started (database clock) and who started it. A pass starts only by moving `last_started_at` forward
  * past the interval in one statement, so one executor starts it per interval, however many try.
  */

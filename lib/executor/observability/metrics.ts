@@ -22,7 +22,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { ExecutorEvent } from './executor';
+import type { ExecutorEvent } from '../executor';
 
 /** What the metrics need of a storage: its database, by shape (Storage.database()). */
 export interface MetricsStorage {

@@ -11,7 +11,7 @@ import { type LiveJournal, RunState, type RunStatus, type SecretFields, secretFi
 import { type AnnouncedEvent, encodeNotification, notificationBody, notificationEventId } from './notification-body';
 import type { ClaimedNotification, NotificationOutbox, Settlement, TargetResult } from './notification-outbox';
 import type { NotifySettings, NotifyTarget } from './notify-settings';
-import type { RunQueue } from './run-queue';
+import type { RunQueue } from '../run-queue';
 import { announcementVerdict } from './announcement-verdict';
 import { SIGNATURE_HEADER, signWebhook } from './webhook-signature';
 

@@ -11,7 +11,7 @@ import { scheduleRunId, scheduleRunPrefix } from '@/lib/agents';
 import { DATABASE_URL } from '@/tests/support/journals';
 import { workerWorld } from '@/tests/support/worker-world';
 import { startWorker, type WorkerLine, type WorkerOptions, type WorkerProcess } from '@/tests/support/worker-process';
-import { queueEntry } from './index';
+import { queueEntry } from '../index';
 import { ScheduleStore } from './schedule-store';
 
 const SCHEDULE = 'support-questions'; // agents/schedules.ts: the demo's schedule, on when GNL_DEMO_SCHEDULE_CRON is set

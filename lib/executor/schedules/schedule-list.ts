@@ -5,7 +5,7 @@
  * recent runs with their status (the runs' summary, which the journal's projection keeps).
  */
 import { nextSlot, type Schedule, scheduleRunPrefix } from '@/lib/agents';
-import { resolveStorage, type StorageContext } from './context';
+import { resolveStorage, type StorageContext } from '../context';
 import { type ScheduleAuditRow, type ScheduleRow, type ScheduleRunRow, ScheduleStore } from './schedule-store';
 
 export interface ScheduleView {

@@ -12,7 +12,7 @@ import { notificationEventId } from './notification-body';
 import { NotificationOutbox } from './notification-outbox';
 import { Notifier, type NotifierEvent } from './notifier';
 import { type NotifySettings, notifyTarget } from './notify-settings';
-import { RunQueue } from './run-queue';
+import { RunQueue } from '../run-queue';
 
 const SECRET = 'whsec-test-0123456789abcdef';
 const input = { prompt: 'Refund o_17', modelId: 'm', provider: 'x', toolNames: ['issueRefund'], agent: 'support' };

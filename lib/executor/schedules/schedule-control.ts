@@ -9,10 +9,10 @@
  */
 import { z } from 'zod';
 import { type Schedule, scheduleRunNowId } from '@/lib/agents';
-import { type ExecutorContext, resolveStorage, type StorageContext } from './context';
-import { ScheduleActionError } from './errors';
+import { type ExecutorContext, resolveStorage, type StorageContext } from '../context';
+import { ScheduleActionError } from '../errors';
 import { type ScheduleRow, ScheduleStore } from './schedule-store';
-import { startRun } from './start-run';
+import { startRun } from '../start-run';
 
 export interface ScheduleActionRequest extends StorageContext {
   scheduleId: string;

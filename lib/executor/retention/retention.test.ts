@@ -13,7 +13,7 @@ import type { JournalEvent } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { Executor } from './executor';
+import { Executor } from '../executor';
 import { dropExpiredRuns, findExpiredRuns } from './retention';
 import { retentionLog } from './retention-log';
 import { retentionPolicy, retentionSettingsFromEnv } from './retention-policy';

@@ -8,7 +8,7 @@
 import type { AgentRegistry } from '@/lib/agents';
 import type { RunSummary } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
-import type { QueueEntry } from './run-queue';
+import type { QueueEntry } from '../run-queue';
 import type { BulkFilter } from './bulk-filter';
 
 /** The run as the action sees it: its summary (the projection's status and pending items) and its executor bookkeeping. */

@@ -16,7 +16,7 @@ import { childArgs, ROOT } from '@/tests/support/child-bundles';
 import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { DATABASE_URL, tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { startWebhookReceiver, type WebhookReceiver } from '@/tests/support/webhook-receiver';
-import { Executor, type ExecutorEvent, notificationEventId, notifySettingsFromEnv, runNotifications } from './index';
+import { Executor, type ExecutorEvent, notificationEventId, notifySettingsFromEnv, runNotifications } from '../index';
 
 const SECRET = 'whsec-crash-0123456789abcdef';
 const REFUND = 'Customer c_42 wants a refund of 40 for order o_17';

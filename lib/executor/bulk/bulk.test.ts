@@ -10,7 +10,7 @@ import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { BulkStore } from './bulk-store';
-import { applyBulk, BulkActionError, bulkPreviewRecord, cancelRun, Executor, previewBulk, queueEntry, startRun } from './index';
+import { applyBulk, BulkActionError, bulkPreviewRecord, cancelRun, Executor, previewBulk, queueEntry, startRun } from '../index';
 
 const REFUND = (n: number) => ({ prompt: `Customer c_42 wants a refund of ${n} for order o_17` });
 const QUESTION = (n: number) => ({ prompt: `Customer c_7 has question ${n} about order o_21` });
@@ -175,7 +175,7 @@ describeEachStorage('bulk actions', (holder) => {
       // The resume path of this apply refuses one run, as an executor that cannot take it would.
       resume: async (runId, request) => {
         if (runId === broken) throw new Error('executor refused the run');
-        const { resumeRun } = await import('./run-control');
+        const { resumeRun } = await import('../run-control');
         return resumeRun(runId, { ...request, storage: storage() });
       },
     });

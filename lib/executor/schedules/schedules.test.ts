@@ -9,7 +9,7 @@ import { supportAgent } from '@/agents/support';
 import { createAgentRegistry, defineSchedule, type MissedSlots, scheduleRunId, scheduleRunPrefix } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { Executor, type ExecutorEvent, listSchedules, queueEntry, startRun } from './index';
+import { Executor, type ExecutorEvent, listSchedules, queueEntry, startRun } from '../index';
 import { ScheduleStore } from './schedule-store';
 
 const QUESTION = { prompt: 'Customer c_7 has a question about order o_21' };

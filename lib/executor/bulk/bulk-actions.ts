@@ -5,9 +5,9 @@
  * a bulk change is journaled in each run exactly as a single one is.
  */
 import type { PendingItem } from '@/lib/durable';
-import { MigrationRefusedError } from './errors';
-import { type MigrationPreview, migrateRun, previewMigration } from './migrate-run';
-import { cancelRun } from './run-control';
+import { MigrationRefusedError } from '../errors';
+import { type MigrationPreview, migrateRun, previewMigration } from '../migrate-run';
+import { cancelRun } from '../run-control';
 import { type BulkAction, type BulkTarget, qualifies, skip, type Verdict, type VerdictContext } from './bulk-action';
 
 /** Ended runs and abandoned ones are left alone by every action. */

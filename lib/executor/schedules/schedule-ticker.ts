@@ -18,7 +18,7 @@
 import { type AgentRegistry, type AgentInput, type Schedule, scheduleRunId, type SlotsDue, slotsDue, UnknownAgentError } from '@/lib/agents';
 import { RunDivergedError } from '@/lib/durable';
 import type { ScheduleStore } from './schedule-store';
-import type { StartedRun } from './start-run';
+import type { StartedRun } from '../start-run';
 
 export type ScheduleEvent =
   | { type: 'schedule-started'; scheduleId: string; slot: string; runId: string; created: boolean }

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createAgentRegistry } from '@/lib/agents';
 import { supportAgent } from '@/agents/support';
-import { startRun } from './index';
+import { startRun } from '../index';
 import { DATABASE_URL } from '@/tests/support/journals';
 import { workerWorld } from '@/tests/support/worker-world';
 import { startWorker } from '@/tests/support/worker-process';

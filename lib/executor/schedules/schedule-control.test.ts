@@ -13,7 +13,7 @@ import { supportAgent } from '@/agents/support';
 import { createAgentRegistry, defineSchedule, scheduleRunId, scheduleRunPrefix } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { Executor, pauseSchedule, queueEntry, runScheduleNow, ScheduleActionError, unpauseSchedule } from './index';
+import { Executor, pauseSchedule, queueEntry, runScheduleNow, ScheduleActionError, unpauseSchedule } from '../index';
 import { ScheduleStore } from './schedule-store';
 
 const QUESTION = { prompt: 'Customer c_7 has a question about order o_21' };
