@@ -9,7 +9,7 @@ import type { GenerateTextResult, OutputInterface as OutputSpec, ToolSet } from 
 import { isRecordedAnswer, outputOfAnswer, type RecordedAnswer, rebuiltResult, recordedAnswer } from './completed-result';
 import { JournalDataError, RunDivergedError } from '../errors';
 import type { RunInput } from '../journal/events';
-import type { DurableResult } from './run-durable';
+import type { DurableResult } from './durable-result';
 import { runInputDifferences } from './run-input';
 import type { RunSession } from './run-session';
 import type { RunState } from '../projection/run-state';

@@ -38,6 +38,9 @@ import { type ReplayCallbacks, withoutCallbacks, withReplayedFlag } from './repl
 import { resolveModel } from '../model/resolve-model';
 import { buildRunInput, type RunInputSource } from './run-input';
 import { toolGate } from '../tools/tool-gate';
+import type { DurableResult, PendingApproval, PendingToolResult } from './durable-result';
+
+export type { DurableResult, PendingApproval, PendingToolResult } from './durable-result';
 
 type GenerateTextOptions<TOOLS extends ToolSet> = Parameters<typeof generateText<TOOLS>>[0];
 
@@ -109,51 +112,6 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    */
   acceptChange?: AcceptChange;
 };
-
-export interface PendingApproval {
-  toolCallId: string;
-  toolName: string;
-  input: unknown;
-  requestedAt: Date;
-  /** When set: past it, the next resume treats the call as rejected ("expired"). */
-  expiresAt?: Date;
-}
-
-/** A call to a tool without execute, waiting for journal.provideToolResult. */
-export interface PendingToolResult {
-  toolCallId: string;
-  toolName: string;
-  input: unknown;
-  requestedAt: Date;
-}
-
-export type DurableResult<TOOLS extends ToolSet> =
-  | {
-      status: 'completed';
-      runId: string;
-      text: string;
-      content: GenerateTextResult<TOOLS, any, any>['content'];
-      steps: GenerateTextResult<TOOLS, any, any>['steps'];
-      toolCalls: GenerateTextResult<TOOLS, any, any>['toolCalls'];
-      toolResults: GenerateTextResult<TOOLS, any, any>['toolResults'];
-      finishReason: GenerateTextResult<TOOLS, any, any>['finishReason'];
-      usage: GenerateTextResult<TOOLS, any, any>['usage'];
-      totalUsage: GenerateTextResult<TOOLS, any, any>['totalUsage'];
-      response: GenerateTextResult<TOOLS, any, any>['response'];
-      /** Model steps this call read back from the journal instead of calling the model. */
-      replayedSteps: number;
-      /**
-       * The structured output (`output: Output.object(…)` and the like), parsed from the final step, so a
-       * replay gives the same. Read as the SDK's `result.output`: without one it throws NoOutputGeneratedError.
-       */
-      readonly output: unknown;
-      /** The SDK's own result object. */
-      result: GenerateTextResult<TOOLS, any, any>;
-    }
-  | { status: 'waiting-approval'; runId: string; pending: PendingApproval[] }
-  /** Every call it waits for is to a tool without execute (approvals come first: while one is open the status is waiting-approval). */
-  | { status: 'waiting-tool-result'; runId: string; pending: PendingToolResult[] }
-  | { status: 'canceled'; runId: string; by: string; reason?: string };
 
 /** Step and finish events carry `replayed`: true when the model's answer came from the journal. */
 export type Replayed<EVENT> = EVENT & { replayed: boolean };
