@@ -3,7 +3,7 @@
  * import '@/lib/durable' instead.
  */
 export * from './index';
-export { summaryChange, type SummaryChange } from './projection/run-summary';
+export { summaryChange, type SummaryChange } from './projection';
 export {
   planDecision,
   planCancel,
@@ -16,14 +16,14 @@ export {
   resumeRequestSchema,
   type DecisionRequest,
   type PriorDecision,
-} from './decisions/decisions';
-export { encodeJson, decodeJson } from './journal/json-codec';
-export { encodeEvent, encodeEventParts } from './journal/event-limit';
-export { assertValidEvent } from './journal/event-schemas';
-export { forkRequestSchema } from './fork/fork-request';
-export { assertOutputMatchesSchema } from './tools/output-check';
-export { approvedInputHash, assertInputMatchesSchema } from './decisions/approved-input';
-export { JournalSecrets, type JournalSecretsOptions } from './sealing/secret-journal';
-export { journalKeyFrom, type JournalKey } from './sealing/secret-box';
-export { ENVELOPE_KEY } from './secrets/secret-fields';
-export { RunKeyRing, type RunKeyState } from './sealing/run-keys';
+} from './decisions';
+export { encodeJson, decodeJson } from './journal';
+export { encodeEvent, encodeEventParts } from './journal';
+export { assertValidEvent } from './journal';
+export { forkRequestSchema } from './fork';
+export { assertOutputMatchesSchema } from './tools';
+export { approvedInputHash, assertInputMatchesSchema } from './decisions';
+export { JournalSecrets, type JournalSecretsOptions } from './sealing';
+export { journalKeyFrom, type JournalKey } from './sealing';
+export { ENVELOPE_KEY } from './secrets';
+export { RunKeyRing, type RunKeyState } from './sealing';

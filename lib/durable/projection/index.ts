@@ -1,7 +1,11 @@
 /**
- * The run projection's browser-safe entry: the one fold of a run's journal (run-state.ts) and the one
- * decision tree for its tool calls (run-plan.ts). The Studio's pages fold the events they hold with it;
- * it imports nothing but itself (import-arrows.test.ts checks it stays so).
+ * The run projection, browser-safe: the one fold of a run's journal (run-state.ts: status, pending,
+ * operations, approvals, decisions) and the one decision tree for its tool calls (run-plan.ts: what the
+ * gate does, what the next resume will do). Beside them: call-history.ts (the timeline's links),
+ * run-totals.ts, run-invocations.ts and run-waterfall.ts (the run on its clock), run-timers.ts (deadlines
+ * and scheduled resumes), run-summary.ts (the runs row an append updates). The Studio's pages fold the
+ * events they hold with it; it imports nothing but itself (import-arrows.test.ts checks it stays so), and
+ * tests/projection-only.test.ts keeps every branch on an event type in here.
  */
 export { type ApprovalState, type RunMigration, RunState, statusAfter, type ToolOperation } from './run-state';
 export {
@@ -31,3 +35,4 @@ export {
 } from './run-waterfall';
 export type { RetryRecord, ScheduledResume } from './run-state';
 export { type RunTimer, runTimers } from './run-timers';
+export { type RunSummary, type SummaryChange, summaryChange } from './run-summary';
