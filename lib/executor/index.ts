@@ -41,8 +41,8 @@ export {
   type NotResumableReason,
   type MigrationRefusedReason,
 } from './errors';
-export { listSchedules, type ListSchedulesOptions, type ScheduleView } from './schedules/schedule-list';
-export type { ScheduleEvent, TickReport } from './schedules/schedule-ticker';
+export { listSchedules, type ListSchedulesOptions, type ScheduleView } from './schedules';
+export type { ScheduleEvent, TickReport } from './schedules';
 export {
   pauseSchedule,
   unpauseSchedule,
@@ -51,27 +51,27 @@ export {
   type RunScheduleNowRequest,
   type PausedState,
   type RanScheduleNow,
-} from './schedules/schedule-control';
+} from './schedules';
 // Bulk actions on runs (cancel, resume, retry, approve by filter), in two steps: a preview, then an apply limited to it.
-export { previewBulk, applyBulk, bulkPreviewRecord, PREVIEW_TTL_MS } from './bulk/bulk-operation';
-export type { BulkPreview, BulkPreviewRequest, BulkApplyRequest, BulkApplied, BulkRunResult, BulkRunRef } from './bulk/bulk-operation';
-export { BULK_ACTIONS, BULK_ACTION_NAMES, type BulkActionName } from './bulk/bulk-actions';
-export type { BulkAction, BulkTarget, Verdict, Applied, ApplyContext, Skip } from './bulk/bulk-action';
-export { bulkFilterSchema, parseAge, describeFilter, type BulkFilter, type BulkFilterInput } from './bulk/bulk-filter';
-export type { PreviewCounts, ApplyCounts } from './bulk/bulk-store';
+export { previewBulk, applyBulk, bulkPreviewRecord, PREVIEW_TTL_MS } from './bulk';
+export type { BulkPreview, BulkPreviewRequest, BulkApplyRequest, BulkApplied, BulkRunResult, BulkRunRef } from './bulk';
+export { BULK_ACTIONS, BULK_ACTION_NAMES, type BulkActionName } from './bulk';
+export type { BulkAction, BulkTarget, Verdict, Applied, ApplyContext, Skip } from './bulk';
+export { bulkFilterSchema, parseAge, describeFilter, type BulkFilter, type BulkFilterInput } from './bulk';
+export type { PreviewCounts, ApplyCounts } from './bulk';
 export { BulkActionError, type BulkActionErrorReason, ScheduleActionError, type ScheduleActionErrorReason } from './errors';
 // Webhook notifications of runs that wait for people or failed (docs/notifications.md).
-export { notifySettingsFromEnv, NotifySettingsError, type NotifySettings, type NotifyTarget, type NotifyFormat } from './notifications/notify-settings';
-export { runNotifications } from './notifications/run-notifications';
-export type { OutboxRow as RunNotification, Delivery, TargetResult } from './notifications/notification-outbox';
-export { notificationEventId, type NotificationBody } from './notifications/notification-body';
-export type { NotifierEvent } from './notifications/notifier';
-export { checkHealth, healthStatusCode, serveHealth, type Health, HEALTH_TIMEOUT_MS } from './observability/health';
-export { GnlMetrics } from './observability/metrics';
+export { notifySettingsFromEnv, NotifySettingsError, type NotifySettings, type NotifyTarget, type NotifyFormat } from './notifications';
+export { runNotifications } from './notifications';
+export type { OutboxRow as RunNotification, Delivery, TargetResult } from './notifications';
+export { notificationEventId, type NotificationBody } from './notifications';
+export type { NotifierEvent } from './notifications';
+export { checkHealth, healthStatusCode, serveHealth, type Health, HEALTH_TIMEOUT_MS } from './observability';
+export { GnlMetrics } from './observability';
 // Retention: ended runs dropped after their agent's retention, a batch at a time, each drop logged (docs/operations.md#retention).
-export { dropExpiredRuns, findExpiredRuns, ENDED_STATUSES, type ExpiredRun, type DroppedRun, type RetentionBatch, type RetentionCursor } from './retention/retention';
-export type { RetentionSkipReason, DropExpiredRequest, FindExpiredRequest } from './retention/retention';
-export { retentionPolicy, retentionSettingsFromEnv, RetentionSettingsError, type RetentionPolicy, type RetentionSettings } from './retention/retention-policy';
-export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from './retention/retention-log';
-export type { RetentionEvent, RetentionPassReport } from './retention/retention-ticker';
-export { startTraceExport, type TraceExport } from './observability/trace-export';
+export { dropExpiredRuns, findExpiredRuns, ENDED_STATUSES, type ExpiredRun, type DroppedRun, type RetentionBatch, type RetentionCursor } from './retention';
+export type { RetentionSkipReason, DropExpiredRequest, FindExpiredRequest } from './retention';
+export { retentionPolicy, retentionSettingsFromEnv, RetentionSettingsError, type RetentionPolicy, type RetentionSettings } from './retention';
+export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from './retention';
+export type { RetentionEvent, RetentionPassReport } from './retention';
+export { startTraceExport, type TraceExport } from './observability';

@@ -6,5 +6,21 @@
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
  * the public surface is lib/durable/index.ts.
  */
-export { type ApprovalDecisionRequest, type ApproveRequest, type SideEffectResolutionRequest, type ToolResultRequest, planDecision, planCancel, planResumeRequest, approvalDecisionSchema, approveRequestSchema, sideEffectResolutionSchema, toolResultSchema, cancelRequestSchema, resumeRequestSchema, type DecisionRequest, type PriorDecision } from './decisions';
+export {
+  type ApprovalDecisionRequest,
+  type ApproveRequest,
+  type SideEffectResolutionRequest,
+  type ToolResultRequest,
+  planDecision,
+  planCancel,
+  planResumeRequest,
+  approvalDecisionSchema,
+  approveRequestSchema,
+  sideEffectResolutionSchema,
+  toolResultSchema,
+  cancelRequestSchema,
+  resumeRequestSchema,
+  type DecisionRequest,
+  type PriorDecision,
+} from './decisions';
 export { approvedInputHash, assertInputMatchesSchema } from './approved-input';

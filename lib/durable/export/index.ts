@@ -5,4 +5,16 @@
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
  * the public surface is lib/durable/index.ts.
  */
-export { exportRun, exportText, parseRunExport, planImport, RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type RunExportHeader, type ExportRunOptions, type ParsedRunExport, type ImportPlan } from './run-export';
+export {
+  exportRun,
+  exportText,
+  parseRunExport,
+  planImport,
+  RUN_EXPORT_FORMAT,
+  RUN_EXPORT_VERSION,
+  type RunExport,
+  type RunExportHeader,
+  type ExportRunOptions,
+  type ParsedRunExport,
+  type ImportPlan,
+} from './run-export';

@@ -6,5 +6,15 @@
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
  * the public surface is lib/durable/index.ts.
  */
-export { editableResults, type EditableResult, planFork, type ForkEdit, type ForkOrigin, type ForkPlan, type ForkRequest, type InheritedKey, type RepeatableSideEffect } from './fork-plan';
+export {
+  editableResults,
+  type EditableResult,
+  planFork,
+  type ForkEdit,
+  type ForkOrigin,
+  type ForkPlan,
+  type ForkRequest,
+  type InheritedKey,
+  type RepeatableSideEffect,
+} from './fork-plan';
 export { forkEditSchema, type JournalForkRequest, forkRequestSchema } from './fork-request';

@@ -8,9 +8,35 @@
  * the public surface is lib/durable/index.ts.
  */
 export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
-export { type Journal, type LiveJournal, type RunHold, type CancelRequest, type ResumeRequest, type ListRunsOptions, type RunPage, type SubscribeOptions, type Subscription, type WatchRunsOptions, type RunChange, type StreamBatch, type StreamBatchInput, type WatchStreamOptions, type ImportRunRequest } from './journal';
+export type {
+  Journal,
+  LiveJournal,
+  RunHold,
+  CancelRequest,
+  ResumeRequest,
+  ListRunsOptions,
+  RunPage,
+  SubscribeOptions,
+  Subscription,
+  WatchRunsOptions,
+  RunChange,
+  StreamBatch,
+  StreamBatchInput,
+  WatchStreamOptions,
+  ImportRunRequest,
+} from './journal';
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH, encodeEvent, encodeEventParts } from './event-limit';
-export { type JournalEvent, type JournalEventType, type RecordedEvent, type PendingItem, type Decision, type RunInput, type ErrorInfo, type TraceContext, errorInfo } from './events';
+export {
+  type JournalEvent,
+  type JournalEventType,
+  type RecordedEvent,
+  type PendingItem,
+  type Decision,
+  type RunInput,
+  type ErrorInfo,
+  type TraceContext,
+  errorInfo,
+} from './events';
 export { encodeJson, decodeJson } from './json-codec';
 export { assertValidEvent } from './event-schemas';
 export { USER_DATA } from './event-schemas';

@@ -10,7 +10,15 @@
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
  * the public surface is lib/durable/index.ts.
  */
-export { runDurable, DEFAULT_MAX_STEPS, type RunDurableOptions, type DurableResult, type PendingApproval, type PendingToolResult, type Replayed } from './run-durable';
+export {
+  runDurable,
+  DEFAULT_MAX_STEPS,
+  type RunDurableOptions,
+  type DurableResult,
+  type PendingApproval,
+  type PendingToolResult,
+  type Replayed,
+} from './run-durable';
 export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
 export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
 export { buildRunInput, runInputDifferences, type RunInputSource } from './run-input';

@@ -4,4 +4,13 @@
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
  * the public surface is lib/durable/index.ts.
  */
-export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS, ENVELOPE_KEY } from './secret-fields';
+export {
+  REDACTED,
+  redactSecrets,
+  redactingReplacer,
+  looksLikeApiKey,
+  SecretFields,
+  secretFieldsFromEnv,
+  DEFAULT_SECRET_FIELDS,
+  ENVELOPE_KEY,
+} from './secret-fields';

@@ -6,5 +6,15 @@
  * the public surface is lib/durable/index.ts.
  */
 export { tokenBudgetIs, type TokenBudget } from './stop-conditions';
-export { readTokenUsage, stepTokenUsage, tokenTotal, addTokenUsage, billedTokens, NO_TOKENS, type TokenUsage, type TokenCounts, type BilledTokens } from './model-usage';
+export {
+  readTokenUsage,
+  stepTokenUsage,
+  tokenTotal,
+  addTokenUsage,
+  billedTokens,
+  NO_TOKENS,
+  type TokenUsage,
+  type TokenCounts,
+  type BilledTokens,
+} from './model-usage';
 export { addModelStep, isMetered, type ModelTokens } from './model-tokens';
