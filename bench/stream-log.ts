@@ -22,7 +22,7 @@ import postgres from 'postgres';
 import type { JournalEvent, LiveJournal, RunHold, RunInput } from '../lib/durable';
 import { PGliteStorage, PostgresStorage } from '../lib/durable/storage';
 import { NOTIFY_CHANNEL } from '../lib/durable/storage/notifications';
-import { DEFAULT_FLUSH_MS, followRunStream, writeStreamLog } from '../lib/durable/stream/stream-log';
+import { DEFAULT_FLUSH_MS, followRunStream, writeStreamLog } from '../lib/durable/stream';
 import type { BenchContext, FigureResult, GoalCheck } from './report-types';
 import { percentile, round, sleep, summary } from './stats';
 

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { USER_DATA } from '@/lib/durable/journal/event-schemas';
+import { USER_DATA } from '@/lib/durable/journal';
 import { repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
 /** The projection's modules: the folds themselves. */

@@ -16,5 +16,11 @@ export {
   type TokenUsage,
   type TokenCounts,
   type BilledTokens,
+  type UsageCount,
+  USAGE_PATHS,
+  USAGE_COUNTS,
+  TOTAL_COUNTS,
+  MAX_TOKEN_COUNT,
+  isTokenCount,
 } from './model-usage';
 export { addModelStep, isMetered, type ModelTokens } from './model-tokens';

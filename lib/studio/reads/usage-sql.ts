@@ -5,7 +5,7 @@
  * them on both databases). Pure SQL building (drizzle `sql`); never throws on a junk payload.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { MAX_TOKEN_COUNT, TOTAL_COUNTS, USAGE_PATHS, type UsageCount } from '@/lib/durable/usage/model-usage';
+import { MAX_TOKEN_COUNT, TOTAL_COUNTS, USAGE_PATHS, type UsageCount } from '@/lib/durable/usage';
 
 const KEY = /^[A-Za-z]+$/;
 

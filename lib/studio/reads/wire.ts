@@ -12,7 +12,7 @@
  * rules; GNL_SECRET_FIELDS adds names on the server).
  */
 import type { JournalEvent, RecordedEvent, RunSummary } from '@/lib/durable';
-import { redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable/secrets/secret-fields';
+import { redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable/secrets';
 
 /** A journal event as JSON: `at` is an ISO string, payload values are JSON values. */
 export type WireEvent = JournalEvent & { seq: number; at: string };
