@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { runDurable } from '../lib/durable';
-import { encodeJson } from '../lib/durable/json-codec';
-import { replayDurable } from '../lib/durable/run-durable';
+import { encodeJson } from '../lib/durable/journal';
+import { replayDurable } from '../lib/durable/run';
 import { PGliteStorage } from '../lib/durable/storage';
 import { countedPostgres, StatementLog } from '../tests/support/statement-log';
 import { benchAgent, runJournaled } from './agent';

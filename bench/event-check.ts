@@ -7,8 +7,7 @@
  *   npx tsx bench/event-check.ts
  */
 import type { JournalEvent } from '../lib/durable';
-import { encodeEventParts } from '../lib/durable/event-limit';
-import { assertValidEvent } from '../lib/durable/event-schemas';
+import { assertValidEvent, encodeEventParts } from '../lib/durable/journal';
 import { printTable, round, writeResults } from './stats';
 
 const BATCHES = Number(process.env.BENCH_ROUNDS ?? 200);

@@ -1,5 +1,5 @@
 /**
- * Figure 7, what resumable streams cost the journal (issue 14: the stream log, lib/durable/stream-log.ts,
+ * Figure 7, what resumable streams cost the journal (issue 14: the stream log, lib/durable/stream/stream-log.ts,
  * gnl.stream_chunks through storage/stream-rows.ts):
  * - the journal's commit rate without streams: N runs (16 and 64), each held through `storage.runs.hold`
  *   and appending one small event at a time in a loop (a closed loop: the journal at saturation), over one
@@ -22,7 +22,7 @@ import postgres from 'postgres';
 import type { JournalEvent, LiveJournal, RunHold, RunInput } from '../lib/durable';
 import { PGliteStorage, PostgresStorage } from '../lib/durable/storage';
 import { NOTIFY_CHANNEL } from '../lib/durable/storage/notifications';
-import { DEFAULT_FLUSH_MS, followRunStream, writeStreamLog } from '../lib/durable/stream-log';
+import { DEFAULT_FLUSH_MS, followRunStream, writeStreamLog } from '../lib/durable/stream';
 import type { BenchContext, FigureResult, GoalCheck } from './report-types';
 import { percentile, round, sleep, summary } from './stats';
 

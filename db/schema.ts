@@ -13,12 +13,12 @@
  * `operator_sessions` are the Studio's sign-ins (lib/accounts/sessions.ts), each revocable;
  * `sign_in_failures` the recent failed sign-ins the rate limit counts (lib/studio/auth/sign-in-rate-limit.ts).
  * `stream_chunks` holds what an invocation streamed (its UI message stream, in batches): not the journal,
- * a cache beside it that a reconnecting client replays from (lib/durable/stream-log.ts); rows of an
+ * a cache beside it that a reconnecting client replays from (lib/durable/stream/stream-log.ts); rows of an
  * invocation superseded by a finished one are deleted.
  * `schedules` is the executors' bookkeeping of cron schedules (lib/executor schedule-ticker.ts): the
  * latest slot decided per schedule; a slot's run is named by the slot, so it is started once.
  * `notifications` is the outbox of webhooks about runs that wait for people or failed (docs/notifications.md).
- * `retention_log` records every run the retention job dropped (lib/executor/retention.ts): append-only;
+ * `retention_log` records every run the retention job dropped (lib/executor/retention/retention.ts): append-only;
  * `maintenance_passes` is when a periodic job (retention) last started, so one pass runs per interval.
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
@@ -311,7 +311,7 @@ export const demoCrashPoints = gnl.table('demo_crash_points', {
 });
 
 /**
- * What invocations streamed (lib/durable/stream-log.ts): each invocation of a run writes its UI message
+ * What invocations streamed (lib/durable/stream/stream-log.ts): each invocation of a run writes its UI message
  * stream here in batches, the last one marked `done`; a client that reconnects replays the newest
  * invocation's batches and follows them live. Not the journal (the events are the record): a cache that
  * a replay can always rebuild, so rows are deleted once a newer invocation of the run is done.
@@ -334,7 +334,7 @@ export const streamChunks = gnl.table(
 );
 
 /**
- * Bulk actions' dry runs (lib/executor/bulk-operation.ts): one row per preview, naming the action, the filter as
+ * Bulk actions' dry runs (lib/executor/bulk/bulk-operation.ts): one row per preview, naming the action, the filter as
  * resolved (ages turned into instants by the database's clock), who asked, and the counts it showed.
  * An apply claims the row once (`applied_at`), so a preview is acted on at most once; it records who
  * applied it, why, and the counts. Bookkeeping, not the journal: each run's change is journaled in the run.
@@ -367,7 +367,7 @@ export const bulkPreviewRuns = gnl.table(
 );
 
 /**
- * The notification outbox (lib/executor/notifier.ts, docs/notifications.md): one row per event that starts a
+ * The notification outbox (lib/executor/notifications/notifier.ts, docs/notifications.md): one row per event that starts a
  * wait for people (a run-suspend) or a failure (a run-fail), inserted by the append statement that writes
  * the event (lib/durable/storage/event-rows.ts), so no crash can separate the two. Keyed by the event's
  * (run_id, seq): the webhook's event id is derived from it. Bookkeeping, not the journal: the delivery
@@ -398,7 +398,7 @@ export const notifications = gnl.table(
 );
 
 /**
- * What the retention job dropped (lib/executor/retention.ts, docs/operations.md#retention): one row per run,
+ * What the retention job dropped (lib/executor/retention/retention.ts, docs/operations.md#retention): one row per run,
  * written in the transaction that deleted the run's rows. Append-only (a trigger, migration 0016, refuses
  * UPDATE, DELETE and TRUNCATE). The same migration lets the journal's triggers allow a DELETE of a run's
  * events and unshared blobs only inside that transaction (`gnl.retention_drop` set to the run's id).
@@ -428,7 +428,7 @@ export const retentionLog = gnl.table(
 );
 
 /**
- * Periodic jobs shared by every executor (lib/executor/retention-ticker.ts): when a pass of `job` last
+ * Periodic jobs shared by every executor (lib/executor/retention/retention-ticker.ts): when a pass of `job` last
  * started (database clock) and who started it. A pass starts only by moving `last_started_at` forward
  * past the interval in one statement, so one executor starts it per interval, however many try.
  */
@@ -439,7 +439,7 @@ export const maintenancePasses = gnl.table('maintenance_passes', {
 });
 
 /**
- * Each run's own data key (lib/durable/run-keys.ts, docs/erasure.md), wrapped by the journal key: written
+ * Each run's own data key (lib/durable/sealing/run-keys.ts, docs/erasure.md), wrapped by the journal key: written
  * with the run's start when run keys are on. The one table of the journal's that is changed in place:
  * erasing a run empties `wrapped` (and records who, when and why here and in gnl.erasures), after which
  * the run's sealed data can be opened by no one. `subject` (who the run is about) finds a person's runs.

@@ -6,11 +6,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { imports, repoRoot, sourceFiles } from '@/tests/support/source-imports';
+import { imports, repoRoot, resolveImport, sourceFiles } from '@/tests/support/source-imports';
 
 const root = repoRoot;
 
 const rel = (file: string) => path.relative(root, file);
+
+/** A relative import that stays in the core: a file of lib/durable's rooms, not of its storage. */
+const withinCore = (file: string, spec: string) => {
+  if (!spec.startsWith('./') && !spec.startsWith('../')) return false;
+  const target = resolveImport(file, spec);
+  return target !== undefined && /^lib\/durable\/(?!storage\/)/.test(rel(target));
+};
 
 /** What a file imports at run time: `import type` and `export type` are erased and reach no bundle. */
 const runtimeImports = (file: string) =>
@@ -32,7 +39,7 @@ describe('import arrows', () => {
               spec === 'zod' ||
               spec === '@opentelemetry/api' ||
               spec.startsWith('node:') ||
-              spec.startsWith('./')
+              withinCore(file, spec)
             ),
         )
         .map((spec) => `${rel(file)} imports ${spec}`),
@@ -53,11 +60,11 @@ describe('import arrows', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('the app and components import the core through its index only (and the browser-safe secret-fields rules, model-usage reader and run projection)', () => {
+  it('the app and components import the core through its index only (and the browser-safe rooms: secrets, usage and the run projection)', () => {
     const files = [...sourceFiles(path.join(root, 'app')), ...sourceFiles(path.join(root, 'components')), ...sourceFiles(path.join(root, 'lib/studio'))];
     const offenders = files.flatMap((file) =>
       imports(file)
-        .filter((spec) => /^@\/lib\/durable\/(?!storage$|secret-fields$|model-usage$|projection$)/.test(spec) || spec === '@/lib/durable/storage/internal')
+        .filter((spec) => /^@\/lib\/durable\/(?!storage$|secrets$|usage$|projection$)/.test(spec) || spec === '@/lib/durable/storage/internal')
         .map((spec) => `${rel(file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
@@ -65,14 +72,15 @@ describe('import arrows', () => {
 
   it('the browser-safe entries of the core reach nothing but themselves: no node built-in, no ai, no zod', () => {
     const seen = new Set<string>();
-    const queue = ['projection', 'secret-fields', 'model-usage'].map((name) => path.join(root, 'lib/durable', `${name}.ts`));
+    const queue = ['projection', 'secrets', 'usage'].map((room) => path.join(root, 'lib/durable', room, 'index.ts'));
     const offenders: string[] = [];
     while (queue.length > 0) {
       const file = queue.pop() as string;
       if (seen.has(file)) continue;
       seen.add(file);
       for (const spec of runtimeImports(file)) {
-        if (spec.startsWith('./')) queue.push(path.join(path.dirname(file), `${spec}.ts`));
+        const target = spec.startsWith('./') || spec.startsWith('../') ? resolveImport(file, spec) : undefined;
+        if (target !== undefined) queue.push(target);
         else offenders.push(`${rel(file)} imports ${spec}`);
       }
     }

@@ -8,27 +8,27 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { USER_DATA } from '@/lib/durable/event-schemas';
+import { USER_DATA } from '@/lib/durable/journal';
 import { repoRoot, sourceFiles } from '@/tests/support/source-imports';
 
 /** The projection's modules: the folds themselves. */
 const PROJECTION = [
-  'lib/durable/run-state.ts',
-  'lib/durable/run-plan.ts',
-  'lib/durable/call-history.ts',
-  'lib/durable/run-totals.ts',
-  'lib/durable/run-summary.ts',
+  'lib/durable/projection/run-state.ts',
+  'lib/durable/projection/run-plan.ts',
+  'lib/durable/projection/call-history.ts',
+  'lib/durable/projection/run-totals.ts',
+  'lib/durable/projection/run-summary.ts',
   // A fork's plan: what of a parent's journal a fork copies, and the side effects after the fork point.
-  'lib/durable/fork-plan.ts',
+  'lib/durable/fork/fork-plan.ts',
   // The run on its clock: invocations (how each began and ended) and the waterfall's bars and gaps.
-  'lib/durable/run-invocations.ts',
-  'lib/durable/run-waterfall.ts',
+  'lib/durable/projection/run-invocations.ts',
+  'lib/durable/projection/run-waterfall.ts',
 ];
 
 /** Modules that branch on an event's type for another reason than folding a run, each with it. */
 const ALLOWED: Record<string, string> = {
-  'lib/durable/secret-journal.ts': "sealing: each type's user data, event by event",
-  'lib/durable/run-export.ts': "an export file's shape: a run-start first, and only first",
+  'lib/durable/sealing/secret-journal.ts': "sealing: each type's user data, event by event",
+  'lib/durable/export/run-export.ts': "an export file's shape: a run-start first, and only first",
   'lib/durable/storage/run-import.ts': "an imported run's shape: a run-start first, and only first",
   'components/timeline/timeline-event.tsx': 'a renderer: draws one event',
   'components/timeline/tool-call-body.tsx': 'a renderer: draws one tool event',

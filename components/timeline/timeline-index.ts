@@ -1,5 +1,5 @@
 /**
- * The timeline's links across events: the run projection's call history (lib/durable/call-history.ts)
+ * The timeline's links across events: the run projection's call history (lib/durable/projection/call-history.ts)
  * over the wire events the page holds.
  */
 import { buildCallHistory, type CallHistory, type CallRecord as CallRecordOf, replaysAfter } from '@/lib/durable/projection';

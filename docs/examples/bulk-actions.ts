@@ -1,7 +1,7 @@
 /**
  * The bulk actions guide's code (docs/bulk-actions.md): a dry run, then the action limited to it. The
  * guide's code block is the #region of this file (docs/examples/code-blocks.test.ts); type-checked with
- * the rest, never run (it would cancel runs). lib/executor/bulk.test.ts runs the same calls.
+ * the rest, never run (it would cancel runs). lib/executor/bulk/bulk.test.ts runs the same calls.
  */
 // #region bulk-actions
 import { applyBulk, previewBulk } from '@/lib/executor';

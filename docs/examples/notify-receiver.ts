@@ -1,7 +1,7 @@
 /**
  * The notifications guide's receiver (docs/notifications.md): a webhook endpoint in plain Node, no GNL
  * code, that verifies GNL-Signature, refuses stale timestamps and deduplicates by event id. The guide's
- * code block is the #region below; lib/executor/notifier.test.ts and notify-crash.test.ts run it as the
+ * code block is the #region below; lib/executor/notifications/notifier.test.ts and notify-crash.test.ts run it as the
  * receiver of real deliveries.
  */
 // #region receiver

@@ -10,7 +10,7 @@ import { operatorAudit, operators } from '@/db/schema';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { OperatorDisabledError, UnknownOperatorError } from './errors';
 import { loginSchema, parseOrThrow } from './operator-input';
-import { type AccountsContext, type Operator, operatorOf } from './operators';
+import { type AccountsContext, type Operator, operatorOf } from './operator-record';
 
 export async function auditRevealedExport(request: { login: string; runId: string } & AccountsContext): Promise<Operator> {
   return auditOperatorAct({ ...request, action: 'revealed-export', detail: { runId: request.runId }, what: 'a revealed export needs an operator account' });

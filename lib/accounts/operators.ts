@@ -11,29 +11,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { operatorAudit, operators } from '@/db/schema';
-import { type Storage, storageFromEnv } from '@/lib/durable/storage';
+import { storageFromEnv } from '@/lib/durable/storage';
 import { OperatorDisabledError, OperatorExistsError, UnknownOperatorError } from './errors';
 import { addOperatorSchema, disableOperatorSchema, loginSchema, parseOrThrow } from './operator-input';
 import { hashPassword, verifyAgainstNothing, verifyPassword } from './password-hash';
+import { type AccountsContext, type Operator, type OperatorRow as Row, operatorOf } from './operator-record';
 import { revokeOperatorSessions } from './sessions';
 
-export interface AccountsContext {
-  /** Default: storageFromEnv() (DATABASE_URL, else the embedded journal). */
-  storage?: Storage;
-}
-
-/** An operator account as callers see it: never the password hash. */
-export interface Operator {
-  /** Stable id: what a Studio session should point at (a login could one day be renamed). */
-  id: string;
-  /** Lower-case sign-in name or e-mail. */
-  login: string;
-  name: string;
-  createdAt: Date;
-  createdBy: string;
-  /** Present once the account is disabled: it cannot sign in. */
-  disabled?: { at: Date; by: string; reason?: string };
-}
+export { type AccountsContext, type Operator, operatorOf } from './operator-record';
 
 /** `revealed-export`: the operator exported a run with its secrets in clear (export-audit.ts; detail `{ runId }`). */
 export type OperatorAuditAction = 'added' | 'disabled' | 'signed-out' | 'signed-out-everywhere' | 'revealed-export' | 'erased-runs';
@@ -56,21 +41,6 @@ export type VerifyResult =
    * knows the password learns that).
    */
   | { ok: false; reason: 'invalid-credentials' | 'disabled'; message: string };
-
-type Row = typeof operators.$inferSelect;
-
-export function operatorOf(row: Row): Operator {
-  return {
-    id: row.id,
-    login: row.login,
-    name: row.name,
-    createdAt: row.createdAt,
-    createdBy: row.createdBy,
-    ...(row.disabledAt
-      ? { disabled: { at: row.disabledAt, by: row.disabledBy ?? 'unknown', ...(row.disableReason ? { reason: row.disableReason } : {}) } }
-      : {}),
-  };
-}
 
 function database(context: AccountsContext) {
   return (context.storage ?? storageFromEnv()).database();

@@ -18,7 +18,7 @@ import { operatorAudit, operatorSessions, operators } from '@/db/schema';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { UnknownOperatorError } from './errors';
 import { bySchema, loginSchema, parseOrThrow } from './operator-input';
-import { type AccountsContext, type Operator, operatorOf } from './operators';
+import { type AccountsContext, type Operator, operatorOf } from './operator-record';
 
 /** A transaction on the journal's database (either driver), as db.transaction hands it over. */
 type Tx = Parameters<Parameters<Awaited<ReturnType<Storage['database']>>['transaction']>[0]>[0];

@@ -55,7 +55,7 @@ export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
   retry?: RetryPolicyInput;
   /**
    * How long this agent's ended runs (completed or canceled) are kept, in whole days after their last
-   * event; then the retention job drops them (lib/executor/retention.ts). 'forever': never, whatever the
+   * event; then the retention job drops them (lib/executor/retention/retention.ts). 'forever': never, whatever the
    * fleet default (GNL_RETENTION_DAYS). Default: the fleet default. The current version's applies. Not part of the version.
    */
   retentionDays?: number | 'forever';

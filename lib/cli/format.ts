@@ -6,7 +6,7 @@
  *
  * Secrets are never printed: `json`, `quoted` and `--json` output (redactedJson) show a value the
  * redaction list names, a credential-looking string or an encrypted envelope as "•••• redacted"
- * (lib/durable/secret-fields.ts; GNL_SECRET_FIELDS adds names).
+ * (lib/durable/secrets/secret-fields.ts; GNL_SECRET_FIELDS adds names).
  */
 import { hasHidden, jsonEscaped, terminalText } from '@/lib/text';
 import { looksLikeApiKey, REDACTED, redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable';

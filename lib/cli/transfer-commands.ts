@@ -1,6 +1,6 @@
 /**
  * `gnl export` and `gnl import`: a run's whole journal as JSON lines, and back into a journal
- * (lib/durable/run-export.ts; docs/operations.md#export-and-import). Export redacts secrets as the
+ * (lib/durable/export/run-export.ts; docs/operations.md#export-and-import). Export redacts secrets as the
  * Studio shows them; `--reveal-secrets` writes them in clear, only with a journal key and an enabled
  * operator account (`--by`), audited before anything is read (lib/accounts export-audit.ts). Import is
  * all or nothing; a redacted export comes in as evidence (canceled, never resumed).

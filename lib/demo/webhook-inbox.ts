@@ -21,7 +21,7 @@ export class WebhookInbox {
 
   /** One delivery: its HTTP answer (503 while `failFirst` deliveries of the event are not yet refused). */
   receive(text: string, headers: { signature: string | undefined }, failFirst: number): { status: number; body: unknown } {
-    // GNL's notification body (lib/executor/notification-body.ts): { id, type, run: { id, status, … }, … }.
+    // GNL's notification body (lib/executor/notifications/notification-body.ts): { id, type, run: { id, status, … }, … }.
     let body: { id?: unknown; run?: { id?: unknown; status?: unknown } };
     try {
       body = JSON.parse(text) as typeof body;

@@ -10,8 +10,8 @@ export {
   type PendingApproval,
   type PendingToolResult,
   type Replayed,
-} from './run-durable';
-export { tokenBudgetIs, type TokenBudget } from './stop-conditions';
+} from './run';
+export { tokenBudgetIs, type TokenBudget } from './usage';
 export {
   readTokenUsage,
   stepTokenUsage,
@@ -22,10 +22,10 @@ export {
   type TokenUsage,
   type TokenCounts,
   type BilledTokens,
-} from './model-usage';
-export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './gnl-tool';
-export { askPerson } from './ask-person';
-export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './run-plan';
+} from './usage';
+export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './tools';
+export { askPerson } from './tools';
+export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './projection';
 export {
   GnlError,
   SideEffectRetryBlockedError,
@@ -50,7 +50,7 @@ export {
   type DecisionConflictReason,
   type OutputIssue,
 } from './errors';
-export { checkOutputSchema, type OutputCheck } from './output-check';
+export { checkOutputSchema, type OutputCheck } from './tools';
 export {
   editableResults,
   type EditableResult,
@@ -61,24 +61,24 @@ export {
   type ForkRequest,
   type InheritedKey,
   type RepeatableSideEffect,
-} from './fork-plan';
-export { forkEditSchema, type JournalForkRequest } from './fork-request';
-export { RUN_STATUSES, isRunStatus, type RunStatus } from './run-status';
-export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './durable-agent';
-export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream-durable';
-export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream-log';
-export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './run-state';
-export { runTimers, type RunTimer } from './run-timers';
-export type { RetryRecord, ScheduledResume } from './run-state';
-export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './run-totals';
-export { addModelStep, isMetered, type ModelTokens } from './model-tokens';
-export { buildCallHistory, type CallHistory, type CallRecord } from './call-history';
-export { journaledFailureOf, type JournaledFailure } from './journaled-failure';
-export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId, assertValidSubject } from './run-id';
-export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './idempotency-key';
-export { canonicalJson } from './canonical-json';
-export { buildRunInput, runInputDifferences, type RunInputSource } from './run-input';
-export { resolveModel } from './resolve-model';
+} from './fork';
+export { forkEditSchema, type JournalForkRequest } from './fork';
+export { RUN_STATUSES, isRunStatus, type RunStatus } from './journal';
+export { DurableAgent, type DurableAgentCall, type DurableAgentSettings } from './run';
+export { streamDurable, type StreamDurableOptions, type StreamDurableResult, type ResumableOptions } from './stream';
+export { answerMessageId, followRunStream, StreamSupersededError, type FollowRunStreamOptions } from './stream';
+export { RunState, statusAfter, type ToolOperation, type ApprovalState, type RunMigration } from './projection';
+export { runTimers, type RunTimer } from './projection';
+export type { RetryRecord, ScheduledResume } from './projection';
+export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './projection';
+export { addModelStep, isMetered, type ModelTokens } from './usage';
+export { buildCallHistory, type CallHistory, type CallRecord } from './projection';
+export { journaledFailureOf, type JournaledFailure } from './run';
+export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId, assertValidSubject } from './identity';
+export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './identity';
+export { canonicalJson } from './identity';
+export { buildRunInput, runInputDifferences, type RunInputSource } from './run';
+export { resolveModel } from './model';
 export type {
   Journal,
   LiveJournal,
@@ -109,11 +109,11 @@ export {
   type ExportRunOptions,
   type ParsedRunExport,
   type ImportPlan,
-} from './run-export';
-export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './event-limit';
-export { ERASED_TEXT, RunErasedError, type RunErasure } from './run-keys';
-export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secret-fields';
-export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo, TraceContext } from './events';
-export { errorInfo } from './events';
-export type { RunSummary } from './run-summary';
+} from './export';
+export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './journal';
+export { ERASED_TEXT, RunErasedError, type RunErasure } from './sealing';
+export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secrets';
+export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo, TraceContext } from './journal';
+export { errorInfo } from './journal';
+export type { RunSummary } from './projection';
 export type { ApprovalDecisionRequest, ApproveRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';

@@ -3,7 +3,7 @@
  * import '@/lib/durable' instead.
  */
 export * from './index';
-export { summaryChange, type SummaryChange } from './run-summary';
+export { summaryChange, type SummaryChange } from './projection';
 export {
   planDecision,
   planCancel,
@@ -17,13 +17,13 @@ export {
   type DecisionRequest,
   type PriorDecision,
 } from './decisions';
-export { encodeJson, decodeJson } from './json-codec';
-export { encodeEvent, encodeEventParts } from './event-limit';
-export { assertValidEvent } from './event-schemas';
-export { forkRequestSchema } from './fork-request';
-export { assertOutputMatchesSchema } from './output-check';
-export { approvedInputHash, assertInputMatchesSchema } from './approved-input';
-export { JournalSecrets, type JournalSecretsOptions } from './secret-journal';
-export { journalKeyFrom, type JournalKey } from './secret-box';
-export { ENVELOPE_KEY } from './secret-fields';
-export { RunKeyRing, type RunKeyState } from './run-keys';
+export { encodeJson, decodeJson } from './journal';
+export { encodeEvent, encodeEventParts } from './journal';
+export { assertValidEvent } from './journal';
+export { forkRequestSchema } from './fork';
+export { assertOutputMatchesSchema } from './tools';
+export { approvedInputHash, assertInputMatchesSchema } from './decisions';
+export { JournalSecrets, type JournalSecretsOptions } from './sealing';
+export { journalKeyFrom, type JournalKey } from './sealing';
+export { ENVELOPE_KEY } from './secrets';
+export { RunKeyRing, type RunKeyState } from './sealing';

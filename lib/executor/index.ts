@@ -41,8 +41,8 @@ export {
   type NotResumableReason,
   type MigrationRefusedReason,
 } from './errors';
-export { listSchedules, type ListSchedulesOptions, type ScheduleView } from './schedule-list';
-export type { ScheduleEvent, TickReport } from './schedule-ticker';
+export { listSchedules, type ListSchedulesOptions, type ScheduleView } from './schedules';
+export type { ScheduleEvent, TickReport } from './schedules';
 export {
   pauseSchedule,
   unpauseSchedule,
@@ -51,27 +51,27 @@ export {
   type RunScheduleNowRequest,
   type PausedState,
   type RanScheduleNow,
-} from './schedule-control';
+} from './schedules';
 // Bulk actions on runs (cancel, resume, retry, approve by filter), in two steps: a preview, then an apply limited to it.
-export { previewBulk, applyBulk, bulkPreviewRecord, PREVIEW_TTL_MS } from './bulk-operation';
-export type { BulkPreview, BulkPreviewRequest, BulkApplyRequest, BulkApplied, BulkRunResult, BulkRunRef } from './bulk-operation';
-export { BULK_ACTIONS, BULK_ACTION_NAMES, type BulkActionName } from './bulk-actions';
-export type { BulkAction, BulkTarget, Verdict, Applied, ApplyContext, Skip } from './bulk-action';
-export { bulkFilterSchema, parseAge, describeFilter, type BulkFilter, type BulkFilterInput } from './bulk-filter';
-export type { PreviewCounts, ApplyCounts } from './bulk-store';
+export { previewBulk, applyBulk, bulkPreviewRecord, PREVIEW_TTL_MS } from './bulk';
+export type { BulkPreview, BulkPreviewRequest, BulkApplyRequest, BulkApplied, BulkRunResult, BulkRunRef } from './bulk';
+export { BULK_ACTIONS, BULK_ACTION_NAMES, type BulkActionName } from './bulk';
+export type { BulkAction, BulkTarget, Verdict, Applied, ApplyContext, Skip } from './bulk';
+export { bulkFilterSchema, parseAge, describeFilter, type BulkFilter, type BulkFilterInput } from './bulk';
+export type { PreviewCounts, ApplyCounts } from './bulk';
 export { BulkActionError, type BulkActionErrorReason, ScheduleActionError, type ScheduleActionErrorReason } from './errors';
 // Webhook notifications of runs that wait for people or failed (docs/notifications.md).
-export { notifySettingsFromEnv, NotifySettingsError, type NotifySettings, type NotifyTarget, type NotifyFormat } from './notify-settings';
-export { runNotifications } from './run-notifications';
-export type { OutboxRow as RunNotification, Delivery, TargetResult } from './notification-outbox';
-export { notificationEventId, type NotificationBody } from './notification-body';
-export type { NotifierEvent } from './notifier';
-export { checkHealth, healthStatusCode, serveHealth, type Health, HEALTH_TIMEOUT_MS } from './health';
-export { GnlMetrics } from './metrics';
+export { notifySettingsFromEnv, NotifySettingsError, type NotifySettings, type NotifyTarget, type NotifyFormat } from './notifications';
+export { runNotifications } from './notifications';
+export type { OutboxRow as RunNotification, Delivery, TargetResult } from './notifications';
+export { notificationEventId, type NotificationBody } from './notifications';
+export type { NotifierEvent } from './notifications';
+export { checkHealth, healthStatusCode, serveHealth, type Health, HEALTH_TIMEOUT_MS } from './observability';
+export { GnlMetrics } from './observability';
 // Retention: ended runs dropped after their agent's retention, a batch at a time, each drop logged (docs/operations.md#retention).
 export { dropExpiredRuns, findExpiredRuns, ENDED_STATUSES, type ExpiredRun, type DroppedRun, type RetentionBatch, type RetentionCursor } from './retention';
 export type { RetentionSkipReason, DropExpiredRequest, FindExpiredRequest } from './retention';
-export { retentionPolicy, retentionSettingsFromEnv, RetentionSettingsError, type RetentionPolicy, type RetentionSettings } from './retention-policy';
-export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from './retention-log';
-export type { RetentionEvent, RetentionPassReport } from './retention-ticker';
-export { startTraceExport, type TraceExport } from './trace-export';
+export { retentionPolicy, retentionSettingsFromEnv, RetentionSettingsError, type RetentionPolicy, type RetentionSettings } from './retention';
+export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from './retention';
+export type { RetentionEvent, RetentionPassReport } from './retention';
+export { startTraceExport, type TraceExport } from './observability';

@@ -23,10 +23,10 @@ import { CrashPointStore } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { WorkersNeedPostgresError } from './errors';
 import { Executor, type ExecutorEvent } from './executor';
-import { serveHealth } from './health';
-import { GnlMetrics } from './metrics';
-import { retentionSettingsFromEnv } from './retention-policy';
-import { startTraceExport } from './trace-export';
+import { serveHealth } from './observability/health';
+import { GnlMetrics } from './observability/metrics';
+import { retentionSettingsFromEnv } from './retention/retention-policy';
+import { startTraceExport } from './observability/trace-export';
 
 const USAGE =
   'usage: npm run worker -- [--concurrency N] [--lease-ms MS] [--heartbeat-ms MS] [--poll-ms MS] [--grace-ms MS] [--health-port N] [--health-host 127.0.0.1]';

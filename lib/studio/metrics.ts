@@ -1,5 +1,5 @@
 /**
- * The Studio's Prometheus metrics (lib/executor/metrics.ts): one registry per server process, fed by its
+ * The Studio's Prometheus metrics (lib/executor/observability/metrics.ts): one registry per server process, fed by its
  * executor's events (boot.ts) and read at /api/metrics by a signed-in operator or a scraper holding
  * GNL_METRICS_TOKEN (auth/metrics-token.ts). Server-only.
  */

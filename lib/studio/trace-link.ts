@@ -1,7 +1,7 @@
 /**
  * Where a run's traces live (GNL_TRACE_URL): a URL template with `{traceId}` in it, e.g.
  * `https://jaeger.example.com/trace/{traceId}`. The run page links each invocation's recorded span
- * (run-start's and run-resume's `trace`, lib/durable/tracing.ts) there. Checked when read: a template that
+ * (run-start's and run-resume's `trace`, lib/durable/telemetry/tracing.ts) there. Checked when read: a template that
  * is not an http(s) URL with `{traceId}` is refused with a message naming the variable, never half used.
  */
 import { z } from 'zod';

@@ -3,7 +3,7 @@ import { bearerMatches } from '@/lib/studio/auth/metrics-token';
 import { studioMetrics } from '@/lib/studio/metrics';
 
 /**
- * Prometheus's exposition of the fleet and this server (lib/executor/metrics.ts). A scraper sends
+ * Prometheus's exposition of the fleet and this server (lib/executor/observability/metrics.ts). A scraper sends
  * GNL_METRICS_TOKEN as a bearer token; without one (or a wrong one) only a signed-in operator reads it.
  */
 export async function GET(request: Request) {

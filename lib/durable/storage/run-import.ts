@@ -1,5 +1,5 @@
 /**
- * Writes a run brought in from an export (Journal.importRun, lib/durable/run-export.ts): the run's row
+ * Writes a run brought in from an export (Journal.importRun, lib/durable/export/run-export.ts): the run's row
  * and every event with the sequence number and time it was recorded with, in ONE statement, so the
  * imported journal reads back as the exported one did. Only inserts: the journal stays append-only.
  *

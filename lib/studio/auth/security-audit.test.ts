@@ -4,7 +4,7 @@
  * the app can edit or delete them:
  *   - no file the Studio's server runs (everything reachable by imports from app/, proxy.ts and
  *     instrumentation.ts) issues an UPDATE, DELETE or TRUNCATE on those tables (read from the source),
- *     but the retention job's drop of a whole ended run (lib/executor/retention.ts, which the Studio's
+ *     but the retention job's drop of a whole ended run (lib/executor/retention/retention.ts, which the Studio's
  *     executor runs on the embedded journal): a DELETE the triggers allow only inside its transaction,
  *     which writes the drop to the append-only gnl.retention_log (migration 0016);
  *   - through the app's own database connection (storageFromEnv, as the Studio's server opens it), the
@@ -88,9 +88,9 @@ describe('nothing the Studio runs rewrites the audit trail', () => {
 
   it('no reachable file issues UPDATE, DELETE or TRUNCATE on gnl.run_events or gnl.operator_audit, but the retention drop', () => {
     const offenders = [...reachable(entries)].flatMap((file) => rewritesIn(readFileSync(file, 'utf8')).map((m) => `${path.relative(repoRoot, file)}: ${m}`));
-    expect(offenders).toEqual(['lib/executor/retention.ts: delete from gnl.run_events']);
+    expect(offenders).toEqual(['lib/executor/retention/retention.ts: delete from gnl.run_events']);
     // The one exception deletes under the setting the triggers check, and logs what it dropped.
-    const retention = readFileSync(path.join(repoRoot, 'lib/executor/retention.ts'), 'utf8');
+    const retention = readFileSync(path.join(repoRoot, 'lib/executor/retention/retention.ts'), 'utf8');
     expect(retention).toMatch(/set_config\('gnl\.retention_drop', \$\{run\.runId\}, true\)/);
     expect(retention).toContain('insert into gnl.retention_log');
   });

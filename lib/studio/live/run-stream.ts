@@ -1,6 +1,6 @@
 /**
  * A run's answer as it streams, for the run page's live step: the run's stream log (followRunStream,
- * lib/durable/stream-log.ts) served as the AI SDK serves a UI message stream (createUIMessageStreamResponse),
+ * lib/durable/stream/stream-log.ts) served as the AI SDK serves a UI message stream (createUIMessageStreamResponse),
  * so the browser reads it with the SDK's own parser (run-stream-reader.ts). Server-only.
  *
  *   GET /api/runs/<run>/stream           the newest invocation's stream from its start, then live

@@ -4,7 +4,7 @@
  * shapes (a finish reason as a string, usage as plain numbers: the core's model-usage.ts reads those).
  * Browser-safe and pure.
  */
-import { stepTokenUsage, type TokenUsage } from '@/lib/durable/model-usage';
+import { stepTokenUsage, type TokenUsage } from '@/lib/durable/usage';
 
 export interface StepToolCall {
   toolCallId: string;

@@ -1,5 +1,5 @@
 /**
- * The resume preview says, in the operator's words, what the runtime's plan (lib/durable/run-plan.ts)
+ * The resume preview says, in the operator's words, what the runtime's plan (lib/durable/projection/run-plan.ts)
  * decides for each call of the last model step: approved calls execute, rejected and done ones do not,
  * not-done ones run again under their key; an open side effect is retried (retrySafe), checked (check)
  * or blocks; and each repeat says whether its key protects it, as far as GNL can know. That the plan is

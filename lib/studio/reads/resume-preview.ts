@@ -2,7 +2,7 @@
  * What resuming a run will execute, said before the operator resumes it: which calls run (for the first
  * time, or again) and whether their idempotency key protects a repeat. The decisions are the runtime's
  * own: the events are folded by the run projection and each call of the last model step is decided by
- * the tool gate's decision tree (lib/durable/run-plan.ts, planResume), so the preview cannot follow other
+ * the tool gate's decision tree (lib/durable/projection/run-plan.ts, planResume), so the preview cannot follow other
  * rules than the resume. What GNL cannot know is said as such: whether the outside service really
  * deduplicates by the key. Pure and browser-safe: the run page recomputes it as events arrive live.
  */

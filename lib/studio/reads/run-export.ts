@@ -1,5 +1,5 @@
 /**
- * The Studio's Export: a run's journal as JSON lines (lib/durable/run-export.ts), as a download. Always
+ * The Studio's Export: a run's journal as JSON lines (lib/durable/export/run-export.ts), as a download. Always
  * redacted, as every page redacts (GNL_SECRET_FIELDS on top of the defaults): revealing secrets is the
  * command line's, for an operator with the key, audited (docs/operations.md#export-and-import).
  * Server-only: it opens the journal the environment names.

@@ -1,6 +1,6 @@
 /**
  * The runs page's marks, one SQL expression each over the run's events (the primary key's run_id range),
- * by the projection's rules (lib/durable/run-invocations.ts), which run-marks.test.ts checks them against
+ * by the projection's rules (lib/durable/projection/run-invocations.ts), which run-marks.test.ts checks them against
  * on both journals:
  * - interrupted: an invocation stopped without an end. A `run-resume` that finds the run still
  *   `running`, unless it directly follows the `run-start` (startRun journals the start and an executor

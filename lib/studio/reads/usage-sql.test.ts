@@ -9,7 +9,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import type { JournalEvent, RunInput } from '@/lib/durable';
-import { stepTokenUsage, tokenTotal, USAGE_COUNTS, type UsageCount } from '@/lib/durable/model-usage';
+import { stepTokenUsage, tokenTotal, USAGE_COUNTS, type UsageCount } from '@/lib/durable/usage';
 import { addModelStep, addToTotals, EMPTY_TOTALS, type ModelTokens } from '@/lib/durable/projection';
 import { describeEachJournal } from '@/tests/support/journals';
 import { searchRuns, type SearchDb } from './run-search';

@@ -1,11 +1,11 @@
 /**
- * The core's token-usage reader (lib/durable/model-usage.ts) as SQL over a jsonb `usage`, built from
+ * The core's token-usage reader (lib/durable/usage/model-usage.ts) as SQL over a jsonb `usage`, built from
  * the same USAGE_PATHS: each count is the first path holding a JSON number, as readTokenUsage reads it,
  * so the runs page's sums and the Studio's and CLI's counts cannot drift (usage-sql.test.ts compares
  * them on both databases). Pure SQL building (drizzle `sql`); never throws on a junk payload.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { MAX_TOKEN_COUNT, TOTAL_COUNTS, USAGE_PATHS, type UsageCount } from '@/lib/durable/model-usage';
+import { MAX_TOKEN_COUNT, TOTAL_COUNTS, USAGE_PATHS, type UsageCount } from '@/lib/durable/usage';
 
 const KEY = /^[A-Za-z]+$/;
 

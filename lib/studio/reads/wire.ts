@@ -8,11 +8,11 @@
  *
  * Secrets never reach the browser: jsonSafe (and so toWireEvent, toWireRun and the inbox) replaces
  * every value the redaction list names, every credential-looking string and every encrypted envelope
- * with "•••• redacted" (lib/durable/secret-fields.ts, the browser-safe half of the journal's secrets
+ * with "•••• redacted" (lib/durable/secrets/secret-fields.ts, the browser-safe half of the journal's secrets
  * rules; GNL_SECRET_FIELDS adds names on the server).
  */
 import type { JournalEvent, RecordedEvent, RunSummary } from '@/lib/durable';
-import { redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable/secret-fields';
+import { redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable/secrets';
 
 /** A journal event as JSON: `at` is an ISO string, payload values are JSON values. */
 export type WireEvent = JournalEvent & { seq: number; at: string };

@@ -1,0 +1,219 @@
+/**
+ * Operator decisions: approve, reject, resolve a side effect of unknown outcome, provide the result of a
+ * tool without execute. One path for code,
+ * the CLI and the Studio: the journal validates the request here (zod, at the edge), plans the event
+ * and the new pending list (pure), and writes both in one transaction under the run's row lock.
+ * Decisions are keyed by toolCallId: the SDK's approval ids are random per call and do not survive a resume.
+ */
+import type { FlexibleSchema } from '@ai-sdk/provider-utils';
+import { z } from 'zod';
+import { DecisionConflictError } from '../errors';
+import type { Decision, JournalEvent, PendingItem } from '../journal/events';
+import { assertValidRunId } from '../identity/run-id';
+
+const base = {
+  runId: z.string().superRefine((value, ctx) => {
+    try {
+      assertValidRunId(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
+  toolCallId: z.string().min(1).max(1000).refine(printable, 'toolCallId must contain only printable characters'),
+  by: z.string().trim().min(1, 'by: say who decides').max(200).refine(printable, 'by must contain only printable characters (no control characters)'),
+  reason: z.string().max(4000).optional(),
+};
+
+/** Names and ids are shown, logged and matched in SQL as text: no control characters, no lone surrogates. */
+function printable(value: string): boolean {
+  return !/[\p{Cc}\p{Cs}]/u.test(value);
+}
+
+/** The tool's output schema: an output that does not match it is refused before anything is written (output-check.ts). */
+const outputSchema = z
+  .custom<FlexibleSchema<unknown>>((value) => value === undefined || (value !== null && ['object', 'function'].includes(typeof value)), {
+    message: 'outputSchema must be a schema (zod, valibot or jsonSchema())',
+  })
+  .optional();
+
+export const approvalDecisionSchema = z.object(base);
+/** An approval; with `input`, the approver changed the call's arguments and the call executes with these (approved-input.ts). */
+export const approveRequestSchema = z.object({
+  ...base,
+  /** The arguments the call executes with, when the approver changed them. Absent: as the model asked. */
+  input: z.unknown().optional(),
+  /** The tool's input schema: changed arguments that do not match it are refused before anything is written. */
+  inputSchema: outputSchema,
+});
+export const sideEffectResolutionSchema = z.object({
+  ...base,
+  outcome: z.enum(['done', 'not-done']),
+  output: z.unknown().optional(),
+  /** With outcome 'done'. */
+  outputSchema,
+});
+export const toolResultSchema = z.object({
+  ...base,
+  /** What the tool returned; the model sees it as the call's result. Any value the journal can hold. */
+  output: z.unknown().refine((value) => value !== undefined, 'output: give the tool result (any JSON value; null for none)'),
+  outputSchema,
+});
+
+/** What a cancel and a resume request carry: the run, who asks, why. */
+const runRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });
+export const cancelRequestSchema = runRequestSchema;
+const isoInstant = z.iso.datetime({ offset: true });
+export const resumeRequestSchema = runRequestSchema.extend({
+  /** A scheduled resume: the instant (ISO 8601 with a zone, or a Date) before which no executor invokes the run. Absent: at once. */
+  resumeAt: z
+    .custom<Date | string>(
+      (value) => (value instanceof Date ? !Number.isNaN(value.getTime()) : typeof value === 'string' && isoInstant.safeParse(value).success),
+      'resumeAt: an ISO 8601 date-time with a zone (2026-12-02T09:00:00Z) or a valid Date',
+    )
+    .transform((value) => new Date(value).toISOString())
+    .optional(),
+});
+
+export type ApprovalDecisionRequest = z.input<typeof approvalDecisionSchema>;
+export type ApproveRequest = z.input<typeof approveRequestSchema>;
+export type SideEffectResolutionRequest = z.input<typeof sideEffectResolutionSchema>;
+export type ToolResultRequest = Omit<z.input<typeof toolResultSchema>, 'output'> & { output: unknown };
+
+export type DecisionRequest =
+  | ({ kind: 'reject' } & z.output<typeof approvalDecisionSchema>)
+  /** `inputHash`: of `input`, made by the journal (approved-input.ts) when the approver changed the arguments. */
+  | ({ kind: 'approve'; inputHash?: string } & z.output<typeof approveRequestSchema>)
+  | ({ kind: 'resolve' } & z.output<typeof sideEffectResolutionSchema>)
+  | ({ kind: 'provide' } & z.output<typeof toolResultSchema>);
+
+/** The pending item each kind of decision answers. */
+const ANSWERS = { approve: 'approval', reject: 'approval', resolve: 'side-effect', provide: 'tool-result' } as const;
+const NOT_WAITING = {
+  approval: 'no approval is requested for it',
+  'side-effect': 'it is not a blocked side effect',
+  'tool-result': 'it does not wait for a tool result',
+} as const;
+
+export interface PriorDecision {
+  by: string;
+  at: Date;
+}
+
+export interface PlannedDecision {
+  event: JournalEvent;
+  pending: PendingItem[];
+  decision: Decision;
+}
+
+/**
+ * Plans one decision against what the run currently waits for.
+ * `prior` is the latest decision already recorded for this call (to name who decided first).
+ */
+export function planDecision(args: {
+  request: DecisionRequest;
+  pending: readonly PendingItem[] | undefined;
+  prior: PriorDecision | undefined;
+  /** Who canceled the run, when it is canceled: a decision it no longer waits for names them. */
+  canceled?: PriorDecision;
+  /**
+   * When the invocation now executing began, when the run's status is 'running': it waits for nothing
+   * until it suspends again, so a decision now is refused as 'run-executing' (never kept for later).
+   */
+  executingSince?: Date;
+  now: Date;
+}): PlannedDecision {
+  const { request, pending, prior, canceled, executingSince, now } = args;
+  const { runId, toolCallId } = request;
+  if (pending === undefined) throw new DecisionConflictError({ runId, toolCallId, reason: 'unknown-run' });
+  const wantedKind = ANSWERS[request.kind];
+  const index = pending.findIndex((item) => item.toolCallId === toolCallId && item.kind === wantedKind);
+  const item = pending[index];
+  if (!item) {
+    if (prior) throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: prior.by, decidedAt: prior.at });
+    if (canceled) {
+      const detail = `canceled by ${canceled.by} at ${canceled.at.toISOString()}`;
+      throw new DecisionConflictError({ runId, toolCallId, reason: 'run-finished', decidedBy: canceled.by, decidedAt: canceled.at, detail });
+    }
+    if (executingSince) throw new DecisionConflictError({ runId, toolCallId, reason: 'run-executing', executingSince });
+    throw new DecisionConflictError({ runId, toolCallId, reason: 'unknown-call', detail: NOT_WAITING[wantedKind] });
+  }
+  if (request.kind === 'approve' && item.kind === 'approval' && item.expiresAt && Date.parse(item.expiresAt) <= now.getTime()) {
+    throw new DecisionConflictError({ runId, toolCallId, reason: 'expired', detail: item.expiresAt });
+  }
+  if (item.decision) {
+    throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: item.decision.by, decidedAt: new Date(item.decision.at) });
+  }
+  const outcome = request.kind === 'resolve' ? request.outcome : request.kind === 'provide' ? 'provided' : request.kind === 'approve' ? 'approved' : 'rejected';
+  const edited = request.kind === 'approve' && request.input !== undefined ? { editedInput: true } : {};
+  const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}), ...edited };
+  const nextPending = pending.map((p, i) => (i === index ? { ...p, decision } : p));
+  return { event: decisionEvent(request, item), pending: nextPending, decision };
+}
+
+function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEvent {
+  const reason = request.reason ? { reason: request.reason } : {};
+  if (request.kind === 'provide') {
+    // The call's own end, as if execute had returned it: replay hands it to the model like any recorded result.
+    const idempotencyKey = item.kind === 'tool-result' ? item.idempotencyKey : '';
+    const { toolCallId, output, by } = request;
+    return { type: 'tool-call-end', toolCallId, toolName: item.toolName, idempotencyKey, attempt: 1, output, durationMs: 0, source: 'provided', by, ...reason };
+  }
+  if (request.kind === 'approve' && request.input !== undefined) {
+    // The original arguments stay in the request; these are the ones the call executes with.
+    const { toolCallId, by, input, inputHash } = request;
+    return { type: 'tool-approval-response', toolCallId, approved: true, by, ...reason, approvedInput: input, approvedInputHash: inputHash };
+  }
+  if (request.kind !== 'resolve') {
+    return { type: 'tool-approval-response', toolCallId: request.toolCallId, approved: request.kind === 'approve', by: request.by, ...reason };
+  }
+  const idempotencyKey = item.kind === 'side-effect' ? item.idempotencyKey : '';
+  return {
+    type: 'side-effect-resolution',
+    toolCallId: request.toolCallId,
+    idempotencyKey,
+    outcome: request.outcome,
+    ...(request.outcome === 'done' ? { output: request.output } : {}),
+    by: request.by,
+    ...reason,
+  };
+}
+
+/** A cancel is refused for an unknown run, a finished one, or one canceled already (naming by whom). */
+export function planCancel(args: {
+  request: z.output<typeof cancelRequestSchema>;
+  status: string | undefined;
+  priorCancel: PriorDecision | undefined;
+}): JournalEvent {
+  const { request, status, priorCancel } = args;
+  refuseEndedRun({ runId: request.runId, status, canceled: priorCancel });
+  return { type: 'run-cancel', by: request.by, ...(request.reason ? { reason: request.reason } : {}) };
+}
+
+/**
+ * A resume request is refused for an unknown run, a completed one, or a canceled one (naming who canceled
+ * and when). Any other run may be asked to continue: waiting, blocked, failed, or running (a lapsed lease).
+ */
+export function planResumeRequest(args: {
+  request: z.output<typeof resumeRequestSchema>;
+  status: string | undefined;
+  /** Who canceled the run, when it is canceled. */
+  canceled: PriorDecision | undefined;
+}): JournalEvent {
+  const { request, status, canceled } = args;
+  refuseEndedRun({ runId: request.runId, status, canceled });
+  return {
+    type: 'run-resume-request',
+    by: request.by,
+    ...(request.reason ? { reason: request.reason } : {}),
+    ...(request.resumeAt ? { resumeAt: request.resumeAt } : {}),
+  };
+}
+
+/** A request about a whole run needs one that exists and has not ended: DecisionConflictError otherwise (a canceled one names who canceled it). */
+function refuseEndedRun({ runId, status, canceled }: { runId: string; status: string | undefined; canceled: PriorDecision | undefined }): void {
+  if (status === undefined) throw new DecisionConflictError({ runId, toolCallId: '', reason: 'unknown-run' });
+  if (status === 'canceled') {
+    throw new DecisionConflictError({ runId, toolCallId: '', reason: 'already-decided', decidedBy: canceled?.by, decidedAt: canceled?.at, detail: 'canceled' });
+  }
+  if (status === 'completed') throw new DecisionConflictError({ runId, toolCallId: '', reason: 'run-finished', detail: status });
+}

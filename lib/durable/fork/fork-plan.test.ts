@@ -1,0 +1,164 @@
+/**
+ * The fork plan and a fork's keys as pure functions of a journal: what is copied and what is not, the
+ * side effects after the fork point, and the key a fork's new call gets (the n-th repeat takes the n-th
+ * key, other work a new one, 'args' work the root's).
+ */
+import { describe, expect, it } from 'vitest';
+import type { RecordedEvent } from '../journal/events';
+import { forkCallKey } from './fork-keys';
+import { editableResults, planFork } from './fork-plan';
+import { idempotencyKey } from '../identity/idempotency-key';
+import { RunState } from '../projection/run-state';
+
+const at = new Date('2026-12-01T10:00:00Z');
+const input = { prompt: 'Refund o_17 twice', modelId: 'm', provider: 'p', toolNames: ['refund'] };
+const refund = { orderId: 'o_17', amount: 40 };
+const call = (id: string, args = refund) => ({ type: 'tool-call' as const, toolCallId: id, toolName: 'refund', input: JSON.stringify(args) });
+const step = (n: number, content: unknown[]) => ({ type: 'model-step' as const, step: n, provider: 'p', modelId: 'm', latencyMs: 1, result: { content } });
+const start = (id: string, key: string) => ({
+  type: 'tool-call-start' as const,
+  toolCallId: id,
+  toolName: 'refund',
+  input: refund,
+  idempotencyKey: key,
+  attempt: 1,
+  sideEffect: true,
+});
+const end = (id: string, key: string) => ({
+  type: 'tool-call-end' as const,
+  toolCallId: id,
+  toolName: 'refund',
+  idempotencyKey: key,
+  attempt: 1,
+  output: { ok: true },
+  durationMs: 1,
+  source: 'executed' as const,
+});
+
+function journal(events: object[]): RecordedEvent[] {
+  return events.map((event, i) => ({ ...event, seq: i + 1, at }) as RecordedEvent);
+}
+
+/** A parent that refunded twice at step 2 (journal step 1), after a step-1 lookup, with a cancel request and a fail in between. */
+const PARENT = journal([
+  { type: 'run-start', input },
+  step(0, [{ type: 'text', text: 'looking' }]),
+  { type: 'run-fail', error: { name: 'Error', message: 'boom' } },
+  { type: 'run-resume-request', by: 'bob' },
+  { type: 'run-resume', fromStatus: 'failed' },
+  step(1, [call('c1'), call('c2')]),
+  start('c1', 'k1'),
+  end('c1', 'k1'),
+  start('c2', 'k2'),
+  end('c2', 'k2'),
+  step(2, [{ type: 'text', text: 'done' }]),
+  { type: 'run-complete', text: 'done', finishReason: 'stop', steps: 3 },
+]);
+
+describe('editableResults', () => {
+  it('lists the calls of the last step a fork keeps, with their recorded outputs, in the step’s order', () => {
+    expect(editableResults(PARENT, 3)).toEqual([
+      { toolCallId: 'c1', toolName: 'refund', output: { ok: true } },
+      { toolCallId: 'c2', toolName: 'refund', output: { ok: true } },
+    ]);
+    // Step 2's model step made no call; step 1 keeps nothing.
+    expect(editableResults(PARENT, 2)).toEqual([]);
+    expect(editableResults(PARENT, 1)).toEqual([]);
+  });
+
+  it('is what planFork accepts: each listed call can be edited, a call of another step cannot', () => {
+    for (const { toolCallId } of editableResults(PARENT, 3)) {
+      const plan = planFork({ runId: 'p', atStep: 3, by: 'ops', reason: 'r', edit: { toolResult: { toolCallId, output: { ok: false } } } }, PARENT);
+      expect(plan.history.find((e) => e.type === 'tool-call-end' && e.toolCallId === toolCallId)).toMatchObject({ output: { ok: false }, source: 'provided' });
+    }
+    expect(() => planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'r', edit: { toolResult: { toolCallId: 'c1', output: {} } } }, PARENT)).toThrow(
+      /invalid-edit|not a tool call/,
+    );
+  });
+});
+
+describe('planFork', () => {
+  it('copies what a replay needs before the fork point, not the parent’s endings or operator acts', () => {
+    const plan = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, PARENT);
+    expect(plan.history.map((e) => e.type)).toEqual(['model-step', 'run-resume']);
+    expect(plan.input.forkOf).toMatchObject({ runId: 'p', atStep: 2, rootRunId: 'p', copiedEvents: 2 });
+    expect(plan.repeatable.map((r) => [r.idempotencyKey, r.step, r.outcome])).toEqual([
+      ['k1', 2, 'done'],
+      ['k2', 2, 'done'],
+    ]);
+  });
+
+  it('a fork of a fork inherits its parent’s inherited keys and keeps the root', () => {
+    const child = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, PARENT);
+    const childJournal = journal([
+      { type: 'run-start', input: child.input },
+      ...child.history,
+      { type: 'model-step', step: 1, provider: 'p', modelId: 'm', latencyMs: 1, result: { content: [] } },
+    ]);
+    const grandchild = planFork({ runId: 'c', atStep: 2, by: 'ops', reason: 'again' }, childJournal);
+    expect(grandchild.input.forkOf?.rootRunId).toBe('p');
+    expect(grandchild.input.forkOf?.inheritedKeys.map((k) => k.idempotencyKey)).toEqual(['k1', 'k2']);
+    expect(grandchild.repeatable.map((r) => r.outcome)).toEqual(['inherited', 'inherited']);
+  });
+});
+
+describe('forkCallKey', () => {
+  const forked = (content: unknown[]) => {
+    const plan = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, PARENT);
+    return new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history, step(1, content)]));
+  };
+  const key = (state: RunState, toolCallId: string, args: unknown = refund, idempotency: 'call' | 'args' = 'call') =>
+    forkCallKey({ state, toolCallId, toolName: 'refund', input: args, options: { sideEffect: true, idempotency }, scheme: 1 });
+
+  it('gives the n-th repeat of the same tool and arguments the n-th key, and a third one none (a new key is made from the fork’s id)', () => {
+    const state = forked([call('x'), call('y'), call('z')]);
+    expect([key(state, 'x'), key(state, 'y'), key(state, 'z')]).toEqual(['k1', 'k2', undefined]);
+  });
+
+  it('gives other arguments no inherited key, and makes args keys from the root run', () => {
+    const other = { orderId: 'o_18', amount: 40 };
+    const state = forked([call('x', other)]);
+    expect(key(state, 'x', other)).toBeUndefined();
+    expect(key(state, 'x', other, 'args')).toBe(idempotencyKey({ kind: 'args', runId: 'p', toolName: 'refund', input: other }, 1));
+  });
+
+  it('keeps the fork’s inherited keys past a run-migrate, copied from its parent or its own (a migration’s input carries no forkOf)', () => {
+    const migrate = {
+      type: 'run-migrate',
+      input: { ...input, system: 'v2' },
+      fromVersion: 'a',
+      toVersion: 'b',
+      changed: ['system'],
+      by: 'ops',
+      reason: 'deploy',
+    };
+    const plan = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, journal([...PARENT.slice(0, 2), migrate, ...PARENT.slice(2)]));
+    expect(plan.history.map((e) => e.type)).toContain('run-migrate');
+    const copied = new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history, step(1, [call('x'), call('y')])]));
+    expect(copied.input).toMatchObject({ system: 'v2', forkOf: { runId: 'p' } });
+    expect([key(copied, 'x'), key(copied, 'y')]).toEqual(['k1', 'k2']);
+    const own = new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history, migrate, step(1, [call('x')])]));
+    expect(key(own, 'x')).toBe('k1');
+  });
+
+  it('starts the fork on the input the parent had at the fork point, not on a version it migrated to later', () => {
+    const migrate = {
+      type: 'run-migrate',
+      input: { ...input, system: 'v2' },
+      fromVersion: 'a',
+      toVersion: 'b',
+      changed: ['system'],
+      by: 'ops',
+      reason: 'deploy',
+    };
+    const later = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, journal([...PARENT.slice(0, 6), migrate, ...PARENT.slice(6)]));
+    expect(later.input.system).toBeUndefined();
+    expect(later.history.map((e) => e.type)).not.toContain('run-migrate');
+    const earlier = planFork({ runId: 'p', atStep: 2, by: 'ops', reason: 'again' }, journal([...PARENT.slice(0, 2), migrate, ...PARENT.slice(2)]));
+    expect(earlier.input.system).toBe('v2');
+  });
+
+  it('is nothing for a run that is not a fork', () => {
+    expect(key(new RunState(PARENT), 'c1')).toBeUndefined();
+  });
+});

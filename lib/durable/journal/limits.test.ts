@@ -1,0 +1,231 @@
+/**
+ * The journal's limits end to end, through runDurable with a scripted model on both journals: a tool
+ * output over MAX_EVENT_BYTES (129 MiB), outputs JSON cannot carry, the runId length, the events-per-run limit. Each is a clear,
+ * named error, before anything is written; nothing is silently cut.
+ */
+import { tool } from 'ai';
+import { sql } from 'drizzle-orm';
+import { beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
+import { query } from '@/lib/durable/storage/sql-rows';
+import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
+import { refundAgent } from '@/tests/support/refund-agent';
+import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
+import { gnlTool, InvalidRunIdError, JournalDataError, MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_RUN_ID_LENGTH, RunEventLimitError, runDurable } from '../index';
+
+const callOnce =
+  (toolName: string) =>
+  (step: number): ScriptedStep =>
+    step === 0 ? { toolCalls: [{ toolCallId: 'c1', toolName, input: { q: 'x' } }] } : { text: 'done' };
+
+/** Calls `toolName` at every step until `steps` steps were asked, then answers. */
+const callEachStep =
+  (toolName: string, steps: number) =>
+  (step: number): ScriptedStep =>
+    step < steps ? { toolCalls: [{ toolCallId: `c${step}`, toolName, input: { q: String(step) } }] } : { text: 'done' };
+
+const returning = (output: () => unknown, counter = { calls: 0 }) =>
+  tool({
+    inputSchema: z.object({ q: z.string() }),
+    execute: async () => {
+      counter.calls += 1;
+      return output();
+    },
+  });
+
+describeEachJournal('limits end to end', (target) => {
+  const { journal, storage } = target.open();
+  // Opening (and migrating) the database is slow on a loaded machine: it happens here, not in the first test.
+  beforeAll(() => storage.database().then(() => undefined), 300_000);
+
+  async function rows(runId: string) {
+    const db = await storage.database();
+    const [row] = await query<{ events: string | number; largest: string | number | null; runs: string | number }>(
+      db,
+      sql`select (select count(*) from gnl.run_events where run_id = ${runId}) as events,
+                 (select max(octet_length(payload::text)) from gnl.run_events where run_id = ${runId}) as largest,
+                 (select count(*) from gnl.runs where run_id = ${runId}) as runs`,
+    );
+    return { events: Number(row?.events), largest: Number(row?.largest ?? 0), runs: Number(row?.runs) };
+  }
+
+  it('a tool returning 129 MiB is refused with the size and the limit (never cut): the model sees the error, nothing of it is stored', async () => {
+    const runId = uniqueRunId();
+    const counter = { calls: 0 };
+    const fetchPage = returning(() => ({ html: 'x'.repeat(MAX_EVENT_BYTES + 1024 * 1024) }), counter);
+    const model = scriptedModel(callOnce('fetchPage'));
+    const thrown: unknown[] = [];
+    const onStepFinish = (step: { content: readonly { type: string; error?: unknown }[] }) => {
+      for (const part of step.content) if (part.type === 'tool-error') thrown.push(part.error);
+    };
+    const result = await runDurable({ runId, journal, model: model.model, tools: { fetchPage }, prompt: 'x', onStepFinish });
+    expect(result.status).toBe('completed');
+    // The refusal the tool call throws carries the size itself (callers branch on tooLarge, never on the message).
+    expect(thrown).toHaveLength(1);
+    expect(JournalDataError.isInstance(thrown[0]) && thrown[0].tooLarge).toMatchObject({ eventType: 'tool-call-end', limit: MAX_EVENT_BYTES });
+    const error = (await journal.events(runId)).find((e) => e.type === 'tool-call-error');
+    expect(error).toMatchObject({
+      toolName: 'fetchPage',
+      retryable: false,
+      error: {
+        name: 'JournalDataError',
+        message: expect.stringMatching(/A tool-call-end event of 129 MiB cannot be journaled: the limit is 128 MiB per event \(MAX_EVENT_BYTES\)/),
+      },
+    });
+    expect(JSON.stringify(model.prompts.at(-1))).toContain('MAX_EVENT_BYTES');
+    expect((await rows(runId)).largest).toBeLessThan(64 * 1024);
+    // Replayed, not run again.
+    await runDurable({ runId, journal, model: scriptedModel(callOnce('fetchPage')).model, tools: { fetchPage }, prompt: 'x' });
+    expect(counter.calls).toBe(1);
+  });
+
+  it('a tool returning a cycle, a function or a bigint gets a final tool error naming what and where; the run completes', async () => {
+    const cyclic: Record<string, unknown> = { id: 1 };
+    cyclic.parent = { child: cyclic };
+    const cases = [
+      { output: () => cyclic, message: /Output of t cannot be journaled: .*the value at output\.parent\.child refers back to itself \(a cycle\)/ },
+      { output: () => ({ ok: true, format: () => 'x' }), message: /Output of t cannot be journaled: .*the value at output\.format is a function/ },
+      { output: () => ({ total: 10n }), message: /Output of t cannot be sent to the model as JSON: .*BigInt/ },
+    ];
+    for (const { output, message } of cases) {
+      const runId = uniqueRunId();
+      const model = scriptedModel(callOnce('t'));
+      const result = await runDurable({ runId, journal, model: model.model, tools: { t: returning(output) }, prompt: 'x' });
+      expect(result.status).toBe('completed');
+      const events = await journal.events(runId);
+      expect(events.find((e) => e.type === 'tool-call-error')).toMatchObject({
+        retryable: false,
+        error: { name: 'JournalDataError', message: expect.stringMatching(message) },
+      });
+      expect(events.some((e) => e.type === 'tool-call-end')).toBe(false);
+      expect(JSON.stringify(model.prompts.at(-1))).toMatch(/cannot be (journaled|sent to the model)/);
+    }
+  });
+
+  it('a side effect whose output is a bigint ran once, is not run again, and its error is final', async () => {
+    const counter = { calls: 0 };
+    const charge = gnlTool(
+      returning(() => ({ cents: 4000n }), counter),
+      { sideEffect: true },
+    );
+    const runId = uniqueRunId();
+    for (let i = 0; i < 2; i++) {
+      const result = await runDurable({ runId, journal, model: scriptedModel(callOnce('charge')).model, tools: { charge }, prompt: 'x' });
+      expect(result.status).toBe('completed');
+    }
+    expect(counter.calls).toBe(1);
+    expect((await journal.events(runId)).filter((e) => e.type.startsWith('tool-call')).map((e) => e.type)).toEqual(['tool-call-start', 'tool-call-error']);
+  });
+
+  it(`a runId over ${MAX_RUN_ID_LENGTH} characters is refused before anything is written; ${MAX_RUN_ID_LENGTH} four-byte characters are fine`, async () => {
+    const base = uniqueRunId('long');
+    const tooLong = base + 'x'.repeat(MAX_RUN_ID_LENGTH + 1 - base.length);
+    const model = scriptedModel(callOnce('t'));
+    const error = await runDurable({ runId: tooLong, journal, model: model.model, tools: { t: returning(() => 1) }, prompt: 'x' }).catch((e: unknown) => e);
+    expect(InvalidRunIdError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(`runId is ${MAX_RUN_ID_LENGTH + 1} characters long; the limit is ${MAX_RUN_ID_LENGTH}.`);
+    expect(model.calls()).toBe(0);
+    expect(await rows(tooLong)).toMatchObject({ events: 0, runs: 0 });
+    await expect(journal.hold(tooLong)).rejects.toThrow(InvalidRunIdError);
+    await expect(journal.cancel({ runId: tooLong, by: 'ops' })).rejects.toThrow(/runId is 513 characters long/);
+
+    const longest = `${base}:${'🙂'.repeat(MAX_RUN_ID_LENGTH - base.length - 1)}`;
+    expect([...longest]).toHaveLength(MAX_RUN_ID_LENGTH);
+    const ok = await runDurable({ runId: longest, journal, model: scriptedModel(callOnce('t')).model, tools: { t: returning(() => 1) }, prompt: 'x' });
+    expect(ok.status).toBe('completed');
+    expect((await journal.getRun(longest))?.runId).toBe(longest);
+  });
+
+  it('the events-per-run limit stops a run with RunEventLimitError before the event past it, records the failure, and a higher limit resumes it', async () => {
+    expect(MAX_EVENTS_PER_RUN).toBe(100_000);
+    const runId = uniqueRunId();
+    const counter = { calls: 0 };
+    const tools = { t: returning(() => 'ok', counter) };
+    const start = () => runDurable({ runId, journal, model: scriptedModel(callEachStep('t', 3)).model, tools, prompt: 'x', maxEventsPerRun: 6 });
+    // run-start, then model step / tool end pairs, each pair one append (the step rides with its call's
+    // end, RunSession.defer): the third pair would be events 6 and 7.
+    const error = await start().catch((e: unknown) => e);
+    expect(RunEventLimitError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /has 5 events; appending 2 more would pass the limit of 6 events per run \(maxEventsPerRun\)\. Nothing was appended\./,
+    );
+    const events = await journal.events(runId);
+    expect(events.map((e) => e.type)).toEqual(['run-start', 'model-step', 'tool-call-end', 'model-step', 'tool-call-end', 'run-fail']);
+    expect(events.at(-1)).toMatchObject({ error: { name: 'RunEventLimitError' } });
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+
+    // Resumed under the same limit: refused at once, nothing appended.
+    const again = await start().catch((e: unknown) => e);
+    expect(RunEventLimitError.isInstance(again)).toBe(true);
+    expect(await journal.events(runId)).toHaveLength(6);
+
+    // A higher limit: it goes on from where it stopped and completes.
+    const model = scriptedModel(callEachStep('t', 3));
+    const done = await runDurable({ runId, journal, model: model.model, tools, prompt: 'x', maxEventsPerRun: 100 });
+    expect(done.status).toBe('completed');
+    // The two recorded tool-calling steps were replayed; the third (refused with its call's end) is asked again, then the answer.
+    expect(model.calls()).toBe(2);
+
+    await expect(runDurable({ runId: uniqueRunId(), journal, model: model.model, tools, prompt: 'x', maxEventsPerRun: 1 })).rejects.toThrow(
+      /maxEventsPerRun must be a whole number of at least 2/,
+    );
+  });
+
+  it('a run waiting for a person with no room left to resume is failed with RunEventLimitError, not left waiting; asking again writes nothing', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    const call = (maxEventsPerRun: number) =>
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', maxEventsPerRun });
+    expect((await call(100)).status).toBe('waiting-approval');
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme' });
+    const full = (await journal.getRun(runId))?.lastSeq as number;
+    await expect(call(full)).rejects.toThrow(RunEventLimitError);
+    expect(await journal.getRun(runId)).toMatchObject({ status: 'failed', lastSeq: full + 1 });
+    expect((await journal.events(runId)).at(-1)).toMatchObject({ type: 'run-fail', error: { name: 'RunEventLimitError' } });
+    await expect(call(full)).rejects.toThrow(RunEventLimitError);
+    expect((await journal.getRun(runId))?.lastSeq).toBe(full + 1);
+    expect(agent.ledger.total).toBe(0);
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+  });
+
+  it('a migration at the limit needs room for two events (run-migrate and run-resume): with room for one it is refused, never past the limit', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    const call = (maxEventsPerRun: number, system: string) =>
+      runDurable({
+        runId,
+        journal,
+        model: agent.scripted.model,
+        tools: agent.tools,
+        prompt: 'Refund o_17',
+        system,
+        maxEventsPerRun,
+        acceptChange: () => ({ by: 'ops@acme', reason: 'new wording' }),
+      });
+    expect((await call(100, 'Be kind.')).status).toBe('waiting-approval');
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme' });
+    const full = (await journal.getRun(runId))?.lastSeq as number;
+    // Room for one more event: a resume alone would fit, a migration and its resume would not.
+    await expect(call(full + 1, 'Be brief.')).rejects.toThrow(RunEventLimitError);
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types.slice(full)).toEqual(['run-fail']);
+    expect(types).not.toContain('run-migrate');
+    expect(agent.ledger.total).toBe(0);
+  });
+
+  it('a side effect never starts past the limit: its start is refused before execute', async () => {
+    const runId = uniqueRunId();
+    const counter = { calls: 0 };
+    const charge = gnlTool(
+      returning(() => ({ ok: true }), counter),
+      { sideEffect: true },
+    );
+    // run-start, then the model step with the call's start (one append, RunSession.defer) would be 3 > 2.
+    await expect(
+      runDurable({ runId, journal, model: scriptedModel(callOnce('charge')).model, tools: { charge }, prompt: 'x', maxEventsPerRun: 2 }),
+    ).rejects.toThrow(RunEventLimitError);
+    expect(counter.calls).toBe(0);
+    expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-fail']);
+  });
+});

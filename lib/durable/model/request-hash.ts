@@ -1,0 +1,73 @@
+/**
+ * The model call's input, hashed: recorded with each model step, compared when the step is replayed
+ * (a replay that asks differently is journaled as `replay-mismatch`, fatal with strictReplay).
+ *
+ * Version 2, a running hash (recorded as "2:<digest>"): a step's prompt is the previous step's prompt
+ * plus what that step added (its answer and tool results), so each message is hashed once, when it
+ * first appears, into a chain; a step's hash is the chain over its prompt, plus its system messages
+ * and its settings and tools, hashed whole at every step (where a changed input usually is: a system
+ * prompt with today's date, a tool's schema). A prompt that is not an extension of the previous one (a
+ * prepareStep that trims or rewrites history) is noticed by its length and hashed again from the start.
+ * What version 2 does not see: an earlier non-system message rewritten in place with the length kept.
+ * The replay is linear in the recorded steps instead of quadratic (docs/benchmarks.md, figure 2).
+ *
+ * Version 1 (no prefix, runs recorded before version 2): the whole call at every step. Still computed
+ * for a step recorded with it, so those runs compare like with like; rows are never rewritten.
+ */
+import { createHash } from 'node:crypto';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { canonicalJson } from '../identity/canonical-json';
+import { encodeJson } from '../journal/json-codec';
+import { withoutDefaults } from './schema-identity';
+
+const V2 = '2:';
+
+/** Hashes the model calls of one invocation; one per session, so a model prepareStep swaps in shares it. */
+export class RequestHasher {
+  /** chain[i]: the digest over the non-system messages among the prompt's first i messages. */
+  private readonly chain: string[] = [digest('gnl-request-chain')];
+  /** The digest of the last message the chain covers, to notice a prompt that is not an extension. */
+  private last: string | undefined;
+
+  /** The version 2 hash of this call's input. */
+  hash(params: LanguageModelV4CallOptions): string {
+    const { prompt, abortSignal: _signal, headers: _headers, ...settings } = params;
+    const covered = this.chain.length - 1;
+    // Shorter, or its last covered message changed (a sliding window): not an extension, from the start.
+    if (covered > prompt.length || (covered > 0 && messageDigest(prompt[covered - 1]) !== this.last)) this.chain.length = 1;
+    for (let i = this.chain.length - 1; i < prompt.length; i++) {
+      const message = prompt[i] as (typeof prompt)[number];
+      const previous = this.chain[i] as string;
+      this.last = messageDigest(message);
+      this.chain.push(message.role === 'system' ? previous : digest(previous + this.last));
+    }
+    const system = prompt.filter((message) => message.role === 'system');
+    const whole = canonicalJson(encodeJson({ settings: withSchemasWithoutDefaults(settings), system }));
+    return V2 + digest(`${this.chain[prompt.length]}.${digest(whole)}`);
+  }
+
+  /** This call's hash in the version `recorded` was made with, to compare like with like. */
+  hashLike(recorded: string, params: LanguageModelV4CallOptions): string {
+    return recorded.startsWith(V2) ? this.hash(params) : requestHashV1(params);
+  }
+}
+
+/** Version 1: the whole call (prompt, tools without their schemas' defaults, settings), at every step. */
+export function requestHashV1(params: LanguageModelV4CallOptions): string {
+  const { abortSignal: _signal, headers: _headers, ...rest } = params;
+  return digest(canonicalJson(encodeJson(withSchemasWithoutDefaults(rest))));
+}
+
+/** The tools offered, their schemas without defaults (schema-identity.ts): a default is no change in what is asked. */
+function withSchemasWithoutDefaults<T extends { tools?: LanguageModelV4CallOptions['tools'] }>(settings: T): T {
+  if (!settings.tools) return settings;
+  return { ...settings, tools: settings.tools.map((t) => ('inputSchema' in t ? { ...t, inputSchema: withoutDefaults(t.inputSchema) } : t)) };
+}
+
+function messageDigest(message: unknown): string {
+  return digest(canonicalJson(encodeJson(message)));
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}

@@ -1,0 +1,137 @@
+/**
+ * One invocation of runDurable on a held run: the journal's view (RunState), the hold to append
+ * through, and what this invocation found waiting. Shared by the recording model, the tool gate and
+ * the journaled tools. A journal failure anywhere is fatal for the invocation: it is kept here,
+ * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
+ * as a tool error).
+ */
+import { JournalDataError, RunDivergedError, type ToolCallFailedError } from '../errors';
+import { assertEventRoom, encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
+import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
+import type { RunHold } from '../journal/journal';
+import { RequestHasher } from '../model/request-hash';
+import type { RunState } from '../projection/run-state';
+import type { InvocationTrace } from '../telemetry/tracing';
+
+export class RunSession {
+  /** The loop's current step (runDurable's prepareStep sets it before each model call; retries of a call keep it). */
+  stepNumber = 0;
+  /** Approval questions this invocation leaves open. */
+  readonly waiting: Extract<PendingItem, { kind: 'approval' }>[] = [];
+  /** Calls to tools without execute that wait for a result provided through the journal. */
+  readonly waitingResults: Extract<PendingItem, { kind: 'tool-result' }>[] = [];
+  /** Per key, the attempts recorded when the gate let its call execute (a later attempt means a twin acted since). */
+  readonly cleared = new Map<string, number>();
+  /** Side effects of unknown outcome this invocation cannot settle. */
+  readonly blocked: Extract<PendingItem, { kind: 'side-effect' }>[] = [];
+  /** Executions in progress per idempotency key: parallel calls with equal 'args' share one. */
+  readonly inFlight = new Map<string, Promise<unknown>>();
+  fatal: unknown;
+  /** The run was canceled (journal.cancel) while this invocation executed it. */
+  canceled = false;
+  /** A tool threw: the run fails after the step's other calls settle. */
+  failure: ToolCallFailedError | undefined;
+  /** Model steps answered from the journal in this invocation (by step number). */
+  readonly replayedSteps = new Set<number>();
+  /** Hashes this invocation's model calls, each message once (request-hash.ts). */
+  readonly requestHasher = new RequestHasher();
+  private readonly mismatched = new Set<string>();
+  /** A new model step waiting to ride with the next append (defer). */
+  private deferred: JournalEvent | undefined;
+  /** The append that carries a deferred event, while it is in flight. */
+  private carrying: Promise<RecordedEvent[]> | undefined;
+  /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
+  trace: InvocationTrace | undefined;
+
+  constructor(
+    readonly runId: string,
+    readonly hold: RunHold,
+    readonly state: RunState,
+    /** A replayed call that differs from its record is fatal (RunDivergedError) instead of journaled. */
+    readonly strictReplay = false,
+    /** The run's events-per-run limit (event-limit.ts): an append past it is fatal, nothing written. */
+    readonly maxEvents = MAX_EVENTS_PER_RUN,
+  ) {}
+
+  /** Journals a replay that asks differently from what was recorded (once per subject); fatal with strictReplay. */
+  async replayMismatch(event: Extract<JournalEvent, { type: 'replay-mismatch' }>, field: string): Promise<void> {
+    if (this.strictReplay) {
+      const error = new RunDivergedError({ runId: this.runId, differences: [{ field, recorded: event.recorded, given: event.given }], replay: true });
+      this.fatal ??= error;
+      throw error;
+    }
+    const subject = `${event.kind}:${event.step ?? event.toolCallId}`;
+    if (this.mismatched.has(subject)) return;
+    this.mismatched.add(subject);
+    await this.append(event);
+  }
+
+  /**
+   * Journals `event` with the next append, in the same statement, before that append's own events: a
+   * new model step rides with what follows it (its first call's start, an approval question, the run's
+   * completion), so a step and the start of the side effect it asks for cost one round trip and one
+   * commit, not two. Nothing has acted on the step until that append: a crash before it loses only a
+   * model answer, asked again on resume. A side effect's start is an append, so it carries the step;
+   * the next model call flushes a step nothing carried (recording-model.ts), so steps stay in order.
+   */
+  defer(event: JournalEvent): void {
+    this.throwIfFatal();
+    if (this.deferred) throw new JournalDataError(`Run "${this.runId}": a ${event.type} event was deferred while a ${this.deferred.type} waited.`);
+    // Refused now if it could never be journaled (too large, not encodable): the caller handles it as an append's refusal.
+    encodeEventParts(event);
+    this.deferred = event;
+  }
+
+  /** Journals the deferred event now, if one waits (and waits for the append carrying one). */
+  async flush(): Promise<void> {
+    if (this.deferred) await this.append();
+    else await this.carrying?.catch(() => undefined);
+  }
+
+  /** Appends `events` (after a deferred event, if one waits); resolves with the records of `events`. */
+  async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
+    this.throwIfFatal();
+    // An append racing the one that carries a deferred step (parallel calls of that step) waits for it:
+    // a call's start is never recorded before the step that asked for it.
+    if (!this.deferred && this.carrying) await this.carrying.catch(() => undefined);
+    this.throwIfFatal();
+    const carried = this.deferred;
+    this.deferred = undefined;
+    const all = carried ? [carried, ...events] : events;
+    if (all.length === 0) return [];
+    const writing = this.write(all);
+    if (carried) this.carrying = writing;
+    try {
+      const recorded = await writing;
+      return carried ? recorded.slice(1) : recorded;
+    } catch (error) {
+      // Refused before anything was written (the caller's events could not be encoded): the step waits
+      // for the next append again, so whatever the caller records instead (the call's error) carries it.
+      if (carried && JournalDataError.isInstance(error) && this.fatal === undefined && !this.deferred) this.deferred = carried;
+      throw error;
+    }
+  }
+
+  private async write(events: JournalEvent[]): Promise<RecordedEvent[]> {
+    try {
+      assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, limit: this.maxEvents });
+      const recorded = await this.hold.append(events);
+      for (const event of recorded) this.state.apply(event);
+      // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
+      if (this.hold.canceled) this.canceled = true;
+      return recorded;
+    } catch (error) {
+      // Data that cannot be encoded was refused before anything was written: the caller decides.
+      // Anything else leaves the journal's state unknown, so this invocation must stop.
+      if (!JournalDataError.isInstance(error)) this.fatal ??= error;
+      throw error;
+    }
+  }
+
+  throwIfFatal(): void {
+    if (this.fatal !== undefined) throw this.fatal;
+  }
+
+  /** Stop condition: halt after the current step's tools settle, before another model call. */
+  readonly mustStop = (): boolean => this.canceled || this.fatal !== undefined || this.failure !== undefined || this.blocked.length > 0;
+}

@@ -1,0 +1,250 @@
+/**
+ * Wraps a tool's execute so that every call is journaled and nothing recorded runs twice:
+ * - a recorded result (or final error) is returned (or thrown) as recorded, and execute is not called;
+ * - otherwise, for a side effect, `tool-call-start` is made durable BEFORE execute begins (so a crash
+ *   at any later point leaves evidence that the work may have happened), then the output or error is
+ *   recorded. A read-only call is safe to run again, so it records only its end (or error), carrying
+ *   its input and start time: one append per read-only call.
+ * What a throw means (docs/tool-semantics.md):
+ * - a read-only tool is tried again with backoff (`maxRetries`, each attempt journaled); its last error
+ *   is final and goes to the model as the tool's error, as generateText would send it;
+ * - a side effect that throws ToolNotPerformedError did nothing: final error, the model sees it;
+ * - any other throw from a side effect may have acted: the unknown-outcome rule decides (retried when
+ *   retrySafe or when check says not done, settled when check says done, else blocked for a person).
+ * An execute that returns an async iterable (a streaming tool's preliminary results) is iterated to its
+ * end; its last value is the recorded output (preliminary values are not journaled).
+ * Whether a call may run at all (approvals, unknown outcomes) was decided by the tool gate; arguments
+ * and keys come from the recorded call when there is one (call-identity.ts).
+ */
+import type { Tool, ToolExecutionOptions } from 'ai';
+import { callIdentity } from '../identity/call-identity';
+import { JournalDataError, RunCanceledError, ToolCallFailedError, ToolNotPerformedError } from '../errors';
+import { errorInfo } from '../journal/events';
+import { type GnlToolOptions, gnlToolOptions } from './gnl-tool';
+import { assertModelCanRead } from './model-json';
+import type { RunSession } from '../run/run-session';
+import type { ToolOperation } from '../projection/run-state';
+import { settleUnknownOutcome } from './unknown-outcome';
+import { ATTR } from '../telemetry/tracing';
+
+type AnyTool = Tool<any, any>;
+
+/** Default retries of a throwing tool within one invocation (the SDK's own default for model calls). */
+export const DEFAULT_TOOL_MAX_RETRIES = 2;
+/** Default first backoff before a retry; it doubles on each further retry. */
+export const DEFAULT_TOOL_RETRY_DELAY_MS = 1000;
+
+export interface ToolRetry {
+  /** Retries after the first attempt, within one invocation. Default 2. */
+  maxRetries?: number;
+  /** Delay before the first retry, doubled for each next one. Default 1000 ms. */
+  initialDelayMs?: number;
+}
+
+/** The call stops here because its key's outcome is unknown and a person must decide (not journaled). */
+class CallBlockedSignal extends Error {
+  override name = 'SideEffectRetryBlocked';
+}
+
+export function journaledTool(args: { session: RunSession; toolName: string; tool: AnyTool; retry?: ToolRetry }): AnyTool {
+  const { session, toolName, tool } = args;
+  const options = gnlToolOptions(tool);
+  const retry = retryOf(options, args.retry);
+  const { needsApproval: _ownApproval, ...rest } = tool as AnyTool & { needsApproval?: unknown };
+  const execute = tool.execute?.bind(tool);
+
+  return {
+    ...rest,
+    execute: async (given: unknown, callOptions: ToolExecutionOptions<unknown>) => {
+      session.throwIfFatal();
+      const { toolCallId } = callOptions;
+      const { key, input } = callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options });
+      const span = session.trace?.toolCall({ toolName, toolCallId, idempotencyKey: key, sideEffect: options.sideEffect === true });
+      const recordedBefore = session.state.operations.get(key)?.result !== undefined;
+      // One execution per key at a time: a twin waits for the one running, then for any that started meanwhile.
+      for (let running = session.inFlight.get(key); running; running = session.inFlight.get(key)) await running.catch(() => undefined);
+      const run = async () => {
+        let op = session.state.operations.get(key);
+        if (op?.result) return replay({ session, op, toolCallId, toolName });
+        if (!execute) throw new JournalDataError(`Tool ${toolName} has no execute and no result was provided for call ${toolCallId}.`);
+        if (session.canceled) throw new RunCanceledError({ runId: session.runId });
+        if (op?.inFlight && op.sideEffect && op.attempts > (session.cleared.get(key) ?? 0)) {
+          // A twin under the same key ran since the gate let this call through and left its outcome unknown.
+          const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+          op = session.state.operations.get(key) as ToolOperation;
+          if (verdict === 'settled') return replay({ session, op, toolCallId, toolName });
+          if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
+        }
+        return attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions });
+      };
+      // The tool's own spans nest under its call's.
+      const work = span ? span.within(run) : run();
+      session.inFlight.set(key, work);
+      try {
+        const output = await work;
+        span?.set({ [ATTR.attempt]: session.state.operations.get(key)?.attempts ?? 0 });
+        span?.end({ status: recordedBefore ? 'replayed' : 'executed' });
+        return output;
+      } catch (error) {
+        span?.set({ [ATTR.attempt]: session.state.operations.get(key)?.attempts ?? 0 });
+        if (error instanceof CallBlockedSignal) span?.end({ status: 'blocked' });
+        else span?.end({ error });
+        throw error;
+      } finally {
+        if (session.inFlight.get(key) === work) session.inFlight.delete(key);
+      }
+    },
+  } as AnyTool;
+}
+
+async function attempts(args: {
+  session: RunSession;
+  toolName: string;
+  tool: AnyTool;
+  options: GnlToolOptions;
+  retry: Required<ToolRetry>;
+  execute: NonNullable<AnyTool['execute']>;
+  input: unknown;
+  key: string;
+  toolCallId: string;
+  callOptions: ToolExecutionOptions<unknown>;
+}): Promise<unknown> {
+  const { session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions } = args;
+  const sideEffect = options.sideEffect === true;
+  for (let tries = 0; ; tries++) {
+    const attempt = (session.state.operations.get(key)?.attempts ?? 0) + 1;
+    if (sideEffect) await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect });
+    // Canceled while this call was being recorded (the append that carried its start said so): its start
+    // is journaled and its work is not done, so the journal says that too, rather than leave a start that
+    // reads as an unknown outcome. Nothing else holds the run: it is known that execute never ran.
+    if (sideEffect && session.canceled) {
+      const canceled = new RunCanceledError({ runId: session.runId });
+      await session.append({
+        type: 'tool-call-error',
+        toolCallId,
+        toolName,
+        idempotencyKey: key,
+        attempt,
+        error: errorInfo(canceled),
+        durationMs: 0,
+        retryable: false,
+      });
+      throw canceled;
+    }
+    const unstarted = sideEffect ? {} : { input, startedAt: new Date().toISOString() };
+    const errorEvent = (error: unknown, durationMs: number, retryable: boolean) =>
+      ({ type: 'tool-call-error', ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, error: errorInfo(error), durationMs, retryable }) as const;
+    const startedAt = performance.now();
+    const elapsed = () => Math.round((performance.now() - startedAt) * 10) / 10;
+    let output: unknown;
+    try {
+      output = await callTool(execute, input, { ...callOptions, idempotencyKey: key });
+    } catch (error) {
+      session.throwIfFatal();
+      const retriesLeft = tries < retry.maxRetries;
+      if (!sideEffect || ToolNotPerformedError.isInstance(error)) {
+        // Known not to have acted: tried again while retries are left, then final (the model sees it).
+        const again = retriesLeft && !ToolNotPerformedError.isInstance(error);
+        await session.append(errorEvent(error, elapsed(), again));
+        if (!again) throw error;
+        await backoff(retry, tries);
+        continue;
+      }
+      // A side effect that threw may have acted: its outcome is unknown until the rule settles it.
+      await session.append(errorEvent(error, elapsed(), true));
+      const op = session.state.operations.get(key) as ToolOperation;
+      const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+      if (verdict === 'settled') return replay({ session, op: session.state.operations.get(key) as ToolOperation, toolCallId, toolName });
+      if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId} threw and its outcome is unknown`, { cause: error });
+      if (!retriesLeft) {
+        // Safe to run again but out of retries: the run fails (resumable); a resume tries again under the same key.
+        session.failure ??= new ToolCallFailedError({ runId: session.runId, toolCallId, toolName, attempt, cause: error });
+        throw error;
+      }
+      await backoff(retry, tries);
+      continue;
+    }
+    return recordOutput({
+      session,
+      toolName,
+      tool,
+      output,
+      end: { ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, durationMs: elapsed() },
+      errorEvent,
+    });
+  }
+}
+
+async function recordOutput(args: {
+  session: RunSession;
+  toolName: string;
+  tool: AnyTool;
+  output: unknown;
+  end: { toolCallId: string; toolName: string; idempotencyKey: string; attempt: number; durationMs: number; input?: unknown; startedAt?: string };
+  errorEvent: (error: unknown, durationMs: number, retryable: boolean) => Parameters<RunSession['append']>[0];
+}): Promise<unknown> {
+  const { session, toolName, tool, output, end, errorEvent } = args;
+  // The output cannot be sent to the model (a bigint) or journaled (a cycle, say): record that as the
+  // call's final error, keep the cause. Which step refused it is known from where it threw.
+  let refused: InstanceType<typeof JournalDataError> | undefined;
+  try {
+    assertModelCanRead({ toolName, tool, output });
+  } catch (error) {
+    if (!JournalDataError.isInstance(error)) throw error;
+    refused = error;
+  }
+  if (!refused) {
+    try {
+      await session.append({ type: 'tool-call-end', ...end, output, source: 'executed' });
+      return output;
+    } catch (error) {
+      if (!JournalDataError.isInstance(error)) throw error;
+      // The size (tooLarge) stays on the error callers see, not only on its cause.
+      refused = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, {
+        cause: error,
+        ...(error.tooLarge ? { tooLarge: error.tooLarge } : {}),
+      });
+    }
+  }
+  await session.append(errorEvent(refused, end.durationMs, false));
+  throw refused;
+}
+
+/** Runs execute; an async iterable (a streaming tool) is drained and its last value is the output. */
+async function callTool(execute: NonNullable<AnyTool['execute']>, input: unknown, options: ToolExecutionOptions<unknown>): Promise<unknown> {
+  const result = (await execute(input, options)) as unknown;
+  if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) return result;
+  let last: unknown;
+  for await (const value of result as AsyncIterable<unknown>) last = value;
+  return last;
+}
+
+function retryOf(options: GnlToolOptions, fallback: ToolRetry | undefined): Required<ToolRetry> {
+  const maxRetries = options.maxRetries ?? fallback?.maxRetries ?? DEFAULT_TOOL_MAX_RETRIES;
+  const initialDelayMs = options.retryDelayMs ?? fallback?.initialDelayMs ?? DEFAULT_TOOL_RETRY_DELAY_MS;
+  return { maxRetries, initialDelayMs };
+}
+
+function backoff(retry: Required<ToolRetry>, tries: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, retry.initialDelayMs * 2 ** tries));
+}
+
+async function replay(args: { session: RunSession; op: ToolOperation; toolCallId: string; toolName: string }): Promise<unknown> {
+  const { session, op, toolCallId, toolName } = args;
+  const result = op.result as NonNullable<ToolOperation['result']>;
+  if (!op.toolCallIds.has(toolCallId) && result.kind === 'output') {
+    // A re-planned call with equal arguments ('args'): it gets the first call's result, and the journal says so.
+    await session.append({
+      type: 'tool-call-end',
+      toolCallId,
+      toolName,
+      idempotencyKey: op.idempotencyKey,
+      attempt: op.attempts,
+      output: result.output,
+      durationMs: 0,
+      source: 'deduplicated',
+    });
+  }
+  if (result.kind === 'error') throw Object.assign(new Error(result.error.message), { name: result.error.name });
+  return result.output;
+}
