@@ -14,7 +14,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, defineConfig, devices, type LaunchOptions } from '@playwright/test';
+import { chromium, defineConfig, devices, type LaunchOptions, type PlaywrightTestConfig } from '@playwright/test';
 import { storageStatePath } from './e2e/studio/auth-state';
 import { freePortsSync } from './e2e/studio/free-ports';
 import { SCHEDULE } from './e2e/studio/schedule-data';
@@ -66,6 +66,12 @@ function studioDatabaseUrl(url: string): string {
   return parsed.toString();
 }
 
+// The quick suite (`npm run test:quick`, scripts/test.mjs): one Studio, the sign-in project and a smoke
+// of the pages (signed out is refused, a seeded run's page shows its journal); no other Studio is started.
+const smoke = process.env.GNL_E2E_SMOKE === '1';
+
+type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, readonly unknown[]>;
+
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
 function launchOptions(): LaunchOptions {
@@ -106,6 +112,23 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   projects: [
     { name: 'sign-in', testMatch: /auth\.setup\.ts$/, use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() } },
+    ...(smoke
+      ? [
+          {
+            name: 'smoke',
+            testMatch: ['sign-in.spec.ts', 'runs.spec.ts'],
+            grep: /signed out, every Studio page|the run page shows the summary and the journal in order/,
+            dependencies: ['sign-in'],
+            use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), storageState: alice },
+          },
+        ]
+      : fullProjects()),
+  ],
+  webServer: smoke ? [mainServer()] : [mainServer(), ...otherServers()],
+});
+
+function fullProjects() {
+  return [
     {
       name: 'seeded',
       testMatch: ['runs.spec.ts', 'sign-in.spec.ts', 'timeline.spec.ts', 'conversations.spec.ts'],
@@ -191,37 +214,43 @@ export default defineConfig({
           },
         ]
       : []),
-  ],
-  webServer: [
-    {
-      // Seed first: the folder lock admits one process, and the Studio keeps the folder while it runs.
-      // scripts/studio.mjs builds when the sources are newer than the last build, then starts on loopback.
-      command: 'npx tsx e2e/studio/seed.ts && node scripts/studio.mjs',
-      url: baseURL,
-      env: {
-        GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR,
-        PORT: String(port),
-        GNL_STUDIO_HOST: '127.0.0.1',
-        DATABASE_URL: '',
-        GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_DEMO_PORT,
-        GNL_DEMO_SERVICE_URL: '',
-        // Where traces live: the seeded completed run's page links its recorded trace (timeline.spec.ts).
-        GNL_TRACE_URL: 'https://traces.example.test/trace/{traceId}',
-        // The support agent has its check here: crash.spec.ts starts its run without one from the Demo page.
-        // A refund's approval expires after an hour (longer than any spec waits): timers.spec.ts sees its deadline.
-        GNL_DEMO_APPROVAL_EXPIRES_MS: '3600000',
-        // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
-        GNL_STUDIO_STREAM_MAX_MS: '4000',
-        GNL_STUDIO_HEARTBEAT_MS: '1000',
-        GNL_MODEL: '',
-        OPENAI_API_KEY: '',
-        ANTHROPIC_API_KEY: '',
-      },
-      timeout: 300_000,
-      reuseExistingServer: false,
-      stdout: 'pipe',
-      stderr: 'pipe',
+  ];
+}
+
+function mainServer(): WebServer {
+  return {
+    // Seed first: the folder lock admits one process, and the Studio keeps the folder while it runs.
+    // scripts/studio.mjs builds when the sources are newer than the last build, then starts on loopback.
+    command: 'npx tsx e2e/studio/seed.ts && node scripts/studio.mjs',
+    url: baseURL,
+    env: {
+      GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR as string,
+      PORT: String(port),
+      GNL_STUDIO_HOST: '127.0.0.1',
+      DATABASE_URL: '',
+      GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_DEMO_PORT as string,
+      GNL_DEMO_SERVICE_URL: '',
+      // Where traces live: the seeded completed run's page links its recorded trace (timeline.spec.ts).
+      GNL_TRACE_URL: 'https://traces.example.test/trace/{traceId}',
+      // The support agent has its check here: crash.spec.ts starts its run without one from the Demo page.
+      // A refund's approval expires after an hour (longer than any spec waits): timers.spec.ts sees its deadline.
+      GNL_DEMO_APPROVAL_EXPIRES_MS: '3600000',
+      // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
+      GNL_STUDIO_STREAM_MAX_MS: '4000',
+      GNL_STUDIO_HEARTBEAT_MS: '1000',
+      GNL_MODEL: '',
+      OPENAI_API_KEY: '',
+      ANTHROPIC_API_KEY: '',
     },
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: 'pipe' as const,
+    stderr: 'pipe' as const,
+  };
+}
+
+function otherServers(): WebServer[] {
+  return [
     {
       // Started after the first one is up (Playwright starts web servers in order), so the build is shared.
       command: 'npx tsx e2e/studio/seed-long.ts && node scripts/studio.mjs',
@@ -245,8 +274,8 @@ export default defineConfig({
       },
       timeout: 300_000,
       reuseExistingServer: false,
-      stdout: 'pipe',
-      stderr: 'pipe',
+      stdout: 'pipe' as const,
+      stderr: 'pipe' as const,
     },
     {
       // The same build, after the first server (which builds it), on a journal holding a run stranded by a deploy.
@@ -273,8 +302,8 @@ export default defineConfig({
       },
       timeout: 300_000,
       reuseExistingServer: false,
-      stdout: 'pipe',
-      stderr: 'pipe',
+      stdout: 'pipe' as const,
+      stderr: 'pipe' as const,
     },
     ...(postgresUrl
       ? [
@@ -306,5 +335,5 @@ export default defineConfig({
           },
         ]
       : []),
-  ],
-});
+  ];
+}

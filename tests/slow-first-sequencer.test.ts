@@ -8,6 +8,7 @@ describe('slow-first sequencer', () => {
     expect(kindRank('lib/cli/cli.test.ts')).toBe(1);
     expect(kindRank('e2e/faults/server-restart.test.ts')).toBe(1);
     expect(kindRank('lib/executor/workers.test.ts')).toBe(1);
+    expect(kindRank('lib/executor/bulk/bulk.test.ts')).toBe(1);
     expect(kindRank('lib/executor/workers-helper.ts')).toBe(SLOW_FIRST.length);
     expect(kindRank('lib/durable/storage/journal-contract.test.ts')).toBe(SLOW_FIRST.length);
   });

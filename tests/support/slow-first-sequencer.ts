@@ -16,7 +16,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** Path patterns, slowest kind first (from the per-file profile in docs/testing.md). */
 export const SLOW_FIRST: readonly RegExp[] = [
   /^e2e\/(explorer|crash)\//,
-  /^lib\/cli\/|^e2e\/faults\/|^lib\/executor\/(bulk|workers|schedule-workers|timer-workers)\.test\.ts$/,
+  /^lib\/cli\/|^e2e\/faults\/|^lib\/executor\/(\w+\/)?(bulk|workers|schedule-workers|timer-workers)\.test\.ts$/,
 ];
 
 export function kindRank(file: string): number {

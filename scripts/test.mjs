@@ -1,0 +1,47 @@
+/**
+ * `npm test`: every test. vitest (unit, journal, SIGKILL crash, explorer and fault suites, on PGlite and,
+ * with DATABASE_URL, on Postgres), then Playwright (the Studio in a real Chromium). Both run even when
+ * the first fails, so one run reports everything; the exit status is the first failure's.
+ *
+ * `npm run test:quick` (`--quick`): the inner loop, under 2 minutes: the core contract on PGlite, the
+ * projection, the schemas and one Studio smoke in Chromium. What it leaves out: docs/testing.md.
+ *
+ * On a Node older than 22 it first switches to the pinned Node 24 LTS (node-lts.mjs). The Node it runs
+ * on is printed first, so a CI log says which Node the suite was tested on.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ensureSupportedNode } from './node-lts.mjs';
+
+ensureSupportedNode(import.meta.filename);
+
+const root = path.resolve(import.meta.dirname, '..');
+const quick = process.argv.includes('--quick');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+
+/** The quick suite's files: what a change to the core most often breaks, in seconds, not minutes. */
+export const QUICK_VITEST = [
+  'lib/durable/storage/journal-contract.test.ts',
+  'lib/durable/run-projection.property.test.ts',
+  'lib/durable/event-schemas.test.ts',
+  'lib/durable/side-effects.test.ts',
+  'lib/durable/run-durable.test.ts',
+  'db/migrations.test.ts',
+];
+
+console.log(`gnl test: Node ${process.version} (${process.execPath})${quick ? ', quick suite' : ''}`);
+const steps = quick
+  ? [
+      [bin('vitest'), ['run', ...QUICK_VITEST], { DATABASE_URL: '', CI: '' }],
+      [bin('playwright'), ['test', '--project=smoke'], { GNL_E2E_SMOKE: '1' }],
+    ]
+  : [
+      [bin('vitest'), ['run'], {}],
+      [bin('playwright'), ['test'], {}],
+    ];
+let status = 0;
+for (const [command, args, env] of steps) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0 && status === 0) status = result.status ?? 1;
+}
+process.exit(status);
