@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, defineConfig, devices, type LaunchOptions, type PlaywrightTestConfig } from '@playwright/test';
 import { storageStatePath } from './e2e/studio/auth-state';
+import { CHILD_NODE_FLAGS } from './tests/support/child-bundles';
 import { freePortsSync } from './e2e/studio/free-ports';
 import { SCHEDULE } from './e2e/studio/schedule-data';
 import { LONG } from './e2e/studio/seed-data';
@@ -71,6 +72,9 @@ function studioDatabaseUrl(url: string): string {
 const smoke = process.env.GNL_E2E_SMOKE === '1';
 
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, readonly unknown[]>;
+
+// Every Studio the suite starts (also those a spec starts itself) runs with the tests' V8 flags (child-bundles.ts).
+process.env.GNL_STUDIO_NODE_FLAGS ??= CHILD_NODE_FLAGS.join(' ');
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
@@ -227,6 +231,7 @@ function mainServer(): WebServer {
       GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR as string,
       PORT: String(port),
       GNL_STUDIO_HOST: '127.0.0.1',
+      GNL_STUDIO_NODE_FLAGS: CHILD_NODE_FLAGS.join(' '),
       DATABASE_URL: '',
       GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_DEMO_PORT as string,
       GNL_DEMO_SERVICE_URL: '',
@@ -259,6 +264,7 @@ function otherServers(): WebServer[] {
         GNL_DATA_DIR: longDataDir,
         PORT: String(longPort),
         GNL_STUDIO_HOST: '127.0.0.1',
+        GNL_STUDIO_NODE_FLAGS: CHILD_NODE_FLAGS.join(' '),
         DATABASE_URL: '',
         GNL_DEMO_SERVICE: 'off',
         GNL_DEMO_SERVICE_URL: 'http://127.0.0.1:9',
@@ -285,6 +291,7 @@ function otherServers(): WebServer[] {
         GNL_DATA_DIR: versionsDataDir,
         PORT: String(versionsPort),
         GNL_STUDIO_HOST: '127.0.0.1',
+        GNL_STUDIO_NODE_FLAGS: CHILD_NODE_FLAGS.join(' '),
         DATABASE_URL: '',
         GNL_DEMO_SERVICE_PORT: String(versionsDemoPort),
         GNL_DEMO_SERVICE_URL: '',
@@ -319,6 +326,7 @@ function otherServers(): WebServer[] {
               GNL_E2E_PG_LOGIN: process.env.GNL_E2E_PG_LOGIN as string,
               PORT: String(postgresPort),
               GNL_STUDIO_HOST: '127.0.0.1',
+              GNL_STUDIO_NODE_FLAGS: CHILD_NODE_FLAGS.join(' '),
               GNL_DEMO_SERVICE_PORT: process.env.GNL_E2E_PG_DEMO_PORT as string,
               GNL_DEMO_SERVICE_URL: '',
               GNL_DEMO_CHECKS: '0',

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { CHILD_NODE_FLAGS } from './tests/support/child-bundles';
 import SlowFirstSequencer from './tests/support/slow-first-sequencer';
 
 export default defineConfig({
@@ -28,6 +29,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.
     maxWorkers: 2,
+    // Workers run with the same V8 flags as the processes the tests start (CHILD_NODE_FLAGS, child-bundles.ts).
+    execArgv: [...CHILD_NODE_FLAGS],
     // The slowest files first, also on a fresh clone with no cached durations (slow-first-sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
   },

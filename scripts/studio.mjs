@@ -106,10 +106,12 @@ if (!process.env.GNL_DEMO_SERVICE_URL && process.env.GNL_DEMO_SERVICE !== 'off')
 }
 
 // Which journal it reads is the Studio's own business (storageFromEnv); its pages say which.
+// Node/V8 flags for the server process, space-separated (the e2e suite gives it the tests' --liftoff-only).
+const serverNodeFlags = (process.env.GNL_STUDIO_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const restarts = [];
 function startServer() {
   console.log(`studio: starting on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
-  const server = spawnChild(process.execPath, [path.join(root, 'scripts', 'studio-server.mjs'), '--hostname', host, '--port', port]);
+  const server = spawnChild(process.execPath, [...serverNodeFlags, path.join(root, 'scripts', 'studio-server.mjs'), '--hostname', host, '--port', port]);
   server.on('exit', (code, signal) => {
     if (stopping) return finish(code ?? 0);
     const now = Date.now();
