@@ -26,6 +26,7 @@ import { SERVER_CAPABILITIES, type StorageCapabilities } from './capabilities';
 import { journalSecrets } from './event-rows';
 import { migrate } from './migrate';
 import { PostgresListener } from './postgres-listener';
+import { reconnectBackoff } from './reconnect-backoff';
 import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_TCP_KEEP_ALIVE_S } from './session-settings';
 import { type SqlDriver, postgresDriver } from './sql-driver';
 import { PostgresJournal, type RunEraser } from './postgres-journal';
@@ -38,7 +39,10 @@ export interface PostgresStorageOptions {
   connectionString: string;
   /** Pool size for appends, reads and decisions. Default 10. Holds use one more connection per process, whatever the number of runs. */
   max?: number;
-  /** More postgres.js options (ssl, connect_timeout, socket, debug, …) for every connection this storage opens. Pool size and lifetimes stay GNL's. */
+  /**
+   * More postgres.js options (ssl, connect_timeout, socket, debug, …) for every connection this storage opens. Pool size and lifetimes stay GNL's.
+   * `backoff` defaults to reconnectBackoff (reconnect-backoff.ts: at most 1 s between attempts, not postgres.js's 20 s).
+   */
   clientOptions?: postgres.Options<Record<string, postgres.PostgresType>>;
   /** Secrets in tool arguments and outputs: the journal key and the redaction list (docs/secrets.md). storageFromEnv sets it from GNL_JOURNAL_KEY. */
   secrets?: JournalSecrets | JournalSecretsOptions;
@@ -184,6 +188,7 @@ export class PostgresStorage {
     const named = /[?&]application_name=/.test(this.options.connectionString) || extra.connection?.application_name !== undefined;
     return postgres(this.options.connectionString, {
       onnotice: () => {},
+      backoff: reconnectBackoff,
       ...extra,
       ...options,
       connection: { ...(named ? {} : { application_name: role }), ...extra.connection, ...options.connection },
