@@ -49,7 +49,10 @@ const steps = quick
     ];
 let status = 0;
 for (const [command, args, env] of steps) {
+  const started = performance.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const seconds = Math.round((performance.now() - started) / 1000);
+  console.log(`gnl test: ${path.basename(command)} ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s`);
   if (result.status !== 0 && status === 0) status = result.status ?? 1;
 }
 process.exit(status);
