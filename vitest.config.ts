@@ -29,11 +29,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.
     maxWorkers: 2,
-    // Files share their worker's module cache instead of a fresh process each: the modules (the AI SDK,
-    // drizzle, PGlite's loader) load once per worker, not once per file (import time 211 s -> 22 s of a
-    // run, the run 836 s -> 636 s; docs/testing.md). No suite mocks modules or keeps state between files
-    // that another reads; each opens its own storage and data folder.
-    isolate: false,
+    // Each file in a fresh worker (vitest's default). Sharing the module cache (isolate: false) cut the
+    // run from 836 s to 636 s once, but in another file order (a fresh clone's) state leaked between files:
+    // Next's AsyncLocalStorage invariant, the hold-session and notify-crash suites failed. docs/testing.md.
+    isolate: true,
     // Workers run with the same V8 flags as the processes the tests start (CHILD_NODE_FLAGS, child-bundles.ts).
     execArgv: [...CHILD_NODE_FLAGS],
     // The slowest files first, also on a fresh clone with no cached durations (slow-first-sequencer.ts).
