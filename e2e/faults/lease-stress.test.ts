@@ -13,8 +13,9 @@ import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { PostgresStorage } from '@/lib/durable/storage';
 import { queueEntry, startRun } from '@/lib/executor';
 import { createFreshDatabase } from '@/tests/support/fresh-database';
+import { startGateProxy } from '@/tests/support/gate-proxy';
 import { DATABASE_URL } from '@/tests/support/journals';
-import { expectOnce, QUESTION, quiet, until } from './fault-checks';
+import { expectOnce, QUESTION, quiet } from './fault-checks';
 import { FaultWorker, type FaultWorkerOptions, faultTotals, namedUrl, type WorkerLine } from './fault-worker';
 import { auditRuns, installAudit, type RunAudit } from './journal-audit';
 
@@ -37,6 +38,7 @@ suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABAS
   let drop: () => Promise<void>;
   let workers: FaultWorker[] = [];
   let started = 0;
+  const closeAfter: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
     // A service that takes 100 ms to answer, as real ones do: a run is in flight for a few hundred ms, so a
@@ -51,6 +53,7 @@ suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABAS
   afterEach(async () => {
     await Promise.all(workers.map((w) => w.end()));
     workers = [];
+    for (const close of closeAfter.splice(0)) await close();
     await storage.close();
     await service.close();
     await drop();
@@ -103,27 +106,31 @@ suite(`leases under pressure [postgres]${DATABASE_URL ? '' : ' (skipped: DATABAS
 
   it('eight workers race for the same fifty runs, three rounds, two workers paused past their lease each round: every run completes once, each side effect once, one writer per invocation', async () => {
     const leaseMs = 3_000;
-    const workersUp = await pool(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8'], { concurrency: 2, leaseMs, heartbeatMs: 600 });
+    // The workers reach the service through a gate (gate-proxy.ts): each round holds every email until all
+    // sixteen slots wait inside sendEmail, so the two paused workers are certainly in the middle of a run.
+    const proxy = await startGateProxy(service.url);
+    closeAfter.push(() => proxy.close());
+    const workersUp = await pool(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8'], { concurrency: 2, leaseMs, heartbeatMs: 600, serviceUrl: proxy.url });
     const all: string[] = [];
     const roundMs: number[] = [];
     const met = () => {
       const seen = workersUp.flatMap((w) => w.lines);
       return seen.some((l) => l.type === 'took-over') && seen.some(gaveUp);
     };
-    // Three rounds, and up to three more until a takeover and a woken worker giving a run up were met: whether a
-    // paused worker's run is taken over while it sleeps depends on whether a slot frees up elsewhere in
-    // time, which a loaded or a fast machine decides; the fault must be met, not assumed.
+    // Three rounds, and up to three more should a takeover and a woken worker giving a run up not both have
+    // been met (they are by construction: the paused workers' runs are mid-email, and the others, let go,
+    // finish theirs and then find those leases expired); the fault must be met, not assumed.
     for (let round = 1; round <= 3 || (round <= 6 && !met()); round++) {
       const t0 = performance.now();
+      proxy.hold((method, path) => method === 'POST' && path === '/emails');
       const starting = startRuns(50); // the pauses strike while runs are still being started and claimed
-      // Two workers in the middle of runs, paused together for twice their lease, then woken. Together, not
-      // one after the other: on a fast machine the others finish every run while the first one sleeps,
-      // and no worker would be left in the middle of a run to pause second.
-      const victims = await until('two workers with runs in flight', () => {
-        const busy = workersUp.filter((w) => w.activeRuns().length > 0);
-        return busy.length >= 2 ? busy.slice(0, 2) : undefined;
-      });
+      // Every slot of every worker waits inside sendEmail (50 runs fill the 16 slots): an event, not a guess.
+      await proxy.waitForHeld(16, 120_000);
+      // Two workers in the middle of runs, paused together for twice their lease, then woken.
+      const victims = workersUp.filter((w) => w.activeRuns().length > 0).slice(0, 2);
+      expect(victims, 'two workers with runs in flight').toHaveLength(2);
       for (const victim of victims) victim.signal('SIGSTOP');
+      proxy.release(); // the emails are answered; the paused workers' answers wait for them in their sockets
       await new Promise((resolve) => setTimeout(resolve, 2 * leaseMs));
       for (const victim of victims) victim.signal('SIGCONT');
       all.push(...(await starting));
