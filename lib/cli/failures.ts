@@ -161,7 +161,7 @@ function explain(error: GnlError): string {
   }
   if (RunDivergedError.isInstance(error)) {
     const { runId } = error;
-    return `${error.message}${runId ? ` If its agent changed, give the old run up: gnl abandon ${shellQuote(runId)} --by … --reason …, or gnl restart ${shellQuote(runId)} --by ….` : ''}`;
+    return `${error.message}${runId ? ` If its agent changed, give the old run up: gnl abandon ${shellQuote(runId)} --by … --reason …, or gnl restart ${shellQuote(runId)} --by … (its recorded side effects answer from the old record; --preview shows each).` : ''}`;
   }
   if (DecisionConflictError.isInstance(error) && error.reason === 'run-executing') {
     const { runId } = error;

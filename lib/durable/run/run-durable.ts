@@ -30,6 +30,7 @@ import { InvocationTrace } from '../telemetry/tracing';
 import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from '../identity/idempotency-key';
 import type { Journal, RunHold } from '../journal/journal';
 import { journaledTool, type ToolRetry } from '../tools/journaled-tool';
+import { hasRelatedRuns, relatedEffects } from '../tools/related-effects';
 import { recordingModel } from '../model/recording-model';
 import { assertValidConversationId, assertValidRunId, assertValidSubject } from '../identity/run-id';
 import { RunSession } from './run-session';
@@ -244,6 +245,8 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     }
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     session.trace = traceOf(begun.state, 'resume');
+    // A fork or a restart: its side effects consult the job's other runs as they are at each call.
+    if (hasRelatedRuns(begun.state.input)) session.related = () => relatedEffects((id) => journal.events(id), begun.state.input);
     const quiet = begun.state.status === 'completed' && !how.completedCallbacks;
     const callbacks = quiet ? {} : withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
     const settings = quiet ? withoutCallbacks(rest) : rest;

@@ -12,6 +12,7 @@ import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
 import type { RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
+import type { RelatedEffect } from '../tools/related-effects';
 
 export class RunSession {
   /** The loop's current step (runDurable's prepareStep sets it before each model call; retries of a call keep it). */
@@ -40,6 +41,8 @@ export class RunSession {
   private deferred: JournalEvent | undefined;
   /** The append that carries a deferred event, while it is in flight. */
   private carrying: Promise<RecordedEvent[]> | undefined;
+  /** The side effects of the job's other runs, read at each call (related-effects.ts); unset for a run with none. */
+  related: (() => Promise<RelatedEffect[]>) | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
 
