@@ -325,6 +325,9 @@ async function settleRun<TOOLS extends ToolSet>(
   session: RunSession,
   outcome: { error: unknown } | { result: GenerateTextResult<TOOLS, any, any> },
 ): Promise<DurableResult<TOOLS>> {
+  // A loop that ended while a tool still ran (an abort, a timeout): that call's outcome is journaled
+  // first, with the run still held, so nothing that acted is left as a start without an end.
+  await session.idle();
   if (session.canceled && session.fatal === undefined) return canceled(session);
   if ('error' in outcome) {
     await recordFailure(session, outcome.error);
