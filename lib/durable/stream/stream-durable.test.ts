@@ -220,7 +220,13 @@ describeEachJournal('streamDurable', (target) => {
     const end = (await journal.events(runId)).find((e) => e.type === 'tool-call-end');
     const afterAbort = { error: error.name, status: state.status, events: (await journal.events(runId)).map((e) => e.type) };
     const resumed = await call();
-    return { afterAbort, recorded: end?.type === 'tool-call-end' ? end.output : undefined, resumed: resumed.status, refunds: ledger.total, key: ledger.executions.get(key(runId)) };
+    return {
+      afterAbort,
+      recorded: end?.type === 'tool-call-end' ? end.output : undefined,
+      resumed: resumed.status,
+      refunds: ledger.total,
+      key: ledger.executions.get(key(runId)),
+    };
   }
 
   for (const streams of [false, true]) {

@@ -15,7 +15,9 @@
  * starts before the call that asked for it is durable.
  *
  * The run goes on when nobody reads the stream (a browser that left): `durable` consumes it. Do not pass
- * a request's abort signal unless leaving should stop the run (it then fails, resumably).
+ * a request's abort signal unless leaving should stop the run (it then fails, resumably). An abort ends
+ * the stream at once but not a tool that executes: `durable` waits for it, its outcome is journaled, and
+ * only then is the failure journaled and the run let go (ToolExecutions).
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamResult } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
@@ -270,11 +272,7 @@ function emptyStep(): LanguageModelV4StreamResult['stream'] {
  * has (a tool without execute too: the journaled tool replays the result provided for it, and the gate
  * keeps it from running before one is); approval is the gate's.
  */
-function standInTools<TOOLS extends ToolSet>(
-  tools: TOOLS,
-  loopOf: () => Promise<Record<string, unknown> | undefined>,
-  executions: ToolExecutions,
-): TOOLS {
+function standInTools<TOOLS extends ToolSet>(tools: TOOLS, loopOf: () => Promise<Record<string, unknown> | undefined>, executions: ToolExecutions): TOOLS {
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]) => {
       const { needsApproval: _own, execute: _execute, ...rest } = tool as typeof tool & { needsApproval?: unknown };
