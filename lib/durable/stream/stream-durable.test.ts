@@ -211,14 +211,17 @@ describeEachJournal('streamDurable', (target) => {
         : streamDurable({ runId, journal, model: streamingModel(refundScript).model, tools, prompt: 'Refund o_17', ...(abortSignal ? { abortSignal } : {}) })
             .durable;
     const controller = new AbortController();
-    const first = call(controller.signal).catch((error: unknown) => error as Error);
+    const first = call(controller.signal).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
     await running;
     controller.abort();
     open();
     const error = await first;
     const state = new RunState(await journal.events(runId));
     const end = (await journal.events(runId)).find((e) => e.type === 'tool-call-end');
-    const afterAbort = { error: error.name, status: state.status, events: (await journal.events(runId)).map((e) => e.type) };
+    const afterAbort = { error: error?.name, status: state.status, events: (await journal.events(runId)).map((e) => e.type) };
     const resumed = await call();
     return {
       afterAbort,
