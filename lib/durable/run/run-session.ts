@@ -131,6 +131,11 @@ export class RunSession {
     }
   }
 
+  /** Resolves once no tool call is executing: each one started has its outcome journaled (or has thrown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
   throwIfFatal(): void {
     if (this.fatal !== undefined) throw this.fatal;
   }
