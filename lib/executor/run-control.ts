@@ -3,7 +3,7 @@
  * runnable again, cancel it, or, for a run whose agent changed since it started (RunDivergedError),
  * abandon it (recorded: who and why) and restart its input as a new run.
  */
-import { RunState, type RunSummary, relatedEffects, runTimers } from '@/lib/durable';
+import { jobEffects, RunState, type RunSummary, runTimers } from '@/lib/durable';
 import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { RunNotResumableError } from './errors';
 import type { QueueEntry } from './run-queue';
@@ -138,7 +138,7 @@ export async function previewRestart(runId: string, request: ExecutorContext & {
   const agentName = old.input.agent;
   if (!agentName) throw new RunNotResumableError({ runId, reason: 'no-agent' });
   const newAttempt = request.newAttempt === true;
-  const effects = await relatedEffects((id) => resolved.journal.events(id), { ...old.input, restartOf: { runId, by: 'preview' } });
+  const effects = await jobEffects((id) => resolved.journal.events(id), [runId]);
   return {
     runId,
     agent: agentName,

@@ -248,7 +248,8 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     session.trace = traceOf(begun.state, 'resume');
     // A fork or a restart: its side effects consult the job's other runs as they are at each call.
-    if (hasRelatedRuns(begun.state.input)) session.related = () => relatedEffects((id) => journal.events(id), begun.state.input);
+    // Decided at each call: a fork made of this run while it executes counts too (RunSession applies its run-forked).
+    session.related = async () => (hasRelatedRuns(session.state) ? relatedEffects((id) => journal.events(id), { runId, state: session.state }) : []);
     // A completed run replayed: its step and finish callbacks are called (replayed: true), the others not (replay-callbacks.ts).
     const quiet = begun.state.status === 'completed' && !how.completedCallbacks;
     const callbacks = withReplayedFlag(replayCallbacks, session);

@@ -119,6 +119,7 @@ export class RunSession {
     try {
       assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, limit: this.maxEvents });
       const recorded = await this.hold.append(events);
+      await this.applyForksMadeMeanwhile(recorded);
       for (const event of recorded) this.state.apply(event);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
       if (this.hold.canceled) this.canceled = true;
@@ -134,6 +135,20 @@ export class RunSession {
   /** Resolves once no tool call is executing: each one started has its outcome journaled (or has thrown). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /**
+   * Someone else appended to this run since this invocation last did (the seqs skip): a fork made of it
+   * meanwhile is the job's (its side effects count for this run's: related-effects.ts), so its run-forked
+   * is applied here, in order. Other appends to an executing run are refused, or read as their own flags
+   * (a cancel: the hold's). Rare: a load only when the seqs skip.
+   */
+  private async applyForksMadeMeanwhile(recorded: readonly RecordedEvent[]): Promise<void> {
+    const first = recorded[0]?.seq;
+    const last = this.state.lastSeq;
+    if (first === undefined || first <= last + 1) return;
+    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && event.type === 'run-forked');
+    for (const event of meanwhile) this.state.apply(event);
   }
 
   throwIfFatal(): void {

@@ -14,4 +14,4 @@ export { askPerson } from './ask-person';
 export { checkOutputSchema, type OutputCheck, assertOutputMatchesSchema } from './output-check';
 export { journaledTool, type ToolRetry } from './journaled-tool';
 export { toolGate } from './tool-gate';
-export { hasRelatedRuns, matchRelated, relatedEffects, type RelatedEffect } from './related-effects';
+export { hasRelatedRuns, jobEffects, matchRelated, relatedEffects, type RelatedEffect } from './related-effects';

@@ -97,6 +97,26 @@ describeEachJournal('related runs of one job', (target) => {
     expect(ledger.total).toBe(1);
   });
 
+  it('a parent that goes on after its fork refunded meets the fork’s refund (made while the parent executed) and answers from it: one refund', async () => {
+    const { ledger, tools, inTicket, open } = world();
+    const parentId = uniqueRunId('parent');
+    const parent = runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools });
+    await inTicket;
+    const forkId = uniqueRunId('fork');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    // The fork runs to its end first (the parent still waits inside its ticket): its refund executes.
+    const fork = await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools });
+    expect(fork.status).toBe('completed');
+    expect(ledger.total).toBe(1);
+    const [forkRefund] = startsOf(await journal.events(forkId), 'refund');
+    open();
+    expect((await parent).status).toBe('completed');
+    expect(ledger.total).toBe(1);
+    expect(endsOf(await journal.events(parentId), 'refund')).toMatchObject([
+      { toolCallId: 'p-refund', idempotencyKey: (forkRefund as { idempotencyKey: string }).idempotencyKey, source: 'deduplicated', inheritedFrom: forkId },
+    ]);
+  });
+
   it('a restart of a run that refunded answers the repeated refund from the old run’s record; with a new attempt asked for, it executes under a new key', async () => {
     const { ledger, tools, open } = world();
     open();
