@@ -46,7 +46,7 @@ describe('the embedded journal serves one process', () => {
     const storage = new PGliteStorage({ dataDir });
     const error = await storage.runs.listRuns().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DataDirLockedError);
-    expect((error as DataDirLockedError).holder.pid).toBe(child.pid);
+    expect((error as DataDirLockedError).holder?.pid).toBe(child.pid);
     expect((error as Error).message).toContain(`process ${child.pid}`);
     expect((error as Error).name).toBe('DataDirLockedError');
     // The recorded pid is a hint, never the judge: a holder whose pid means nothing here (another PID
