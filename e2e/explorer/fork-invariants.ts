@@ -6,9 +6,9 @@
  *     parent one run-forked naming the fork; model steps as the model answered them; settled, completed;
  *   - the shared part is replayed: no fork process asks the model for a step before the fork point, and
  *     no key started in the copied history reaches the outside world again;
- *   - a fork's call that repeats one of its parent's after the fork point, recorded when it was forked
- *     (same tool, same arguments), is sent under the parent's key: the service sees a repeat, not a second effect; any other call gets
- *     a key of its own; every key reaches the world at most once from the fork's processes;
+ *   - a fork's call that repeats its parent's work after the fork point (same tool, same arguments),
+ *     recorded when the fork runs, is answered from the parent's record under its key and sends nothing;
+ *     new work gets a key of its own; every key reaches the world at most once from the fork's processes;
  *   - the parent is unchanged, but for run-forked events appended after it settled.
  */
 import { type Check, decisionsJournaled, modelCalls, modelSteps, noWaitForDecided, sequence, type Verdict } from './invariants';
@@ -98,22 +98,51 @@ function sharedPartReplayed(evidence: ForkEvidence, atStep: number, check: Check
   }
 }
 
-/** Repeats go under the parent's key; other calls under keys of their own; each key reaches the world at most once from the fork. */
+/**
+ * The job's record (the door's related-effects.ts): a fork's call that repeats work its parent recorded
+ * (same tool, same arguments; done, or of unknown outcome) is answered from the parent's record under the
+ * parent's key and sends nothing; only once every such piece of the parent's work is held does a repeat
+ * become new work, under a key of its own; each key reaches the world at most once from the fork.
+ */
 function keys(evidence: ForkEvidence, check: Check): void {
   const { fork, parent } = evidence;
-  const own = startsOf(fork.events.filter((e) => e.seq > 1 && !isCopied(fork, e)));
-  // What the parent had recorded when it was forked: later work of the parent is not the fork's to repeat.
-  const forkedAt = parent.events.find((e) => e.type === 'run-forked' && e.payload.childRunId === evidence.childRunId)?.seq ?? 0;
-  const parentStarts = startsOf(parent.events.filter((e) => e.seq < forkedAt));
+  const ownRows = fork.events.filter((e) => e.seq > 1 && !isCopied(fork, e));
+  const own = startsOf(ownRows);
+  const parentId = (fork.events[0]?.payload.input as { forkOf?: { runId?: string } } | undefined)?.forkOf?.runId;
+  const copiedKeys = new Set(startsOf(fork.events.filter((e) => isCopied(fork, e))).map((s) => s.key));
+  // The parent's work a repeat must meet: each key once, not held by the fork's copy, not known to have failed.
+  const finalErrors = new Set(
+    parent.events.filter((e) => e.type === 'tool-call-error' && e.payload.retryable === false).map((e) => String(e.payload.idempotencyKey)),
+  );
+  const parentOutputs = new Map(
+    parent.events.filter((e) => e.type === 'tool-call-end').map((e) => [String(e.payload.idempotencyKey), JSON.stringify(e.payload.output)]),
+  );
+  const parentWork = uniqueByKey(startsOf(parent.events)).filter((p) => !copiedKeys.has(p.key) && !finalErrors.has(p.key));
   const parentKeys = new Set(startsOf(parent.events).map((s) => s.key));
+  const answered = ownRows.filter((e) => e.type === 'tool-call-end' && e.payload.inheritedFrom !== undefined);
+  for (const end of answered) {
+    const key = String(end.payload.idempotencyKey);
+    if (end.payload.inheritedFrom !== parentId) continue; // answered by another run of the job (a grandparent, a sibling)
+    check(
+      parentOutputs.get(key) === JSON.stringify(end.payload.output),
+      () => `the fork answered ${String(end.payload.toolName)} from its parent's key ${key}, whose recorded output is ${parentOutputs.get(key) ?? 'missing'}`,
+    );
+  }
   for (const start of own) {
-    const repeats = parentStarts.filter((p) => p.toolName === start.toolName && p.input === start.input);
-    if (repeats.length > 0)
-      check(
-        repeats.some((p) => p.key === start.key),
-        () => `the fork repeats ${start.toolName}(${start.input}) under key ${start.key}, not the parent's ${repeats.map((p) => p.key).join(' or ')}`,
-      );
-    else check(!parentKeys.has(start.key), () => `the fork's new call ${start.toolName}(${start.input}) took the parent's key ${start.key}`);
+    check(
+      !parentKeys.has(start.key),
+      () => `the fork started ${start.toolName}(${start.input}) under its parent's key ${start.key}: that work was the parent's to answer`,
+    );
+    const same = (p: { toolName: string; input: string }) => p.toolName === start.toolName && p.input === start.input;
+    const meetable = parentWork.filter(same).length;
+    const met = answered.filter(
+      (e) => e.seq < start.seq && String(e.payload.toolName) === start.toolName && JSON.stringify(e.payload.input) === start.input,
+    ).length;
+    check(
+      met >= meetable,
+      () =>
+        `the fork executed ${start.toolName}(${start.input}) anew under ${start.key} while its parent's same work (${meetable}, ${met} answered before) was on record`,
+    );
   }
   const ownKeys = new Set(own.map((s) => s.key));
   for (const [kind, byKey] of Object.entries(evidence.after)) {
@@ -127,6 +156,11 @@ function keys(evidence: ForkEvidence, check: Check): void {
   }
 }
 
+function uniqueByKey<T extends { key: string }>(items: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => !seen.has(item.key) && seen.add(item.key) !== undefined);
+}
+
 /** The parent's rows now are its rows when it settled plus run-forked events only. */
 export function parentUnchanged(atSettle: JournalRead, now: JournalRead): Verdict {
   const verdict: Verdict = { checks: 1, violations: [] };
@@ -137,10 +171,10 @@ export function parentUnchanged(atSettle: JournalRead, now: JournalRead): Verdic
   return verdict;
 }
 
-function startsOf(events: readonly Row[]): { toolName: string; input: string; key: string }[] {
+function startsOf(events: readonly Row[]): { toolName: string; input: string; key: string; seq: number }[] {
   return events
     .filter((e) => e.type === 'tool-call-start')
-    .map((e) => ({ toolName: String(e.payload.toolName), input: JSON.stringify(e.payload.input), key: String(e.payload.idempotencyKey) }));
+    .map((e) => ({ toolName: String(e.payload.toolName), input: JSON.stringify(e.payload.input), key: String(e.payload.idempotencyKey), seq: e.seq }));
 }
 
 function requestsOf(store: Store, key: string): number {
