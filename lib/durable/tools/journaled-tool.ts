@@ -11,6 +11,8 @@
  * - a side effect that throws ToolNotPerformedError did nothing: final error, the model sees it;
  * - any other throw from a side effect may have acted: the unknown-outcome rule decides (retried when
  *   retrySafe or when check says not done, settled when check says done, else blocked for a person).
+ * A side effect that returned acted: an output the journal cannot hold or the model cannot read is
+ * recorded as done with a marker in its place (unencodable-output.ts); a read-only one's is its final error.
  * An execute that returns an async iterable (a streaming tool's preliminary results) is iterated to its
  * end; its last value is the recorded output (preliminary values are not journaled).
  * Whether a call may run at all (approvals, unknown outcomes) was decided by the tool gate; arguments
@@ -25,6 +27,7 @@ import { assertModelCanRead } from './model-json';
 import type { RunSession } from '../run/run-session';
 import type { ToolOperation } from '../projection/run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
+import { markerAwareModelOutput, unencodableOutput } from './unencodable-output';
 import { ATTR } from '../telemetry/tracing';
 
 type AnyTool = Tool<any, any>;
@@ -55,6 +58,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
 
   return {
     ...rest,
+    ...(tool.toModelOutput ? { toModelOutput: markerAwareModelOutput(tool.toModelOutput.bind(tool)) } : {}),
     execute: async (given: unknown, callOptions: ToolExecutionOptions<unknown>) => {
       session.throwIfFatal();
       const { toolCallId } = callOptions;
@@ -168,6 +172,7 @@ async function attempts(args: {
       session,
       toolName,
       tool,
+      sideEffect,
       output,
       end: { ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, durationMs: elapsed() },
       errorEvent,
@@ -179,13 +184,13 @@ async function recordOutput(args: {
   session: RunSession;
   toolName: string;
   tool: AnyTool;
+  sideEffect: boolean;
   output: unknown;
   end: { toolCallId: string; toolName: string; idempotencyKey: string; attempt: number; durationMs: number; input?: unknown; startedAt?: string };
   errorEvent: (error: unknown, durationMs: number, retryable: boolean) => Parameters<RunSession['append']>[0];
 }): Promise<unknown> {
-  const { session, toolName, tool, output, end, errorEvent } = args;
-  // The output cannot be sent to the model (a bigint) or journaled (a cycle, say): record that as the
-  // call's final error, keep the cause. Which step refused it is known from where it threw.
+  const { session, toolName, tool, sideEffect, output, end, errorEvent } = args;
+  // The output cannot be sent to the model (a bigint) or journaled (a cycle, say). Which step refused it is known from where it threw.
   let refused: InstanceType<typeof JournalDataError> | undefined;
   try {
     assertModelCanRead({ toolName, tool, output });
@@ -206,6 +211,13 @@ async function recordOutput(args: {
       });
     }
   }
+  if (sideEffect) {
+    // It acted: recorded as done, with a marker for the value (unencodable-output.ts), never as failed.
+    const marker = unencodableOutput(output, refused.message, refused.tooLarge !== undefined);
+    await session.append({ type: 'tool-call-end', ...end, output: marker, source: 'executed' });
+    return marker;
+  }
+  // A read-only call: its final error, with the cause; the model sees it (running it again is safe).
   await session.append(errorEvent(refused, end.durationMs, false));
   throw refused;
 }
