@@ -294,4 +294,40 @@ describeEachJournal('limits end to end', (target) => {
     expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-fail']);
   });
 
+  it('a side effect with room for its start but not its outcome does not execute; a higher limit executes it once', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent();
+    const call = (maxEventsPerRun: number) =>
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', maxEventsPerRun });
+    // run-start, then the model step with the refund's start (events 2 and 3): its end would be event 4.
+    const error = await call(3).catch((e: unknown) => e);
+    expect(agent.ledger.total).toBe(0);
+    expect(RunEventLimitError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/has 1 events; appending 2 more and keeping room for 1 side effect's outcome would pass the limit of 3/);
+    expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-fail']);
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+  });
+
+  it("parallel side effects: one call's start never takes the room kept for another's outcome", async () => {
+    const runId = uniqueRunId();
+    const script = (step: number): ScriptedStep =>
+      step === 0
+        ? { toolCalls: [1, 2].map((n) => ({ toolCallId: `call-${n}`, toolName: 'refund', input: { orderId: `o_${n}`, amount: n } })) }
+        : { text: 'done' };
+    const agent = refundAgent({ sideEffect: true }, script);
+    const call = (maxEventsPerRun: number) =>
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund both', maxEventsPerRun });
+    // run-start, the step with the first start (2, 3), the first's end kept (4); the second start and its end would be 5 and 6.
+    await expect(call(5)).rejects.toThrow(RunEventLimitError);
+    expect(agent.ledger.total).toBe(1);
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types).toEqual(['run-start', 'model-step', 'tool-call-start', 'tool-call-end', 'run-fail']);
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(2);
+    expect([...agent.ledger.executions.values()]).toEqual([1, 1]);
+  });
 });

@@ -5,7 +5,7 @@
  * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
  * as a tool error).
  */
-import { JournalDataError, RunDivergedError, type ToolCallFailedError } from '../errors';
+import { JournalDataError, RunDivergedError, RunEventLimitError, type ToolCallFailedError } from '../errors';
 import { assertEventRoom, encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
@@ -42,6 +42,8 @@ export class RunSession {
   private carrying: Promise<RecordedEvent[]> | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
+  /** Keys of side effects this invocation started whose outcome is not recorded yet: each holds room for one event. */
+  private readonly awaitingOutcome = new Set<string>();
 
   constructor(
     readonly runId: string,
@@ -90,11 +92,16 @@ export class RunSession {
 
   /** Appends `events` (after a deferred event, if one waits); resolves with the records of `events`. */
   async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
-    this.throwIfFatal();
+    // A side effect that started before the run reached its limit still records its outcome, in the room kept for it.
+    const keptRoom = events.length > 0 && events.every((event) => this.isAwaitedOutcome(event));
+    const throwIfFatal = () => {
+      if (!(keptRoom && RunEventLimitError.isInstance(this.fatal))) this.throwIfFatal();
+    };
+    throwIfFatal();
     // An append racing the one that carries a deferred step (parallel calls of that step) waits for it:
     // a call's start is never recorded before the step that asked for it.
     if (!this.deferred && this.carrying) await this.carrying.catch(() => undefined);
-    this.throwIfFatal();
+    throwIfFatal();
     const carried = this.deferred;
     this.deferred = undefined;
     const all = carried ? [carried, ...events] : events;
@@ -114,9 +121,12 @@ export class RunSession {
 
   private async write(events: JournalEvent[]): Promise<RecordedEvent[]> {
     try {
-      assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, limit: this.maxEvents });
+      const awaiting = awaitingAfter(this.awaitingOutcome, events);
+      assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, reserved: awaiting.size, limit: this.maxEvents });
       const recorded = await this.hold.append(events);
       for (const event of recorded) this.state.apply(event);
+      this.awaitingOutcome.clear();
+      for (const key of awaiting) this.awaitingOutcome.add(key);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
       if (this.hold.canceled) this.canceled = true;
       return recorded;
@@ -128,10 +138,29 @@ export class RunSession {
     }
   }
 
+  private isAwaitedOutcome(event: JournalEvent): boolean {
+    return (event.type === 'tool-call-end' || event.type === 'tool-call-error') && this.awaitingOutcome.has(event.idempotencyKey);
+  }
+
   throwIfFatal(): void {
     if (this.fatal !== undefined) throw this.fatal;
   }
 
   /** Stop condition: halt after the current step's tools settle, before another model call. */
   readonly mustStop = (): boolean => this.canceled || this.fatal !== undefined || this.failure !== undefined || this.blocked.length > 0;
+}
+
+/**
+ * Room is kept for a side effect's outcome before it executes: an append holding a side effect's start
+ * must leave one event under the limit for that call's end (or error), and for every other started call
+ * still waiting for its own. Otherwise the refund would run with nowhere to record that it did, and the
+ * next resume would find an unknown outcome. The keys still waiting once `events` are written.
+ */
+function awaitingAfter(awaiting: ReadonlySet<string>, events: readonly JournalEvent[]): Set<string> {
+  const after = new Set(awaiting);
+  for (const event of events) {
+    if (event.type === 'tool-call-start' && event.sideEffect) after.add(event.idempotencyKey);
+    else if (event.type === 'tool-call-end' || event.type === 'tool-call-error') after.delete(event.idempotencyKey);
+  }
+  return after;
 }
