@@ -96,7 +96,12 @@ describeEachJournal('limits end to end', (target) => {
     const end = events.find((e) => e.type === 'tool-call-end');
     expect(end).toMatchObject({
       source: 'executed',
-      output: { gnl: 'unencodable-output', performed: true, reason: expect.stringMatching(/129 MiB .*MAX_EVENT_BYTES/), preview: expect.stringMatching(/^\{ html: 'xxx/) },
+      output: {
+        gnl: 'unencodable-output',
+        performed: true,
+        reason: expect.stringMatching(/129 MiB .*MAX_EVENT_BYTES/),
+        preview: expect.stringMatching(/^\{ html: 'xxx/),
+      },
     });
     expect(JSON.stringify(model.prompts.at(-1))).toContain('"performed":true');
     expect((await rows(runId)).largest).toBeLessThan(64 * 1024);

@@ -23,11 +23,11 @@ import { callIdentity } from '../identity/call-identity';
 import { JournalDataError, RunCanceledError, ToolCallFailedError, ToolNotPerformedError } from '../errors';
 import { errorInfo } from '../journal/events';
 import { type GnlToolOptions, gnlToolOptions } from './gnl-tool';
-import { assertModelCanRead } from './model-json';
+import { appendReadableEnd } from './model-json';
 import type { RunSession } from '../run/run-session';
 import type { ToolOperation } from '../projection/run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
-import { markerAwareModelOutput, unencodableOutput } from './unencodable-output';
+import { appendPerformedEnd, markerAwareModelOutput } from './unencodable-output';
 import { ATTR } from '../telemetry/tracing';
 
 type AnyTool = Tool<any, any>;
@@ -74,7 +74,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
         if (session.canceled) throw new RunCanceledError({ runId: session.runId });
         if (op?.inFlight && op.sideEffect && op.attempts > (session.cleared.get(key) ?? 0)) {
           // A twin under the same key ran since the gate let this call through and left its outcome unknown.
-          const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+          const verdict = await settleUnknownOutcome({ session, op, options, tool, toolCallId, toolName });
           op = session.state.operations.get(key) as ToolOperation;
           if (verdict === 'settled') return replay({ session, op, toolCallId, toolName });
           if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
@@ -157,7 +157,7 @@ async function attempts(args: {
       // A side effect that threw may have acted: its outcome is unknown until the rule settles it.
       await session.append(errorEvent(error, elapsed(), true));
       const op = session.state.operations.get(key) as ToolOperation;
-      const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+      const verdict = await settleUnknownOutcome({ session, op, options, tool, toolCallId, toolName });
       if (verdict === 'settled') return replay({ session, op: session.state.operations.get(key) as ToolOperation, toolCallId, toolName });
       if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId} threw and its outcome is unknown`, { cause: error });
       if (!retriesLeft) {
@@ -170,7 +170,6 @@ async function attempts(args: {
     }
     return recordOutput({
       session,
-      toolName,
       tool,
       sideEffect,
       output,
@@ -182,42 +181,20 @@ async function attempts(args: {
 
 async function recordOutput(args: {
   session: RunSession;
-  toolName: string;
   tool: AnyTool;
   sideEffect: boolean;
   output: unknown;
   end: { toolCallId: string; toolName: string; idempotencyKey: string; attempt: number; durationMs: number; input?: unknown; startedAt?: string };
   errorEvent: (error: unknown, durationMs: number, retryable: boolean) => Parameters<RunSession['append']>[0];
 }): Promise<unknown> {
-  const { session, toolName, tool, sideEffect, output, end, errorEvent } = args;
-  // The output cannot be sent to the model (a bigint) or journaled (a cycle, say). Which step refused it is known from where it threw.
-  let refused: InstanceType<typeof JournalDataError> | undefined;
-  try {
-    assertModelCanRead({ toolName, tool, output });
-  } catch (error) {
-    if (!JournalDataError.isInstance(error)) throw error;
-    refused = error;
-  }
-  if (!refused) {
-    try {
-      await session.append({ type: 'tool-call-end', ...end, output, source: 'executed' });
-      return output;
-    } catch (error) {
-      if (!JournalDataError.isInstance(error)) throw error;
-      // The size (tooLarge) stays on the error callers see, not only on its cause.
-      refused = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, {
-        cause: error,
-        ...(error.tooLarge ? { tooLarge: error.tooLarge } : {}),
-      });
-    }
-  }
-  if (sideEffect) {
-    // It acted: recorded as done, with a marker for the value (unencodable-output.ts), never as failed.
-    const marker = unencodableOutput(output, refused.message, refused.tooLarge !== undefined);
-    await session.append({ type: 'tool-call-end', ...end, output: marker, source: 'executed' });
-    return marker;
-  }
-  // A read-only call: its final error, with the cause; the model sees it (running it again is safe).
+  const { session, tool, sideEffect, output, end, errorEvent } = args;
+  const event = { type: 'tool-call-end', ...end, output, source: 'executed' } as const;
+  // It acted: recorded as done, with a marker when its output cannot be kept as it is; never as failed.
+  if (sideEffect) return appendPerformedEnd({ session, tool, end: event });
+  // A read-only output the model cannot read (a bigint) or the journal cannot hold (a cycle): the call's
+  // final error, with the cause; the model sees it, as running it again is safe.
+  const refused = await appendReadableEnd({ session, tool, end: event });
+  if (!refused) return output;
   await session.append(errorEvent(refused, end.durationMs, false));
   throw refused;
 }

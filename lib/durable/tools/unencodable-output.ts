@@ -9,6 +9,9 @@
  * running it again is safe.
  */
 import { inspect } from 'node:util';
+import type { JournalEvent } from '../journal/events';
+import type { RunSession } from '../run/run-session';
+import { appendReadableEnd } from './model-json';
 
 export const UNENCODABLE_OUTPUT = 'unencodable-output';
 
@@ -25,13 +28,36 @@ export interface UnencodableOutput {
   preview: string;
 }
 
+/**
+ * Records the end of a side effect that was performed (execute returned, or `check` said done): its
+ * output as it is, or this marker when the model cannot read it or the journal cannot hold it. Returns
+ * what was recorded, which replays return too.
+ */
+export async function appendPerformedEnd(args: {
+  session: RunSession;
+  tool: { toModelOutput?: unknown };
+  end: Extract<JournalEvent, { type: 'tool-call-end' }>;
+}): Promise<unknown> {
+  const { session, tool, end } = args;
+  const refused = await appendReadableEnd({ session, tool, end });
+  if (!refused) return end.output;
+  const marker = unencodableOutput(end.output, refused.message, refused.tooLarge !== undefined);
+  await session.append({ ...end, output: marker });
+  return marker;
+}
+
 /** The marker for `output`; `tooLarge` skips its JSON (Node's inspection reads only the start of a long string). */
 export function unencodableOutput(output: unknown, reason: string, tooLarge = false): UnencodableOutput {
   return { gnl: UNENCODABLE_OUTPUT, performed: true, reason: cut(reason), preview: tooLarge ? cut(inspected(output)) : preview(output) };
 }
 
 export function isUnencodableOutput(value: unknown): value is UnencodableOutput {
-  return typeof value === 'object' && value !== null && (value as { gnl?: unknown }).gnl === UNENCODABLE_OUTPUT && (value as { performed?: unknown }).performed === true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { gnl?: unknown }).gnl === UNENCODABLE_OUTPUT &&
+    (value as { performed?: unknown }).performed === true
+  );
 }
 
 /**
@@ -39,8 +65,7 @@ export function isUnencodableOutput(value: unknown): value is UnencodableOutput 
  * written for the tool's output type would misread it (or throw on every replay).
  */
 export function markerAwareModelOutput<T extends (options: { output: unknown }) => unknown>(toModelOutput: T): T {
-  return ((options: { output: unknown }) =>
-    isUnencodableOutput(options.output) ? { type: 'json', value: options.output } : toModelOutput(options)) as T;
+  return ((options: { output: unknown }) => (isUnencodableOutput(options.output) ? { type: 'json', value: options.output } : toModelOutput(options))) as T;
 }
 
 function preview(output: unknown): string {
