@@ -321,18 +321,22 @@ describeEachJournal('limits end to end', (target) => {
     const runId = uniqueRunId();
     const script = (step: number): ScriptedStep =>
       step === 0
-        ? { toolCalls: [1, 2].map((n) => ({ toolCallId: `call-${n}`, toolName: 'refund', input: { orderId: `o_${n}`, amount: n } })) }
+        ? { toolCalls: [1, 2, 3].map((n) => ({ toolCallId: `call-${n}`, toolName: 'refund', input: { orderId: `o_${n}`, amount: n } })) }
         : { text: 'done' };
     const agent = refundAgent({ sideEffect: true }, script);
     const call = (maxEventsPerRun: number) =>
-      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund both', maxEventsPerRun });
-    // run-start, the step with the first start (2, 3), the first's end kept (4); the second start and its end would be 5 and 6.
-    await expect(call(5)).rejects.toThrow(RunEventLimitError);
-    expect(agent.ledger.total).toBe(1);
-    const types = (await journal.events(runId)).map((e) => e.type);
-    expect(types).toEqual(['run-start', 'model-step', 'tool-call-start', 'tool-call-end', 'run-fail']);
-    expect((await call(100)).status).toBe('completed');
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund all', maxEventsPerRun });
+    // run-start and the model step, then a start and an end per refund: room for two refunds (6 events), not three (8).
+    // The second and third starts are appended together: each counts the other's and the first's kept room.
+    await expect(call(6)).rejects.toThrow(RunEventLimitError);
     expect(agent.ledger.total).toBe(2);
-    expect([...agent.ledger.executions.values()]).toEqual([1, 1]);
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types.filter((t) => t === 'tool-call-start')).toHaveLength(2);
+    expect(types.filter((t) => t === 'tool-call-end')).toHaveLength(2);
+    expect(types).toHaveLength(7);
+    expect(types.at(-1)).toBe('run-fail');
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(3);
+    expect([...agent.ledger.executions.values()]).toEqual([1, 1, 1]);
   });
 });

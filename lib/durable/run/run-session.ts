@@ -42,8 +42,10 @@ export class RunSession {
   private carrying: Promise<RecordedEvent[]> | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
-  /** Keys of side effects this invocation started whose outcome is not recorded yet: each holds room for one event. */
+  /** Keys of side effects this invocation started (or is starting) whose outcome is not recorded yet: each holds room for one event. */
   private readonly awaitingOutcome = new Set<string>();
+  /** Events of appends in flight (sent, not yet recorded in `state`). */
+  private writing = 0;
 
   constructor(
     readonly runId: string,
@@ -120,26 +122,47 @@ export class RunSession {
   }
 
   private async write(events: JournalEvent[]): Promise<RecordedEvent[]> {
+    // Checked and reserved before the await: parallel calls' appends are in flight together, and each
+    // must count what the others are writing and the outcomes they keep room for.
+    const starts = sideEffectStarts(events);
     try {
-      const awaiting = awaitingAfter(this.awaitingOutcome, events);
-      assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, reserved: awaiting.size, limit: this.maxEvents });
+      assertEventRoom({
+        runId: this.runId,
+        events: this.state.lastSeq + this.writing,
+        adding: events.length,
+        reserved: awaitingAfter(this.awaitingOutcome, events),
+        limit: this.maxEvents,
+      });
+    } catch (error) {
+      this.fatal ??= error;
+      throw error;
+    }
+    // An outcome in flight is counted in `writing`, so its key stops holding room now, and holds it again if it is not written.
+    const outcomes = events.flatMap((event) => (isOutcome(event) && this.awaitingOutcome.has(event.idempotencyKey) ? [event.idempotencyKey] : []));
+    for (const key of outcomes) this.awaitingOutcome.delete(key);
+    for (const key of starts) this.awaitingOutcome.add(key);
+    this.writing += events.length;
+    try {
       const recorded = await this.hold.append(events);
       for (const event of recorded) this.state.apply(event);
-      this.awaitingOutcome.clear();
-      for (const key of awaiting) this.awaitingOutcome.add(key);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
       if (this.hold.canceled) this.canceled = true;
       return recorded;
     } catch (error) {
+      // Not written: a start it carried keeps no room, an outcome it carried is still awaited.
+      for (const key of starts) this.awaitingOutcome.delete(key);
+      for (const key of outcomes) this.awaitingOutcome.add(key);
       // Data that cannot be encoded was refused before anything was written: the caller decides.
       // Anything else leaves the journal's state unknown, so this invocation must stop.
       if (!JournalDataError.isInstance(error)) this.fatal ??= error;
       throw error;
+    } finally {
+      this.writing -= events.length;
     }
   }
 
   private isAwaitedOutcome(event: JournalEvent): boolean {
-    return (event.type === 'tool-call-end' || event.type === 'tool-call-error') && this.awaitingOutcome.has(event.idempotencyKey);
+    return isOutcome(event) && this.awaitingOutcome.has(event.idempotencyKey);
   }
 
   throwIfFatal(): void {
@@ -154,13 +177,19 @@ export class RunSession {
  * Room is kept for a side effect's outcome before it executes: an append holding a side effect's start
  * must leave one event under the limit for that call's end (or error), and for every other started call
  * still waiting for its own. Otherwise the refund would run with nowhere to record that it did, and the
- * next resume would find an unknown outcome. The keys still waiting once `events` are written.
+ * next resume would find an unknown outcome. How many outcomes are still awaited once `events` are written.
  */
-function awaitingAfter(awaiting: ReadonlySet<string>, events: readonly JournalEvent[]): Set<string> {
+function awaitingAfter(awaiting: ReadonlySet<string>, events: readonly JournalEvent[]): number {
   const after = new Set(awaiting);
-  for (const event of events) {
-    if (event.type === 'tool-call-start' && event.sideEffect) after.add(event.idempotencyKey);
-    else if (event.type === 'tool-call-end' || event.type === 'tool-call-error') after.delete(event.idempotencyKey);
-  }
-  return after;
+  for (const key of sideEffectStarts(events)) after.add(key);
+  for (const event of events) if (isOutcome(event)) after.delete(event.idempotencyKey);
+  return after.size;
+}
+
+function sideEffectStarts(events: readonly JournalEvent[]): string[] {
+  return events.flatMap((event) => (event.type === 'tool-call-start' && event.sideEffect ? [event.idempotencyKey] : []));
+}
+
+function isOutcome(event: JournalEvent): event is Extract<JournalEvent, { type: 'tool-call-end' | 'tool-call-error' }> {
+  return event.type === 'tool-call-end' || event.type === 'tool-call-error';
 }

@@ -178,7 +178,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
           out.self = out;
           return out;
         },
-        toModelOutput: ({ output }) => ({ type: 'text', value: `refund ${output.refundId} of ${output.cents.toString()} cents` }),
+        toModelOutput: ({ output }) => ({ type: 'text', value: `refund ${output.refundId} of ${(output.cents as bigint).toString()} cents` }),
       }),
       { sideEffect: true },
     );

@@ -64,8 +64,10 @@ export function isUnencodableOutput(value: unknown): value is UnencodableOutput 
  * The tool's own toModelOutput, except for a marker, which goes to the model as JSON: a converter
  * written for the tool's output type would misread it (or throw on every replay).
  */
-export function markerAwareModelOutput<T extends (options: { output: unknown }) => unknown>(toModelOutput: T): T {
-  return ((options: { output: unknown }) => (isUnencodableOutput(options.output) ? { type: 'json', value: options.output } : toModelOutput(options))) as T;
+export function markerAwareModelOutput<O extends { output: unknown }, R>(
+  toModelOutput: (options: O) => R,
+): (options: O) => R | { type: 'json'; value: UnencodableOutput } {
+  return (options) => (isUnencodableOutput(options.output) ? { type: 'json', value: options.output } : toModelOutput(options));
 }
 
 function preview(output: unknown): string {
