@@ -6,12 +6,13 @@
  * as a tool error).
  */
 import { JournalDataError, RunDivergedError, RunEventLimitError, type ToolCallFailedError } from '../errors';
-import { assertEventRoom, encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
+import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
 import type { RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
+import { OutcomeRoom } from './outcome-room';
 
 export class RunSession {
   /** The loop's current step (runDurable's prepareStep sets it before each model call; retries of a call keep it). */
@@ -42,10 +43,8 @@ export class RunSession {
   private carrying: Promise<RecordedEvent[]> | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
-  /** Keys of side effects this invocation started (or is starting) whose outcome is not recorded yet: each holds room for one event. */
-  private readonly awaitingOutcome = new Set<string>();
-  /** Events of appends in flight (sent, not yet recorded in `state`). */
-  private writing = 0;
+  /** The events-per-run limit, with room kept for side effects' outcomes (outcome-room.ts). */
+  private readonly room: OutcomeRoom;
 
   constructor(
     readonly runId: string,
@@ -55,7 +54,9 @@ export class RunSession {
     readonly strictReplay = false,
     /** The run's events-per-run limit (event-limit.ts): an append past it is fatal, nothing written. */
     readonly maxEvents = MAX_EVENTS_PER_RUN,
-  ) {}
+  ) {
+    this.room = new OutcomeRoom(runId, maxEvents);
+  }
 
   /** Journals a replay that asks differently from what was recorded (once per subject); fatal with strictReplay. */
   async replayMismatch(event: Extract<JournalEvent, { type: 'replay-mismatch' }>, field: string): Promise<void> {
@@ -95,7 +96,7 @@ export class RunSession {
   /** Appends `events` (after a deferred event, if one waits); resolves with the records of `events`. */
   async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
     // A side effect that started before the run reached its limit still records its outcome, in the room kept for it.
-    const keptRoom = events.length > 0 && events.every((event) => this.isAwaitedOutcome(event));
+    const keptRoom = this.room.keptFor(events);
     const throwIfFatal = () => {
       if (!(keptRoom && RunEventLimitError.isInstance(this.fatal))) this.throwIfFatal();
     };
@@ -122,47 +123,27 @@ export class RunSession {
   }
 
   private async write(events: JournalEvent[]): Promise<RecordedEvent[]> {
-    // Checked and reserved before the await: parallel calls' appends are in flight together, and each
-    // must count what the others are writing and the outcomes they keep room for.
-    const starts = sideEffectStarts(events);
+    let settle: (written: boolean) => void;
     try {
-      assertEventRoom({
-        runId: this.runId,
-        events: this.state.lastSeq + this.writing,
-        adding: events.length,
-        reserved: awaitingAfter(this.awaitingOutcome, events),
-        limit: this.maxEvents,
-      });
+      settle = this.room.take(events, this.state.lastSeq);
     } catch (error) {
-      this.fatal ??= error;
+      this.fatal ??= error; // RunEventLimitError: nothing was written
       throw error;
     }
-    // An outcome in flight is counted in `writing`, so its key stops holding room now, and holds it again if it is not written.
-    const outcomes = events.flatMap((event) => (isOutcome(event) && this.awaitingOutcome.has(event.idempotencyKey) ? [event.idempotencyKey] : []));
-    for (const key of outcomes) this.awaitingOutcome.delete(key);
-    for (const key of starts) this.awaitingOutcome.add(key);
-    this.writing += events.length;
     try {
       const recorded = await this.hold.append(events);
       for (const event of recorded) this.state.apply(event);
+      settle(true);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
       if (this.hold.canceled) this.canceled = true;
       return recorded;
     } catch (error) {
-      // Not written: a start it carried keeps no room, an outcome it carried is still awaited.
-      for (const key of starts) this.awaitingOutcome.delete(key);
-      for (const key of outcomes) this.awaitingOutcome.add(key);
+      settle(false);
       // Data that cannot be encoded was refused before anything was written: the caller decides.
       // Anything else leaves the journal's state unknown, so this invocation must stop.
       if (!JournalDataError.isInstance(error)) this.fatal ??= error;
       throw error;
-    } finally {
-      this.writing -= events.length;
     }
-  }
-
-  private isAwaitedOutcome(event: JournalEvent): boolean {
-    return isOutcome(event) && this.awaitingOutcome.has(event.idempotencyKey);
   }
 
   throwIfFatal(): void {
@@ -171,25 +152,4 @@ export class RunSession {
 
   /** Stop condition: halt after the current step's tools settle, before another model call. */
   readonly mustStop = (): boolean => this.canceled || this.fatal !== undefined || this.failure !== undefined || this.blocked.length > 0;
-}
-
-/**
- * Room is kept for a side effect's outcome before it executes: an append holding a side effect's start
- * must leave one event under the limit for that call's end (or error), and for every other started call
- * still waiting for its own. Otherwise the refund would run with nowhere to record that it did, and the
- * next resume would find an unknown outcome. How many outcomes are still awaited once `events` are written.
- */
-function awaitingAfter(awaiting: ReadonlySet<string>, events: readonly JournalEvent[]): number {
-  const after = new Set(awaiting);
-  for (const key of sideEffectStarts(events)) after.add(key);
-  for (const event of events) if (isOutcome(event)) after.delete(event.idempotencyKey);
-  return after.size;
-}
-
-function sideEffectStarts(events: readonly JournalEvent[]): string[] {
-  return events.flatMap((event) => (event.type === 'tool-call-start' && event.sideEffect ? [event.idempotencyKey] : []));
-}
-
-function isOutcome(event: JournalEvent): event is Extract<JournalEvent, { type: 'tool-call-end' | 'tool-call-error' }> {
-  return event.type === 'tool-call-end' || event.type === 'tool-call-error';
 }
