@@ -70,6 +70,7 @@ export async function pgliteTarget(): Promise<JournalTarget & { templateMs: numb
         dispose: async () => {
           rmSync(dataDir, { recursive: true, force: true });
           rmSync(`${dataDir}.lock`, { force: true });
+          rmSync(`${dataDir}.lock.db`, { force: true });
         },
       };
     },

@@ -74,9 +74,9 @@ describeEachJournal('runAgent', (target) => {
     const runId = uniqueRunId('agent');
     await runAgent({ agent, runId, input, journal, onStepFinish: (step) => void steps.push(step.replayed) });
     expect(steps).toEqual([false, false]);
-    // Completed: a later call answers from the record, and nothing runs again, so no callback is called.
+    // Completed: a later call answers from the record; its steps are reported, replayed.
     expect((await runAgent({ agent, runId, input, journal, onStepFinish: (step) => void steps.push(step.replayed) })).status).toBe('completed');
-    expect(steps).toEqual([false, false]);
+    expect(steps).toEqual([false, false, true, true]);
   });
 });
 

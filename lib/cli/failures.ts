@@ -152,16 +152,18 @@ export function describeFailure(error: unknown): Failure {
 
 function explain(error: GnlError): string {
   if (DataDirLockedError.isInstance(error)) {
-    const { dataDir, holder } = error;
-    const what = holder.host === hostname() ? commandLineOf(holder.pid) : undefined;
+    const { dataDir, holder, holderVisible } = error;
+    const what = holder && holderVisible ? commandLineOf(holder.pid) : undefined;
+    const elsewhere = holder && !holderVisible && holder.host === hostname() ? ' in another PID namespace' : '';
+    const who = holder ? `process ${holder.pid} on ${holder.host}${elsewhere}${what ? ` (${what})` : ''} since ${holder.since}` : 'another process';
     return (
-      `the embedded journal at ${dataDir} is in use by process ${holder.pid} on ${holder.host}${what ? ` (${what})` : ''} since ${holder.since}. ` +
+      `the embedded journal at ${dataDir} is in use by ${who}. ` +
       'It serves one process at a time, and the Studio (npm run studio) holds it while it runs: stop that process first, or let both share Postgres (set DATABASE_URL).'
     );
   }
   if (RunDivergedError.isInstance(error)) {
     const { runId } = error;
-    return `${error.message}${runId ? ` If its agent changed, give the old run up: gnl abandon ${shellQuote(runId)} --by … --reason …, or gnl restart ${shellQuote(runId)} --by ….` : ''}`;
+    return `${error.message}${runId ? ` If its agent changed, give the old run up: gnl abandon ${shellQuote(runId)} --by … --reason …, or gnl restart ${shellQuote(runId)} --by … (its recorded side effects answer from the old record; --preview shows each).` : ''}`;
   }
   if (DecisionConflictError.isInstance(error) && error.reason === 'run-executing') {
     const { runId } = error;

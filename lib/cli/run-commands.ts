@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { CRASH_POINTS, type CrashPoint, CrashPointStore } from '@/lib/demo';
 import type { RunSummary } from '@/lib/durable';
-import { abandonRun, cancelRun, type QueueEntry, restartRun, resumeRun, scheduleResume, startRun } from '@/lib/executor';
+import { abandonRun, cancelRun, previewRestart, type QueueEntry, type RestartPreview, restartRun, resumeRun, scheduleResume, startRun } from '@/lib/executor';
 import { CliError, EXIT } from './failures';
 import { clean, shellQuote } from './format';
 import { byOption, instant, jsonOption, waitOptions } from './options';
@@ -168,24 +168,46 @@ export function registerRunCommands(program: Command, session: CliSession): void
       .command('restart')
       .description('start a run\'s input again as a new run of its agent as it is now; the old run is abandoned ("restarted as …")')
       .argument('<runId>', 'the old run')
-      .option('--run-id <id>', "the new run's id (default <agent>:<uuid>); give one to make a repeated restart idempotent"),
+      .option('--run-id <id>', "the new run's id (default <agent>:<uuid>); give one to make a repeated restart idempotent")
+      .option('--preview', 'only say what the new run does with the old run’s side effects; change nothing')
+      .option('--new-attempt', 'run the old run’s side effects again under new keys (recorded with --by); default: a repeat answers from the old record'),
     'restarts it',
   );
   waitOptions(restart);
-  jsonOption(restart).action(async (runId: string, opts: WaitFlags & { by: string; runId?: string }) => {
+  jsonOption(restart).action(async (runId: string, opts: WaitFlags & { by: string; runId?: string; preview?: boolean; newAttempt?: boolean }) => {
+    const context = { storage: session.storage(), registry: session.registry };
+    const preview = await previewRestart(runId, { ...context, newAttempt: opts.newAttempt === true });
+    const effects = restartEffectLines(preview);
+    if (opts.preview) {
+      session.print({ text: [`Restarting run ${clean(runId)} (agent ${clean(preview.agent)}) would:`, ...effects], data: { preview } }, opts.json);
+      return;
+    }
     const restarted = await restartRun(runId, {
-      storage: session.storage(),
-      registry: session.registry,
+      ...context,
       by: opts.by,
       ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+      ...(opts.newAttempt ? { newAttempt: true } : {}),
     });
     const result = await maybeWait(session, {
       runId: restarted.runId,
       afterSeq: restarted.created ? 0 : restarted.run.lastSeq,
       flags: opts,
-      intro: [`Restarted run ${clean(runId)} as ${clean(restarted.runId)} (agent ${clean(restarted.agent)}); the old run is abandoned.`],
-      data: { runId: restarted.runId, restartOf: runId, agent: restarted.agent, created: restarted.created, run: restarted.run },
+      intro: [`Restarted run ${clean(runId)} as ${clean(restarted.runId)} (agent ${clean(restarted.agent)}); the old run is abandoned.`, ...effects],
+      data: { runId: restarted.runId, restartOf: runId, agent: restarted.agent, created: restarted.created, run: restarted.run, preview },
     });
     session.print(result, opts.json);
   });
+}
+
+/** One line per side effect of the old run: what the new run does if it repeats it. */
+function restartEffectLines(preview: RestartPreview): string[] {
+  if (preview.sideEffects.length === 0) return ['  The old run started no side effect: nothing can act twice.'];
+  const what = {
+    answered: 'a repeat answers from the old record; it does not execute again',
+    stops: 'its outcome is unknown: a repeat stops the new run until it is marked done or not done in the old run',
+    'runs-again': preview.newAttempt ? 'MAY RUN AGAIN under a new key (--new-attempt)' : 'known not performed: a repeat runs it',
+  } as const;
+  return preview.sideEffects.map(
+    (effect) => `  ${clean(effect.toolName)} ${clean(JSON.stringify(effect.input))} (key ${effect.idempotencyKey}): ${what[effect.onRepeat]}`,
+  );
 }

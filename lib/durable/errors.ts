@@ -45,6 +45,30 @@ export class SideEffectRetryBlockedError extends GnlError {
   static override isInstance = hasName<SideEffectRetryBlockedError>('SideEffectRetryBlockedError');
 }
 
+/**
+ * A side effect this run would make is the same work (same tool, same arguments) as one another run of
+ * the same job started (its fork parent, the run it restarts), and that run does not know whether it
+ * acted. This run stops rather than guess: decide the effect in the other run, then resume this one.
+ */
+export class SideEffectElsewhereError extends GnlError {
+  override name = 'SideEffectElsewhereError';
+  readonly runId: string;
+  readonly otherRunId: string;
+  readonly toolName: string;
+  readonly idempotencyKey: string;
+  constructor(args: { runId: string; otherRunId: string; toolName: string; idempotencyKey: string }) {
+    super(
+      `Run "${args.runId}" stops: its ${args.toolName} call repeats the side effect run "${args.otherRunId}" started under key ` +
+        `${args.idempotencyKey}, whose outcome is unknown. Mark it done or not done in run "${args.otherRunId}", then resume this run.`,
+    );
+    this.runId = args.runId;
+    this.otherRunId = args.otherRunId;
+    this.toolName = args.toolName;
+    this.idempotencyKey = args.idempotencyKey;
+  }
+  static override isInstance = hasName<SideEffectElsewhereError>('SideEffectElsewhereError');
+}
+
 /** The run is executing somewhere else right now. */
 export class RunBusyError extends GnlError {
   override name = 'RunBusyError';

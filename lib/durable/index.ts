@@ -25,10 +25,12 @@ export {
 } from './usage';
 export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './tools';
 export { askPerson } from './tools';
+export { jobEffects, relatedEffects, type RelatedEffect } from './tools';
 export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './projection';
 export {
   GnlError,
   SideEffectRetryBlockedError,
+  SideEffectElsewhereError,
   RunBusyError,
   HoldLostError,
   RunMovedError,

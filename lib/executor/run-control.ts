@@ -3,7 +3,7 @@
  * runnable again, cancel it, or, for a run whose agent changed since it started (RunDivergedError),
  * abandon it (recorded: who and why) and restart its input as a new run.
  */
-import { RunState, type RunSummary, runTimers } from '@/lib/durable';
+import { jobEffects, RunState, type RunSummary, runTimers } from '@/lib/durable';
 import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { RunNotResumableError } from './errors';
 import type { QueueEntry } from './run-queue';
@@ -106,6 +106,50 @@ export interface RestartRequest extends ExecutorContext {
   by: string;
   /** The new run's id. Default `<agent>:<uuid>`; give one to make a repeated restart idempotent. */
   runId?: string;
+  /**
+   * A new attempt of the old run's side effects: the new run's calls do not answer from the old run's
+   * record and run under new keys. Recorded in the new run's `restartOf` with `by`. Default false: a
+   * repeat of recorded work answers from its record, and one of unknown outcome stops (previewRestart).
+   */
+  newAttempt?: boolean;
+}
+
+/** A side effect of the old run, and what a restart that repeats it (same tool, same arguments) meets. */
+export interface RestartEffect {
+  toolName: string;
+  input: unknown;
+  idempotencyKey: string;
+  /** answered: the recorded outcome answers, nothing executes; stops: its outcome is unknown, the restart stops until it is decided; runs-again: known not performed, or a new attempt was asked for. */
+  onRepeat: 'answered' | 'stops' | 'runs-again';
+}
+
+export interface RestartPreview {
+  runId: string;
+  agent: string;
+  newAttempt: boolean;
+  /** Every side effect the old run (and its lineage) started, in order. */
+  sideEffects: RestartEffect[];
+}
+
+/** What restartRun would do with the old run's side effects; writes nothing. */
+export async function previewRestart(runId: string, request: ExecutorContext & { newAttempt?: boolean }): Promise<RestartPreview> {
+  const resolved = resolveContext(request);
+  const old = await existingRun(resolved, runId);
+  const agentName = old.input.agent;
+  if (!agentName) throw new RunNotResumableError({ runId, reason: 'no-agent' });
+  const newAttempt = request.newAttempt === true;
+  const effects = await jobEffects((id) => resolved.journal.events(id), [runId]);
+  return {
+    runId,
+    agent: agentName,
+    newAttempt,
+    sideEffects: effects.map(({ toolName, input, idempotencyKey, outcome }) => ({
+      toolName,
+      input,
+      idempotencyKey,
+      onRepeat: newAttempt || outcome.kind === 'not-performed' ? 'runs-again' : outcome.kind === 'done' ? 'answered' : 'stops',
+    })),
+  };
 }
 
 /**
@@ -125,7 +169,7 @@ export async function restartRun(runId: string, request: RestartRequest): Promis
       input: agentInputOf(old.input),
       ...(request.runId ? { runId: request.runId } : {}),
     },
-    { restartOf: runId },
+    { restartOf: { runId, by: request.by, ...(request.newAttempt === true ? { newAttempt: true } : {}) } },
   );
   const finished = old.status === 'completed' || old.status === 'canceled';
   await resolved.queue.abandon({

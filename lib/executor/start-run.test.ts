@@ -9,7 +9,7 @@ import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { RunDivergedError } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { uniqueRunId } from '@/tests/support/journals';
-import { abandonRun, queueEntry, RunNotResumableError, restartRun, resumeRun, startRun } from './index';
+import { abandonRun, previewRestart, queueEntry, RunNotResumableError, restartRun, resumeRun, startRun } from './index';
 
 const PROMPT = { prompt: 'Customer c_42 asks about order o_17' };
 
@@ -123,6 +123,37 @@ describeEachStorage('startRun and run control', (holder) => {
     expect(await queueEntry(runId, ctx())).toMatchObject({ runnable: false, abandonedBy: 'ops@example.com', restartedAs: restarted.runId });
     expect(await holder.storage.runs.getRun(runId)).toMatchObject({ status: 'canceled' });
     expect(await queueEntry(restarted.runId, ctx())).toMatchObject({ runnable: true, restartOf: runId });
+    // The new run's run-start names the old run: the door answers its repeated side effects from that record.
+    expect(restarted.run.input.restartOf).toEqual({ runId, by: 'ops@example.com' });
+  });
+
+  it('previewRestart says what a restart does with each recorded side effect; a new attempt is asked for explicitly and recorded with who asked', async () => {
+    const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    const hold = await holder.storage.runs.hold(runId);
+    const started = { type: 'tool-call-start', toolName: 'issueRefund', attempt: 1, sideEffect: true } as const;
+    await hold.append([
+      { ...started, toolCallId: 'c1', input: { orderId: 'o_1', amount: 5 }, idempotencyKey: 'k-done' },
+      {
+        type: 'tool-call-end',
+        toolCallId: 'c1',
+        toolName: 'issueRefund',
+        idempotencyKey: 'k-done',
+        attempt: 1,
+        output: { ok: true },
+        durationMs: 1,
+        source: 'executed',
+      },
+      { ...started, toolCallId: 'c2', input: { orderId: 'o_2', amount: 5 }, idempotencyKey: 'k-unknown' },
+    ]);
+    await hold.release();
+    const preview = await previewRestart(runId, ctx());
+    expect(preview.sideEffects.map((e) => [e.idempotencyKey, e.onRepeat])).toEqual([
+      ['k-done', 'answered'],
+      ['k-unknown', 'stops'],
+    ]);
+    expect((await previewRestart(runId, { ...ctx(), newAttempt: true })).sideEffects.map((e) => e.onRepeat)).toEqual(['runs-again', 'runs-again']);
+    const restarted = await restartRun(runId, { ...ctx(), by: 'ops@example.com', newAttempt: true });
+    expect(restarted.run.input.restartOf).toEqual({ runId, by: 'ops@example.com', newAttempt: true });
   });
 });
 

@@ -39,15 +39,17 @@ export function startRun(options: StartRunOptions): Promise<StartedRun> {
  */
 export async function startAndEnqueue(
   options: StartRunOptions,
-  extra: { leaseTo?: { owner: string; leaseMs: number }; restartOf?: string } = {},
+  extra: { leaseTo?: { owner: string; leaseMs: number }; restartOf?: NonNullable<RunInput['restartOf']> } = {},
 ): Promise<StartedRun> {
-  const { leaseTo, restartOf } = extra;
+  const { leaseTo } = extra;
+  const restartOf = extra.restartOf?.runId;
   const { journal, registry, queue } = resolveContext(options);
   const input = parseInput(options);
   const agent = typeof options.agent === 'string' ? registry.getAgent(options.agent) : options.agent;
   const runId = options.runId ?? `${agent.name}:${randomUUID()}`;
   assertValidRunId(runId);
-  const startInput = await startInputOf(agent, input);
+  // A restart's run-start names the run it restarts: its side effects answer from that run's record (the door's related-effects).
+  const startInput = { ...(await startInputOf(agent, input)), ...(extra.restartOf ? { restartOf: extra.restartOf } : {}) };
 
   let existing = await journal.getRun(runId);
   const created = existing ? false : await create(journal, runId, startInput);

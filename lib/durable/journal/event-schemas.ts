@@ -56,6 +56,17 @@ export const forkOriginSchema = z.object({
   copiedEvents: z.number().int().min(0),
 });
 
+/**
+ * Set when the run restarts another (lib/executor restartRun): the same job started again as a new run.
+ * Its side effects answer from the old run's record (the door's related-effects.ts) unless a person
+ * asked for a new attempt (`newAttempt`), which is then recorded here with who asked.
+ */
+export const restartOriginSchema = z.object({
+  runId: z.string(),
+  by: z.string(),
+  newAttempt: z.boolean().optional(),
+});
+
 /** What a run was started with; compared on resume (production semantics come in a later issue). */
 export const runInputSchema = z.object({
   /** The registered agent the run belongs to (runs started by name); absent for direct runDurable calls. */
@@ -82,6 +93,8 @@ export const runInputSchema = z.object({
   keyScheme: z.number().optional(),
   /** Set when the run is a fork of another (fork-plan.ts): where it comes from and which keys it inherits. Absent otherwise. */
   forkOf: forkOriginSchema.optional(),
+  /** Set when the run restarts another (restartOriginSchema). Absent otherwise. */
+  restartOf: restartOriginSchema.optional(),
 });
 
 export const errorInfoSchema = z.object({ name: z.string(), message: z.string() });
@@ -184,6 +197,8 @@ const toolCallEnd = eventType(
      * the same key did the work; provided: a tool without execute, answered by journal.provideToolResult.
      */
     source: z.enum(['executed', 'check', 'deduplicated', 'provided']),
+    /** The run of the same job whose record answered this call (source 'deduplicated'; related-effects.ts). */
+    inheritedFrom: z.string().optional(),
     /** Who provided the output (source 'provided'). */
     by: z.string().optional(),
     /** Why, as they said it (source 'provided'): the audit keeps it like a decision's reason. */

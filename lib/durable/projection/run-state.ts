@@ -296,7 +296,8 @@ export class RunState {
         // version's: a migration's input is built from the agent and carries none, and a fork that copied its
         // parent's run-migrate, or was migrated itself, is still that fork (its repeats keep their keys).
         const forkOf = event.input.forkOf ?? this.input?.forkOf;
-        this.input = forkOf ? { ...event.input, forkOf } : event.input;
+        const restartOf = event.input.restartOf ?? this.input?.restartOf;
+        this.input = { ...event.input, ...(forkOf ? { forkOf } : {}), ...(restartOf ? { restartOf } : {}) };
         this.migrations.push({
           seq: event.seq,
           at: event.at,

@@ -92,6 +92,23 @@ function stepView(step: Record<string, unknown>) {
   return Object.fromEntries(STEP_FIELDS.map((field) => [field, step[field]]));
 }
 
+/** A finish event (onFinish / onEnd): its field names and each field, its steps as stepView has them. */
+function finishView(event: Record<string, unknown>) {
+  const { callId, steps, finalStep, ...rest } = event as Record<string, unknown> & { steps: Record<string, unknown>[]; finalStep: Record<string, unknown> };
+  expect(typeof callId).toBe('string');
+  return { finish: { fields: Object.keys(event).sort(), ...rest, steps: steps.map(stepView), finalStep: stepView(finalStep) } };
+}
+
+/** Step and finish callbacks that note what they heard, in order. */
+function listener() {
+  const heard: unknown[] = [];
+  const callbacks = {
+    onStepFinish: (step: Record<string, unknown>) => void heard.push({ step: stepView(step), replayed: step.replayed }),
+    onFinish: (event: Record<string, unknown>) => void heard.push(finishView(event)),
+  };
+  return { heard, callbacks };
+}
+
 function publicView(durable: DurableResult<any>) {
   if (durable.status !== 'completed') throw new Error(`expected completed, got ${durable.status}`);
   const result = durable.result as unknown as Record<string, unknown> & { steps: Record<string, unknown>[]; finalStep: Record<string, unknown> };
@@ -157,11 +174,18 @@ describeEachJournal('a completed run answers from its record', (target) => {
     expect(first.status).toBe('completed');
     const events = (await journal.events(runId)).length;
     const modelCalls = calls?.();
-    const replayed = await replayDurable(run);
-    const answered = await runDurable(run);
+    const replay = listener();
+    const replayed = await replayDurable({ ...run, ...replay.callbacks });
+    const answer = listener();
+    const answered = await runDurable({ ...run, ...answer.callbacks });
     expect((await journal.events(runId)).length).toBe(events);
     if (calls) expect(calls()).toBe(modelCalls);
     expect(publicView(answered)).toEqual(publicView(replayed));
+    // Its step and finish callbacks hear what the replay's hear: each step, then the finish, replayed: true.
+    expect(answer.heard).toHaveLength(replayed.status === 'completed' ? replayed.steps.length + 1 : -1);
+    expect(answer.heard.slice(0, -1).every((event) => (event as { replayed: unknown }).replayed === true)).toBe(true);
+    expect(answer.heard.at(-1)).toMatchObject({ finish: { replayed: true } });
+    expect(plain(answer.heard)).toEqual(plain(replay.heard));
     // What the run returned as it completed is the same too (its steps were partly live then).
     expect({ ...(publicView(answered) as object), replayedSteps: 0 }).toEqual({ ...(publicView(first) as object), replayedSteps: 0 });
     return { runId, answered, replayed };
@@ -322,7 +346,7 @@ describeEachJournal('a completed run answers from its record', (target) => {
     expect(scripted.calls()).toBe(1);
   });
 
-  it('calls no callback, lifecycle ones included: nothing ran (the replay path calls them, replayed: true)', async () => {
+  it('calls the step and finish callbacks, replayed: true, and no lifecycle one: nothing starts (the replay path calls them all)', async () => {
     const scripted = scriptedModel((step) =>
       step === 0 ? { toolCalls: [{ toolCallId: 'call-n', toolName: 'note', input: { text: 'x' } }] } : { text: 'Done.' },
     );
@@ -338,12 +362,14 @@ describeEachJournal('a completed run answers from its record', (target) => {
     expect(seen).toEqual(['step-start', 'step:false', 'step-start', 'step:false', 'finish:false']);
     seen.length = 0;
     expect((await runDurable(run)).status).toBe('completed');
-    expect(seen).toEqual([]);
+    expect(seen).toEqual(['step:true', 'step:true', 'finish:true']);
+    expect(scripted.calls()).toBe(2);
+    seen.length = 0;
     await replayDurable(run);
     expect(seen).toEqual(['step-start', 'step:true', 'step-start', 'step:true', 'finish:true']);
   });
 
-  it('a run completed without a recorded answer (before answers were recorded) replays, answering the same, calling no callback', async () => {
+  it('a run completed without a recorded answer (before answers were recorded) replays, answering the same, its step callbacks replayed: true', async () => {
     const scripted = scriptedModel(() => ({ text: 'Hello.' }));
     const done = { runId: uniqueRunId(), journal, model: scripted.model, prompt: 'Hi' };
     await runDurable(done);
@@ -359,9 +385,9 @@ describeEachJournal('a completed run answers from its record', (target) => {
     }
     const run = { ...done, runId };
     const seen: string[] = [];
-    const again = await runDurable({ ...run, onStepFinish: () => void seen.push('step'), onStart: () => void seen.push('start') });
+    const again = await runDurable({ ...run, onStepFinish: (e) => void seen.push(`step:${e.replayed}`), onStart: () => void seen.push('start') });
     expect(again).toMatchObject({ status: 'completed', text: 'Hello.', replayedSteps: 1 });
-    expect(seen).toEqual([]); // replayed, but nothing ran again: no callback
+    expect(seen).toEqual(['step:true']); // replayed: the step is reported, nothing started
     expect(scripted.calls()).toBe(1);
     expect(publicView(again)).toEqual(publicView(await replayDurable(run)));
   });
@@ -430,7 +456,7 @@ describeEachJournal('a completed run answers from its record', (target) => {
     if (answered.status === 'completed' && first.status === 'completed') expect(answered.response.timestamp).toEqual(first.response.timestamp);
   });
 
-  it("streamDurable on a completed run streams its answer by replaying its loop (its stream is the loop's), calling no callback", async () => {
+  it("streamDurable on a completed run streams its answer by replaying its loop (its stream is the loop's), its step and finish callbacks replayed: true", async () => {
     const scripted = scriptedModel(() => ({ text: 'Hello.' }));
     const streaming = streamingModel(() => ({ text: 'Hello.' }));
     const run = { runId: uniqueRunId(), journal, prompt: 'Hi' };
@@ -439,23 +465,24 @@ describeEachJournal('a completed run answers from its record', (target) => {
     const stream = streamDurable({
       ...run,
       model: streaming.model,
-      onStepFinish: () => void seen.push('step'),
-      onFinish: () => void seen.push('finish'),
+      onStepFinish: (e) => void seen.push(`step:${e.replayed}`),
+      onFinish: (e) => void seen.push(`finish:${e.replayed}`),
       onStart: () => void seen.push('start'),
     });
     expect(await stream.text).toBe('Hello.');
     expect(await stream.durable).toMatchObject({ status: 'completed', text: 'Hello.', replayedSteps: 1 });
-    expect(seen).toEqual([]);
+    expect(seen).toEqual(['step:true', 'finish:true']);
+    seen.length = 0;
     // A run that is not completed: its callbacks are called as ever.
     const fresh = streamDurable({
       ...run,
       runId: uniqueRunId(),
       model: streaming.model,
-      onStepFinish: () => void seen.push('step'),
+      onStepFinish: (e) => void seen.push(`step:${e.replayed}`),
       onStart: () => void seen.push('start'),
     });
     await fresh.durable;
-    expect(seen).toEqual(['start', 'step']);
+    expect(seen).toEqual(['start', 'step:false']);
     expect(streaming.calls() + scripted.calls()).toBe(2); // the completion and the fresh run: the replay asked nothing
   });
 });

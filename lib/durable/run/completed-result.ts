@@ -1,7 +1,8 @@
 /**
  * A completed run answers from its record: the SDK's result is journaled once, on the run's
  * `run-complete` (its `answer`), and every later call with the runId rebuilds the result from it
- * without running the loop again (no prompt converted, no request hashed, no callback called).
+ * without running the loop again (no prompt converted, no request hashed; its steps go to the step and
+ * finish callbacks, `replayed: true`, from the rebuilt result: replay-callbacks.ts).
  *
  * Why the SDK's answer, not a re-derivation from the model steps and tool events: what a step result
  * holds is the SDK's work on the model's raw answer (tool calls parsed by each tool's schema, tool

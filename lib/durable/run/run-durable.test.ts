@@ -82,7 +82,7 @@ describeEachJournal('runDurable', (target) => {
     expect((await journal.events(runId)).length).toBe(8);
   });
 
-  it('fires step and finish callbacks for replayed steps too, with a replayed flag; a completed run calls none', async () => {
+  it('fires step and finish callbacks for replayed steps too, with a replayed flag; a completed run too, each step replayed', async () => {
     const agent = refundAgent();
     const runId = uniqueRunId();
     const seen: [number, boolean][] = [];
@@ -111,10 +111,16 @@ describeEachJournal('runDurable', (target) => {
       [2, false],
     ]);
     expect(finished).toEqual([false]);
-    // Completed: a call answers from the record and nothing runs again, so no callback is called.
+    // Completed: a call answers from the record (the model not called), and its steps and finish are reported, replayed.
+    const calls = model.calls();
     expect((await call()).status).toBe('completed');
-    expect(seen).toHaveLength(5);
-    expect(finished).toEqual([false]);
+    expect(seen.slice(5)).toEqual([
+      [0, true],
+      [1, true],
+      [2, true],
+    ]);
+    expect(finished).toEqual([false, true]);
+    expect(model.calls()).toBe(calls);
   });
 
   it('journals a model returned by prepareStep like the top-level one', async () => {

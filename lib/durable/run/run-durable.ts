@@ -30,11 +30,12 @@ import { InvocationTrace } from '../telemetry/tracing';
 import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from '../identity/idempotency-key';
 import type { Journal, RunHold } from '../journal/journal';
 import { journaledTool, type ToolRetry } from '../tools/journaled-tool';
+import { hasRelatedRuns, relatedEffects } from '../tools/related-effects';
 import { recordingModel } from '../model/recording-model';
 import { assertValidConversationId, assertValidRunId, assertValidSubject } from '../identity/run-id';
 import { RunSession } from './run-session';
 import { replayAwareTelemetry } from '../telemetry/replay-telemetry';
-import { type ReplayCallbacks, withoutCallbacks, withReplayedFlag } from './replay-callbacks';
+import { announceAnswer, type ReplayCallbacks, withoutCallbacks, withReplayedFlag } from './replay-callbacks';
 import { resolveModel } from '../model/resolve-model';
 import { buildRunInput, type RunInputSource } from './run-input';
 import { toolGate } from '../tools/tool-gate';
@@ -56,12 +57,12 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
   /** Structured output (`Output.object({ schema })`, …): on the completed result as `output`, parsed from the final step. */
   output?: OutputSpec<any, any, any>;
   /**
-   * Called after each step, replayed ones included (`replayed: true` when the model's answer came from the journal).
-   * Not called (nor any callback) on a call to a run that is completed already: it answers from its record, nothing runs.
+   * Called after each step, replayed ones included (`replayed: true` when the model's answer came from the journal),
+   * on a run that is completed already too: each of its steps, `replayed: true`, from its record (replay-callbacks.ts).
    */
   onStepFinish?: Callback<'onStepFinish', TOOLS>;
   onStepEnd?: Callback<'onStepEnd', TOOLS>;
-  /** Called when the loop ends; `replayed: true` when every step came from the journal. Not on a completed run's later calls. */
+  /** Called when the loop ends; `replayed: true` when every step came from the journal (a completed run's later calls: always). */
   onFinish?: Callback<'onFinish', TOOLS>;
   onEnd?: Callback<'onEnd', TOOLS>;
   /** Names the job, not the conversation: the first attempt and every retry pass the same runId. */
@@ -151,15 +152,16 @@ export interface OpenHow {
   /** Answer from its recorded answer (completed-result.ts), the loop not run; false (or no answer recorded): replay it. */
   fromRecord: boolean;
   /**
-   * Whether its replay calls the caller's callbacks (step, finish, and the SDK's other lifecycle ones).
-   * runDurable and streamDurable: no, nothing runs again; replayDurable: yes, with `replayed: true`, as before.
+   * Whether its replay calls the SDK's lifecycle callbacks (onStart, onStepStart, onToolExecutionStart, …).
+   * runDurable and streamDurable: no, nothing starts again; replayDurable: yes, as before. The step and
+   * finish callbacks are called either way, `replayed: true`.
    */
   completedCallbacks: boolean;
 }
 
 /**
  * A run opened for one invocation: answered at once (nothing to do), or held, with the loop's settings.
- * `quiet`: a completed run replayed with the caller's callbacks left out (OpenHow.completedCallbacks).
+ * `quiet`: a completed run replayed with the caller's lifecycle callbacks left out (OpenHow.completedCallbacks).
  */
 export type OpenedRun<TOOLS extends ToolSet> =
   | { kind: 'answer'; result: DurableResult<TOOLS> }
@@ -221,12 +223,13 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     (invocation ??= InvocationTrace.start({ runId, agent: input.agent, recorded: state?.trace, startTime: startedAt, kind }));
   // A prepareStep may set each step's runtimeContext or toolsContext, which are not journaled: such a run replays.
   const answerable = how.fromRecord && prepareStep === undefined;
+  const replayCallbacks = { onStepFinish, onStepEnd, onFinish, onEnd };
   if (answerable) {
     // A completed run is answered without its hold: nothing executes, and nothing but inert events follows
     // a run-complete (a cancel or a decision on it is refused). One read; a run that is not completed goes on.
     const state = new RunState(await journal.events(runId));
     const answer = await answerFromRecord<TOOLS>({ runId, state, input, context: options });
-    if (answer) return answered(traceOf(state, 'answer'), answer);
+    if (answer) return answered(traceOf(state, 'answer'), answer, replayCallbacks);
   }
   const hold = await journal.hold(runId);
   try {
@@ -240,12 +243,16 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     if (begun.kind === 'execute' && answerable) answer = await answerFromRecord<TOOLS>({ runId, state: begun.state, input, context: options });
     if (answer || begun.kind !== 'execute') {
       await hold.release();
-      return answered(traceOf(begun.state, 'answer'), answer as DurableResult<TOOLS>);
+      return answered(traceOf(begun.state, 'answer'), answer as DurableResult<TOOLS>, replayCallbacks);
     }
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     session.trace = traceOf(begun.state, 'resume');
+    // A fork or a restart: its side effects consult the job's other runs as they are at each call.
+    // Decided at each call: a fork made of this run while it executes counts too (RunSession applies its run-forked).
+    session.related = async () => (hasRelatedRuns(session.state) ? relatedEffects((id) => journal.events(id), { runId, state: session.state }) : []);
+    // A completed run replayed: its step and finish callbacks are called (replayed: true), the others not (replay-callbacks.ts).
     const quiet = begun.state.status === 'completed' && !how.completedCallbacks;
-    const callbacks = quiet ? {} : withReplayedFlag({ onStepFinish, onStepEnd, onFinish, onEnd }, session);
+    const callbacks = withReplayedFlag(replayCallbacks, session);
     const settings = quiet ? withoutCallbacks(rest) : rest;
     const loop = loopSettings({ session, rest: { ...settings, ...callbacks }, baseModel, tools, stopWhen, toolApproval, prepareStep, toolRetry });
     return { kind: 'execute', session, hold, loop, quiet };
@@ -256,9 +263,13 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   }
 }
 
-/** An invocation answered without running the loop: its span ends with the answer's status. */
-function answered<TOOLS extends ToolSet>(trace: InvocationTrace, result: DurableResult<TOOLS>): OpenedRun<TOOLS> {
+/**
+ * An invocation answered without running the loop: its span ends with the answer's status. A completed
+ * one is answered from its record: its steps and finish go to the step and finish callbacks, `replayed: true`.
+ */
+async function answered<TOOLS extends ToolSet>(trace: InvocationTrace, result: DurableResult<TOOLS>, callbacks: ReplayCallbacks): Promise<OpenedRun<TOOLS>> {
   trace.end({ status: result.status });
+  if (result.status === 'completed') await announceAnswer(result.result as never, callbacks);
   return { kind: 'answer', result };
 }
 
@@ -325,6 +336,9 @@ async function settleRun<TOOLS extends ToolSet>(
   session: RunSession,
   outcome: { error: unknown } | { result: GenerateTextResult<TOOLS, any, any> },
 ): Promise<DurableResult<TOOLS>> {
+  // A loop that ended while a tool still ran (an abort, a timeout): that call's outcome is journaled
+  // first, with the run still held, so nothing that acted is left as a start without an end.
+  await session.idle();
   if (session.canceled && session.fatal === undefined) return canceled(session);
   if ('error' in outcome) {
     await recordFailure(session, outcome.error);

@@ -12,6 +12,7 @@ import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
 import type { RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
+import type { RelatedEffect } from '../tools/related-effects';
 import { OutcomeRoom } from './outcome-room';
 
 export class RunSession {
@@ -41,6 +42,8 @@ export class RunSession {
   private deferred: JournalEvent | undefined;
   /** The append that carries a deferred event, while it is in flight. */
   private carrying: Promise<RecordedEvent[]> | undefined;
+  /** The side effects of the job's other runs, read at each call (related-effects.ts); unset for a run with none. */
+  related: (() => Promise<RelatedEffect[]>) | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
   /** The events-per-run limit, with room kept for side effects' outcomes (outcome-room.ts). */
@@ -132,6 +135,7 @@ export class RunSession {
     }
     try {
       const recorded = await this.hold.append(events);
+      await this.applyForksMadeMeanwhile(recorded);
       for (const event of recorded) this.state.apply(event);
       settle(true);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
@@ -144,6 +148,25 @@ export class RunSession {
       if (!JournalDataError.isInstance(error)) this.fatal ??= error;
       throw error;
     }
+  }
+
+  /** Resolves once no tool call is executing: each one started has its outcome journaled (or has thrown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /**
+   * Someone else appended to this run since this invocation last did (the seqs skip): a fork made of it
+   * meanwhile is the job's (its side effects count for this run's: related-effects.ts), so its run-forked
+   * is applied here, in order. Other appends to an executing run are refused, or read as their own flags
+   * (a cancel: the hold's). Rare: a load only when the seqs skip.
+   */
+  private async applyForksMadeMeanwhile(recorded: readonly RecordedEvent[]): Promise<void> {
+    const first = recorded[0]?.seq;
+    const last = this.state.lastSeq;
+    if (first === undefined || first <= last + 1) return;
+    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && event.type === 'run-forked');
+    for (const event of meanwhile) this.state.apply(event);
   }
 
   throwIfFatal(): void {

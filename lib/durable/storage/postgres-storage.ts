@@ -27,7 +27,7 @@ import { journalSecrets } from './event-rows';
 import { migrate } from './migrate';
 import { PostgresListener } from './postgres-listener';
 import { reconnectBackoff } from './reconnect-backoff';
-import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_TCP_KEEP_ALIVE_S } from './session-settings';
+import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_TCP_KEEP_ALIVE_S, DURABLE_COMMIT_LEVELS, DURABLE_SESSION_OPTIONS } from './session-settings';
 import { type SqlDriver, postgresDriver } from './sql-driver';
 import { PostgresJournal, type RunEraser } from './postgres-journal';
 import type { TransactionalDb } from './sql-rows';
@@ -76,10 +76,12 @@ export class PostgresStorage {
   private readonly holds: AdvisoryLockHolds;
   private readonly journal: PostgresJournal;
   private ready: Promise<{ orm: TransactionalDb; sql: SqlDriver }> | undefined;
+  /** False once the pool's first session was refused its startup options (a pooler): the pool opens plain sessions. */
+  private poolTakesOptions = true;
 
   constructor(private readonly options: PostgresStorageOptions) {
     if (!options?.connectionString) throw new TypeError('PostgresStorage: connectionString is required.');
-    this.client = this.connect('gnl', { max: options.max ?? 10 });
+    this.client = this.connectPool({ max: options.max ?? 10 });
     // TCP keepalive on both idle-by-design sessions even if clientOptions turned it off for the pool.
     const keep_alive = options.clientOptions?.keep_alive || DEFAULT_TCP_KEEP_ALIVE_S;
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
@@ -124,7 +126,8 @@ export class PostgresStorage {
 
   private migrated(): Promise<{ orm: TransactionalDb; sql: SqlDriver }> {
     this.ready ??= (async () => {
-      await this.closeIdleBeforeTheServer();
+      const settings = await this.firstStatement();
+      await this.closeIdleBeforeTheServer(settings.idleSessionTimeoutMs);
       const orm = drizzle({ client: this.client });
       await migrate(orm);
       return { orm, sql: postgresDriver(this.client) };
@@ -133,6 +136,32 @@ export class PostgresStorage {
       throw error;
     });
     return this.ready;
+  }
+
+  /**
+   * The pool's first statement, on sessions opened with DURABLE_SESSION_OPTIONS (session-settings.ts).
+   * A pooler that refuses startup options (pgbouncer without `options` in ignore_startup_parameters)
+   * gets sessions without them, and then the journal runs only if what its sessions get is durable:
+   * under `synchronous_commit = off` it refuses to start rather than acknowledge appends a crash can lose.
+   */
+  private async firstStatement(): Promise<SessionSettings> {
+    let settings: SessionSettings;
+    try {
+      settings = await readSessionSettings(this.client);
+    } catch (error) {
+      if (!refusedStartupParameter(error)) throw error;
+      await this.client.end({ timeout: 1 });
+      this.poolTakesOptions = false;
+      this.client = this.connectPool({ max: this.options.max ?? 10 });
+      settings = await readSessionSettings(this.client);
+    }
+    if (!DURABLE_COMMIT_LEVELS.includes(settings.synchronousCommit)) {
+      throw new GnlError(
+        `The journal's sessions run with synchronous_commit = ${settings.synchronousCommit}, and their startup options (-c synchronous_commit=on) did not reach the server: ` +
+          'an acknowledged append could be lost in a server crash. Set it for the role (ALTER ROLE … SET synchronous_commit = on), or let the pooler pass the options startup parameter (docs/operations.md).',
+      );
+    }
+    return settings;
   }
 
   /**
@@ -146,17 +175,19 @@ export class PostgresStorage {
    * it in ignore_startup_parameters) gets the client-side timeout alone. The hold session and the
    * listener exempt themselves in their own statements (session-settings.ts).
    */
-  private async closeIdleBeforeTheServer(): Promise<void> {
-    const timeoutMs = await serverIdleSessionTimeoutMs(this.client);
+  private async closeIdleBeforeTheServer(timeoutMs: number): Promise<void> {
     if (timeoutMs <= 0) return;
     const ownS = this.options.clientOptions?.idle_timeout;
     const idle_timeout = Math.min(timeoutMs / 4000, ownS && ownS > 0 ? ownS : Number.POSITIVE_INFINITY);
     const max = this.options.max ?? 10;
     const old = this.client;
+    if (!this.poolTakesOptions) {
+      this.client = this.connectPool({ max, idle_timeout });
+      await old.end({ timeout: 5 });
+      return;
+    }
     // `options -c`, not a plain startup parameter: a plain one loses to a role's ALTER ROLE … SET (tested).
-    const own = this.options.clientOptions?.connection?.options;
-    const options = `${typeof own === 'string' && own ? `${own} ` : ''}-c idle_session_timeout=0`;
-    const exempt = this.connect('gnl', { max, idle_timeout, connection: { options } });
+    const exempt = this.connectPool({ max, idle_timeout }, '-c idle_session_timeout=0');
     try {
       await exempt`select 1`;
       this.client = exempt;
@@ -165,7 +196,7 @@ export class PostgresStorage {
       // Only a refused startup parameter (a pooler that does not pass it on) means the client-side
       // timeout alone; anything else is the caller's to see.
       if (!refusedStartupParameter(error)) throw new GnlError('The journal could not open a session exempt from idle_session_timeout.', { cause: error });
-      this.client = this.connect('gnl', { max, idle_timeout });
+      this.client = this.connectPool({ max, idle_timeout });
     }
     await old.end({ timeout: 5 });
   }
@@ -180,6 +211,14 @@ export class PostgresStorage {
     // Announcements still on their way are sent if the server answers soon; a lost one costs nothing.
     await Promise.race([this.holds.notifier.idle(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     await Promise.all([this.client.end({ timeout: 5 }), this.holds.close()]);
+  }
+
+  /** The pool (`gnl`): its sessions get DURABLE_SESSION_OPTIONS, then the caller's and `more`, in their startup options. */
+  private connectPool(options: postgres.Options<Record<string, postgres.PostgresType>>, more?: string): postgres.Sql {
+    if (!this.poolTakesOptions) return this.connect('gnl', options);
+    const own = this.options.clientOptions?.connection?.options;
+    const startup = [DURABLE_SESSION_OPTIONS, typeof own === 'string' && own ? own : undefined, more].filter(Boolean).join(' ');
+    return this.connect('gnl', { ...options, connection: { options: startup } });
   }
 
   /** A client for one role; its application_name is the role unless the connection string or clientOptions name one. */
@@ -207,24 +246,32 @@ function refusedStartupParameter(error: unknown): boolean {
 /** How many times the first statement is sent again when the server ended its session first. */
 const FIRST_STATEMENT_ATTEMPTS = 3;
 
+interface SessionSettings {
+  /** The idle_session_timeout that applies to this client's sessions, in ms (0: none, or a server before 14 that has none). */
+  idleSessionTimeoutMs: number;
+  /** current_setting('synchronous_commit') on a pool session. */
+  synchronousCommit: string;
+}
+
 /**
- * The idle_session_timeout that applies to this client's sessions, in ms (0: none, or a server before 14
- * that has none). This is the one statement sent on a session not yet exempt from that timeout, so on a
- * loaded machine it can go out on a session the server just ended (CONNECTION_CLOSED): it only reads,
- * so it is sent again, on a new session.
+ * What the pool's sessions get from the server. This is the one statement sent on a session not yet
+ * exempt from idle_session_timeout, so on a loaded machine it can go out on a session the server just
+ * ended (CONNECTION_CLOSED): it only reads, so it is sent again, on a new session.
  */
-async function serverIdleSessionTimeoutMs(client: postgres.Sql): Promise<number> {
-  let row: { setting: string; unit: string | null } | undefined;
+async function readSessionSettings(client: postgres.Sql): Promise<SessionSettings> {
+  type Row = { setting: string | null; unit: string | null; synchronous_commit: string };
+  let row: Row | undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      [row] = await client<{ setting: string; unit: string | null }[]>`select setting, unit from pg_settings where name = 'idle_session_timeout'`;
+      [row] = await client<Row[]>`select s.setting, s.unit, current_setting('synchronous_commit') as synchronous_commit
+        from (select 1) one left join pg_settings s on s.name = 'idle_session_timeout'`;
       break;
     } catch (error) {
       if (attempt >= FIRST_STATEMENT_ATTEMPTS || (error as { code?: string })?.code !== 'CONNECTION_CLOSED') throw error;
     }
   }
-  if (!row) return 0;
-  const value = Number(row.setting);
+  const value = Number(row?.setting);
   const perUnit: Record<string, number> = { ms: 1, s: 1000, min: 60_000 };
-  return Number.isFinite(value) && value > 0 ? value * (perUnit[row.unit ?? 'ms'] ?? 1) : 0;
+  const idleSessionTimeoutMs = Number.isFinite(value) && value > 0 ? value * (perUnit[row?.unit ?? 'ms'] ?? 1) : 0;
+  return { idleSessionTimeoutMs, synchronousCommit: row?.synchronous_commit ?? 'unknown' };
 }

@@ -31,6 +31,43 @@ function refundTool(journal: Journal, runId: string, options: GnlToolOptions<{ o
   return { ledger, stepDurableAtExecute, tools: { refund } };
 }
 
+/**
+ * A refund whose execute waits, once it has begun, on a gate the test opens: `running` resolves when the
+ * refund is under way (an abort then lands while it runs). `streams`: execute returns an async iterable
+ * (a preliminary value, then the refund), and the wait is between the two.
+ */
+function gatedRefund(streams: boolean) {
+  const ledger = new Ledger();
+  let began!: () => void;
+  const running = new Promise<void>((resolve) => {
+    began = resolve;
+  });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const inputSchema = z.object({ orderId: z.string(), amount: z.number() });
+  const refund = streams
+    ? tool({
+        inputSchema,
+        execute: async function* (input, { idempotencyKey: key }) {
+          yield { status: 'pending' as const, refundId: '', amount: 0 };
+          began();
+          await gate;
+          yield { status: 'done' as const, ...ledger.refund(key as string, input) };
+        },
+      })
+    : tool({
+        inputSchema,
+        execute: async (input, { idempotencyKey: key }) => {
+          began();
+          await gate;
+          return { status: 'done' as const, ...ledger.refund(key as string, input) };
+        },
+      });
+  return { ledger, running, open, tools: { refund: gnlTool(refund, { sideEffect: true }) } };
+}
+
 async function text(stream: AsyncIterable<string>): Promise<string> {
   let out = '';
   for await (const delta of stream) out += delta;
@@ -160,6 +197,54 @@ describeEachJournal('streamDurable', (target) => {
     expect(await stopNow.durable).toMatchObject({ status: 'completed', text: '' });
     expect(ledger.total).toBe(2);
   });
+
+  /**
+   * The refund is under way when the caller's signal aborts; it finishes after the abort. What the journal,
+   * the invocation and a resume (by the same function) make of it, and how many refunds the ledger saw.
+   */
+  async function abortedWhileRefunding(via: 'runDurable' | 'streamDurable', streams: boolean) {
+    const runId = uniqueRunId(`abort-${via}`);
+    const { ledger, running, open, tools } = gatedRefund(streams);
+    const call = (abortSignal?: AbortSignal) =>
+      via === 'runDurable'
+        ? runDurable({ runId, journal, model: scriptedModel(refundScript).model, tools, prompt: 'Refund o_17', ...(abortSignal ? { abortSignal } : {}) })
+        : streamDurable({ runId, journal, model: streamingModel(refundScript).model, tools, prompt: 'Refund o_17', ...(abortSignal ? { abortSignal } : {}) })
+            .durable;
+    const controller = new AbortController();
+    const first = call(controller.signal).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    await running;
+    controller.abort();
+    open();
+    const error = await first;
+    const state = new RunState(await journal.events(runId));
+    const end = (await journal.events(runId)).find((e) => e.type === 'tool-call-end');
+    const afterAbort = { error: error?.name, status: state.status, events: (await journal.events(runId)).map((e) => e.type) };
+    const resumed = await call();
+    return {
+      afterAbort,
+      recorded: end?.type === 'tool-call-end' ? end.output : undefined,
+      resumed: resumed.status,
+      refunds: ledger.total,
+      key: ledger.executions.get(key(runId)),
+    };
+  }
+
+  for (const streams of [false, true]) {
+    it(`an abort while a side effect runs${streams ? ' (a streaming tool, mid-stream)' : ''}: its outcome is journaled when it returns, the run fails resumably as runDurable's does, the resume does not run it again`, async () => {
+      const expected = {
+        afterAbort: { error: 'AbortError', status: 'failed', events: ['run-start', 'model-step', 'tool-call-start', 'tool-call-end', 'run-fail'] },
+        recorded: { status: 'done', refundId: 'r_o_17', amount: 40 },
+        resumed: 'completed',
+        refunds: 1,
+        key: 1,
+      };
+      expect(await abortedWhileRefunding('runDurable', streams)).toEqual(expected);
+      expect(await abortedWhileRefunding('streamDurable', streams)).toEqual(expected);
+    });
+  }
 
   it('a repeated call id from the provider is renamed in the streamed parts and the record alike, so each call runs once', async () => {
     const runId = uniqueRunId('stream-ids');

@@ -15,7 +15,9 @@
  * starts before the call that asked for it is durable.
  *
  * The run goes on when nobody reads the stream (a browser that left): `durable` consumes it. Do not pass
- * a request's abort signal unless leaving should stop the run (it then fails, resumably).
+ * a request's abort signal unless leaving should stop the run (it then fails, resumably). An abort ends
+ * the stream at once but not a tool that executes: `durable` waits for it, its outcome is journaled, and
+ * only then is the failure journaled and the run let go (ToolExecutions).
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamResult } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
@@ -73,10 +75,11 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     const run = await ready;
     return run.kind === 'execute' ? run.loop : undefined;
   };
+  const executions = new ToolExecutions();
   const result = streamText({
     ...quietOnCompleted(stripRunOptions(runOptions), ready),
     model: standInModel(baseModel, loopOf),
-    tools: standInTools(options.tools ?? ({} as TOOLS), loopOf),
+    tools: standInTools(options.tools ?? ({} as TOOLS), loopOf, executions),
     toolApproval: async (args: unknown) => {
       const loop = await loopOf();
       return loop ? (loop.toolApproval as (a: unknown) => unknown)(args) : { type: 'user-approval' };
@@ -128,11 +131,20 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     }
     try {
       await result.consumeStream({ onError: noteError });
+      // An abort ends the stream at once, while a tool the loop started may still run: its outcome is
+      // recorded when its execute returns, with the run still held, and only then does the run settle.
+      await executions.close();
       // The log's done batch is written before the run leaves 'running': a reader that finds the run
       // running and its newest stream done knows another invocation is on its way (followRunStream 'next').
       await logging;
       if (streamError !== undefined || run.session.fatal !== undefined) return await settle(run.session, { error: run.session.fatal ?? streamError });
-      const awaited = await awaitedResult(result);
+      let awaited: Awaited<ReturnType<typeof awaitedResult<TOOLS>>>;
+      try {
+        awaited = await awaitedResult(result);
+      } catch (error) {
+        // The loop ended without a result (aborted: the signal's reason): journaled as runDurable's failure is.
+        return await settle(run.session, { error });
+      }
       return await settle(run.session, { result: awaited as never });
     } finally {
       await run.hold.release();
@@ -260,7 +272,7 @@ function emptyStep(): LanguageModelV4StreamResult['stream'] {
  * has (a tool without execute too: the journaled tool replays the result provided for it, and the gate
  * keeps it from running before one is); approval is the gate's.
  */
-function standInTools<TOOLS extends ToolSet>(tools: TOOLS, loopOf: () => Promise<Record<string, unknown> | undefined>): TOOLS {
+function standInTools<TOOLS extends ToolSet>(tools: TOOLS, loopOf: () => Promise<Record<string, unknown> | undefined>, executions: ToolExecutions): TOOLS {
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]) => {
       const { needsApproval: _own, execute: _execute, ...rest } = tool as typeof tool & { needsApproval?: unknown };
@@ -268,16 +280,48 @@ function standInTools<TOOLS extends ToolSet>(tools: TOOLS, loopOf: () => Promise
         name,
         {
           ...rest,
-          execute: async (input: unknown, callOptions: unknown) => {
-            const loop = await loopOf();
-            const journaled = (loop?.tools as ToolSet | undefined)?.[name];
-            if (!journaled?.execute) throw new TypeError(`streamDurable: tool ${name} was called in a run with nothing to do.`);
-            return journaled.execute(input as never, callOptions as never);
-          },
+          execute: (input: unknown, callOptions: unknown) =>
+            executions.track(name, async () => {
+              const loop = await loopOf();
+              const journaled = (loop?.tools as ToolSet | undefined)?.[name];
+              if (!journaled?.execute) throw new TypeError(`streamDurable: tool ${name} was called in a run with nothing to do.`);
+              executions.assertOpen(name);
+              return journaled.execute(input as never, callOptions as never);
+            }),
         },
       ];
     }),
   ) as TOOLS;
+}
+
+/**
+ * The tool executions the loop started, each through the journaled tool. streamText lets go of a running
+ * execute when its signal aborts (the stream ends, the execute goes on), so `durable` waits for every one
+ * (close) before it settles and releases the run: an outcome is recorded while the run is still held,
+ * never dropped. Once closed, nothing more starts.
+ */
+class ToolExecutions {
+  private readonly running = new Set<Promise<unknown>>();
+  private closed = false;
+
+  track(name: string, work: () => Promise<unknown>): Promise<unknown> {
+    this.assertOpen(name);
+    const execution = work();
+    this.running.add(execution);
+    const done = () => void this.running.delete(execution);
+    execution.then(done, done);
+    return execution;
+  }
+
+  assertOpen(name: string): void {
+    if (this.closed) throw new TypeError(`streamDurable: tool ${name} was called after its invocation's stream ended; it did not run.`);
+  }
+
+  /** Resolves when every execution started has settled (its outcome journaled, or its error thrown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
 }
 
 /**

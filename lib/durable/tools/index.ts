@@ -4,6 +4,7 @@
  * execute runs, the outcome is journaled, an unknown outcome is never re-executed on a guess
  * (unknown-outcome.ts). toolGate (tool-gate.ts) sits on the SDK's toolApproval hook and acts on the
  * projection's plan (../projection/run-plan.ts). askPerson (ask-person.ts): a tool a person answers.
+ * related-effects.ts: the job's other runs (a fork's parent, a restarted run) whose recorded work a call repeats.
  * output-check.ts checks outputs against a tool's schema; model-json.ts refuses output the model cannot read;
  * unencodable-output.ts records a side effect's such output as performed, with a marker in its place.
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
@@ -14,3 +15,4 @@ export { askPerson } from './ask-person';
 export { checkOutputSchema, type OutputCheck, assertOutputMatchesSchema } from './output-check';
 export { journaledTool, type ToolRetry } from './journaled-tool';
 export { toolGate } from './tool-gate';
+export { hasRelatedRuns, jobEffects, matchRelated, relatedEffects, type RelatedEffect } from './related-effects';

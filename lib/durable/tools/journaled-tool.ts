@@ -20,7 +20,7 @@
  */
 import type { Tool, ToolExecutionOptions } from 'ai';
 import { callIdentity } from '../identity/call-identity';
-import { JournalDataError, RunCanceledError, ToolCallFailedError, ToolNotPerformedError } from '../errors';
+import { JournalDataError, RunCanceledError, SideEffectElsewhereError, ToolCallFailedError, ToolNotPerformedError } from '../errors';
 import { errorInfo } from '../journal/events';
 import { type GnlToolOptions, gnlToolOptions } from './gnl-tool';
 import { appendReadableEnd } from './model-json';
@@ -28,6 +28,7 @@ import type { RunSession } from '../run/run-session';
 import type { ToolOperation } from '../projection/run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
 import { appendPerformedEnd, markerAwareModelOutput } from './unencodable-output';
+import { matchRelated, type RelatedEffect } from './related-effects';
 import { ATTR } from '../telemetry/tracing';
 
 type AnyTool = Tool<any, any>;
@@ -62,7 +63,11 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
     execute: async (given: unknown, callOptions: ToolExecutionOptions<unknown>) => {
       session.throwIfFatal();
       const { toolCallId } = callOptions;
-      const { key, input } = callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options });
+      const identity = callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options });
+      const { input } = identity;
+      // Work another run of the same job did (a fork's parent, a restarted run) keeps its key (related-effects.ts).
+      const related = options.sideEffect === true && !session.state.keyOfCall.has(toolCallId) ? await relatedMatch(session, toolName, input) : undefined;
+      const key = related?.idempotencyKey ?? identity.key;
       const span = session.trace?.toolCall({ toolName, toolCallId, idempotencyKey: key, sideEffect: options.sideEffect === true });
       const recordedBefore = session.state.operations.get(key)?.result !== undefined;
       // One execution per key at a time: a twin waits for the one running, then for any that started meanwhile.
@@ -70,6 +75,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       const run = async () => {
         let op = session.state.operations.get(key);
         if (op?.result) return replay({ session, op, toolCallId, toolName });
+        if (related && !op) return answerFromRelated({ session, related, toolCallId, toolName, input });
         if (!execute) throw new JournalDataError(`Tool ${toolName} has no execute and no result was provided for call ${toolCallId}.`);
         if (session.canceled) throw new RunCanceledError({ runId: session.runId });
         if (op?.inFlight && op.sideEffect && op.attempts > (session.cleared.get(key) ?? 0)) {
@@ -236,4 +242,43 @@ async function replay(args: { session: RunSession; op: ToolOperation; toolCallId
   }
   if (result.kind === 'error') throw Object.assign(new Error(result.error.message), { name: result.error.name });
   return result.output;
+}
+
+/** The related run's effect this call repeats, read now (related-effects.ts); undefined for a run with no related runs. */
+async function relatedMatch(session: RunSession, toolName: string, input: unknown): Promise<RelatedEffect | undefined> {
+  if (!session.related) return undefined;
+  return matchRelated(await session.related(), { toolName, input }, (key) => session.state.operations.has(key));
+}
+
+/**
+ * The work is the job's already: a recorded outcome answers (journaled here, with the run it came from);
+ * an unknown one stops this run until a person decides it where it was made. Nothing executes.
+ */
+async function answerFromRelated(args: {
+  session: RunSession;
+  related: RelatedEffect;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}): Promise<unknown> {
+  const { session, related, toolCallId, toolName, input } = args;
+  if (related.outcome.kind !== 'done') {
+    const elsewhere = new SideEffectElsewhereError({ runId: session.runId, otherRunId: related.runId, toolName, idempotencyKey: related.idempotencyKey });
+    session.failure ??= new ToolCallFailedError({ runId: session.runId, toolCallId, toolName, attempt: 0, cause: elsewhere });
+    throw elsewhere;
+  }
+  await session.append({
+    type: 'tool-call-end',
+    toolCallId,
+    toolName,
+    idempotencyKey: related.idempotencyKey,
+    attempt: 1,
+    input,
+    startedAt: new Date().toISOString(),
+    output: related.outcome.output,
+    durationMs: 0,
+    source: 'deduplicated',
+    inheritedFrom: related.runId,
+  });
+  return related.outcome.output;
 }

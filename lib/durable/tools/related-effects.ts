@@ -1,0 +1,104 @@
+/**
+ * The job's record beyond this run. A fork and a restart are new runs of the same job: the work its
+ * other runs did is the job's, so a call here that repeats it (the same tool, the same arguments as
+ * canonical JSON) is that work, under that work's key, never new work under a new key.
+ *
+ * Which runs are related, read from the journal as it is at the moment of the call (not a snapshot
+ * taken when the fork was made: a parent still executing records its refund after its fork exists):
+ * the run's origin (a fork's parent, `input.forkOf`; the run a restart restarts, `input.restartOf`, unless
+ * a person asked for a new attempt) and its forks (run-forked), and theirs, over the whole job. History a
+ * fork copied keeps its keys, so the run holds those and they never match; what matches is work done
+ * after the branches parted, on either side (a parent resumed after its fork refunded meets that refund).
+ * The door (journaled-tool.ts) asks before a side effect with no key of its own executes: a match whose
+ * outcome is recorded answers from that record (tool-call-end, source 'deduplicated', inheritedFrom); a
+ * match whose outcome is unknown stops the run (SideEffectElsewhereError) until a person decides it in
+ * the run that made it; a match known not to have acted (a final error) is not work done, so it is no
+ * match. Keys this run already holds are taken: its n-th repeat meets the n-th matching effect.
+ * Runs with no origin and no fork read nothing here (the hot path pays nothing). docs/fork.md, docs/runtime.md.
+ * Not seen: a restart of one of the job's forks from that fork's relatives (the old run names no restart).
+ */
+import { canonicalJson } from '../identity/canonical-json';
+import type { RecordedEvent } from '../journal/events';
+import { encodeJson } from '../journal/json-codec';
+import { RunState } from '../projection/run-state';
+
+export interface RelatedEffect {
+  /** The run that started it. */
+  runId: string;
+  toolName: string;
+  input: unknown;
+  idempotencyKey: string;
+  outcome: { kind: 'done'; output: unknown } | { kind: 'unknown' } | { kind: 'not-performed' };
+}
+
+/** Reads a run's events (Journal.events). */
+export type ReadEvents = (runId: string) => Promise<RecordedEvent[]>;
+
+/** True when the run has a related run whose record its side effects must consult (an origin or a fork). */
+export function hasRelatedRuns(state: RunState): boolean {
+  return neighbours(state).length > 0;
+}
+
+/** How many runs of one job are read at most (a lineage of forks and restarts): beyond, something is wrong. */
+const MAX_LINEAGE_RUNS = 256;
+
+/**
+ * Every side effect the job's other runs started, nearest runs first, each key once: up the run's
+ * origins (a fork's parent, a restarted run) and down every fork of every run reached. `self` is this
+ * run as its invocation knows it (its forks included: RunSession applies a run-forked appended meanwhile).
+ */
+export function relatedEffects(read: ReadEvents, self: { runId: string; state: RunState }): Promise<RelatedEffect[]> {
+  return jobEffects(read, neighbours(self.state), [self.runId]);
+}
+
+/** The side effects of the runs `from` and of every run of the job reached from them (not `except`), nearest first, each key once. */
+export async function jobEffects(read: ReadEvents, from: readonly string[], except: readonly string[] = []): Promise<RelatedEffect[]> {
+  const effects: RelatedEffect[] = [];
+  const keys = new Set<string>();
+  const visited = new Set<string>(except);
+  const queue = [...from];
+  while (queue.length > 0 && visited.size < MAX_LINEAGE_RUNS) {
+    const runId = queue.shift() as string;
+    if (visited.has(runId)) continue;
+    visited.add(runId);
+    const events = await read(runId);
+    const state = new RunState(events);
+    for (const event of events) {
+      if (event.type !== 'tool-call-start' || !event.sideEffect || keys.has(event.idempotencyKey)) continue;
+      keys.add(event.idempotencyKey);
+      const op = state.operations.get(event.idempotencyKey);
+      effects.push({ runId, toolName: event.toolName, input: event.input, idempotencyKey: event.idempotencyKey, outcome: outcomeOf(op) });
+    }
+    queue.push(...neighbours(state));
+  }
+  return effects;
+}
+
+/** The runs one step away in the job: its origin (unless a new attempt was asked for) and its forks. */
+function neighbours(state: RunState): string[] {
+  const input = state.input;
+  const origin = input?.forkOf?.runId ?? (input?.restartOf && input.restartOf.newAttempt !== true ? input.restartOf.runId : undefined);
+  return [...(origin ? [origin] : []), ...state.forks.map((fork) => fork.childRunId)];
+}
+
+/** The first related effect this call repeats whose key the run does not hold yet. */
+export function matchRelated(
+  effects: readonly RelatedEffect[],
+  call: { toolName: string; input: unknown },
+  held: (key: string) => boolean,
+): RelatedEffect | undefined {
+  const text = canonicalJson(encodeJson(call.input));
+  return effects.find(
+    (effect) =>
+      effect.outcome.kind !== 'not-performed' &&
+      effect.toolName === call.toolName &&
+      !held(effect.idempotencyKey) &&
+      canonicalJson(encodeJson(effect.input)) === text,
+  );
+}
+
+function outcomeOf(op: ReturnType<RunState['operations']['get']>): RelatedEffect['outcome'] {
+  if (op?.result?.kind === 'output') return { kind: 'done', output: op.result.output };
+  if (op?.result?.kind === 'error') return { kind: 'not-performed' };
+  return { kind: 'unknown' };
+}
