@@ -277,9 +277,10 @@ export class RunEventLimitError extends GnlError {
   override name = 'RunEventLimitError';
   readonly runId: string;
   readonly limit: number;
-  constructor(args: { runId: string; events: number; adding: number; limit: number }) {
+  constructor(args: { runId: string; events: number; adding: number; reserved?: number; limit: number }) {
+    const kept = args.reserved ? ` and keeping room for ${args.reserved === 1 ? "1 side effect's outcome" : `${args.reserved} side effects' outcomes`}` : '';
     super(
-      `Run "${args.runId}" has ${args.events} events; appending ${args.adding} more would pass the limit of ${args.limit} events per run ` +
+      `Run "${args.runId}" has ${args.events} events; appending ${args.adding} more${kept} would pass the limit of ${args.limit} events per run ` +
         '(maxEventsPerRun). Nothing was appended. Cancel it, or resume it with a higher maxEventsPerRun.',
     );
     this.runId = args.runId;

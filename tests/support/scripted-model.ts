@@ -3,7 +3,7 @@
  * answer for each step is given by a script, with its calls counted, so tests can assert that
  * replayed steps do not reach the model.
  */
-import type { LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 
 export type ScriptedStep = { text: string } | { toolCalls: { toolCallId: string; toolName: string; input: unknown }[] };
@@ -35,8 +35,8 @@ export interface ScriptedModel {
   prompts: unknown[][];
 }
 
-/** `script(stepNumber)` answers the n-th model call (0-based) of a run. */
-export function scriptedModel(script: (stepNumber: number) => ScriptedStep): ScriptedModel {
+/** `script(stepNumber, prompt)` answers the n-th model call (0-based) of a run; `prompt` is what the model was sent. */
+export function scriptedModel(script: (stepNumber: number, prompt: LanguageModelV4Prompt) => ScriptedStep): ScriptedModel {
   let calls = 0;
   const prompts: unknown[][] = [];
   const model = new MockLanguageModelV4({
@@ -47,7 +47,7 @@ export function scriptedModel(script: (stepNumber: number) => ScriptedStep): Scr
       prompts.push(options.prompt);
       // The step number is the number of assistant messages already in the prompt.
       const stepNumber = options.prompt.filter((m) => m.role === 'assistant').length;
-      return stepResult(script(stepNumber), stepNumber);
+      return stepResult(script(stepNumber, options.prompt), stepNumber);
     },
   });
   return { model, calls: () => calls, prompts };

@@ -12,8 +12,9 @@
  *
  * Events per run: a run is replayed from its first event on every resume, so a loop that never ends
  * must stop somewhere. runDurable refuses to append past MAX_EVENTS_PER_RUN (or its maxEventsPerRun)
- * with RunEventLimitError; the run's failure is still recorded. Operator decisions and cancels are not
- * counted against it, so a run at the limit can always be canceled.
+ * with RunEventLimitError; the run's failure is still recorded. A side effect starts only with room left
+ * for its outcome, so one never executes with nowhere to record that it did. Operator decisions and
+ * cancels are not counted against it, so a run at the limit can always be canceled.
  */
 import { JournalDataError, RunEventLimitError } from '../errors';
 import type { JournalEvent } from './events';
@@ -53,9 +54,12 @@ export function encodeEventParts(event: JournalEvent): { type: string; payload: 
   return { type, payload: encoded, json, bytes };
 }
 
-/** Throws RunEventLimitError when a run of `events` events cannot take `adding` more under `limit`. */
-export function assertEventRoom(args: { runId: string; events: number; adding: number; limit: number }): void {
-  if (args.events + args.adding > args.limit) throw new RunEventLimitError(args);
+/**
+ * Throws RunEventLimitError when a run of `events` events cannot take `adding` more under `limit`, with
+ * room left for `reserved` more (the outcomes of side effects started and not yet ended: run-session.ts).
+ */
+export function assertEventRoom(args: { runId: string; events: number; adding: number; reserved?: number; limit: number }): void {
+  if (args.events + args.adding + (args.reserved ?? 0) > args.limit) throw new RunEventLimitError(args);
 }
 
 /** maxEventsPerRun as given to runDurable: a whole number of at least 2 (a start and one more event). */

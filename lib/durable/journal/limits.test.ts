@@ -3,14 +3,15 @@
  * output over MAX_EVENT_BYTES (129 MiB), outputs JSON cannot carry, the runId length, the events-per-run limit. Each is a clear,
  * named error, before anything is written; nothing is silently cut.
  */
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { query } from '@/lib/durable/storage/sql-rows';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { refundAgent } from '@/tests/support/refund-agent';
-import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
+import { Ledger, REFUND_INPUT, refundAgent } from '@/tests/support/refund-agent';
+import { type ScriptedModel, type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
 import { gnlTool, InvalidRunIdError, JournalDataError, MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_RUN_ID_LENGTH, RunEventLimitError, runDurable } from '../index';
 
 const callOnce =
@@ -79,6 +80,33 @@ describeEachJournal('limits end to end', (target) => {
     expect(counter.calls).toBe(1);
   });
 
+  it('a side effect returning 129 MiB ran once and is recorded as performed, with the size and the start of the value; the model is told so', async () => {
+    const runId = uniqueRunId();
+    const counter = { calls: 0 };
+    const archive = gnlTool(
+      returning(() => ({ html: 'x'.repeat(MAX_EVENT_BYTES + 1024 * 1024) }), counter),
+      { sideEffect: true },
+    );
+    const model = scriptedModel(callOnce('archive'));
+    const result = await runDurable({ runId, journal, model: model.model, tools: { archive }, prompt: 'x' });
+    expect(result.status).toBe('completed');
+    expect(counter.calls).toBe(1);
+    const events = await journal.events(runId);
+    expect(events.some((e) => e.type === 'tool-call-error')).toBe(false);
+    const end = events.find((e) => e.type === 'tool-call-end');
+    expect(end).toMatchObject({
+      source: 'executed',
+      output: {
+        gnl: 'unencodable-output',
+        performed: true,
+        reason: expect.stringMatching(/129 MiB .*MAX_EVENT_BYTES/),
+        preview: expect.stringMatching(/^\{ html: 'xxx/),
+      },
+    });
+    expect(JSON.stringify(model.prompts.at(-1))).toContain('"performed":true');
+    expect((await rows(runId)).largest).toBeLessThan(64 * 1024);
+  });
+
   it('a tool returning a cycle, a function or a bigint gets a final tool error naming what and where; the run completes', async () => {
     const cyclic: Record<string, unknown> = { id: 1 };
     cyclic.parent = { child: cyclic };
@@ -102,20 +130,62 @@ describeEachJournal('limits end to end', (target) => {
     }
   });
 
-  it('a side effect whose output is a bigint ran once, is not run again, and its error is final', async () => {
-    const counter = { calls: 0 };
-    const charge = gnlTool(
-      returning(() => ({ cents: 4000n }), counter),
-      { sideEffect: true },
-    );
-    const runId = uniqueRunId();
-    for (let i = 0; i < 2; i++) {
-      const result = await runDurable({ runId, journal, model: scriptedModel(callOnce('charge')).model, tools: { charge }, prompt: 'x' });
-      expect(result.status).toBe('completed');
-    }
-    expect(counter.calls).toBe(1);
-    expect((await journal.events(runId)).filter((e) => e.type.startsWith('tool-call')).map((e) => e.type)).toEqual(['tool-call-start', 'tool-call-error']);
-  });
+  // A refund that acted and returns what the journal cannot hold or the model cannot read. The model
+  // asks again whenever it is told the refund failed (up to three times), as a model would.
+  const unreadableRefunds = {
+    'an object with a method': (refund: { refundId: string; amount: number }) => ({ ...refund, describe: () => 'a refund' }),
+    'a cycle': (refund: { refundId: string; amount: number }) => {
+      const out: Record<string, unknown> = { ...refund };
+      out.self = out;
+      return out;
+    },
+    'a bigint': (refund: { refundId: string; amount: number }) => ({ ...refund, cents: 4000n }),
+  };
+  for (const [what, shape] of Object.entries(unreadableRefunds)) {
+    it(`a side effect that acted and returns ${what} is recorded as performed: one refund, the model is told it succeeded, a replay returns the same`, async () => {
+      const ledger = new Ledger();
+      const refund = gnlTool(
+        tool({
+          inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
+          execute: async (input, { idempotencyKey }) => shape(ledger.refund(idempotencyKey as string, input)),
+        }),
+        { sideEffect: true },
+      );
+      const notify = tool({ inputSchema: z.object({}), needsApproval: true, execute: async () => 'sent' });
+      const refundResults = (prompt: LanguageModelV4Prompt) =>
+        prompt.flatMap((m) => (m.role === 'tool' ? m.content : [])).filter((p) => p.type === 'tool-result' && p.toolName === 'refund');
+      const script = (step: number, prompt: LanguageModelV4Prompt): ScriptedStep => {
+        const last = refundResults(prompt).at(-1);
+        const failed = last?.type === 'tool-result' && last.output.type.startsWith('error');
+        if (step === 0 || (failed && step < 3)) return { toolCalls: [{ toolCallId: `call-refund-${step}`, toolName: 'refund', input: REFUND_INPUT }] };
+        if (!failed && !prompt.some((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool-result' && p.toolName === 'notify'))) {
+          return { toolCalls: [{ toolCallId: 'call-notify', toolName: 'notify', input: {} }] };
+        }
+        return { text: failed ? 'The refund failed.' : 'Refunded.' };
+      };
+      const runId = uniqueRunId();
+      const call = (model: ScriptedModel) => runDurable({ runId, journal, model: model.model, tools: { refund, notify }, prompt: 'Refund o_17' });
+      const first = scriptedModel(script);
+      const firstResult = await call(first);
+      expect(ledger.total).toBe(1);
+      expect(firstResult.status).toBe('waiting-approval');
+      // The model's next prompt says the refund was performed, with what can be shown of its output.
+      const told = refundResults(first.prompts.at(-1) as LanguageModelV4Prompt);
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatchObject({ output: { type: 'json', value: { gnl: 'unencodable-output', performed: true, reason: expect.any(String) } } });
+      expect(JSON.stringify(told[0])).toContain('r_o_17');
+      const end = (await journal.events(runId)).find((e) => e.type === 'tool-call-end' && e.toolName === 'refund');
+      expect(end).toMatchObject({ source: 'executed', output: { gnl: 'unencodable-output', performed: true } });
+      expect((await journal.events(runId)).some((e) => e.type === 'tool-call-error')).toBe(false);
+
+      // Resumed: the refund is replayed from the journal (not executed), and the model is told the same.
+      await journal.approve({ runId, toolCallId: 'call-notify', by: 'alice@acme' });
+      const second = scriptedModel(script);
+      expect((await call(second)).status).toBe('completed');
+      expect(ledger.total).toBe(1);
+      expect(refundResults(second.prompts.at(-1) as LanguageModelV4Prompt)).toEqual(told);
+    });
+  }
 
   it(`a runId over ${MAX_RUN_ID_LENGTH} characters is refused before anything is written; ${MAX_RUN_ID_LENGTH} four-byte characters are fine`, async () => {
     const base = uniqueRunId('long');
@@ -227,5 +297,46 @@ describeEachJournal('limits end to end', (target) => {
     ).rejects.toThrow(RunEventLimitError);
     expect(counter.calls).toBe(0);
     expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-fail']);
+  });
+
+  it('a side effect with room for its start but not its outcome does not execute; a higher limit executes it once', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent();
+    const call = (maxEventsPerRun: number) =>
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', maxEventsPerRun });
+    // run-start, then the model step with the refund's start (events 2 and 3): its end would be event 4.
+    const error = await call(3).catch((e: unknown) => e);
+    expect(agent.ledger.total).toBe(0);
+    expect(RunEventLimitError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/has 1 events; appending 2 more and keeping room for 1 side effect's outcome would pass the limit of 3/);
+    expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-fail']);
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+  });
+
+  it("parallel side effects: one call's start never takes the room kept for another's outcome", async () => {
+    const runId = uniqueRunId();
+    const script = (step: number): ScriptedStep =>
+      step === 0
+        ? { toolCalls: [1, 2, 3].map((n) => ({ toolCallId: `call-${n}`, toolName: 'refund', input: { orderId: `o_${n}`, amount: n } })) }
+        : { text: 'done' };
+    const agent = refundAgent({ sideEffect: true }, script);
+    const call = (maxEventsPerRun: number) =>
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund all', maxEventsPerRun });
+    // run-start and the model step, then a start and an end per refund: room for two refunds (6 events), not three (8).
+    // The second and third starts are appended together: each counts the other's and the first's kept room.
+    await expect(call(6)).rejects.toThrow(RunEventLimitError);
+    expect(agent.ledger.total).toBe(2);
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types.filter((t) => t === 'tool-call-start')).toHaveLength(2);
+    expect(types.filter((t) => t === 'tool-call-end')).toHaveLength(2);
+    expect(types).toHaveLength(7);
+    expect(types.at(-1)).toBe('run-fail');
+    expect((await call(100)).status).toBe('completed');
+    expect(agent.ledger.total).toBe(3);
+    expect([...agent.ledger.executions.values()]).toEqual([1, 1, 1]);
   });
 });

@@ -10,7 +10,7 @@
  * without execute waits for its result; a side effect that started with no recorded outcome follows the
  * unknown-outcome rule (`unknownOutcomeRule`); anything else executes (again, if it was tried before).
  */
-import type { Decision } from '../journal/events';
+import type { Decision, JournalEvent } from '../journal/events';
 import type { ApprovalState, RunState, ToolOperation } from './run-state';
 import type { RunStatus } from '../journal/run-status';
 
@@ -216,4 +216,19 @@ function planCall(
       return { action: 'executes', why: 'it needs no approval' };
     }
   }
+}
+
+/**
+ * What an append does to the side effects waiting for an outcome, by key: the starts it records and the
+ * outcomes (an end or an error) it records. The run keeps room under its event limit for each waiting
+ * one, so a side effect never executes with nowhere to record that it did (run-session.ts).
+ */
+export function outcomeChanges(events: readonly JournalEvent[]): { starts: string[]; outcomes: string[] } {
+  const starts: string[] = [];
+  const outcomes: string[] = [];
+  for (const event of events) {
+    if (event.type === 'tool-call-start' && event.sideEffect) starts.push(event.idempotencyKey);
+    else if (event.type === 'tool-call-end' || event.type === 'tool-call-error') outcomes.push(event.idempotencyKey);
+  }
+  return { starts, outcomes };
 }

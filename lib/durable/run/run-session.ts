@@ -5,14 +5,15 @@
  * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
  * as a tool error).
  */
-import { JournalDataError, RunDivergedError, type ToolCallFailedError } from '../errors';
-import { assertEventRoom, encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
+import { JournalDataError, RunDivergedError, RunEventLimitError, type ToolCallFailedError } from '../errors';
+import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
 import type { RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
 import type { RelatedEffect } from '../tools/related-effects';
+import { OutcomeRoom } from './outcome-room';
 
 export class RunSession {
   /** The loop's current step (runDurable's prepareStep sets it before each model call; retries of a call keep it). */
@@ -45,6 +46,8 @@ export class RunSession {
   related: (() => Promise<RelatedEffect[]>) | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
+  /** The events-per-run limit, with room kept for side effects' outcomes (outcome-room.ts). */
+  private readonly room: OutcomeRoom;
 
   constructor(
     readonly runId: string,
@@ -54,7 +57,9 @@ export class RunSession {
     readonly strictReplay = false,
     /** The run's events-per-run limit (event-limit.ts): an append past it is fatal, nothing written. */
     readonly maxEvents = MAX_EVENTS_PER_RUN,
-  ) {}
+  ) {
+    this.room = new OutcomeRoom(runId, maxEvents);
+  }
 
   /** Journals a replay that asks differently from what was recorded (once per subject); fatal with strictReplay. */
   async replayMismatch(event: Extract<JournalEvent, { type: 'replay-mismatch' }>, field: string): Promise<void> {
@@ -93,11 +98,16 @@ export class RunSession {
 
   /** Appends `events` (after a deferred event, if one waits); resolves with the records of `events`. */
   async append(...events: JournalEvent[]): Promise<RecordedEvent[]> {
-    this.throwIfFatal();
+    // A side effect that started before the run reached its limit still records its outcome, in the room kept for it.
+    const keptRoom = this.room.keptFor(events);
+    const throwIfFatal = () => {
+      if (!(keptRoom && RunEventLimitError.isInstance(this.fatal))) this.throwIfFatal();
+    };
+    throwIfFatal();
     // An append racing the one that carries a deferred step (parallel calls of that step) waits for it:
     // a call's start is never recorded before the step that asked for it.
     if (!this.deferred && this.carrying) await this.carrying.catch(() => undefined);
-    this.throwIfFatal();
+    throwIfFatal();
     const carried = this.deferred;
     this.deferred = undefined;
     const all = carried ? [carried, ...events] : events;
@@ -116,15 +126,23 @@ export class RunSession {
   }
 
   private async write(events: JournalEvent[]): Promise<RecordedEvent[]> {
+    let settle: (written: boolean) => void;
     try {
-      assertEventRoom({ runId: this.runId, events: this.state.lastSeq, adding: events.length, limit: this.maxEvents });
+      settle = this.room.take(events, this.state.lastSeq);
+    } catch (error) {
+      this.fatal ??= error; // RunEventLimitError: nothing was written
+      throw error;
+    }
+    try {
       const recorded = await this.hold.append(events);
       await this.applyForksMadeMeanwhile(recorded);
       for (const event of recorded) this.state.apply(event);
+      settle(true);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
       if (this.hold.canceled) this.canceled = true;
       return recorded;
     } catch (error) {
+      settle(false);
       // Data that cannot be encoded was refused before anything was written: the caller decides.
       // Anything else leaves the journal's state unknown, so this invocation must stop.
       if (!JournalDataError.isInstance(error)) this.fatal ??= error;

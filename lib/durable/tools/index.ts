@@ -5,7 +5,8 @@
  * (unknown-outcome.ts). toolGate (tool-gate.ts) sits on the SDK's toolApproval hook and acts on the
  * projection's plan (../projection/run-plan.ts). askPerson (ask-person.ts): a tool a person answers.
  * related-effects.ts: the job's other runs (a fork's parent, a restarted run) whose recorded work a call repeats.
- * output-check.ts checks outputs against a tool's schema; model-json.ts refuses output the model cannot read.
+ * output-check.ts checks outputs against a tool's schema; model-json.ts refuses output the model cannot read;
+ * unencodable-output.ts records a side effect's such output as performed, with a marker in its place.
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
  * the public surface is lib/durable/index.ts.
  */

@@ -11,6 +11,8 @@
  * - a side effect that throws ToolNotPerformedError did nothing: final error, the model sees it;
  * - any other throw from a side effect may have acted: the unknown-outcome rule decides (retried when
  *   retrySafe or when check says not done, settled when check says done, else blocked for a person).
+ * A side effect that returned acted: an output the journal cannot hold or the model cannot read is
+ * recorded as done with a marker in its place (unencodable-output.ts); a read-only one's is its final error.
  * An execute that returns an async iterable (a streaming tool's preliminary results) is iterated to its
  * end; its last value is the recorded output (preliminary values are not journaled).
  * Whether a call may run at all (approvals, unknown outcomes) was decided by the tool gate; arguments
@@ -21,10 +23,11 @@ import { callIdentity } from '../identity/call-identity';
 import { JournalDataError, RunCanceledError, SideEffectElsewhereError, ToolCallFailedError, ToolNotPerformedError } from '../errors';
 import { errorInfo } from '../journal/events';
 import { type GnlToolOptions, gnlToolOptions } from './gnl-tool';
-import { assertModelCanRead } from './model-json';
+import { appendReadableEnd } from './model-json';
 import type { RunSession } from '../run/run-session';
 import type { ToolOperation } from '../projection/run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
+import { appendPerformedEnd, markerAwareModelOutput } from './unencodable-output';
 import { matchRelated, type RelatedEffect } from './related-effects';
 import { ATTR } from '../telemetry/tracing';
 
@@ -56,6 +59,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
 
   return {
     ...rest,
+    ...(tool.toModelOutput ? { toModelOutput: markerAwareModelOutput(tool.toModelOutput.bind(tool)) } : {}),
     execute: async (given: unknown, callOptions: ToolExecutionOptions<unknown>) => {
       session.throwIfFatal();
       const { toolCallId } = callOptions;
@@ -76,7 +80,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
         if (session.canceled) throw new RunCanceledError({ runId: session.runId });
         if (op?.inFlight && op.sideEffect && op.attempts > (session.cleared.get(key) ?? 0)) {
           // A twin under the same key ran since the gate let this call through and left its outcome unknown.
-          const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+          const verdict = await settleUnknownOutcome({ session, op, options, tool, toolCallId, toolName });
           op = session.state.operations.get(key) as ToolOperation;
           if (verdict === 'settled') return replay({ session, op, toolCallId, toolName });
           if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
@@ -159,7 +163,7 @@ async function attempts(args: {
       // A side effect that threw may have acted: its outcome is unknown until the rule settles it.
       await session.append(errorEvent(error, elapsed(), true));
       const op = session.state.operations.get(key) as ToolOperation;
-      const verdict = await settleUnknownOutcome({ session, op, options, toolCallId, toolName });
+      const verdict = await settleUnknownOutcome({ session, op, options, tool, toolCallId, toolName });
       if (verdict === 'settled') return replay({ session, op: session.state.operations.get(key) as ToolOperation, toolCallId, toolName });
       if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId} threw and its outcome is unknown`, { cause: error });
       if (!retriesLeft) {
@@ -172,8 +176,8 @@ async function attempts(args: {
     }
     return recordOutput({
       session,
-      toolName,
       tool,
+      sideEffect,
       output,
       end: { ...unstarted, toolCallId, toolName, idempotencyKey: key, attempt, durationMs: elapsed() },
       errorEvent,
@@ -183,35 +187,20 @@ async function attempts(args: {
 
 async function recordOutput(args: {
   session: RunSession;
-  toolName: string;
   tool: AnyTool;
+  sideEffect: boolean;
   output: unknown;
   end: { toolCallId: string; toolName: string; idempotencyKey: string; attempt: number; durationMs: number; input?: unknown; startedAt?: string };
   errorEvent: (error: unknown, durationMs: number, retryable: boolean) => Parameters<RunSession['append']>[0];
 }): Promise<unknown> {
-  const { session, toolName, tool, output, end, errorEvent } = args;
-  // The output cannot be sent to the model (a bigint) or journaled (a cycle, say): record that as the
-  // call's final error, keep the cause. Which step refused it is known from where it threw.
-  let refused: InstanceType<typeof JournalDataError> | undefined;
-  try {
-    assertModelCanRead({ toolName, tool, output });
-  } catch (error) {
-    if (!JournalDataError.isInstance(error)) throw error;
-    refused = error;
-  }
-  if (!refused) {
-    try {
-      await session.append({ type: 'tool-call-end', ...end, output, source: 'executed' });
-      return output;
-    } catch (error) {
-      if (!JournalDataError.isInstance(error)) throw error;
-      // The size (tooLarge) stays on the error callers see, not only on its cause.
-      refused = new JournalDataError(`Output of ${toolName} cannot be journaled: ${errorInfo(error).message}`, {
-        cause: error,
-        ...(error.tooLarge ? { tooLarge: error.tooLarge } : {}),
-      });
-    }
-  }
+  const { session, tool, sideEffect, output, end, errorEvent } = args;
+  const event = { type: 'tool-call-end', ...end, output, source: 'executed' } as const;
+  // It acted: recorded as done, with a marker when its output cannot be kept as it is; never as failed.
+  if (sideEffect) return appendPerformedEnd({ session, tool, end: event });
+  // A read-only output the model cannot read (a bigint) or the journal cannot hold (a cycle): the call's
+  // final error, with the cause; the model sees it, as running it again is safe.
+  const refused = await appendReadableEnd({ session, tool, end: event });
+  if (!refused) return output;
   await session.append(errorEvent(refused, end.durationMs, false));
   throw refused;
 }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { leaveRefundInFlight, REFUND_INPUT, refundAgent } from '@/tests/support/refund-agent';
-import { idempotencyKey, RunBusyError, runDurable, SideEffectRetryBlockedError } from '../index';
+import { tool } from 'ai';
+import { z } from 'zod';
+import { Ledger, leaveRefundInFlight, REFUND_INPUT, refundAgent, refundScript } from '@/tests/support/refund-agent';
+import { scriptedModel } from '@/tests/support/scripted-model';
+import { gnlTool, idempotencyKey, RunBusyError, runDurable, SideEffectRetryBlockedError } from '../index';
 
 async function blockedError(promise: Promise<unknown>): Promise<SideEffectRetryBlockedError> {
   const error = await promise.then(
@@ -149,6 +152,43 @@ describeEachJournal('side effects of unknown outcome', (target) => {
         expect(end).toMatchObject({ source: expected === 'completed-executed' ? 'executed' : 'check' });
       }
     }
+  });
+
+  it('with check: done with an output the journal cannot hold (a cycle) is recorded as performed, never as failed; nothing runs', async () => {
+    const runId = uniqueRunId();
+    await leaveRefundInFlight(journal, runId);
+    const answer: Record<string, unknown> = { refundId: 'r_from_psp' };
+    answer.self = answer;
+    const agent = refundAgent({ sideEffect: true, check: async () => ({ done: true, output: answer }) });
+    const result = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
+    expect(result.status).toBe('completed');
+    expect(agent.ledger.total).toBe(0);
+    const end = (await journal.events(runId)).find((e) => e.type === 'tool-call-end');
+    expect(end).toMatchObject({ source: 'check', output: { gnl: 'unencodable-output', performed: true, reason: expect.stringContaining('cycle') } });
+    expect(JSON.stringify(agent.scripted.prompts.at(-1))).toContain('r_from_psp');
+  });
+
+  it("a side effect's toModelOutput never gets the marker that stands for an output the journal cannot hold: the model gets the marker as JSON", async () => {
+    const ledger = new Ledger();
+    const refund = gnlTool(
+      tool({
+        inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
+        execute: async (input, { idempotencyKey }) => {
+          const out: Record<string, unknown> = { ...ledger.refund(idempotencyKey as string, input), cents: 4000n };
+          out.self = out;
+          return out;
+        },
+        toModelOutput: ({ output }) => ({ type: 'text', value: `refund ${output.refundId} of ${(output.cents as bigint).toString()} cents` }),
+      }),
+      { sideEffect: true },
+    );
+    const scripted = scriptedModel(refundScript);
+    const runId = uniqueRunId();
+    expect((await runDurable({ runId, journal, model: scripted.model, tools: { refund }, prompt: 'Refund o_17' })).status).toBe('completed');
+    expect(ledger.total).toBe(1);
+    const sent = JSON.stringify(scripted.prompts.at(-1));
+    expect(sent).toContain('"type":"json"');
+    expect(sent).toContain('unencodable-output');
   });
 
   it('when several calls of one step are blocked, the error names one and getRun lists them all', async () => {

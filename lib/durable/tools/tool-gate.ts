@@ -91,7 +91,7 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
       return { type: 'user-approval' };
     }
     if (execution.kind === 'unknown-outcome') {
-      const settled = await settleUnknownOutcome({ session, op: execution.op, rule: execution.rule, options, toolCallId, toolName });
+      const settled = await settleUnknownOutcome({ session, op: execution.op, rule: execution.rule, options, tool, toolCallId, toolName });
       if (settled === 'blocked') return { type: 'user-approval' };
     }
     // May execute: the journaled tool applies the rule again if the key moves before it runs (a twin).

@@ -12,6 +12,7 @@ import type { CheckResult, gnlToolOptions } from './gnl-tool';
 import { unknownOutcomeRule } from '../projection/run-plan';
 import type { RunSession } from '../run/run-session';
 import type { ToolOperation } from '../projection/run-state';
+import { appendPerformedEnd } from './unencodable-output';
 
 export type UnknownOutcomeVerdict = 'run' | 'settled' | 'blocked';
 
@@ -21,6 +22,8 @@ export async function settleUnknownOutcome(args: {
   /** The rule's answer for this tool, when the caller has it (run-plan.ts); else read from the options. */
   rule?: 'run-again' | 'check' | 'block';
   options: ReturnType<typeof gnlToolOptions>;
+  /** The tool (its toModelOutput decides whether the model can read a checked output). */
+  tool: { toModelOutput?: unknown };
   toolCallId: string;
   toolName: string;
 }): Promise<UnknownOutcomeVerdict> {
@@ -31,7 +34,8 @@ export async function settleUnknownOutcome(args: {
   const checked =
     rule === 'check' && options.check ? await runCheck(session, options.check, { toolCallId, input: op.input, key, attempt: op.attempts }) : undefined;
   if (checked?.done === true) {
-    await session.append({
+    // Done is done: an output the model cannot read or the journal cannot hold is recorded as a marker (unencodable-output.ts).
+    const end = {
       type: 'tool-call-end',
       toolCallId,
       toolName,
@@ -40,7 +44,8 @@ export async function settleUnknownOutcome(args: {
       output: checked.output,
       durationMs: 0,
       source: 'check',
-    });
+    } as const;
+    await appendPerformedEnd({ session, tool: args.tool, end });
     return 'settled';
   }
   if (checked?.done === false) return 'run';
