@@ -86,6 +86,11 @@ export function decisionIn(event: RecordedEvent): { toolCallId: string; kind: Pe
   return undefined;
 }
 
+/** A run-forked event: another run of the job was made from this one (an executing run applies one appended meanwhile: run-session.ts). */
+export function isForkLink(event: RecordedEvent): boolean {
+  return event.type === 'run-forked';
+}
+
 export interface ToolOperation {
   idempotencyKey: string;
   toolName: string;

@@ -10,7 +10,7 @@ import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
-import type { RunState } from '../projection/run-state';
+import { isForkLink, type RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
 import type { RelatedEffect } from '../tools/related-effects';
 import { OutcomeRoom } from './outcome-room';
@@ -165,7 +165,7 @@ export class RunSession {
     const first = recorded[0]?.seq;
     const last = this.state.lastSeq;
     if (first === undefined || first <= last + 1) return;
-    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && event.type === 'run-forked');
+    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && isForkLink(event));
     for (const event of meanwhile) this.state.apply(event);
   }
 

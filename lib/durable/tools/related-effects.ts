@@ -20,7 +20,7 @@
 import { canonicalJson } from '../identity/canonical-json';
 import type { RecordedEvent } from '../journal/events';
 import { encodeJson } from '../journal/json-codec';
-import { RunState } from '../projection/run-state';
+import { RunState, type ToolOperation } from '../projection/run-state';
 
 export interface RelatedEffect {
   /** The run that started it. */
@@ -61,13 +61,12 @@ export async function jobEffects(read: ReadEvents, from: readonly string[], exce
     const runId = queue.shift() as string;
     if (visited.has(runId)) continue;
     visited.add(runId);
-    const events = await read(runId);
-    const state = new RunState(events);
-    for (const event of events) {
-      if (event.type !== 'tool-call-start' || !event.sideEffect || keys.has(event.idempotencyKey)) continue;
-      keys.add(event.idempotencyKey);
-      const op = state.operations.get(event.idempotencyKey);
-      effects.push({ runId, toolName: event.toolName, input: event.input, idempotencyKey: event.idempotencyKey, outcome: outcomeOf(op) });
+    const state = new RunState(await read(runId));
+    // The run's operations in the order they first appear: each side effect it started, by key.
+    for (const op of state.operations.values()) {
+      if (!op.sideEffect || keys.has(op.idempotencyKey)) continue;
+      keys.add(op.idempotencyKey);
+      effects.push({ runId, toolName: op.toolName, input: op.input, idempotencyKey: op.idempotencyKey, outcome: outcomeOf(op) });
     }
     queue.push(...neighbours(state));
   }
@@ -97,8 +96,8 @@ export function matchRelated(
   );
 }
 
-function outcomeOf(op: ReturnType<RunState['operations']['get']>): RelatedEffect['outcome'] {
-  if (op?.result?.kind === 'output') return { kind: 'done', output: op.result.output };
-  if (op?.result?.kind === 'error') return { kind: 'not-performed' };
+function outcomeOf(op: ToolOperation): RelatedEffect['outcome'] {
+  if (op.result?.kind === 'output') return { kind: 'done', output: op.result.output };
+  if (op.result?.kind === 'error') return { kind: 'not-performed' };
   return { kind: 'unknown' };
 }
