@@ -69,6 +69,20 @@ export class SideEffectElsewhereError extends GnlError {
   static override isInstance = hasName<SideEffectElsewhereError>('SideEffectElsewhereError');
 }
 
+/** Another process held the job's lock (job-lock.ts) for longer than a side effect's start takes: something hangs. */
+export class JobBusyError extends GnlError {
+  override name = 'JobBusyError';
+  readonly job: string;
+  constructor(args: { job: string; waitedMs: number }) {
+    super(
+      `The lock of job "${args.job}" (its runs' side effects choose their keys under it) was held by another process for ${args.waitedMs} ms; ` +
+        'the call did not start. Resume the run when that process has gone on or stopped.',
+    );
+    this.job = args.job;
+  }
+  static override isInstance = hasName<JobBusyError>('JobBusyError');
+}
+
 /** The run is executing somewhere else right now. */
 export class RunBusyError extends GnlError {
   override name = 'RunBusyError';

@@ -31,6 +31,7 @@ export {
   GnlError,
   SideEffectRetryBlockedError,
   SideEffectElsewhereError,
+  JobBusyError,
   RunBusyError,
   HoldLostError,
   RunMovedError,

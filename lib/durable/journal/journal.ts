@@ -210,5 +210,12 @@ export interface RunHold {
   appendStream(batch: StreamBatchInput): Promise<void>;
   /** True once an append saw that the run was canceled meanwhile (by journal.cancel, from anywhere). */
   readonly canceled: boolean;
+  /**
+   * Takes the job's lock across processes (a job: the runs a fork or a restart relates, named by its
+   * first run): a side effect of the job decides its key and journals its start under it, so two runs of
+   * one job never both decide the same work is new (the door's job-lock.ts). Resolves with its release.
+   * Absent where one process owns the journal (the embedded one): the in-process lock is the whole lock.
+   */
+  lockJob?(job: string): Promise<() => Promise<void>>;
   release(): Promise<void>;
 }

@@ -30,6 +30,7 @@ import { InvocationTrace } from '../telemetry/tracing';
 import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from '../identity/idempotency-key';
 import type { Journal, RunHold } from '../journal/journal';
 import { journaledTool, type ToolRetry } from '../tools/journaled-tool';
+import { jobOf } from '../tools/job-lock';
 import { hasRelatedRuns, relatedEffects } from '../tools/related-effects';
 import { recordingModel } from '../model/recording-model';
 import { assertValidConversationId, assertValidRunId, assertValidSubject } from '../identity/run-id';
@@ -250,6 +251,12 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     // A fork or a restart: its side effects consult the job's other runs as they are at each call.
     // Decided at each call: a fork made of this run while it executes counts too (RunSession applies its run-forked).
     session.related = async () => (hasRelatedRuns(session.state) ? relatedEffects((id) => journal.events(id), { runId, state: session.state }) : []);
+    let job: Promise<string> | undefined;
+    session.job = async () => {
+      if (!hasRelatedRuns(session.state)) return undefined;
+      job ??= jobOf((id) => journal.events(id), { runId, state: session.state });
+      return job;
+    };
     // A completed run replayed: its step and finish callbacks are called (replayed: true), the others not (replay-callbacks.ts).
     const quiet = begun.state.status === 'completed' && !how.completedCallbacks;
     const callbacks = withReplayedFlag(replayCallbacks, session);

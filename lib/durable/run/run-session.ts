@@ -44,6 +44,8 @@ export class RunSession {
   private carrying: Promise<RecordedEvent[]> | undefined;
   /** The side effects of the job's other runs, read at each call (related-effects.ts); unset for a run with none. */
   related: (() => Promise<RelatedEffect[]>) | undefined;
+  /** The job this run belongs to when it has other runs (job-lock.ts), else undefined; asked at each side effect. */
+  job: (() => Promise<string | undefined>) | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
   /** The events-per-run limit, with room kept for side effects' outcomes (outcome-room.ts). */

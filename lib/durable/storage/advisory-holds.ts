@@ -16,12 +16,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
-import { HoldSessionError, RunBusyError } from '../internal';
+import { HoldSessionError, JobBusyError, RunBusyError } from '../internal';
 import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
-import { advisoryKey, describeRunHolder, lockIds } from './run-locks';
+import { advisoryKey, describeRunHolder, jobAdvisoryKey, lockIds } from './run-locks';
 import { EXEMPT_FROM_IDLE_TIMEOUT } from './session-settings';
 import type { HoldProvider } from './postgres-journal';
 import type { TransactionalDb } from './sql-rows';
+
+/** How long a job's lock is waited for before the call fails (JobBusyError): a holder keeps it only from a key's choice to its start. */
+export const JOB_LOCK_WAIT_MS = 30_000;
 
 /** A lock granted to this process: the server session (backend pid) that holds it. */
 type Locked = { pid: number; reported: boolean };
@@ -85,6 +88,32 @@ export class AdvisoryLockHolds implements HoldProvider {
       this.busy.delete(runId);
       throw error;
     }
+  }
+
+  /**
+   * A job's lock (RunHold.lockJob) on the side session: a session advisory lock in its own key space
+   * (jobAdvisoryKey), tried without waiting so the side session never blocks the holds it serves, and
+   * tried again with a growing pause (10 ms to 200 ms) for at most JOB_LOCK_WAIT_MS. It dies with the
+   * session, so a process killed while holding it frees it. Callers in one process are already queued
+   * by the core (job-lock.ts): session advisory locks are re-entrant, so this one only keeps processes apart.
+   */
+  async lockJob(job: string): Promise<() => Promise<void>> {
+    const key = jobAdvisoryKey(job);
+    const deadline = Date.now() + JOB_LOCK_WAIT_MS;
+    for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
+      const [row] = await this.side().unsafe<{ locked: boolean }[]>('select pg_try_advisory_lock($1::bigint) as locked', [key], { prepare: true });
+      if (row?.locked) break;
+      if (Date.now() > deadline) throw new JobBusyError({ job, waitedMs: JOB_LOCK_WAIT_MS });
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    return async () => {
+      try {
+        if (this.session) await this.session`select pg_advisory_unlock(${key}::bigint)`;
+      } catch (error) {
+        // The session is gone: its locks went with it (as for a run's hold).
+        if (!sessionLost(error)) throw error;
+      }
+    };
   }
 
   /**

@@ -81,6 +81,8 @@ export interface HoldProvider {
    * whose writer no longer holds the run writes nothing and rejects with HoldLostError.
    */
   acquire(runId: string): Promise<{ fence?: Fence; release(): Promise<void> }>;
+  /** The job lock across processes (RunHold.lockJob); absent where one process owns the journal. */
+  lockJob?(job: string): Promise<() => Promise<void>>;
 }
 
 /** What a storage gives the journal: its database, its holds, and how its writes are announced and heard. */
@@ -163,7 +165,10 @@ export class PostgresJournal implements LiveJournal, RunEraser {
       await held.release();
       throw error;
     }
-    return new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams);
+    const hold = new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams);
+    const holds = this.backend.holds;
+    if (holds.lockJob) hold.lockJob = (job: string) => (holds.lockJob as NonNullable<HoldProvider['lockJob']>)(job);
+    return hold;
   }
 
   async approve(request: ApproveRequest): Promise<Decision> {
@@ -426,6 +431,7 @@ export class PostgresJournal implements LiveJournal, RunEraser {
 class SqlRunHold implements RunHold {
   private released = false;
   canceled = false;
+  lockJob: RunHold['lockJob'];
   constructor(
     readonly runId: string,
     private readonly db: SqlDriver,

@@ -18,6 +18,11 @@ export function advisoryKey(runId: string): string {
   return createHash('sha256').update(`gnl-run:${runId}`).digest().readBigInt64BE(0).toString();
 }
 
+/** 64 bits of SHA-256 of a job's name, in a key space of its own (`gnl-job:`): never a run's lock. */
+export function jobAdvisoryKey(job: string): string {
+  return createHash('sha256').update(`gnl-job:${job}`).digest().readBigInt64BE(0).toString();
+}
+
 /** advisoryKey computed by the server from a run-id expression (a column): the same key (run-locks.test.ts). */
 export function advisoryKeySql(runId: SQL): SQL {
   return sql`('x' || left(encode(sha256(convert_to('gnl-run:' || ${runId}, 'UTF8')), 'hex'), 16))::bit(64)::bigint`;

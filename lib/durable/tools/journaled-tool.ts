@@ -28,6 +28,7 @@ import type { RunSession } from '../run/run-session';
 import type { ToolOperation } from '../projection/run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
 import { appendPerformedEnd, markerAwareModelOutput } from './unencodable-output';
+import { lockJob } from './job-lock';
 import { matchRelated, type RelatedEffect } from './related-effects';
 import { ATTR } from '../telemetry/tracing';
 
@@ -65,8 +66,17 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       const { toolCallId } = callOptions;
       const identity = callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options });
       const { input } = identity;
-      // Work another run of the same job did (a fork's parent, a restarted run) keeps its key (related-effects.ts).
-      const related = options.sideEffect === true && !session.state.keyOfCall.has(toolCallId) ? await relatedMatch(session, toolName, input) : undefined;
+      // Work another run of the same job did (a fork's parent, a restarted run) keeps its key (related-effects.ts),
+      // chosen under the job's lock, which is let go once the call's start is durable (job-lock.ts).
+      const job = options.sideEffect === true && !session.state.keyOfCall.has(toolCallId) ? await session.job?.() : undefined;
+      const release = job === undefined ? async () => {} : await lockJob(job, session.hold);
+      let related: RelatedEffect | undefined;
+      try {
+        related = job === undefined ? undefined : await relatedMatch(session, toolName, input);
+      } catch (error) {
+        await release();
+        throw error;
+      }
       const key = related?.idempotencyKey ?? identity.key;
       const span = session.trace?.toolCall({ toolName, toolCallId, idempotencyKey: key, sideEffect: options.sideEffect === true });
       const recordedBefore = session.state.operations.get(key)?.result !== undefined;
@@ -74,6 +84,8 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       for (let running = session.inFlight.get(key); running; running = session.inFlight.get(key)) await running.catch(() => undefined);
       const run = async () => {
         let op = session.state.operations.get(key);
+        // The key is this run's own work already: nothing of the job is left to decide.
+        if (op) await release();
         if (op?.result) return replay({ session, op, toolCallId, toolName });
         if (related && !op) return answerFromRelated({ session, related, toolCallId, toolName, input });
         if (!execute) throw new JournalDataError(`Tool ${toolName} has no execute and no result was provided for call ${toolCallId}.`);
@@ -85,7 +97,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
           if (verdict === 'settled') return replay({ session, op, toolCallId, toolName });
           if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
         }
-        return attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions });
+        return attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions, afterStart: release });
       };
       // The tool's own spans nest under its call's.
       const work = span ? span.within(run) : run();
@@ -102,6 +114,7 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
         throw error;
       } finally {
         if (session.inFlight.get(key) === work) session.inFlight.delete(key);
+        await release();
       }
     },
   } as AnyTool;
@@ -118,12 +131,15 @@ async function attempts(args: {
   key: string;
   toolCallId: string;
   callOptions: ToolExecutionOptions<unknown>;
+  /** Called once the first start is durable (the job's lock is let go then, before execute). */
+  afterStart: () => Promise<void>;
 }): Promise<unknown> {
-  const { session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions } = args;
+  const { session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions, afterStart } = args;
   const sideEffect = options.sideEffect === true;
   for (let tries = 0; ; tries++) {
     const attempt = (session.state.operations.get(key)?.attempts ?? 0) + 1;
     if (sideEffect) await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect });
+    await afterStart();
     // Canceled while this call was being recorded (the append that carried its start said so): its start
     // is journaled and its work is not done, so the journal says that too, rather than leave a start that
     // reads as an unknown outcome. Nothing else holds the run: it is known that execute never ran.

@@ -7,10 +7,20 @@
 import { tool } from 'ai';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
+import { PostgresStorage } from '@/lib/durable/storage';
+import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { Ledger, REFUND_INPUT } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, type Journal, type RecordedEvent, runDurable, SideEffectElsewhereError, SideEffectRetryBlockedError, ToolCallFailedError } from '../index';
+import {
+  gnlTool,
+  type Journal,
+  type RecordedEvent,
+  type RunHold,
+  runDurable,
+  SideEffectElsewhereError,
+  SideEffectRetryBlockedError,
+  ToolCallFailedError,
+} from '../index';
 
 const PROMPT = 'Refund o_17';
 
@@ -115,6 +125,84 @@ describeEachJournal('related runs of one job', (target) => {
     expect(endsOf(await journal.events(parentId), 'refund')).toMatchObject([
       { toolCallId: 'p-refund', idempotencyKey: (forkRefund as { idempotencyKey: string }).idempotencyKey, source: 'deduplicated', inheritedFrom: forkId },
     ]);
+  });
+
+  it('a fork and its parent deciding the same refund at once: the job’s lock lets one choose and journal its start before the other looks, so it executes once', async () => {
+    const { ledger, tools, inTicket, open } = world();
+    const parentId = uniqueRunId('parent');
+    const parent = runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    await inTicket;
+    const forkId = uniqueRunId('fork');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    // The fork's look at its parent is slow: it reads (no refund yet), then waits, so the parent decides in between.
+    let looked!: () => void;
+    const inLook = new Promise<void>((resolve) => {
+      looked = resolve;
+    });
+    let letLookGo!: () => void;
+    const lookGate = new Promise<void>((resolve) => {
+      letLookGo = resolve;
+    });
+    let parentReads = 0;
+    const slowLook: Journal = Object.create(journal, {
+      events: {
+        value: async (runId: string, options?: Parameters<Journal['events']>[1]) => {
+          const events = await journal.events(runId, options);
+          // The first read names the job (job-lock.ts jobOf); the second is the look for the work it repeats.
+          if (runId === parentId && ++parentReads === 2) {
+            looked();
+            await lookGate;
+          }
+          return events;
+        },
+      },
+    });
+    const fork = runDurable({ journal: slowLook, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    await inLook;
+    open(); // the parent goes on to its refund while the fork is still deciding its own
+    // Without the job's lock the parent refunds at once; with it, it waits for the fork's decision.
+    for (let i = 0; i < 30 && ledger.total === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    letLookGo();
+    const [parentResult, forkResult] = await Promise.all([parent, fork]);
+    // The outside counter: one refund for the job, whichever run made it.
+    expect(ledger.total).toBe(1);
+    expect(forkResult.status).toBe('completed');
+    // The parent met the fork's refund: answered from it, or stopped while it was in flight, never executed.
+    const parentEnds = endsOf(await journal.events(parentId), 'refund');
+    if (parentEnds.length > 0) expect(parentEnds).toMatchObject([{ source: 'deduplicated', inheritedFrom: forkId }]);
+    else expect(ToolCallFailedError.isInstance(parentResult) && SideEffectElsewhereError.isInstance(parentResult.cause)).toBe(true);
+  });
+
+  it('the job’s lock keeps processes apart on Postgres (a session advisory lock); the embedded journal has one process, so none', async () => {
+    const a = await journal.hold(uniqueRunId('a'));
+    const other = target.name === 'postgres' ? target.open : undefined;
+    try {
+      if (!other) {
+        expect(a.lockJob).toBeUndefined();
+        return;
+      }
+      const second = new PostgresStorage({ connectionString: DATABASE_URL as string });
+      const b = await second.runs.hold(uniqueRunId('b'));
+      try {
+        const releaseA = await (a.lockJob as NonNullable<RunHold['lockJob']>)('job-x');
+        let bHas = false;
+        const bLock = (b.lockJob as NonNullable<RunHold['lockJob']>)('job-x').then((release) => {
+          bHas = true;
+          return release;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 150)); // room for a wrong grant to show
+        expect(bHas).toBe(false);
+        await releaseA();
+        const releaseB = await bLock;
+        expect(bHas).toBe(true);
+        await releaseB();
+      } finally {
+        await b.release();
+        await second.close();
+      }
+    } finally {
+      await a.release();
+    }
   });
 
   it('a restart of a run that refunded answers the repeated refund from the old run’s record; with a new attempt asked for, it executes under a new key', async () => {
