@@ -28,12 +28,13 @@ import {
   HoldLostError,
   JournalDataError,
   RunMovedError,
+  RunErasedError,
   JournalSecrets,
   type JournalSecretsOptions,
 } from '../internal';
 import { NOTIFY_CHANNEL } from './notifications';
 import { type Blob, blobsParameter, hashesOf, refsIn, resolveRefs, splitEvent } from './payload-blobs';
-import { ensureRunKeys } from './run-key-rows';
+import { ensureRunKeys, erasureInDatabase } from './run-key-rows';
 import { lockGrantedToClause } from './run-locks';
 import type { SqlQuery } from './sql-driver';
 
@@ -42,6 +43,9 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
 /**
  * The append statement. `notify`: NOTIFY inside the statement (delivered at its commit).
  * JSON goes in as text (`$n::text::jsonb`): a parameter typed jsonb would be JSON-encoded again by postgres.js.
+ * An erased run (its key row emptied, run-key-rows.ts) matches no row either, whatever the writer's key
+ * cache holds: erasure takes effect for every process at its commit (it takes the run's row lock first,
+ * so a statement that waited for it re-reads the run; one that starts after it sees the emptied key).
  * `$11`, when set, is the last_seq the writer loaded: a run that moved since (a decision, cancel or resume
  * request committed under the row lock) matches no row and nothing is written. Read committed re-checks
  * the WHERE on the row version it waited for, so the check and the write are one atomic step.
@@ -62,6 +66,7 @@ export function appendStatement(notify: boolean, announce = false): string {
         updated_at = now()
       where run_id = $1::text and ($6::text is null or holder = $6::text) and ($11::int is null or last_seq = $11::int)
         and ($8::int is null or ${lockGrantedToClause({ pid: '$8', classid: '$9', objid: '$10' })})
+        and not exists (select 1 from gnl.run_keys k where k.run_id = $1::text and k.wrapped is null)
       returning last_seq - $2::int as base, last_seq, status),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload, blobs)
@@ -241,6 +246,8 @@ export async function appendEvents(
     ...(announce ? [announce.index + 1] : []),
   ]);
   if (rows.length !== events.length) {
+    const erasure = await erasureInDatabase(db, runId);
+    if (erasure) throw new RunErasedError(runId, erasure);
     if (options.expectedLastSeq !== undefined) await assertNotMoved(db, runId, options.expectedLastSeq);
     if (options.fence) throw new HoldLostError({ runId });
     throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
