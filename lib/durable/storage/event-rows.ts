@@ -29,6 +29,7 @@ import {
   JournalDataError,
   RunMovedError,
   RunErasedError,
+  RunRetiredError,
   JournalSecrets,
   type JournalSecretsOptions,
 } from '../internal';
@@ -85,12 +86,14 @@ const ANNOUNCE_CLAUSE = `,
       select $1::text, r.base + $13::int, r.status from r where r.status = $4::text
       on conflict (run_id, seq) do nothing)`;
 
-// The run row's input is the run-start event's, as stored (with run keys on, its data key is stored
+// A run id that retention dropped (its gnl.retention_log row is the tombstone) is not created again: the
+// job it names ran (RunRetiredError). The run row's input is the run-start event's, as stored (with run keys on, its data key is stored
 // wrapped beside it, `k`: run-keys.ts): sealed once (the run id is the envelopes'
 // context, so they open in either place) and naming the same blobs.
 const CREATE_STATEMENT = (notify: boolean) => `with r as (
       insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
-      values ($1::text, 'running', 1, 0, $3::text::jsonb->'payload'->'input', '[]'::jsonb, $4::text)
+      select $1::text, 'running', 1, 0, $3::text::jsonb->'payload'->'input', '[]'::jsonb, $4::text
+      where not exists (select 1 from gnl.retention_log t where t.run_id = $1::text)
       returning run_id, last_seq),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload, blobs)
@@ -190,7 +193,10 @@ export async function createRun(db: SqlQuery, runId: string, input: RunInput, op
       wrapped,
       input.subject ?? null,
     ]);
-    if (!row) throw new JournalDataError(`Run "${runId}" could not be created.`);
+    if (!row) {
+      await assertNotRetired(db, runId);
+      throw new JournalDataError(`Run "${runId}" could not be created.`);
+    }
     return { ...event, seq: row.seq, at: new Date(row.created_at) };
   } catch (error) {
     ring?.forget(runId); // not created: the key made for it is no one's
@@ -258,6 +264,15 @@ export async function appendEvents(
     const row = rows[i] as Written;
     return { ...event, seq: row.seq, at: new Date(row.created_at) };
   });
+}
+
+/** A run id retention dropped is RunRetiredError (its last gnl.retention_log row says how it ended, when and by whom). */
+async function assertNotRetired(db: SqlQuery, runId: string): Promise<void> {
+  const [row] = await db.query<{ status: string; dropped_at: Date | string; dropped_by: string }>(
+    'select status, dropped_at, dropped_by from gnl.retention_log where run_id = $1::text order by dropped_at desc, id desc limit 1',
+    [runId],
+  );
+  if (row) throw new RunRetiredError({ runId, endedAs: row.status, droppedAt: new Date(row.dropped_at), droppedBy: row.dropped_by });
 }
 
 /** Which check refused a conditional append: the run moved (RunMovedError) or, if it did not, the caller's other checks. */
