@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { OperatorExistsError, OperatorInputError } from '@/lib/accounts';
 import { UnknownAgentError } from '@/lib/agents';
-import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError } from '@/lib/durable';
+import { DecisionConflictError, GnlError, InvalidRunIdError, JournalDataError, RunBusyError, RunErasedError, RunRetiredError } from '@/lib/durable';
 import { RunNotResumableError, WorkersNeedPostgresError } from '@/lib/executor';
 import { CliError, describeFailure, EXIT } from './failures';
 
@@ -28,6 +28,8 @@ describe('a failure on the command line', () => {
       [new RunBusyError({ runId: 'r' }), EXIT.conflict],
       [new DecisionConflictError({ runId: 'r', toolCallId: 'c', reason: 'already-decided', decidedBy: 'bob' }), EXIT.conflict],
       [new RunNotResumableError({ runId: 'r', reason: 'completed' }), EXIT.conflict],
+      [new RunErasedError('r', { at: new Date(0), by: 'dpo@acme', reason: 'request #1' }), EXIT.conflict],
+      [new RunRetiredError({ runId: 'r', endedAs: 'completed', droppedAt: new Date(0), droppedBy: 'job' }), EXIT.conflict],
       [new WorkersNeedPostgresError(), EXIT.unavailable],
     ];
     for (const [error, exitCode] of cases) {

@@ -19,6 +19,8 @@ import {
   JournalDataError,
   RunBusyError,
   RunDivergedError,
+  RunErasedError,
+  RunRetiredError,
 } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
 import { BulkActionError, MigrationRefusedError, RunNotResumableError, ScheduleActionError, WorkersNeedPostgresError } from '@/lib/executor';
@@ -73,6 +75,9 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: OperatorExistsError.isInstance, exitCode: EXIT.conflict },
   { is: OperatorDisabledError.isInstance, exitCode: EXIT.conflict },
   { is: RunDivergedError.isInstance, exitCode: EXIT.conflict },
+  // An erased run never runs again; a dropped run's id is not a new job (docs/erasure.md, docs/operations.md#retention).
+  { is: RunErasedError.isInstance, exitCode: EXIT.conflict },
+  { is: RunRetiredError.isInstance, exitCode: EXIT.conflict },
   { is: RunBusyError.isInstance, exitCode: EXIT.conflict },
   { is: RunNotResumableError.isInstance, exitCode: EXIT.conflict },
   { is: MigrationRefusedError.isInstance, exitCode: EXIT.conflict },

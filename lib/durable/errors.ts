@@ -397,3 +397,27 @@ export class RunTransferError extends GnlError {
   }
   static override isInstance = hasName<RunTransferError>('RunTransferError');
 }
+
+/**
+ * The runId names a run that retention dropped (gnl.retention_log, docs/operations.md#retention): a job
+ * delivered again under its id is not a new job, its side effects ran under that id, so it is not started
+ * from scratch. Nothing was written. To run the work again on purpose, start it under another runId.
+ */
+export class RunRetiredError extends GnlError {
+  override name = 'RunRetiredError';
+  readonly runId: string;
+  /** How the dropped run had ended (`completed` or `canceled`) and when it was dropped, by which job. */
+  readonly endedAs: string;
+  readonly droppedAt: Date;
+  readonly droppedBy: string;
+  constructor(args: { runId: string; endedAs: string; droppedAt: Date; droppedBy: string }) {
+    super(
+      `Run "${args.runId}" ended ${args.endedAs} and was dropped by retention (${args.droppedBy}, ${args.droppedAt.toISOString()}): its id names work already done, so it is not started again. To run the job again on purpose, start it under another runId.`,
+    );
+    this.runId = args.runId;
+    this.endedAs = args.endedAs;
+    this.droppedAt = args.droppedAt;
+    this.droppedBy = args.droppedBy;
+  }
+  static override isInstance = hasName<RunRetiredError>('RunRetiredError');
+}

@@ -48,6 +48,7 @@ export {
   type HoldSessionProblem,
   ForkRefusedError,
   RunTransferError,
+  RunRetiredError,
   type RunTransferRefusal,
   type ForkRefusal,
   type DecisionConflictReason,

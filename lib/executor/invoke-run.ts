@@ -19,6 +19,7 @@ import {
   RunBusyError,
   RunCanceledError,
   RunDivergedError,
+  RunErasedError,
   RunState,
   SideEffectRetryBlockedError,
   ToolCallFailedError,
@@ -99,6 +100,8 @@ function classify(error: unknown, status: string | undefined): Invocation {
   if (find(error, RunCanceledError.isInstance) || status === 'canceled') return { kind: 'settled', outcome: 'canceled', error: message };
   if (SideEffectRetryBlockedError.isInstance(error)) return { kind: 'settled', outcome: 'blocked', error: message };
   if (RunDivergedError.isInstance(error)) return { kind: 'settled', outcome: 'diverged', error: message };
+  // Erased (docs/erasure.md): it never runs again, so it is settled, not given back to be claimed again.
+  if (find(error, RunErasedError.isInstance)) return { kind: 'settled', outcome: 'erased', error: message };
   if (ToolCallFailedError.isInstance(error) || status === 'failed') {
     return { kind: 'settled', outcome: 'failed', error: message, transient: status === 'failed' && isTransientFailure(error), failure: errorInfo(error) };
   }

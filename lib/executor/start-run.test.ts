@@ -2,14 +2,19 @@
  * startRun and the operator functions on real journals: the run is recorded as runAgent would start it
  * and enqueued without executing; starts are idempotent by runId; resume, abandon and restart.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { supportAgent } from '@/agents/support';
-import { AgentInputError, createAgentRegistry, runAgent, UnknownAgentError } from '@/lib/agents';
+import { AgentInputError, createAgentRegistry, defineAgent, runAgent, UnknownAgentError } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { RunDivergedError } from '@/lib/durable';
+import { journalKeyFrom } from '@/lib/durable/storage';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { uniqueRunId } from '@/tests/support/journals';
-import { abandonRun, previewRestart, queueEntry, RunNotResumableError, restartRun, resumeRun, startRun } from './index';
+import { refundAgent, refundScript } from '@/tests/support/refund-agent';
+import { scriptedModel } from '@/tests/support/scripted-model';
+import { abandonRun, Executor, type ExecutorEvent, previewRestart, queueEntry, RunNotResumableError, restartRun, resumeRun, startRun } from './index';
+import { RunQueue } from './run-queue';
 
 const PROMPT = { prompt: 'Customer c_42 asks about order o_17' };
 
@@ -161,3 +166,52 @@ function renamedSupport() {
   const base = supportAgent();
   return { ...base, name: 'support-v2' } as typeof base;
 }
+
+describeEachStorage(
+  'an erased run and the executor',
+  (holder) => {
+    it('a retry that comes due after the run was erased is settled as erased: nothing runs, the refund does not execute, it is not claimed again', async () => {
+      const agentName = `erased-${uniqueRunId('a').slice(2, 10)}`;
+      let providerDown = true;
+      const refund = refundAgent();
+      const model = scriptedModel((step) => {
+        if (providerDown) throw Object.assign(new Error('provider down'), { name: 'ProviderDown' });
+        return refundScript(step);
+      }).model;
+      const registry = createAgentRegistry([defineAgent({ name: agentName, model, tools: refund.tools, maxRetries: 0 })]);
+      const finished: ExecutorEvent[] = [];
+      const waiters: (() => void)[] = [];
+      const executor = new Executor({
+        storage: holder.storage,
+        registry,
+        leaseMs: 5_000,
+        pollMs: 20,
+        onEvent: (event) => {
+          if (event.type !== 'finished') return;
+          finished.push(event);
+          for (const wake of waiters.splice(0)) wake();
+        },
+      }).start();
+      const nextFinish = async (count: number) => {
+        while (finished.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
+        return finished[count - 1];
+      };
+      try {
+        const { runId } = await startRun({ storage: holder.storage, registry, agent: agentName, input: { prompt: 'Refund o_17' } });
+        expect(await nextFinish(1)).toMatchObject({ runId, outcome: 'failed' });
+        expect(await holder.storage.erasure.erase({ runIds: [runId], by: 'dpo@acme', reason: 'request #885' })).toMatchObject([{ outcome: 'erased' }]);
+
+        // A retry scheduled before the erasure comes due: the executor claims the run, meets the erasure, settles it.
+        providerDown = false;
+        await new RunQueue(() => holder.storage.database()).wake(runId);
+        expect(await nextFinish(2)).toMatchObject({ runId, kind: 'settled', outcome: 'erased' });
+        expect(refund.ledger.total).toBe(0);
+        expect(await queueEntry(runId, { storage: holder.storage })).toMatchObject({ runnable: false, outcome: 'erased' });
+        expect((await holder.storage.runs.getRun(runId))?.status).toBe('failed');
+      } finally {
+        await executor.stop({ graceMs: 5_000 });
+      }
+    }, 60_000);
+  },
+  { secrets: { key: journalKeyFrom(randomBytes(32).toString('base64')), runKeys: true, onClearText: () => {} } },
+);

@@ -4,7 +4,7 @@
  * so a suite must not share its queue). Without DATABASE_URL the Postgres suite is reported as skipped.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { PGliteStorage, PostgresStorage, type Storage } from '@/lib/durable/storage';
+import { PGliteStorage, type PGliteStorageOptions, PostgresStorage, type Storage } from '@/lib/durable/storage';
 import { createFreshDatabase } from './fresh-database';
 import { DATABASE_URL, tempDataDir } from './journals';
 
@@ -14,11 +14,12 @@ export interface StorageHolder {
   storage: Storage;
 }
 
-export function describeEachStorage(title: string, body: (holder: StorageHolder) => void): void {
+/** `options.secrets`: the storages' secrets (a journal key, run keys). */
+export function describeEachStorage(title: string, body: (holder: StorageHolder) => void, options: Pick<PGliteStorageOptions, 'secrets'> = {}): void {
   describe(`${title} [pglite]`, () => {
     const holder = { kind: 'pglite' } as StorageHolder;
     beforeAll(() => {
-      holder.storage = new PGliteStorage({ dataDir: tempDataDir() });
+      holder.storage = new PGliteStorage({ dataDir: tempDataDir(), ...options });
     });
     afterAll(() => holder.storage.close());
     body(holder);
@@ -30,7 +31,7 @@ export function describeEachStorage(title: string, body: (holder: StorageHolder)
     beforeAll(async () => {
       const database = await createFreshDatabase(DATABASE_URL as string);
       drop = database.drop;
-      holder.storage = new PostgresStorage({ connectionString: database.url });
+      holder.storage = new PostgresStorage({ connectionString: database.url, ...options });
     });
     afterAll(async () => {
       await holder.storage?.close();

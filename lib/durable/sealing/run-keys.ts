@@ -13,10 +13,12 @@
  *
  * The ring is a cache the storage fills (storage/run-key-rows.ts) before it seals or opens a run's data;
  * sealing and opening are synchronous. Entries live at most `ttlMs`, so a process learns of an erasure
- * made elsewhere within that time; the process that erases forgets at once.
+ * made elsewhere within that time for reading; the process that erases forgets at once. Writing never
+ * trusts the ring: every append refuses an erased run in its own statement (storage/event-rows.ts) and
+ * taking a run reads its key row from the database, so a cache can never hide an erasure from a writer.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { JournalDataError } from '../errors';
+import { GnlError, JournalDataError } from '../errors';
 import { type JournalKey, open, seal } from './secret-box';
 import { ENVELOPE_KEY } from '../secrets/secret-fields';
 
@@ -44,6 +46,7 @@ export class RunErasedError extends JournalDataError {
     this.runId = runId;
     this.erasure = erasure;
   }
+  static override isInstance = (error: unknown): error is RunErasedError => GnlError.isInstance(error) && error.name === 'RunErasedError';
 }
 
 const DEFAULT_TTL_MS = 5_000;

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
+import { refundAgent as ledgerAgent } from '@/tests/support/refund-agent';
 import { scriptedModel, streamingModel } from '@/tests/support/scripted-model';
 import { ERASED_TEXT, gnlTool, JournalDataError, journalKeyFrom, RunErasedError, runDurable, streamDurable } from '../internal';
 import { PGliteStorage } from './pglite-storage';
@@ -78,13 +79,16 @@ describeEachJournal('erasure', (target) => {
   const dataDir = tempDataDir();
   let database: { url: string; drop(): Promise<void> } | undefined;
   let storage: PGliteStorage | PostgresStorage;
+  const secrets = { key: journalKey, runKeys: true, onClearText: () => {} };
+  /**
+   * Another storage over the same database, with a key cache of its own: another process on Postgres;
+   * on PGlite (one process per folder) a second storage in this process, sharing the folder's database.
+   */
+  const another = () =>
+    target.name === 'pglite' ? new PGliteStorage({ dataDir, secrets }) : new PostgresStorage({ connectionString: (database as { url: string }).url, secrets });
   beforeAll(async () => {
     if (target.name === 'postgres') database = await createFreshDatabase(DATABASE_URL as string, 'gnl_erasure');
-    const secrets = { key: journalKey, runKeys: true, onClearText: () => {} };
-    storage =
-      target.name === 'pglite'
-        ? new PGliteStorage({ dataDir, secrets })
-        : new PostgresStorage({ connectionString: (database as { url: string }).url, secrets });
+    storage = another();
     await storage.database();
   }, 300_000);
   afterAll(async () => {
@@ -196,6 +200,65 @@ describeEachJournal('erasure', (target) => {
       { runId: asked, outcome: 'already-erased', erasure: expect.objectContaining({ by: 'dpo@acme' }) },
     ]);
     expect((await storage.erasure.erasures({ runId: asked })).length).toBe(1);
+  }, 120_000);
+
+  /** A refund run that failed before its refund ran (the provider was down), through `journal`: it may be resumed, or erased. */
+  async function failedRefundRun(journal: typeof storage.runs, runId: string) {
+    const down = scriptedModel(() => {
+      throw Object.assign(new Error('provider down'), { name: 'ProviderDown' });
+    });
+    const agent = ledgerAgent();
+    await runDurable({ runId, journal, model: down.model, tools: agent.tools, prompt: PROMPT, maxRetries: 0 }).catch(() => undefined);
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+  }
+
+  it('erasure takes effect for every process at once: one that read the run a moment before (its key cached) cannot resume it, and the refund never executes', async () => {
+    const other = another();
+    try {
+      const runId = uniqueRunId('erase-race');
+      await failedRefundRun(other.runs, runId); // `other` made the run's key and holds it in its cache
+      expect((await other.runs.getRun(runId))?.input.prompt).toBe(PROMPT);
+      const before = await storage.runs.events(runId);
+
+      expect((await storage.erasure.erase({ runIds: [runId], by: 'dpo@acme', reason: 'request #883' }))[0]?.outcome).toBe('erased');
+
+      // Within its cache's lifetime, `other` resumes the run: refused before any tool executes.
+      const agent = ledgerAgent();
+      const resumed = runDurable({ runId, journal: other.runs, model: agent.scripted.model, tools: agent.tools, prompt: PROMPT });
+      await expect(resumed).rejects.toSatisfy((error: unknown) => error instanceof RunErasedError && (error as RunErasedError).erasure.by === 'dpo@acme');
+      expect(agent.ledger.total).toBe(0);
+      // Nor does any other writer append to it: a resume request, a cancel.
+      await expect(other.runs.requestResume({ runId, by: 'ops@acme' })).rejects.toBeInstanceOf(RunErasedError);
+      await expect(other.runs.cancel({ runId, by: 'ops@acme', reason: 'x' })).rejects.toBeInstanceOf(RunErasedError);
+      expect((await storage.runs.getRun(runId))?.status).toBe('failed');
+      expect((await storage.runs.events(runId)).map((e) => e.seq)).toEqual(before.map((e) => e.seq));
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
+  it('a writer that took the run before its erasure appends nothing after it (Postgres: the erasure is refused while a writer holds the run; PGlite: the next append of its holder is refused)', async () => {
+    const runId = uniqueRunId('erase-held');
+    await failedRefundRun(storage.runs, runId);
+    const other = another();
+    try {
+      const hold = await other.runs.hold(runId); // an executor's resume, between taking the run and its first append
+      const [outcome] = await storage.erasure.erase({ runIds: [runId], by: 'dpo@acme', reason: 'request #884' });
+      if (target.name === 'postgres') {
+        expect(outcome).toEqual({ runId, outcome: 'refused', why: expect.stringContaining('held') });
+        await hold.release();
+        expect((await storage.erasure.erase({ runIds: [runId], by: 'dpo@acme', reason: 'request #884' }))[0]?.outcome).toBe('erased');
+      } else {
+        // PGlite's holds are in-process: the erasure goes through, and the holder's next append is refused in its statement.
+        expect(outcome?.outcome).toBe('erased');
+        await expect(hold.append([{ type: 'run-resume', fromStatus: 'failed' }])).rejects.toBeInstanceOf(RunErasedError);
+        await hold.release();
+      }
+      await expect(other.runs.hold(runId)).rejects.toBeInstanceOf(RunErasedError);
+      expect((await storage.runs.getRun(runId))?.status).toBe('failed');
+    } finally {
+      await other.close();
+    }
   }, 120_000);
 
   it('the key row changes one way and the erasure log never: the database refuses anything else', async () => {

@@ -28,12 +28,14 @@ import {
   HoldLostError,
   JournalDataError,
   RunMovedError,
+  RunErasedError,
+  RunRetiredError,
   JournalSecrets,
   type JournalSecretsOptions,
 } from '../internal';
 import { NOTIFY_CHANNEL } from './notifications';
 import { type Blob, blobsParameter, hashesOf, refsIn, resolveRefs, splitEvent } from './payload-blobs';
-import { ensureRunKeys } from './run-key-rows';
+import { ensureRunKeys, erasureInDatabase } from './run-key-rows';
 import { lockGrantedToClause } from './run-locks';
 import type { SqlQuery } from './sql-driver';
 
@@ -42,6 +44,9 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
 /**
  * The append statement. `notify`: NOTIFY inside the statement (delivered at its commit).
  * JSON goes in as text (`$n::text::jsonb`): a parameter typed jsonb would be JSON-encoded again by postgres.js.
+ * An erased run (its key row emptied, run-key-rows.ts) matches no row either, whatever the writer's key
+ * cache holds: erasure takes effect for every process at its commit (it takes the run's row lock first,
+ * so a statement that waited for it re-reads the run; one that starts after it sees the emptied key).
  * `$11`, when set, is the last_seq the writer loaded: a run that moved since (a decision, cancel or resume
  * request committed under the row lock) matches no row and nothing is written. Read committed re-checks
  * the WHERE on the row version it waited for, so the check and the write are one atomic step.
@@ -62,6 +67,7 @@ export function appendStatement(notify: boolean, announce = false): string {
         updated_at = now()
       where run_id = $1::text and ($6::text is null or holder = $6::text) and ($11::int is null or last_seq = $11::int)
         and ($8::int is null or ${lockGrantedToClause({ pid: '$8', classid: '$9', objid: '$10' })})
+        and not exists (select 1 from gnl.run_keys k where k.run_id = $1::text and k.wrapped is null)
       returning last_seq - $2::int as base, last_seq, status),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload, blobs)
@@ -80,12 +86,14 @@ const ANNOUNCE_CLAUSE = `,
       select $1::text, r.base + $13::int, r.status from r where r.status = $4::text
       on conflict (run_id, seq) do nothing)`;
 
-// The run row's input is the run-start event's, as stored (with run keys on, its data key is stored
+// A run id that retention dropped (its gnl.retention_log row is the tombstone) is not created again: the
+// job it names ran (RunRetiredError). The run row's input is the run-start event's, as stored (with run keys on, its data key is stored
 // wrapped beside it, `k`: run-keys.ts): sealed once (the run id is the envelopes'
 // context, so they open in either place) and naming the same blobs.
 const CREATE_STATEMENT = (notify: boolean) => `with r as (
       insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
-      values ($1::text, 'running', 1, 0, $3::text::jsonb->'payload'->'input', '[]'::jsonb, $4::text)
+      select $1::text, 'running', 1, 0, $3::text::jsonb->'payload'->'input', '[]'::jsonb, $4::text
+      where not exists (select 1 from gnl.retention_log t where t.run_id = $1::text)
       returning run_id, last_seq),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload, blobs)
@@ -185,7 +193,10 @@ export async function createRun(db: SqlQuery, runId: string, input: RunInput, op
       wrapped,
       input.subject ?? null,
     ]);
-    if (!row) throw new JournalDataError(`Run "${runId}" could not be created.`);
+    if (!row) {
+      await assertNotRetired(db, runId);
+      throw new JournalDataError(`Run "${runId}" could not be created.`);
+    }
     return { ...event, seq: row.seq, at: new Date(row.created_at) };
   } catch (error) {
     ring?.forget(runId); // not created: the key made for it is no one's
@@ -241,6 +252,8 @@ export async function appendEvents(
     ...(announce ? [announce.index + 1] : []),
   ]);
   if (rows.length !== events.length) {
+    const erasure = await erasureInDatabase(db, runId);
+    if (erasure) throw new RunErasedError(runId, erasure);
     if (options.expectedLastSeq !== undefined) await assertNotMoved(db, runId, options.expectedLastSeq);
     if (options.fence) throw new HoldLostError({ runId });
     throw new JournalDataError(`Run "${runId}" does not exist; nothing was appended.`);
@@ -251,6 +264,15 @@ export async function appendEvents(
     const row = rows[i] as Written;
     return { ...event, seq: row.seq, at: new Date(row.created_at) };
   });
+}
+
+/** A run id retention dropped is RunRetiredError (its last gnl.retention_log row says how it ended, when and by whom). */
+async function assertNotRetired(db: SqlQuery, runId: string): Promise<void> {
+  const [row] = await db.query<{ status: string; dropped_at: Date | string; dropped_by: string }>(
+    'select status, dropped_at, dropped_by from gnl.retention_log where run_id = $1::text order by dropped_at desc, id desc limit 1',
+    [runId],
+  );
+  if (row) throw new RunRetiredError({ runId, endedAs: row.status, droppedAt: new Date(row.dropped_at), droppedBy: row.dropped_by });
 }
 
 /** Which check refused a conditional append: the run moved (RunMovedError) or, if it did not, the caller's other checks. */

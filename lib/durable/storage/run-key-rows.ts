@@ -5,6 +5,7 @@
  * gnl.erasures, and the run's stream log (a cache, sealed with the same key) dropped.
  */
 import { JournalDataError, type JournalSecrets, RunErasedError, type RunErasure } from '../internal';
+import { runLockHeldClause } from './run-locks';
 import type { SqlQuery } from './sql-driver';
 
 type KeyRow = { run_id: string; wrapped: string | null; erased_at: Date | string | null; erased_by: string | null; erased_reason: string | null };
@@ -28,12 +29,27 @@ export function erasureOf(secrets: JournalSecrets, runId: string): RunErasure | 
   return state?.kind === 'erased' ? state.erasure : undefined;
 }
 
-/** Refuses to run an erased run again (its data reads as erased): RunErasedError. Loads its key first. */
+/**
+ * Refuses to run an erased run again (its data reads as erased): RunErasedError. Read from the database,
+ * never from the ring: an erasure made by another process a moment ago is seen (the ring is refreshed).
+ */
 export async function assertNotErased(db: SqlQuery, secrets: JournalSecrets, runId: string): Promise<void> {
-  if (!secrets.ring) return;
-  await ensureRunKeys(db, secrets, [runId]);
-  const erasure = erasureOf(secrets, runId);
-  if (erasure) throw new RunErasedError(runId, erasure);
+  const ring = secrets.ring;
+  // Without a journal key no key is read: the run's first append is refused in its statement instead (event-rows.ts).
+  if (!ring) return;
+  const [row] = await db.query<KeyRow>('select run_id, wrapped, erased_at, erased_by, erased_reason from gnl.run_keys where run_id = $1::text', [runId]);
+  const state = ring.fromRow(runId, row);
+  ring.remember(runId, state);
+  if (state.kind === 'erased') throw new RunErasedError(runId, state.erasure);
+}
+
+/** The erasure of `runId` as the database records it (an append refused for it says why), or undefined. */
+export async function erasureInDatabase(db: SqlQuery, runId: string): Promise<RunErasure | undefined> {
+  const [row] = await db.query<Omit<KeyRow, 'run_id' | 'wrapped'>>(
+    'select erased_at, erased_by, erased_reason from gnl.run_keys where run_id = $1::text and wrapped is null',
+    [runId],
+  );
+  return row ? { at: new Date(row.erased_at ?? 0), by: row.erased_by ?? 'unknown', reason: row.erased_reason ?? '' } : undefined;
 }
 
 /** The statuses a run may be erased in: it will not run again. */
@@ -52,18 +68,23 @@ export type EraseOutcome =
   | { runId: string; outcome: 'refused'; why: string };
 
 /**
- * Erases one run, in `tx` (a transaction): its key row is locked, checked and emptied, the erasure
- * recorded, its stream log deleted. Refused (nothing written) for a run that does not exist, has no key
- * of its own (recorded before run keys) or may still run. An erased run answers already-erased.
+ * Erases one run, in `tx` (a transaction): its summary row is locked first, the lock every append takes,
+ * so the erasure is ordered with every writer's appends (each append refuses a run whose key is erased,
+ * event-rows.ts); its key row is locked, checked and emptied, the erasure recorded, its stream log
+ * deleted. Refused (nothing written) for a run that does not exist, has no key of its own (recorded
+ * before run keys), may still run, or is held by a writer (Postgres: an invocation took it and is about
+ * to append; PGlite's holds are in-process, its appends see the erasure). An erased run answers already-erased.
  */
 export async function eraseRunIn(tx: SqlQuery, runId: string, options: EraseOptions): Promise<EraseOutcome> {
-  const [row] = await tx.query<KeyRow & { status: string | null; subject: string | null }>(
-    `select k.run_id, k.wrapped, k.erased_at, k.erased_by, k.erased_reason, k.subject, r.status
-       from gnl.run_keys k left join gnl.runs r on r.run_id = k.run_id where k.run_id = $1::text for update of k`,
+  const [run] = await tx.query<{ status: string; held: boolean }>(
+    `select status, ${runLockHeldClause('run_id')} as held from gnl.runs where run_id = $1::text for update`,
+    [runId],
+  );
+  const [row] = await tx.query<KeyRow & { subject: string | null }>(
+    'select run_id, wrapped, erased_at, erased_by, erased_reason, subject from gnl.run_keys where run_id = $1::text for update',
     [runId],
   );
   if (!row) {
-    const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text', [runId]);
     return {
       runId,
       outcome: 'refused',
@@ -75,9 +96,10 @@ export async function eraseRunIn(tx: SqlQuery, runId: string, options: EraseOpti
   if (row.wrapped === null) {
     return { runId, outcome: 'already-erased', erasure: { at: new Date(row.erased_at ?? 0), by: row.erased_by ?? 'unknown', reason: row.erased_reason ?? '' } };
   }
-  if (!row.status || !(ERASABLE_STATUSES as readonly string[]).includes(row.status)) {
-    return { runId, outcome: 'refused', why: `it is ${row.status ?? 'missing'}: only a completed, failed or canceled run is erased (cancel it first)` };
+  if (!run || !(ERASABLE_STATUSES as readonly string[]).includes(run.status)) {
+    return { runId, outcome: 'refused', why: `it is ${run?.status ?? 'missing'}: only a completed, failed or canceled run is erased (cancel it first)` };
   }
+  if (run.held) return { runId, outcome: 'refused', why: 'it is held by a writer (an invocation took it to run it): erase it once that ends' };
   const [erased] = await tx.query<{ erased_at: Date | string }>(
     `update gnl.run_keys set wrapped = null, erased_at = now(), erased_by = $2::text, erased_reason = $3::text
       where run_id = $1::text returning erased_at`,

@@ -23,9 +23,13 @@ export function jobAdvisoryKey(job: string): string {
   return createHash('sha256').update(`gnl-job:${job}`).digest().readBigInt64BE(0).toString();
 }
 
+// advisoryKey in SQL, around a run-id expression: one text for drizzle's statements and the prepared ones.
+const KEY_BEFORE = `('x' || left(encode(sha256(convert_to('gnl-run:' || `;
+const KEY_AFTER = `, 'UTF8')), 'hex'), 16))::bit(64)::bigint`;
+
 /** advisoryKey computed by the server from a run-id expression (a column): the same key (run-locks.test.ts). */
 export function advisoryKeySql(runId: SQL): SQL {
-  return sql`('x' || left(encode(sha256(convert_to('gnl-run:' || ${runId}, 'UTF8')), 'hex'), 16))::bit(64)::bigint`;
+  return sql`${sql.raw(KEY_BEFORE)}${runId}${sql.raw(KEY_AFTER)}`;
 }
 
 /** The two halves of the advisory key, as pg_locks shows them. */
@@ -45,6 +49,12 @@ const GRANTED_ADVISORY = `l.locktype = 'advisory' and l.granted and l.objsubid =
 export function lockGrantedToClause(params: { pid: string; classid: string; objid: string }): string {
   return `exists (select 1 from pg_locks l where ${GRANTED_ADVISORY}
               and l.pid = ${params.pid}::int and l.classid = ${params.classid}::bigint::oid and l.objid = ${params.objid}::bigint::oid)`;
+}
+
+/** runLockHeld for a prepared statement's text: `runId` is an SQL expression (a column, a parameter such as `$1::text`). */
+export function runLockHeldClause(runId: string): string {
+  return `exists (select 1 from pg_locks l, lateral (select ${KEY_BEFORE}${runId}${KEY_AFTER} as k) key
+    where ${GRANTED_ADVISORY} and l.classid = ((key.k >> 32) & 4294967295)::oid and l.objid = (key.k & 4294967295)::oid)`;
 }
 
 /** Some database session holds the lock of the run `runId` names (a column, or a value). */

@@ -9,11 +9,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { createAgentRegistry, defineAgent } from '@/lib/agents';
-import type { JournalEvent } from '@/lib/durable';
+import { type JournalEvent, RunRetiredError, runDurable } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
+import { refundAgent } from '@/tests/support/refund-agent';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { Executor } from '../executor';
+import { startRun } from '../start-run';
 import { dropExpiredRuns, findExpiredRuns } from './retention';
 import { retentionLog } from './retention-log';
 import { retentionPolicy, retentionSettingsFromEnv } from './retention-policy';
@@ -122,6 +124,35 @@ describeEachJournal('retention', (target) => {
     const after40 = await dropExpiredRuns({ storage, policy, now: new Date(Date.now() + 40 * DAY), droppedBy: 'test-job' });
     expect(after40.dropped.map((r) => r.runId)).toEqual([longerKept]);
     for (const kept of [waiting, failed]) expect((await rowsOf(storage, kept)).runs).toBe(1);
+  });
+
+  it('a job delivered again after its run was dropped meets a tombstone: RunRetiredError from runDurable and startRun, and its refund does not execute again', async () => {
+    const runId = uniqueRunId(`ret-${tag}`);
+    const first = refundAgent();
+    const job = (agent: ReturnType<typeof refundAgent>) =>
+      runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', agent: agentA });
+    expect((await job(first)).status).toBe('completed');
+    expect(first.ledger.total).toBe(1);
+    const batch = await dropExpiredRuns({ storage, policy, now: later, droppedBy: 'test-job' });
+    expect(batch.dropped.map((r) => r.runId)).toContain(runId);
+
+    // The queue delivers the job again under its id: refused, naming when and why, nothing written, nothing executed.
+    const again = refundAgent();
+    const refused = await job(again).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(again.ledger.total).toBe(0);
+    expect(RunRetiredError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({ runId, endedAs: 'completed', droppedBy: 'test-job', droppedAt: expect.any(Date) });
+    expect((refused as Error).message).toMatch(/start it under another runId/);
+    expect(await rowsOf(storage, runId)).toMatchObject({ runs: 0, events: 0 });
+
+    // Through the executor's startRun too; another id starts the job anew.
+    const registry = createAgentRegistry([defineAgent({ name: agentA, model: again.scripted.model, tools: again.tools })]);
+    await expect(startRun({ storage, registry, agent: agentA, runId, input: { prompt: 'Refund o_17' } })).rejects.toSatisfy(RunRetiredError.isInstance);
+    expect(await rowsOf(storage, runId)).toMatchObject({ runs: 0, events: 0, queue: 0 });
+    expect((await startRun({ storage, registry, agent: agentA, runId: `${runId}:again`, input: { prompt: 'Refund o_17' } })).created).toBe(true);
   });
 
   it('keeps a leased run, and (Postgres) a run whose hold a writer still has; drops them once let go', async () => {

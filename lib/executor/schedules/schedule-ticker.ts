@@ -16,7 +16,7 @@
  * open run) and decided, never started later.
  */
 import { type AgentRegistry, type AgentInput, type Schedule, scheduleRunId, type SlotsDue, slotsDue, UnknownAgentError } from '@/lib/agents';
-import { RunDivergedError } from '@/lib/durable';
+import { RunDivergedError, RunRetiredError } from '@/lib/durable';
 import type { ScheduleStore } from './schedule-store';
 import type { StartedRun } from '../start-run';
 
@@ -161,12 +161,15 @@ export class ScheduleTicker {
     this.emit({ type: 'schedule-skipped', scheduleId: schedule.id, slot: slot.toISOString(), openRunId, openStatus });
   }
 
-  /** True if this call created the slot's run. A slot's run started earlier with another input (the schedule's input changed since) is that slot's run. */
+  /**
+   * True if this call created the slot's run. A slot's run started earlier with another input (the
+   * schedule's input changed since), or one retention has dropped since (its tombstone), is that slot's run.
+   */
   private async startSlot(schedule: Schedule, runId: string): Promise<boolean> {
     try {
       return (await this.options.start({ agent: schedule.agent, runId, input: schedule.input })).created;
     } catch (error) {
-      if (RunDivergedError.isInstance(error)) return false;
+      if (RunDivergedError.isInstance(error) || RunRetiredError.isInstance(error)) return false;
       throw error;
     }
   }

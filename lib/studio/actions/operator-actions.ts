@@ -23,6 +23,8 @@ import {
   JournalDataError,
   type OutputIssue,
   type PendingItem,
+  RunErasedError,
+  RunRetiredError,
   RunState,
 } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
@@ -137,7 +139,8 @@ async function resumeNote(runId: string, request: { by: string; reason: string }
     return { state: 'resumed', message: 'Resuming in the Studio’s executor.' };
   } catch (error) {
     // The journal refuses the resume request of a run that finished meanwhile: not resumable either.
-    if (RunNotResumableError.isInstance(error) || DecisionConflictError.isInstance(error)) return { state: 'not-resumable', message: error.message };
+    if (RunNotResumableError.isInstance(error) || DecisionConflictError.isInstance(error) || RunErasedError.isInstance(error))
+      return { state: 'not-resumable', message: error.message };
     throw error;
   }
 }
@@ -210,7 +213,9 @@ async function refusal(error: unknown, runId: string, toolCallId: string): Promi
       ...(outcome ? { outcome } : {}),
     };
   }
-  if (RunNotResumableError.isInstance(error)) return { ok: false, kind: 'not-resumable', message: error.message };
+  // An erased run never runs again; a dropped run's id is not a new job (docs/erasure.md, docs/operations.md#retention).
+  if (RunNotResumableError.isInstance(error) || RunErasedError.isInstance(error) || RunRetiredError.isInstance(error))
+    return { ok: false, kind: 'not-resumable', message: error.message };
   if (JournalDataError.isInstance(error) && error.inputMismatch)
     return { ok: false, kind: 'invalid', message: error.message, issues: error.inputMismatch.issues };
   if (InvalidRunIdError.isInstance(error) || AgentInputError.isInstance(error) || error instanceof ZodError)
