@@ -114,8 +114,11 @@ function keys(evidence: ForkEvidence, check: Check): void {
   const finalErrors = new Set(
     parent.events.filter((e) => e.type === 'tool-call-error' && e.payload.retryable === false).map((e) => String(e.payload.idempotencyKey)),
   );
+  // What the parent's record says each key produced: its end, or a person's "done" with the output they gave.
   const parentOutputs = new Map(
-    parent.events.filter((e) => e.type === 'tool-call-end').map((e) => [String(e.payload.idempotencyKey), JSON.stringify(e.payload.output)]),
+    parent.events
+      .filter((e) => e.type === 'tool-call-end' || (e.type === 'side-effect-resolution' && e.payload.outcome === 'done'))
+      .map((e) => [String(e.payload.idempotencyKey), JSON.stringify(e.payload.output)]),
   );
   const parentWork = uniqueByKey(startsOf(parent.events)).filter((p) => !copiedKeys.has(p.key) && !finalErrors.has(p.key));
   const parentKeys = new Set(startsOf(parent.events).map((s) => s.key));

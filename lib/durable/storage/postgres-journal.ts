@@ -325,8 +325,13 @@ export class PostgresJournal implements LiveJournal, RunEraser {
       outcomes.push(await driver.transaction((tx) => eraseRunIn(tx, runId, { by: parsed.by, reason: parsed.reason })));
       ring.forget(runId);
     }
-    // Outside any transaction (VACUUM cannot run in one): the destroyed keys' old row versions go with the rewrite.
-    if (outcomes.some((outcome) => outcome.outcome === 'erased')) await driver.query('vacuum full gnl.run_keys', []);
+    // Outside any transaction (VACUUM cannot run in one): the destroyed keys' old row versions go with the
+    // rewrite, once no snapshot from before the erasure is open (VACUUM FULL keeps a row version any open
+    // snapshot may still see: an autoanalyze, another session's long read).
+    if (outcomes.some((outcome) => outcome.outcome === 'erased')) {
+      await untilSnapshotsAfterNow(driver, ERASE_SNAPSHOT_WAIT_MS);
+      await driver.query('vacuum full gnl.run_keys', []);
+    }
     return outcomes;
   }
 
@@ -558,4 +563,27 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.
   const result = schema.safeParse(value);
   if (!result.success) throw new JournalDataError(`${what}: ${z.prettifyError(result.error)}`, { cause: result.error });
   return result.data;
+}
+
+/** How long an erasure waits for older snapshots to end before it rewrites the key table anyway. */
+const ERASE_SNAPSHOT_WAIT_MS = 30_000;
+
+/**
+ * Waits until no other session of this database holds a snapshot older than this moment (its
+ * backend_xmin), for at most `maxMs`; after that the rewrite goes ahead and a later one (the next
+ * erasure, VACUUM FULL by hand) removes what an old snapshot kept. On PGlite there is no other session.
+ */
+async function untilSnapshotsAfterNow(driver: SqlDriver, maxMs: number): Promise<void> {
+  const [mark] = await driver.query<{ xid: string }>('select (txid_current() % 4294967296)::text as xid', []);
+  const deadline = Date.now() + maxMs;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    const [row] = await driver.query<{ older: number }>(
+      `select count(*)::int as older from pg_stat_activity
+       where datname = current_database() and pid <> pg_backend_pid() and backend_xmin is not null
+         and age(backend_xmin) > age($1::text::xid)`,
+      [mark?.xid ?? '0'],
+    );
+    if (!row || row.older === 0 || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
