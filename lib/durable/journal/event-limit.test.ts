@@ -45,7 +45,7 @@ describeEachJournal('event size limit', (target) => {
     expect(executions).toBe(1);
   });
 
-  it('a side effect whose output is over the limit ran once and is not run again: its error is final', async () => {
+  it('a side effect whose output is over the limit ran once and is not run again: it is recorded as performed (unencodable-output.ts), never as failed', async () => {
     let refunds = 0;
     const refund = gnlTool(
       tool({
@@ -64,6 +64,8 @@ describeEachJournal('event size limit', (target) => {
     expect(again.status).toBe('completed');
     expect(refunds).toBe(1);
     const types = (await journal.events(runId)).map((e) => e.type);
-    expect(types.filter((t) => t.startsWith('tool-call'))).toEqual(['tool-call-start', 'tool-call-error']);
+    expect(types.filter((t) => t.startsWith('tool-call'))).toEqual(['tool-call-start', 'tool-call-end']);
+    const end = (await journal.events(runId)).find((e) => e.type === 'tool-call-end');
+    expect(end).toMatchObject({ source: 'executed', output: { gnl: 'unencodable-output', performed: true } });
   });
 });
