@@ -45,6 +45,7 @@ function raceJournal(journal: Journal) {
 
 function bound(journal: Journal): Journal {
   return {
+    runIdOf: (runId) => journal.runIdOf(runId),
     hold: (runId) => journal.hold(runId),
     approve: (request) => journal.approve(request),
     reject: (request) => journal.reject(request),
