@@ -26,7 +26,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
 
     expect(error.name).toBe('SideEffectRetryBlockedError');
     expect(error).toBeInstanceOf(SideEffectRetryBlockedError);
-    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
     expect({ ...error }).toMatchObject({ runId, toolCallId: 'call-refund', toolName: 'refund', input: REFUND_INPUT, idempotencyKey: key });
     expect(Object.keys(error)).toEqual(expect.arrayContaining(['runId', 'toolCallId', 'toolName', 'input', 'idempotencyKey']));
     expect(agent.ledger.total).toBe(0);
@@ -72,7 +72,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     await journal.resolveSideEffect({ runId, toolCallId: 'call-refund', outcome: 'not-done', by: 'ops@acme' });
     const result = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     expect(result.status).toBe('completed');
-    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
     expect(agent.keys).toEqual([key]);
     expect(agent.ledger.executions.get(key)).toBe(1);
     const starts = (await journal.events(runId)).filter((e) => e.type === 'tool-call-start');
@@ -114,7 +114,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     const agent = refundAgent({ sideEffect: true, retrySafe: true });
     const result = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     expect(result.status).toBe('completed');
-    expect(agent.keys).toEqual([idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' })]);
+    expect(agent.keys).toEqual([idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' })]);
   });
 
   it('with check: done records the outside answer, not-done runs again, unknown (or a failing check) blocks', async () => {
@@ -139,7 +139,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
         (r) => r.status,
         (e: unknown) => (SideEffectRetryBlockedError.isInstance(e) ? 'blocked' : e),
       );
-      const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+      const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
       expect(asked).toEqual([{ runId, toolCallId: 'call-refund', input: REFUND_INPUT, idempotencyKey: key }]);
       if (expected === 'blocked') {
         expect(outcome).toBe('blocked');

@@ -217,7 +217,7 @@ describeEachJournal('tool calls', (target) => {
         type: 'tool-call-end',
         toolCallId: 'call-a',
         toolName: 'refund',
-        idempotencyKey: idempotencyKey({ kind: 'call', runId, toolCallId: 'call-a' }),
+        idempotencyKey: idempotencyKey({ kind: 'call', runId, toolCallId: 'call-a', toolName: 'refund' }),
         attempt: 1,
         output: { refundId: 'r_o_1', amount: 1 },
         durationMs: 3,
