@@ -4,7 +4,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { Ledger, leaveRefundInFlight, REFUND_INPUT, refundAgent, refundScript } from '@/tests/support/refund-agent';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, idempotencyKey, RunBusyError, runDurable, SideEffectRetryBlockedError } from '../index';
+import { gnlTool, idempotencyKey, InvalidRunIdError, RunBusyError, runDurable, SideEffectRetryBlockedError } from '../index';
 
 async function blockedError(promise: Promise<unknown>): Promise<SideEffectRetryBlockedError> {
   const error = await promise.then(
@@ -212,6 +212,39 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     expect(agent.ledger.total).toBe(1);
+  });
+
+  it('one job in seven spellings is one run: NFD is the NFC run, and invisible or space-padded spellings are refused, naming the character', async () => {
+    const base = uniqueRunId('caf\u00e9');
+    const agent = refundAgent({ sideEffect: true });
+    const call = (runId: string) => runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
+    const nfd = base.normalize('NFD');
+    expect(nfd).not.toBe(base);
+    const accepted = [base, nfd];
+    const refused: [string, string][] = [
+      [`${base} `, 'must not start or end with a space (U+0020)'],
+      [`${base}\u200b`, 'U+200B (a zero-width character)'],
+      [`\ufeff${base}`, 'U+FEFF (a zero-width no-break space (BOM)) at character 1'],
+      [`${base}\u202e`, 'U+202E (a bidi control)'],
+      ['   ', 'must not be only spaces'],
+    ];
+    const outcomes = [];
+    for (const runId of [...accepted, ...refused.map(([id]) => id)]) outcomes.push(await call(runId).catch((e: unknown) => e));
+    // Counted outside: one refund, under the NFC run's key; one run recorded, under the NFC spelling.
+    expect(agent.ledger.total).toBe(1);
+    expect(outcomes.slice(0, 2)).toMatchObject([
+      { status: 'completed', runId: base },
+      { status: 'completed', runId: base },
+    ]);
+    refused.forEach(([runId, message], i) => {
+      const error = outcomes[accepted.length + i];
+      expect(InvalidRunIdError.isInstance(error), JSON.stringify(runId)).toBe(true);
+      expect((error as Error).message).toContain(message);
+    });
+    expect([...agent.ledger.executions.keys()]).toEqual([idempotencyKey({ kind: 'call', runId: base, toolCallId: 'call-refund', toolName: 'refund' })]);
+    expect((await journal.getRun(nfd))?.runId).toBe(base);
+    expect(await journal.events(nfd)).toEqual(await journal.events(base));
+    await expect(journal.getRun(`${base}\u200b`)).rejects.toThrow(InvalidRunIdError);
   });
 
   it('one run executes in one place at a time: a second call rejects with RunBusyError at once', async () => {
