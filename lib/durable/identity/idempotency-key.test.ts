@@ -77,7 +77,7 @@ describe('idempotencyKey', () => {
     expect(() => idempotencyKey({ kind: 'call', runId: 'r', toolCallId: 'c' }, 3)).toThrow('Key scheme 3 names the tool in a call key');
   });
 
-  it("scheme 3: arguments that differ only in NFC and NFD are one key; under 1 and 2 they stay two, as recorded", () => {
+  it('scheme 3: arguments that differ only in NFC and NFD are one key; under 1 and 2 they stay two, as recorded', () => {
     const nfc = { customer: 'Zo\u00eb', items: [{ 'caf\u00e9': 'cr\u00e8me br\u00fbl\u00e9e' }] };
     const nfd = { customer: 'Zoe\u0308', items: [{ 'cafe\u0301': 'cre\u0300me bru\u0302le\u0301e' }] };
     expect(JSON.stringify(nfc)).not.toBe(JSON.stringify(nfd));

@@ -53,7 +53,7 @@ export async function resolveRunId(raw: unknown, isRecorded: (runId: string) => 
   } catch (error) {
     refusal = error;
   }
-  if (normalized === raw) return normalized;
+  if (normalized !== undefined && normalized === raw) return normalized;
   if (isStorable(raw) && (await isRecorded(raw))) return raw;
   if (normalized === undefined) throw refusal;
   return normalized;

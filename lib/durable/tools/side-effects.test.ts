@@ -228,7 +228,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
       [`${base}\u202e`, 'U+202E (a bidi control)'],
       ['   ', 'must not be only spaces'],
     ];
-    const outcomes = [];
+    const outcomes: unknown[] = [];
     for (const runId of [...accepted, ...refused.map(([id]) => id)]) outcomes.push(await call(runId).catch((e: unknown) => e));
     // Counted outside: one refund, under the NFC run's key; one run recorded, under the NFC spelling.
     expect(agent.ledger.total).toBe(1);

@@ -31,7 +31,10 @@ describeEachJournal('tool calls', (target) => {
   });
 
   it("idempotency 'args': arguments that differ only in NFC and NFD are one refund under key scheme 3 (the default); a scheme-1 run keeps its keys", async () => {
-    const [nfc, nfd] = [{ orderId: 'o_caf\u00e9', amount: 40 }, { orderId: 'o_cafe\u0301', amount: 40 }];
+    const [nfc, nfd] = [
+      { orderId: 'o_caf\u00e9', amount: 40 },
+      { orderId: 'o_cafe\u0301', amount: 40 },
+    ];
     const script = (step: number): ScriptedStep =>
       step === 0
         ? { toolCalls: [{ toolCallId: 'call-1', toolName: 'refund', input: nfc }] }
@@ -52,7 +55,10 @@ describeEachJournal('tool calls', (target) => {
     const old = refundAgent({ sideEffect: true, idempotency: 'args' }, script);
     const oldRunId = uniqueRunId('args-nfc-1');
     await runDurable({ runId: oldRunId, journal, model: old.scripted.model, tools: old.tools, prompt: 'Refund o_café', keyScheme: 1 });
-    expect(old.keys).toEqual([idempotencyKey({ kind: 'args', runId: oldRunId, toolName: 'refund', input: nfc }, 1), idempotencyKey({ kind: 'args', runId: oldRunId, toolName: 'refund', input: nfd }, 1)]);
+    expect(old.keys).toEqual([
+      idempotencyKey({ kind: 'args', runId: oldRunId, toolName: 'refund', input: nfc }, 1),
+      idempotencyKey({ kind: 'args', runId: oldRunId, toolName: 'refund', input: nfd }, 1),
+    ]);
   });
 
   it("idempotency 'args': equal calls in parallel in one step execute once", async () => {
