@@ -47,7 +47,7 @@ export function RunSearchForm({
           type="search"
           defaultValue={q ?? ''}
           maxLength={200}
-          placeholder="e.g. issueRefund or gnl1a_…"
+          placeholder="e.g. issueRefund or gnl3a_…"
           autoComplete="off"
         />
       </div>

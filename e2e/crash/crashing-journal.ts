@@ -64,6 +64,7 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
     },
   });
   return {
+    runIdOf: (runId) => journal.runIdOf(runId),
     hold: async (runId) => wrapHold(await journal.hold(runId)),
     approve: (request) => journal.approve(request),
     reject: (request) => journal.reject(request),

@@ -43,7 +43,7 @@ test('Postgres: crash after the refund, blocked with evidence, marked done, comp
   const refundStart = page.locator('[data-testid="run-event"][data-type="tool-call-start"]').filter({ hasText: 'issueRefund started' });
   await expect(refundStart).toContainText('no outcome recorded after this start');
   const refundKey = (await refundStart.locator('[data-slot="idempotency-key"] code').textContent()) ?? '';
-  expect(refundKey).toMatch(/^gnl1[ac]_/);
+  expect(refundKey).toMatch(/^gnl3[ac]_/);
 
   await gotoWhenUp(operatorPage, '/inbox');
   const item = inbox.item(runId, 'side-effect');

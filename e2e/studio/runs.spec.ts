@@ -85,7 +85,7 @@ test('searches by run-id prefix, tool name and idempotency key, and filters by a
 
   // "Did we refund o_19?": the key the outside service shows finds the one run that holds it.
   const key = (await runs.row(blocked.runId).locator('[data-kind="side-effect"] code').nth(1).textContent()) ?? '';
-  expect(key).toMatch(/^gnl1[ac]_/);
+  expect(key).toMatch(/^gnl3[ac]_/);
   await runs.filterBy('all');
   await runs.search(key);
   await expect.poll(() => runs.runIds()).toEqual([blocked.runId]);

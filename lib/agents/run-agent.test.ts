@@ -82,8 +82,8 @@ describeEachJournal('runAgent', (target) => {
 
 describe('runAgent input, checked before the journal is touched', () => {
   const touched = () => Promise.reject(new Error('the journal was touched'));
-  // runDurable's first touch is a read (a completed run answers from it), then its hold.
-  const untouchable = new Proxy({ hold: touched, events: touched } as unknown as Journal, {});
+  // runDurable's first touch resolves the runId, then a read (a completed run answers from it), then its hold.
+  const untouchable = new Proxy({ runIdOf: touched, hold: touched, events: touched } as unknown as Journal, {});
   const agent: Agent = refundsAgent().agent;
   const refused = async (options: Record<string, unknown>) => {
     const error = await runAgent({ agent, runId: 'r1', input: { prompt: 'Refund o_17' }, journal: untouchable, ...options } as never).catch((e: unknown) => e);

@@ -89,14 +89,15 @@ export function registerTransferCommands(program: Command, session: CliSession):
     const plan = planImport({ parsed, by: opts.by ?? processActor(), ...(opts.as !== undefined ? { runId: opts.as } : {}) });
     const recorded = await session.storage().runs.importRun(plan);
     const run = await session.storage().runs.getRun(plan.runId);
-    const from = parsed.header.runId === plan.runId ? '' : ` (exported as ${clean(parsed.header.runId)})`;
+    const runId = run?.runId ?? plan.runId; // the id as recorded: in NFC (docs/limits.md, "runIds")
+    const from = parsed.header.runId === runId ? '' : ` (exported as ${clean(parsed.header.runId)})`;
     session.print(
       {
         text: [
-          `Imported run ${clean(plan.runId)}${from}: ${parsed.events.length} events, status ${run?.status ?? 'unknown'}.`,
+          `Imported run ${clean(runId)}${from}: ${parsed.events.length} events, status ${run?.status ?? 'unknown'}.`,
           ...(plan.evidence ? ['The export was redacted: the run is evidence only, canceled; it never executes a tool.'] : []),
         ],
-        data: { runId: plan.runId, exportedAs: parsed.header.runId, events: recorded.length, evidence: plan.evidence, run },
+        data: { runId, exportedAs: parsed.header.runId, events: recorded.length, evidence: plan.evidence, run },
       },
       opts.json,
     );

@@ -78,7 +78,15 @@ export { addToTotals, EMPTY_TOTALS, type RunTotals, stepModelTokens } from './pr
 export { addModelStep, isMetered, type ModelTokens } from './usage';
 export { buildCallHistory, type CallHistory, type CallRecord } from './projection';
 export { journaledFailureOf, type JournaledFailure } from './run';
-export { MAX_CONVERSATION_ID_LENGTH, MAX_RUN_ID_LENGTH, assertValidConversationId, assertValidRunId, assertValidSubject } from './identity';
+export {
+  MAX_CONVERSATION_ID_LENGTH,
+  MAX_RUN_ID_LENGTH,
+  assertValidConversationId,
+  assertValidRunId,
+  assertValidSubject,
+  normalizeRunId,
+  resolveRunId,
+} from './identity';
 export { DEFAULT_KEY_SCHEME, idempotencyKey, KEY_SCHEMES, type IdempotencyScope, type KeyScheme } from './identity';
 export { canonicalJson } from './identity';
 export { buildRunInput, runInputDifferences, type RunInputSource } from './run';

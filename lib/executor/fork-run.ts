@@ -89,11 +89,12 @@ export async function previewFork(request: PreviewForkRequest): Promise<ForkPrev
  */
 export async function forkRun(request: ForkRunRequest): Promise<ForkedRun> {
   const { journal, registry, queue } = resolveContext(request);
-  const { runId, atStep, by, reason, edit } = request;
+  const { atStep, by, reason, edit } = request;
+  const runId = await journal.runIdOf(request.runId); // docs/limits.md, "runIds"
   const parent = await journal.getRun(runId);
   if (!parent) throw new ForkRefusedError({ runId, atStep, reason: 'unknown-run', detail: 'no such run' });
   const agent = registry.getAgent(agentOf(parent.input.agent, runId, atStep));
-  const childRunId = request.newRunId ?? `${agent.name}:fork-${randomUUID()}`;
+  const childRunId = await journal.runIdOf(request.newRunId ?? `${agent.name}:fork-${randomUUID()}`);
   const { created, plan } = await journal.fork({ runId, childRunId, atStep, by, reason, ...(edit ? { edit } : {}) });
   const before = await journal.getRun(childRunId);
   if (before?.status === 'running') await queue.enqueue({ runId: childRunId, agent: agent.name });

@@ -72,11 +72,12 @@ export async function previewMigration(runId: string, request: MigrationRequest)
 }
 
 /** Journals the migration after planning it again under the run's hold; refuses an unsafe one unless forced. */
-export async function migrateRun(runId: string, request: MigrateRunRequest): Promise<MigratedRun> {
+export async function migrateRun(given: string, request: MigrateRunRequest): Promise<MigratedRun> {
   const parsed = requestSchema.safeParse(request);
   if (!parsed.success) throw new AgentInputError({ what: 'migrateRun refused the request', problems: parsed.error.issues.map((i) => i.message) });
   const { by, reason, force } = parsed.data;
   const resolved = resolveContext(request);
+  const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
   const hold = await resolved.journal.hold(runId);
   let preview: MigrationPreview;
   let event: RecordedEvent;

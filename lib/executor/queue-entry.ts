@@ -2,6 +2,7 @@
 import { resolveStorage, type StorageContext } from './context';
 import type { QueueEntry } from './run-queue';
 
-export function queueEntry(runId: string, context: StorageContext = {}): Promise<QueueEntry | undefined> {
-  return resolveStorage(context).queue.entry(runId);
+export async function queueEntry(runId: string, context: StorageContext = {}): Promise<QueueEntry | undefined> {
+  const { journal, queue } = resolveStorage(context);
+  return queue.entry(await journal.runIdOf(runId)); // the run's spelling (docs/limits.md, "runIds")
 }

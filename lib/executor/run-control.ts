@@ -28,8 +28,9 @@ export interface ResumeRunRequest extends StorageContext {
  * Who asked and why is journaled first (journal.requestResume), after the checks: a refused resume
  * writes nothing, and no resume goes unattributed. `run` is the run as it was before the resume.
  */
-export async function resumeRun(runId: string, request: ResumeRunRequest): Promise<ControlledRun> {
+export async function resumeRun(given: string, request: ResumeRunRequest): Promise<ControlledRun> {
   const resolved = resolveStorage(request);
+  const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
   const { queue } = resolved;
   const run = await existingRun(resolved, runId);
   const before = await queue.entry(runId);
@@ -56,8 +57,9 @@ export interface ScheduleResumeRequest extends ResumeRunRequest {
  * is set to the run's earliest timer (runTimers: this one, or an approval deadline that comes first). A
  * resume asked for at once meanwhile replaces it; `run.timers` says what is due.
  */
-export async function scheduleResume(runId: string, request: ScheduleResumeRequest): Promise<ControlledRun> {
+export async function scheduleResume(given: string, request: ScheduleResumeRequest): Promise<ControlledRun> {
   const resolved = resolveStorage(request);
+  const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
   const { queue, journal } = resolved;
   const run = await existingRun(resolved, runId);
   const before = await queue.entry(runId);
@@ -83,8 +85,9 @@ export interface OperatorRequest extends StorageContext {
  * boundary and never executes another tool; a queued one is never invoked again. A finished or already
  * canceled run is the journal's DecisionConflictError.
  */
-export async function cancelRun(runId: string, request: OperatorRequest): Promise<ControlledRun> {
+export async function cancelRun(given: string, request: OperatorRequest): Promise<ControlledRun> {
   const resolved = resolveStorage(request);
+  const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
   await existingRun(resolved, runId);
   await resolved.journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
   await resolved.queue.settle(runId, 'canceled');
@@ -95,8 +98,9 @@ export async function cancelRun(runId: string, request: OperatorRequest): Promis
  * Gives a run up for good, recording who and why (a run whose agent changed cannot resume): canceled in
  * the journal (reason "abandoned: …") and never invoked again.
  */
-export async function abandonRun(runId: string, request: OperatorRequest & { reason: string }): Promise<ControlledRun> {
+export async function abandonRun(given: string, request: OperatorRequest & { reason: string }): Promise<ControlledRun> {
   const resolved = resolveStorage(request);
+  const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
   const run = await existingRun(resolved, runId);
   if (run.status === 'completed') throw new RunNotResumableError({ runId, reason: 'completed', detail: 'nothing to abandon' });
   return abandon(resolved, run, { by: request.by, reason: request.reason });
@@ -156,8 +160,9 @@ export async function previewRestart(runId: string, request: ExecutorContext & {
  * Starts the run's input again as a new run of its agent as it is now, and abandons the old run
  * (reason "restarted as <new runId>"). The new run is enqueued like any startRun.
  */
-export async function restartRun(runId: string, request: RestartRequest): Promise<StartedRun & { restartOf: string }> {
+export async function restartRun(given: string, request: RestartRequest): Promise<StartedRun & { restartOf: string }> {
   const resolved = resolveContext(request);
+  const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
   const old = await existingRun(resolved, runId);
   const agentName = old.input.agent;
   if (!agentName) throw new RunNotResumableError({ runId, reason: 'no-agent' });

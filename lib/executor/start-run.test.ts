@@ -58,6 +58,19 @@ describeEachStorage('startRun and run control', (holder) => {
     expect((await holder.storage.runs.events(runId)).length).toBe(1);
   });
 
+  it('a runId in another spelling is the same job: NFD starts, resumes and queues the NFC run; an invisible character is refused, naming it', async () => {
+    const runId = uniqueRunId('caf\u00e9');
+    const first = await startRun({ ...ctx(), agent: 'support', runId: runId.normalize('NFD'), input: PROMPT });
+    expect(first).toMatchObject({ runId, created: true, run: { runId } });
+    expect(first.run.input.keyScheme).toBe(3); // keyed like a run runAgent starts
+    const again = await startRun({ ...ctx(), agent: 'support', runId, input: PROMPT });
+    expect(again).toMatchObject({ runId, created: false });
+    expect(await queueEntry(runId.normalize('NFD'), ctx())).toMatchObject({ runId, wakeups: 1 });
+    const refused = await startRun({ ...ctx(), agent: 'support', runId: `${runId}\u202e`, input: PROMPT }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'InvalidRunIdError', message: expect.stringContaining('U+202E (a bidi control)') });
+    expect((await holder.storage.runs.events(runId)).map((e) => e.type)).toEqual(['run-start']);
+  });
+
   it('refuses bad requests before touching the journal: no registry, empty prompt, bad runId, unknown agent', async () => {
     const unregistered = uniqueRunId('no-registry');
     await expect(startRun({ storage: holder.storage, agent: 'support', runId: unregistered, input: PROMPT } as never)).rejects.toThrow(

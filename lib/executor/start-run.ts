@@ -7,14 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Agent, type AgentInput, AgentInputError, agentInputSchema } from '@/lib/agents';
-import { assertValidRunId, type Journal, RunBusyError, RunDivergedError, type RunInput, type RunSummary } from '@/lib/durable';
+import { DEFAULT_KEY_SCHEME, type Journal, RunBusyError, RunDivergedError, type RunInput, type RunSummary } from '@/lib/durable';
 import { type ExecutorContext, resolveContext } from './context';
 import { startInputDifferences, startInputOf } from './start-input';
 
 export interface StartRunOptions extends ExecutorContext {
   /** The agent, or the name it is registered under. */
   agent: string | Agent;
-  /** Names the job (1 to 512 printable characters). Default `<agent>:<uuid>`. */
+  /** Names the job (1 to 512 printable characters, taken in NFC; invisible characters refused: docs/limits.md). Default `<agent>:<uuid>`. */
   runId?: string;
   input: AgentInput;
 }
@@ -46,10 +46,15 @@ export async function startAndEnqueue(
   const { journal, registry, queue } = resolveContext(options);
   const input = parseInput(options);
   const agent = typeof options.agent === 'string' ? registry.getAgent(options.agent) : options.agent;
-  const runId = options.runId ?? `${agent.name}:${randomUUID()}`;
-  assertValidRunId(runId);
+  // One spelling per job (docs/limits.md, "runIds"): the NFC form, or the id of a run recorded before the rule.
+  const runId = await journal.runIdOf(options.runId ?? `${agent.name}:${randomUUID()}`);
   // A restart's run-start names the run it restarts: its side effects answer from that run's record (the door's related-effects).
-  const startInput = { ...(await startInputOf(agent, input)), ...(extra.restartOf ? { restartOf: extra.restartOf } : {}) };
+  // Keyed by the scheme runDurable starts a run with (a recorded run keeps its own: startInputDifferences ignores it).
+  const startInput: RunInput = {
+    ...(await startInputOf(agent, input)),
+    ...(extra.restartOf ? { restartOf: extra.restartOf } : {}),
+    ...(DEFAULT_KEY_SCHEME !== 1 ? { keyScheme: DEFAULT_KEY_SCHEME } : {}),
+  };
 
   let existing = await journal.getRun(runId);
   const created = existing ? false : await create(journal, runId, startInput);

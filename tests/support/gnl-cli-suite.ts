@@ -133,7 +133,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       );
       expect(shown.stdout).toMatch(/model-step\s+step 0 · tokens \d+ in, \d+ out · .* · finish tool-calls/);
       expect(shown.stdout).toContain('tool call lookupCustomer (call-0-lookupCustomer) {"customerId":"c_42"}');
-      expect(shown.stdout).toMatch(/tool-call-end\s+createTicket \(call-1-createTicket\) attempt 1 · executed · .* · key gnl1\w_[\w-]+/);
+      expect(shown.stdout).toMatch(/tool-call-end\s+createTicket \(call-1-createTicket\) attempt 1 · executed · .* · key gnl3\w_[\w-]+/);
       expect(shown.stdout).toMatch(/tool-approval-request\s+issueRefund \(call-2-issueRefund\) needs approval/);
       // What a resume would do with the last step's call, by the run projection's plan.
       expect(shown.stdout).toContain(`A resume would:\n  issueRefund ${call} waits: it waits for a person to approve or reject it`);

@@ -6,7 +6,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { type GnlToolOptions, gnlTool, type Journal } from '@/lib/durable';
-import { idempotencyKey } from '@/lib/durable';
+import { DEFAULT_KEY_SCHEME, idempotencyKey } from '@/lib/durable';
 import { type ScriptedStep, scriptedModel, stepResult } from './scripted-model';
 
 export const REFUND_INPUT = { orderId: 'o_17', amount: 40 };
@@ -52,7 +52,8 @@ export function refundAgent(options: GnlToolOptions<{ orderId: string; amount: n
 export async function leaveRefundInFlight(journal: Journal, runId: string, calls = [{ toolCallId: 'call-refund', input: REFUND_INPUT as unknown }]) {
   const hold = await journal.hold(runId);
   try {
-    await hold.create({ prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'] });
+    // Keyed like a run runDurable starts now (its default scheme), so a resume finds these starts by their keys.
+    await hold.create({ prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'], keyScheme: DEFAULT_KEY_SCHEME });
     await hold.append([
       {
         type: 'model-step',
@@ -67,7 +68,7 @@ export async function leaveRefundInFlight(journal: Journal, runId: string, calls
         toolCallId: c.toolCallId,
         toolName: 'refund',
         input: c.input,
-        idempotencyKey: idempotencyKey({ kind: 'call', runId, toolCallId: c.toolCallId }),
+        idempotencyKey: idempotencyKey({ kind: 'call', runId, toolCallId: c.toolCallId, toolName: 'refund' }),
         attempt: 1,
         sideEffect: true,
       })),

@@ -86,7 +86,7 @@ describeEachJournal('edit, then approve', (target) => {
     await call(agent, runId);
     await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme', input: EDITED });
     expect((await call(agent, runId)).status).toBe('completed');
-    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'issueRefund' }, 1);
+    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'issueRefund' });
     expect(performedUnder(key)).toBe(1);
     const start = (await journal.events(runId)).find((e) => e.type === 'tool-call-start');
     expect(start).toMatchObject({ input: EDITED, idempotencyKey: key });

@@ -45,6 +45,7 @@ function raceJournal(journal: Journal) {
 
 function bound(journal: Journal): Journal {
   return {
+    runIdOf: (runId) => journal.runIdOf(runId),
     hold: (runId) => journal.hold(runId),
     approve: (request) => journal.approve(request),
     reject: (request) => journal.reject(request),
@@ -75,7 +76,7 @@ function twoRefunds(step: number): ScriptedStep {
 
 describeEachJournal('decisions landing while a run begins or executes', (target) => {
   const { journal: real } = target.open();
-  const keyOf = (runId: string, toolCallId: string) => idempotencyKey({ kind: 'call', runId, toolCallId });
+  const keyOf = (runId: string, toolCallId: string) => idempotencyKey({ kind: 'call', runId, toolCallId, toolName: 'refund' });
 
   async function waitingForTwo() {
     const runId = uniqueRunId();

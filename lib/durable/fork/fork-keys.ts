@@ -35,8 +35,9 @@ export function forkCallKey(args: {
 }
 
 function sameWork(toolName: string, input: unknown): (otherTool: string, otherInput: unknown) => boolean {
-  const text = canonicalJson(encodeJson(input));
-  return (otherTool, otherInput) => otherTool === toolName && canonicalJson(encodeJson(otherInput)) === text;
+  // Text in NFC, as related-effects.ts compares it: arguments a person cannot tell apart are the same work.
+  const text = canonicalJson(encodeJson(input), { nfc: true });
+  return (otherTool, otherInput) => otherTool === toolName && canonicalJson(encodeJson(otherInput), { nfc: true }) === text;
 }
 
 /** How many of the fork's calls before this one (from its first own step) went to the same tool with the same model-given arguments. */

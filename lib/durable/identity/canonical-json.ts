@@ -1,13 +1,25 @@
-/** JSON with object keys sorted at every depth, so equal values give equal strings (hashing, comparison). */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'undefined';
+/**
+ * JSON with object keys sorted at every depth, so equal values give equal strings (hashing, comparison).
+ * `nfc`: every string, value or key, in Unicode NFC first, so text a person cannot tell apart ("café" as
+ * U+00E9 or as e + U+0301) is one spelling (key scheme 3). Two keys of one object that are one key in
+ * NFC: the value of the one sorted last (by its own spelling) is kept.
+ */
+export function canonicalJson(value: unknown, options: { nfc?: boolean } = {}): string {
+  return JSON.stringify(sortKeys(value, options.nfc === true)) ?? 'undefined';
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+function sortKeys(value: unknown, nfc: boolean): unknown {
+  if (typeof value === 'string') return nfc ? value.normalize('NFC') : value;
+  if (Array.isArray(value)) return value.map((item) => sortKeys(item, nfc));
   if (value === null || typeof value !== 'object') return value;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return sortKeys((value as { toJSON(): unknown }).toJSON());
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return sortKeys((value as { toJSON(): unknown }).toJSON(), nfc);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort()) out[nfc ? key.normalize('NFC') : key] = sortKeys((value as Record<string, unknown>)[key], nfc);
+  return nfc ? sortedCopy(out) : out;
+}
+
+function sortedCopy(object: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(object).sort()) out[key] = object[key];
   return out;
 }

@@ -15,7 +15,10 @@
  * would execute them again.
  * - 1 (`gnl1…`): 'call' from the run and the call id; 'args' from the run, the tool and the arguments.
  * - 2 (`gnl2…`): the same, and 'call' keys also name the tool, so two tools can never share a key.
- * Changing a scheme's function changes every key it made: idempotency-key.test.ts pins both with fixed values.
+ * - 3 (`gnl3…`, the default for new runs): scheme 2, and 'args' keys hash the arguments with every string
+ *   in Unicode NFC (canonical-json.ts), so arguments a person cannot tell apart ("café" as U+00E9 or as
+ *   e + U+0301) are the same work. Not a change to 1 or 2: a run recorded under them keeps its keys.
+ * Changing a scheme's function changes every key it made: idempotency-key.test.ts pins each with fixed values.
  * A fork (fork-keys.ts) makes its new calls' keys here too: 'args' keys from its lineage's root run, and a
  * repeat of its lineage's side effect takes that effect's recorded key.
  */
@@ -34,11 +37,12 @@ export function idempotencyKey(scope: IdempotencyScope, scheme: KeyScheme = DEFA
   let parts: string[];
   if (scheme === 1) parts = scope.kind === 'call' ? ['call', scope.runId, scope.toolCallId] : ['args', scope.runId, scope.toolName, canonicalJson(scope.input)];
   else {
-    if (scope.kind === 'call' && scope.toolName === undefined) throw new JournalDataError('Key scheme 2 names the tool in a call key: give toolName.');
+    if (scope.kind === 'call' && scope.toolName === undefined) throw new JournalDataError(`Key scheme ${scheme} names the tool in a call key: give toolName.`);
+    const version = `v${scheme}`;
     parts =
       scope.kind === 'call'
-        ? ['v2', 'call', scope.runId, scope.toolName as string, scope.toolCallId]
-        : ['v2', 'args', scope.runId, scope.toolName, canonicalJson(scope.input)];
+        ? [version, 'call', scope.runId, scope.toolName as string, scope.toolCallId]
+        : [version, 'args', scope.runId, scope.toolName, canonicalJson(scope.input, { nfc: scheme === 3 })];
   }
   const digest = createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
   return `gnl${scheme}${scope.kind === 'call' ? 'c' : 'a'}_${digest}`;

@@ -14,10 +14,12 @@ describeEachJournal('key schemes', (target) => {
     runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17', ...(keyScheme ? { keyScheme } : {}) });
   const startInput = async (runId: string) => (await journal.events(runId)).find((e) => e.type === 'run-start');
 
-  it('a run started under scheme 1 resumes under code whose default is scheme 2 with scheme-1 keys, and the reverse', async () => {
+  it('a run started under scheme 1 resumes under code whose default is scheme 2 or 3 with scheme-1 keys, and the reverse', async () => {
     for (const [startedWith, resumedWith] of [
       [1, 2],
       [2, 1],
+      [1, 3],
+      [3, 1],
     ] as const) {
       const runId = uniqueRunId(`scheme-${startedWith}`);
       const agent = refundAgent({ sideEffect: true, needsApproval: true });
@@ -29,7 +31,7 @@ describeEachJournal('key schemes', (target) => {
       expect(agent.keys).toEqual([expected]);
       expect(expected.startsWith(`gnl${startedWith}c_`)).toBe(true);
       const start = await startInput(runId);
-      expect(start?.type === 'run-start' ? start.input.keyScheme : 'none').toBe(startedWith === 1 ? undefined : 2);
+      expect(start?.type === 'run-start' ? start.input.keyScheme : 'none').toBe(startedWith === 1 ? undefined : startedWith);
       // Replayed under either default, nothing runs again.
       expect((await call(agent, runId, resumedWith)).status).toBe('completed');
       expect((await call(agent, runId)).status).toBe('completed');
@@ -51,8 +53,8 @@ describeEachJournal('key schemes', (target) => {
 
   it('keyScheme must be a scheme GNL knows', async () => {
     const agent = refundAgent({ sideEffect: true });
-    const refused = await call(agent, uniqueRunId('scheme-bad'), 3 as KeyScheme).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ name: 'JournalDataError', message: 'keyScheme must be one of 1, 2, got 3.' });
+    const refused = await call(agent, uniqueRunId('scheme-bad'), 4 as KeyScheme).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ name: 'JournalDataError', message: 'keyScheme must be one of 1, 2, 3, got 4.' });
     expect(agent.scripted.calls()).toBe(0);
   });
 });

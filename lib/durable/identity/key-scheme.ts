@@ -5,10 +5,10 @@
  */
 import { JournalDataError } from '../errors';
 
-export const KEY_SCHEMES = [1, 2] as const;
+export const KEY_SCHEMES = [1, 2, 3] as const;
 export type KeyScheme = (typeof KEY_SCHEMES)[number];
-/** The scheme new runs are started with unless runDurable's `keyScheme` says otherwise. */
-export const DEFAULT_KEY_SCHEME: KeyScheme = 1;
+/** The scheme new runs are started with unless runDurable's `keyScheme` says otherwise (3: 'args' keys hash text in NFC). */
+export const DEFAULT_KEY_SCHEME: KeyScheme = 3;
 
 /** A run's key scheme as its start input records it (none recorded: 1), refusing one this code does not know. */
 export function keySchemeOf(recorded: unknown, runId: string): KeyScheme {

@@ -28,6 +28,12 @@ export interface RunPage {
 
 export interface Journal {
   /**
+   * The run a given runId addresses (identity/run-id.ts): the id as given when a run is recorded under it
+   * exactly (one from before the rule), else its NFC spelling; an id the rule refuses is InvalidRunIdError.
+   * Every method here that takes a runId resolves it so, and a run is created only under its NFC spelling.
+   */
+  runIdOf(runId: string): Promise<string>;
+  /**
    * Takes the run for this process until `release()`. Rejects with RunBusyError at once when it is held
    * elsewhere. The hold dies with the process that took it (no lease to wait out after a crash).
    */

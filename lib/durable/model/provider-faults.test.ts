@@ -57,7 +57,7 @@ describeEachJournal('a provider that answers 429 and 5xx, retried by the SDK', (
     expect(result.status).toBe('completed');
     expect(await modelSteps(journal, runId)).toEqual([0, 1]);
     expect([server.requests(0), server.requests(1)]).toEqual([2, 3]);
-    expect([...ledger.executions]).toEqual([[idempotencyKey({ kind: 'call', runId, toolCallId: 'call_abc' }), 1]]);
+    expect([...ledger.executions]).toEqual([[idempotencyKey({ kind: 'call', runId, toolCallId: 'call_abc', toolName: 'refund' }), 1]]);
 
     const again = await run(journal, runId, ledger);
     expect(again.status).toBe('completed');

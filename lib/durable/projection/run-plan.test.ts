@@ -45,7 +45,7 @@ describeEachJournal('planResume says what the resume does', (target) => {
       throw error;
     }
   };
-  const key = (runId: string) => idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+  const key = (runId: string) => idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
 
   it('an approved call executes once; a rejected one never runs; an undecided one waits', async () => {
     for (const decide of ['approve', 'reject', 'none'] as const) {

@@ -33,7 +33,7 @@ import { journaledTool, type ToolRetry } from '../tools/journaled-tool';
 import { jobOf } from '../tools/job-lock';
 import { hasRelatedRuns, relatedEffects } from '../tools/related-effects';
 import { recordingModel } from '../model/recording-model';
-import { assertValidConversationId, assertValidRunId, assertValidSubject } from '../identity/run-id';
+import { assertValidConversationId, assertValidSubject } from '../identity/run-id';
 import { RunSession } from './run-session';
 import { replayAwareTelemetry } from '../telemetry/replay-telemetry';
 import { announceAnswer, type ReplayCallbacks, withoutCallbacks, withReplayedFlag } from './replay-callbacks';
@@ -66,7 +66,11 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
   /** Called when the loop ends; `replayed: true` when every step came from the journal (a completed run's later calls: always). */
   onFinish?: Callback<'onFinish', TOOLS>;
   onEnd?: Callback<'onEnd', TOOLS>;
-  /** Names the job, not the conversation: the first attempt and every retry pass the same runId. */
+  /**
+   * Names the job, not the conversation: the first attempt and every retry pass the same runId. Taken in
+   * Unicode NFC (the spelling journaled and keyed); control, bidi, zero-width and other invisible characters,
+   * spaces at either end and an id of only spaces are refused with InvalidRunIdError (docs/limits.md).
+   */
   runId: string;
   /** Where the run is recorded: `new PostgresStorage(…).runs`, `new PGliteStorage(…).runs` or `storageFromEnv().runs`. */
   journal: Journal;
@@ -102,7 +106,7 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    */
   toolRetry?: ToolRetry;
   /**
-   * The idempotency-key scheme of a run this call starts (default DEFAULT_KEY_SCHEME, 1). It is recorded
+   * The idempotency-key scheme of a run this call starts (default DEFAULT_KEY_SCHEME, 3). It is recorded
    * in the start input; a run that exists keeps the scheme it recorded, whatever this says.
    */
   keyScheme?: KeyScheme;
@@ -182,7 +186,7 @@ export type OpenedRun<TOOLS extends ToolSet> =
  */
 export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>, how: OpenHow): Promise<OpenedRun<TOOLS>> {
   const {
-    runId,
+    runId: givenRunId,
     journal,
     model,
     tools = {} as TOOLS,
@@ -205,7 +209,8 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     ...rest
   } = options as RunDurableOptions<TOOLS> & { prepareStep?: (...a: any[]) => any } & ReplayCallbacks;
   const startedAt = performance.timeOrigin + performance.now();
-  assertValidRunId(runId);
+  // One spelling per job (run-id.ts): the NFC form, or the id as recorded by a run from before the rule.
+  const runId = await journal.runIdOf(givenRunId);
   assertValidConversationId(conversationId);
   assertValidSubject(subject);
   const maxEvents = eventLimitOption(maxEventsPerRun);

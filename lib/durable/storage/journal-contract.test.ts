@@ -9,8 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { migrations } from '@/db/migrations.generated';
 import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { z } from 'zod';
-import { type JournalEvent, MAX_EVENT_BYTES, type RecordedEvent, RunBusyError, type RunInput } from '../index';
-import { PostgresStorage } from './index';
+import { refundAgent } from '@/tests/support/refund-agent';
+import { idempotencyKey, InvalidRunIdError, type JournalEvent, MAX_EVENT_BYTES, type RecordedEvent, RunBusyError, type RunInput, runDurable } from '../index';
+import { createRun } from './event-rows';
+import { PGliteStorage, PostgresStorage } from './index';
+import { pgliteDriver, postgresDriver } from './sql-driver';
 import { advisoryKey } from './postgres-storage';
 import { query } from './sql-rows';
 
@@ -162,6 +165,50 @@ describeEachJournal('journal contract', (target) => {
     await journal.requestResume({ runId, by: 'alice', reason: 'x'.repeat(4000) });
     expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-resume-request']);
   });
+
+  it('every method takes a runId in its one spelling: the NFD spelling reads, decides and holds the NFC run; a refused spelling is InvalidRunIdError', async () => {
+    const runId = uniqueRunId('caf\u00e9');
+    const nfd = runId.normalize('NFD');
+    const hold = await journal.hold(nfd);
+    await hold.create({ ...input, toolNames: ['refund'] });
+    await hold.release();
+    expect(await journal.runIdOf(nfd)).toBe(runId);
+    expect((await journal.getRun(nfd))?.runId).toBe(runId);
+    expect((await journal.events(nfd)).map((e) => e.type)).toEqual(['run-start']);
+    await journal.requestResume({ runId: nfd, by: 'alice@acme' });
+    expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-resume-request']);
+    for (const refused of [`${runId}\u200b`, `${runId} `, '\u202e']) {
+      await expect(journal.runIdOf(refused)).rejects.toThrow(InvalidRunIdError);
+      await expect(journal.hold(refused)).rejects.toThrow(InvalidRunIdError);
+      await expect(journal.events(refused)).rejects.toThrow(InvalidRunIdError);
+    }
+  });
+
+  it('a run recorded before the runId rule, under a spelling it changes or refuses, is found as given and continued, never started again', async () => {
+    for (const legacy of [uniqueRunId('caf\u00e9').normalize('NFD'), `${uniqueRunId('zw')}\u200b`]) {
+      await recordRaw(legacy, { prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'], keyScheme: 3 });
+      expect(await journal.runIdOf(legacy)).toBe(legacy);
+      const agent = refundAgent({ sideEffect: true });
+      const result = await runDurable({ runId: legacy, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
+      expect(result).toMatchObject({ status: 'completed', runId: legacy });
+      expect([...agent.ledger.executions]).toEqual([[idempotencyKey({ kind: 'call', runId: legacy, toolCallId: 'call-refund', toolName: 'refund' }), 1]]);
+      expect((await journal.events(legacy)).at(-1)?.type).toBe('run-complete');
+      // Its normalized spelling names no run: nothing was started under it.
+      const normalized = legacy.normalize('NFC').replace('\u200b', '');
+      expect(await journal.getRun(normalized)).toBeUndefined();
+    }
+  });
+
+  /** Writes a run-start under runId exactly as given, past the journal's rule: a run recorded by an older GNL. */
+  async function recordRaw(runId: string, runInput: RunInput) {
+    if (storage instanceof PGliteStorage) return createRun(pgliteDriver(await storage.pglite()), runId, runInput, { notifyInStatement: false });
+    const client = postgres(DATABASE_URL as string, { max: 1, onnotice: () => {} });
+    try {
+      return await createRun(postgresDriver(client), runId, runInput, { notifyInStatement: false });
+    } finally {
+      await client.end();
+    }
+  }
 
   it('a released hold cannot append, and a held run cannot be held twice', async () => {
     const runId = uniqueRunId();

@@ -41,7 +41,7 @@ import {
   type ToolResultRequest,
   toolResultSchema,
   decodeJson,
-  assertValidRunId,
+  resolveRunId,
   assertOutputMatchesSchema,
   type PendingItem,
   type PriorDecision,
@@ -155,8 +155,16 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     return this.backend.database();
   }
 
-  async hold(runId: string): Promise<RunHold> {
-    assertValidRunId(runId);
+  /** Journal.runIdOf, which every method here starts with: only an id the rule would change costs a query. */
+  async runIdOf(given: string): Promise<string> {
+    return resolveRunId(given, async (runId) => {
+      const rows = await (await this.db()).sql.query('select 1 from gnl.runs where run_id = $1::text', [runId]);
+      return rows.length > 0;
+    });
+  }
+
+  async hold(given: string): Promise<RunHold> {
+    const runId = await this.runIdOf(given);
     const { sql: driver } = await this.db(); // schema ready before the first append
     const held = await this.backend.holds.acquire(runId);
     try {
@@ -199,7 +207,8 @@ export class PostgresJournal implements LiveJournal, RunEraser {
    * an invocation's first append (which carries the sequence number it loaded, begin-invocation.ts), so
    * the invocation either sees it or it is refused as 'run-executing'.
    */
-  private async decide(request: DecisionRequest): Promise<Decision> {
+  private async decide(given: DecisionRequest): Promise<Decision> {
+    const request = { ...given, runId: await this.runIdOf(given.runId) };
     const { sql: driver } = await this.db();
     const [decisionType, source] = DECISION_EVENT[request.kind];
     const { announcer } = this.backend;
@@ -255,7 +264,8 @@ export class PostgresJournal implements LiveJournal, RunEraser {
    * (given the status and, for a canceled run, who canceled it), one append in the same transaction,
    * announced. Returns when it was recorded.
    */
-  private async appendRunRequest(runId: string, plan: (status: string | undefined, canceled: PriorDecision | undefined) => JournalEvent): Promise<Date> {
+  private async appendRunRequest(given: string, plan: (status: string | undefined, canceled: PriorDecision | undefined) => JournalEvent): Promise<Date> {
+    const runId = await this.runIdOf(given);
     const { sql: driver } = await this.db();
     const { announcer } = this.backend;
     const recorded = await driver.transaction(async (tx) => {
@@ -275,7 +285,9 @@ export class PostgresJournal implements LiveJournal, RunEraser {
    */
   async fork(request: JournalForkRequest): Promise<{ created: boolean; plan: ForkPlan }> {
     const parsed = parse(forkRequestSchema, request, 'fork');
-    const { runId, childRunId, atStep, by, reason } = parsed;
+    const { atStep, by, reason } = parsed;
+    const runId = await this.runIdOf(parsed.runId);
+    const childRunId = await this.runIdOf(parsed.childRunId);
     const { sql: driver } = await this.db();
     const { announcer } = this.backend;
     const write = { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets };
@@ -317,9 +329,9 @@ export class PostgresJournal implements LiveJournal, RunEraser {
         'Erasure needs run keys, and run keys need a journal key: set GNL_JOURNAL_KEY (and GNL_RUN_KEYS=on for new runs). docs/erasure.md',
       );
     }
-    for (const runId of parsed.runIds ?? []) assertValidRunId(runId);
+    const named = parsed.runIds ? await Promise.all(parsed.runIds.map((runId) => this.runIdOf(runId))) : undefined;
     const { sql: driver } = await this.db();
-    const runIds = parsed.runIds ?? (await runsOfSubject(driver, parsed.subject as string));
+    const runIds = named ?? (await runsOfSubject(driver, parsed.subject as string));
     const outcomes: EraseOutcome[] = [];
     for (const runId of runIds) {
       outcomes.push(await driver.transaction((tx) => eraseRunIn(tx, runId, { by: parsed.by, reason: parsed.reason })));
@@ -337,13 +349,14 @@ export class PostgresJournal implements LiveJournal, RunEraser {
 
   /** The erasure log (gnl.erasures), newest first. */
   async erasures(options: { runId?: string; limit?: number } = {}): Promise<ErasureRecord[]> {
-    return readErasures((await this.db()).sql, options);
+    const runId = options.runId === undefined ? undefined : await this.runIdOf(options.runId);
+    return readErasures((await this.db()).sql, { ...options, ...(runId !== undefined ? { runId } : {}) });
   }
 
   /** One transaction: the run and its events as recorded (run-import.ts), then `then` appended like any event. */
   async importRun(request: ImportRunRequest): Promise<RecordedEvent[]> {
-    const { runId, events, then = [] } = request;
-    assertValidRunId(runId);
+    const { events, then = [] } = request;
+    const runId = await this.runIdOf(request.runId);
     const { sql: driver } = await this.db();
     const { announcer } = this.backend;
     const notifyInStatement = announcer.mode === 'in-statement';
@@ -362,8 +375,8 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     return recorded;
   }
 
-  async getRun(runId: string): Promise<RunSummary | undefined> {
-    assertValidRunId(runId);
+  async getRun(given: string): Promise<RunSummary | undefined> {
+    const runId = await this.runIdOf(given);
     const { orm, sql: driver } = await this.db();
     const [row] = await query<RunRow>(orm, sql`select * from gnl.runs where run_id = ${runId}`);
     // One run: its input whole (the executor starts the agent from it), big values fetched by hash.
@@ -397,29 +410,29 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     };
   }
 
-  async events(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RecordedEvent[]> {
-    assertValidRunId(runId);
+  async events(given: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RecordedEvent[]> {
+    const runId = await this.runIdOf(given);
     const { afterSeq, limit } = parse(eventsOptionsSchema, options, 'events');
     return readEvents((await this.db()).sql, runId, afterSeq, limit, this.secrets);
   }
 
-  subscribe(options: SubscribeOptions): Promise<Subscription> {
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (options.afterSeq !== undefined) parse(eventsOptionsSchema, { afterSeq: options.afterSeq }, 'subscribe');
-    return this.live.subscribe(options);
+    return this.live.subscribe({ ...options, runId: await this.runIdOf(options.runId) });
   }
 
   watchRuns(options: WatchRunsOptions): Promise<Subscription> {
     return this.live.watchRuns(options);
   }
 
-  async streamBatches(runId: string, options: { afterId?: number; limit?: number } = {}): Promise<StreamBatch[]> {
-    assertValidRunId(runId);
+  async streamBatches(given: string, options: { afterId?: number; limit?: number } = {}): Promise<StreamBatch[]> {
+    const runId = await this.runIdOf(given);
     const { afterId, limit } = parse(streamBatchesOptionsSchema, options, 'streamBatches');
     return readStreamBatches((await this.db()).sql, runId, afterId, limit, this.secrets);
   }
 
-  watchStream(options: WatchStreamOptions): Promise<Subscription> {
-    return this.live.watchStream(options);
+  async watchStream(options: WatchStreamOptions): Promise<Subscription> {
+    return this.live.watchStream({ ...options, runId: await this.runIdOf(options.runId) });
   }
 
   /** Tells this journal's subscribers that something went wrong with live notifications. */

@@ -19,7 +19,7 @@ describeEachJournal('provideToolResult', (target) => {
   /** A run as runDurable leaves it when the model called geolocate, a tool without execute. */
   async function waitingForResult() {
     const runId = uniqueRunId();
-    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-geo' });
+    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-geo' }, 1);
     const item: PendingItem = {
       kind: 'tool-result',
       toolCallId: 'call-geo',

@@ -76,7 +76,7 @@ async function text(stream: AsyncIterable<string>): Promise<string> {
 
 describeEachJournal('streamDurable', (target) => {
   const { journal } = target.open();
-  const key = (runId: string) => idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+  const key = (runId: string) => idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
 
   it('streams a run to completion; the tool runs once, after its step is journaled; a second call replays without the model', async () => {
     const runId = uniqueRunId('stream');

@@ -23,6 +23,7 @@ import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Stream
 import { randomUUID } from 'node:crypto';
 import { type LanguageModel, type StopCondition, streamText, type ToolSet, type UIMessageChunk } from 'ai';
 import { answerMessageId, writeStreamLog } from './stream-log';
+import { normalizeRunId } from '../identity/run-id';
 import { resolveModel } from '../model/resolve-model';
 import { isCallbackName } from '../run/replay-callbacks';
 import { type DurableResult, type OpenedRun, openRun, type RunDurableOptions, settle } from '../run/run-durable';
@@ -115,7 +116,7 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
     ...(experimental_transform ? { experimental_transform } : {}),
   } as unknown as StreamTextOptions<TOOLS>);
 
-  const logging = startStreamLog(result, ready, options.runId, resumable as boolean | ResumableOptions | undefined);
+  const logging = startStreamLog(result, ready, messageRunId(options.runId), resumable as boolean | ResumableOptions | undefined);
   const durable = (async (): Promise<DurableResult<TOOLS>> => {
     let run: OpenedRun<TOOLS>;
     try {
@@ -185,6 +186,18 @@ function startStreamLog<TOOLS extends ToolSet>(
         : stream.cancel(),
     () => stream.cancel(),
   );
+}
+
+/**
+ * The runId the answer's message id is made from: its NFC spelling (the run's, as openRun resolves it;
+ * a refused id is refused there). Known before the run is opened, when the stream may already start.
+ */
+function messageRunId(runId: string): string {
+  try {
+    return normalizeRunId(runId);
+  } catch {
+    return runId; // the opening refuses it, with its InvalidRunIdError
+  }
 }
 
 /** The loop's settings the caller gave that are runDurable's own, not streamText's. */

@@ -226,6 +226,24 @@ describeEachJournal('related runs of one job', (target) => {
     expect(ledger.executions.size).toBe(2);
   });
 
+  it('a restart whose model spells the refund’s arguments in NFD, where the old run’s were NFC, repeats that refund: answered from its record, one refund', async () => {
+    const { ledger, tools, open } = world();
+    open();
+    const spelled =
+      (orderId: string) =>
+      (step: number): ScriptedStep =>
+        step === 0 ? { toolCalls: [{ toolCallId: `refund-${step}`, toolName: 'refund', input: { orderId, amount: 40 } }] } : { text: 'Refunded.' };
+    const oldId = uniqueRunId('old-nfc');
+    await runDurable({ journal, runId: oldId, model: scriptedModel(spelled('o_caf\u00e9')).model, prompt: PROMPT, tools });
+    const restartedId = uniqueRunId('restarted-nfd');
+    await createRestart(journal, restartedId, { runId: oldId, by: 'ops@example.com' });
+    expect((await runDurable({ journal, runId: restartedId, model: scriptedModel(spelled('o_cafe\u0301')).model, prompt: PROMPT, tools })).status).toBe(
+      'completed',
+    );
+    expect(ledger.total).toBe(1);
+    expect(endsOf(await journal.events(restartedId), 'refund')).toMatchObject([{ source: 'deduplicated', inheritedFrom: oldId }]);
+  });
+
   it('a restart meeting a refund of unknown outcome in the old run stops with SideEffectElsewhereError and executes nothing; once decided there, it answers from that decision', async () => {
     const { ledger, tools, open, crashRefunds } = world();
     open();

@@ -1,7 +1,7 @@
 /**
  * The job's record beyond this run. A fork and a restart are new runs of the same job: the work its
  * other runs did is the job's, so a call here that repeats it (the same tool, the same arguments as
- * canonical JSON) is that work, under that work's key, never new work under a new key.
+ * canonical JSON, text in NFC) is that work, under that work's key, never new work under a new key.
  *
  * Which runs are related, read from the journal as it is at the moment of the call (not a snapshot
  * taken when the fork was made: a parent still executing records its refund after its fork exists):
@@ -86,13 +86,12 @@ export function matchRelated(
   call: { toolName: string; input: unknown },
   held: (key: string) => boolean,
 ): RelatedEffect | undefined {
-  const text = canonicalJson(encodeJson(call.input));
+  // Text in NFC, as key scheme 3 hashes it: arguments a person cannot tell apart ("café" as U+00E9 or as
+  // e + U+0301) are the same work. Only a comparison: the match's recorded key is the one taken.
+  const same = (input: unknown) => canonicalJson(encodeJson(input), { nfc: true });
+  const text = same(call.input);
   return effects.find(
-    (effect) =>
-      effect.outcome.kind !== 'not-performed' &&
-      effect.toolName === call.toolName &&
-      !held(effect.idempotencyKey) &&
-      canonicalJson(encodeJson(effect.input)) === text,
+    (effect) => effect.outcome.kind !== 'not-performed' && effect.toolName === call.toolName && !held(effect.idempotencyKey) && same(effect.input) === text,
   );
 }
 

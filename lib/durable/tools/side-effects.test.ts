@@ -4,7 +4,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { Ledger, leaveRefundInFlight, REFUND_INPUT, refundAgent, refundScript } from '@/tests/support/refund-agent';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, idempotencyKey, RunBusyError, runDurable, SideEffectRetryBlockedError } from '../index';
+import { gnlTool, idempotencyKey, InvalidRunIdError, RunBusyError, runDurable, SideEffectRetryBlockedError } from '../index';
 
 async function blockedError(promise: Promise<unknown>): Promise<SideEffectRetryBlockedError> {
   const error = await promise.then(
@@ -26,7 +26,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
 
     expect(error.name).toBe('SideEffectRetryBlockedError');
     expect(error).toBeInstanceOf(SideEffectRetryBlockedError);
-    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
     expect({ ...error }).toMatchObject({ runId, toolCallId: 'call-refund', toolName: 'refund', input: REFUND_INPUT, idempotencyKey: key });
     expect(Object.keys(error)).toEqual(expect.arrayContaining(['runId', 'toolCallId', 'toolName', 'input', 'idempotencyKey']));
     expect(agent.ledger.total).toBe(0);
@@ -72,7 +72,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     await journal.resolveSideEffect({ runId, toolCallId: 'call-refund', outcome: 'not-done', by: 'ops@acme' });
     const result = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     expect(result.status).toBe('completed');
-    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+    const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
     expect(agent.keys).toEqual([key]);
     expect(agent.ledger.executions.get(key)).toBe(1);
     const starts = (await journal.events(runId)).filter((e) => e.type === 'tool-call-start');
@@ -114,7 +114,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     const agent = refundAgent({ sideEffect: true, retrySafe: true });
     const result = await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     expect(result.status).toBe('completed');
-    expect(agent.keys).toEqual([idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' })]);
+    expect(agent.keys).toEqual([idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' })]);
   });
 
   it('with check: done records the outside answer, not-done runs again, unknown (or a failing check) blocks', async () => {
@@ -139,7 +139,7 @@ describeEachJournal('side effects of unknown outcome', (target) => {
         (r) => r.status,
         (e: unknown) => (SideEffectRetryBlockedError.isInstance(e) ? 'blocked' : e),
       );
-      const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund' });
+      const key = idempotencyKey({ kind: 'call', runId, toolCallId: 'call-refund', toolName: 'refund' });
       expect(asked).toEqual([{ runId, toolCallId: 'call-refund', input: REFUND_INPUT, idempotencyKey: key }]);
       if (expected === 'blocked') {
         expect(outcome).toBe('blocked');
@@ -212,6 +212,40 @@ describeEachJournal('side effects of unknown outcome', (target) => {
     await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
     expect(agent.ledger.total).toBe(1);
+  });
+
+  it('one job in seven spellings is one run: NFD is the NFC run, and invisible or space-padded spellings are refused, naming the character', async () => {
+    const base = uniqueRunId('caf\u00e9');
+    const agent = refundAgent({ sideEffect: true });
+    const call = (runId: string) => runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
+    const nfd = base.normalize('NFD');
+    expect(nfd).not.toBe(base);
+    const accepted = [base, nfd];
+    const refused: [string, string][] = [
+      [`${base} `, 'must not start or end with a space (U+0020)'],
+      [`${base}\u200b`, 'U+200B (a zero-width character)'],
+      [`\ufeff${base}`, 'U+FEFF (a zero-width no-break space (BOM)) at character 1'],
+      [`${base}\u202e`, 'U+202E (a bidi control)'],
+      // Of a length no other test uses: an id recorded under it before the rule would be found and continued (docs/limits.md).
+      [' '.repeat(100 + Math.floor(Math.random() * 400)), 'must not be only spaces'],
+    ];
+    const outcomes: unknown[] = [];
+    for (const runId of [...accepted, ...refused.map(([id]) => id)]) outcomes.push(await call(runId).catch((e: unknown) => e));
+    // Counted outside: one refund, under the NFC run's key; one run recorded, under the NFC spelling.
+    expect(agent.ledger.total).toBe(1);
+    expect(outcomes.slice(0, 2)).toMatchObject([
+      { status: 'completed', runId: base },
+      { status: 'completed', runId: base },
+    ]);
+    refused.forEach(([runId, message], i) => {
+      const error = outcomes[accepted.length + i];
+      expect(InvalidRunIdError.isInstance(error), JSON.stringify(runId)).toBe(true);
+      expect((error as Error).message).toContain(message);
+    });
+    expect([...agent.ledger.executions.keys()]).toEqual([idempotencyKey({ kind: 'call', runId: base, toolCallId: 'call-refund', toolName: 'refund' })]);
+    expect((await journal.getRun(nfd))?.runId).toBe(base);
+    expect(await journal.events(nfd)).toEqual(await journal.events(base));
+    await expect(journal.getRun(`${base}\u200b`)).rejects.toThrow(InvalidRunIdError);
   });
 
   it('one run executes in one place at a time: a second call rejects with RunBusyError at once', async () => {

@@ -30,6 +30,37 @@ describeEachJournal('tool calls', (target) => {
     ]);
   });
 
+  it("idempotency 'args': arguments that differ only in NFC and NFD are one refund under key scheme 3 (the default); a scheme-1 run keeps its keys", async () => {
+    const [nfc, nfd] = [
+      { orderId: 'o_caf\u00e9', amount: 40 },
+      { orderId: 'o_cafe\u0301', amount: 40 },
+    ];
+    const script = (step: number): ScriptedStep =>
+      step === 0
+        ? { toolCalls: [{ toolCallId: 'call-1', toolName: 'refund', input: nfc }] }
+        : step === 1
+          ? { toolCalls: [{ toolCallId: 'call-2', toolName: 'refund', input: nfd }] }
+          : { text: 'done' };
+    const agent = refundAgent({ sideEffect: true, idempotency: 'args' }, script);
+    const runId = uniqueRunId('args-nfc');
+    expect((await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_café' })).status).toBe('completed');
+    expect(agent.ledger.total).toBe(1);
+    const ends = (await journal.events(runId)).filter((e) => e.type === 'tool-call-end');
+    expect(ends.map((e) => e.type === 'tool-call-end' && [e.toolCallId, e.source])).toEqual([
+      ['call-1', 'executed'],
+      ['call-2', 'deduplicated'],
+    ]);
+    expect(agent.keys).toEqual([idempotencyKey({ kind: 'args', runId, toolName: 'refund', input: nfd }, 3)]);
+    // A run recorded under scheme 1 hashes as it always did: its recorded keys are never renamed.
+    const old = refundAgent({ sideEffect: true, idempotency: 'args' }, script);
+    const oldRunId = uniqueRunId('args-nfc-1');
+    await runDurable({ runId: oldRunId, journal, model: old.scripted.model, tools: old.tools, prompt: 'Refund o_café', keyScheme: 1 });
+    expect(old.keys).toEqual([
+      idempotencyKey({ kind: 'args', runId: oldRunId, toolName: 'refund', input: nfc }, 1),
+      idempotencyKey({ kind: 'args', runId: oldRunId, toolName: 'refund', input: nfd }, 1),
+    ]);
+  });
+
   it("idempotency 'args': equal calls in parallel in one step execute once", async () => {
     const script = (step: number): ScriptedStep =>
       step === 0
@@ -217,7 +248,7 @@ describeEachJournal('tool calls', (target) => {
         type: 'tool-call-end',
         toolCallId: 'call-a',
         toolName: 'refund',
-        idempotencyKey: idempotencyKey({ kind: 'call', runId, toolCallId: 'call-a' }),
+        idempotencyKey: idempotencyKey({ kind: 'call', runId, toolCallId: 'call-a', toolName: 'refund' }),
         attempt: 1,
         output: { refundId: 'r_o_1', amount: 1 },
         durationMs: 3,

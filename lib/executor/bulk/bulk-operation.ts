@@ -174,7 +174,7 @@ const ref = ({ run }: BulkTarget): BulkRunRef => ({ runId: run.runId, status: ru
 async function targetOf(storage: Storage, runId: string): Promise<BulkTarget | undefined> {
   const { journal, queue } = resolveStorage({ storage });
   const run = await journal.getRun(runId);
-  return run ? { run, queue: await queue.entry(runId) } : undefined;
+  return run ? { run, queue: await queue.entry(run.runId) } : undefined;
 }
 
 /** The dry run: counts and lists what the action would change and skip, and records the snapshot an apply is limited to. */
