@@ -1,7 +1,7 @@
 /**
  * `gnl fork` as real processes on a temp embedded journal (`--wait` makes the gnl process the
  * executor), with the demo's real outside service judging what the fork sent: a fork that repeats the
- * parent's ticket and email sends their keys, so the service performs neither again; `gnl show` links
+ * parent's ticket and email answers them from the parent's record under their keys, so the service sees neither again; `gnl show` links
  * both ways; the preview lists what could act again; bad input is one line and a usage exit code.
  */
 import { randomUUID } from 'node:crypto';
@@ -26,7 +26,7 @@ describe('gnl fork [pglite]', { timeout: 300_000 }, () => {
   const run = (args: string[]) => gnl(args, { env });
   const json = <T = any>(args: string[]) => gnlJson<T>(args, { env });
 
-  it('forks a finished run at a step: the preview names the keys, the fork resends the parent’s ticket and email under them and the service performs neither again', async () => {
+  it('forks a finished run at a step: the preview names the keys, the fork answers the parent’s ticket and email from its record under them and the service sees neither again', async () => {
     const parentId = `cli-fork:${randomUUID().slice(0, 8)}`;
     const started = await json(['start', 'support', '--prompt', QUESTION, '--run-id', parentId, '--wait']);
     expect(started.run.status).toBe('completed');
@@ -44,10 +44,11 @@ describe('gnl fork [pglite]', { timeout: 300_000 }, () => {
     const forked = await json(['fork', parentId, '--at-step', '2', '--by', 'alice', '--reason', 'see it again', '--wait']);
     expect(forked).toMatchObject({ forkOf: parentId, atStep: 2, created: true, run: { status: 'completed' } });
     const after = service.stats();
+    // Answered from the parent's record under its keys (the door's related-effects.ts): nothing sent again.
     expect(after.tickets.performed - before.tickets.performed).toBe(0);
-    expect(after.tickets.deduplicated - before.tickets.deduplicated).toBe(1);
+    expect(after.tickets.requests - before.tickets.requests).toBe(0);
     expect(after.emails.performed - before.emails.performed).toBe(0);
-    expect(after.emails.deduplicated - before.emails.deduplicated).toBe(1);
+    expect(after.emails.requests - before.emails.requests).toBe(0);
     expect(after.customerLookups).toBe(before.customerLookups);
 
     const child = await run(['show', forked.runId]);
