@@ -3,6 +3,7 @@ import type { WireEventOf } from '@/lib/studio/reads/wire';
 import { Chip, EventHeader, formatDuration, IdempotencyKey, Note, SeqLink } from './event-parts';
 import { replaysAfter, type TimelineIndex } from './timeline-index';
 import { VisibleText } from '@/components/ui/visible-text';
+import { runHref } from '@/lib/studio/reads/run-path';
 
 type ToolEvent = WireEventOf<'tool-call-start'> | WireEventOf<'tool-call-end'> | WireEventOf<'tool-call-error'>;
 
@@ -103,7 +104,15 @@ export function ToolCallBody({ event, index }: { event: ToolEvent; index: Timeli
           )
         ) : null}
       </Note>
-      {event.type === 'tool-call-end' ? (
+      {event.type === 'tool-call-end' && event.inheritedFrom ? (
+        <Note data-slot="inherited-from">
+          Answered from the record of run{' '}
+          <a className="underline" href={runHref(event.inheritedFrom)}>
+            <VisibleText text={event.inheritedFrom} />
+          </a>
+          , another run of the same job that did this work (same tool, same arguments, this key): nothing ran again here.
+        </Note>
+      ) : event.type === 'tool-call-end' ? (
         <Note>
           {SOURCE_NOTE[event.source] ?? ''}
           {replays > 0 ? ` Replayed from the journal by ${replays === 1 ? 'a later invocation' : `${replays} later invocations`}, not executed again.` : ''}

@@ -2,8 +2,8 @@
  * "Fork from here" on a model step, in real Chromium against the built Studio: the preview names the
  * side effects that could act again and their keys, the fork is recorded in the signed-in operator's
  * name with the reason, the page opens the fork, both runs link to each other, and the outside
- * service's own counters show the fork's repeated ticket and email arriving under the parent's keys
- * (deduplicated, performed once).
+ * service's own counters show the fork's repeated ticket and email never sent again: answered from the
+ * parent's record under the parent's keys (performed once, requested once).
  */
 import { expect, test } from '@playwright/test';
 import { runHref } from '@/lib/studio/reads/run-path';
@@ -17,7 +17,7 @@ async function serviceStats(): Promise<Stats> {
   return (await (await fetch(`${demoServiceUrl()}/stats`)).json()) as Stats;
 }
 
-test('fork a finished run at its ticket step: the preview lists the email and its key, the fork resends it under that key and the service performs it once', async ({
+test('fork a finished run at its ticket step: the preview lists the email and its key, the fork answers it from the parent’s record under that key and the service sees it once', async ({
   page,
 }) => {
   await page.goto('/sign-in');
@@ -48,10 +48,14 @@ test('fork a finished run at its ticket step: the preview lists the email and it
   await expect(fork.summary.locator('[data-slot="run-fork-of"]')).toContainText(`Fork of ${parentId} at step 2, by alice`);
   await expect(fork.event('run-complete')).toHaveCount(1, { timeout: 20_000 });
   const forkId = (await fork.runId.textContent()) ?? '';
-  await expect(fork.event('tool-call-start').filter({ hasText: 'sendEmail' }).locator('[data-slot="idempotency-key"] code')).toHaveText(emailKey);
+  // The repeat is answered from the parent's record under the parent's key, and says so, linking the parent.
+  const answered = fork.event('tool-call-end').filter({ hasText: 'sendEmail' });
+  await expect(answered.locator('[data-slot="idempotency-key"] code')).toHaveText(emailKey);
+  await expect(answered.locator('[data-slot="inherited-from"]')).toContainText(`Answered from the record of run ${parentId}`);
+  await expect(fork.event('tool-call-start').filter({ hasText: 'sendEmail' })).toHaveCount(0);
 
   const stats = await serviceStats();
-  expect(stats.emails.byKey[emailKey]).toEqual({ requests: 2, performed: 1 });
+  expect(stats.emails.byKey[emailKey]).toEqual({ requests: 1, performed: 1 });
 
   await page.goto(runHref(parentId));
   const forked = new RunPage(page).event('run-forked');
