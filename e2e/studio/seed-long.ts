@@ -59,7 +59,7 @@ try {
   // The security spec's untrusted payloads (e2e/studio/security.spec.ts runs against this Studio).
   await seedHostile(storage);
   // The spoofing spec's hidden characters (tests/support/spoofed-text.ts; e2e/studio/spoofing.spec.ts).
-  await seedSpoofed(storage.runs);
+  await seedSpoofed(storage);
   // The schedules spec's runs (e2e/studio/schedules.spec.ts runs against this Studio).
   console.log(`seed-long: schedule runs ${(await seedSchedules(storage)).join(', ')}`);
   // The resume-at spec's run, waiting to be resumed (e2e/studio/resume-at.spec.ts).

@@ -33,7 +33,7 @@ describe('gnl shows hidden characters as escapes', { timeout: 300_000 }, () => {
   beforeAll(async () => {
     const storage = new PGliteStorage({ dataDir });
     try {
-      await seedSpoofed(storage.runs, ids);
+      await seedSpoofed(storage, ids);
     } finally {
       await storage.close();
     }

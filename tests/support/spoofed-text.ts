@@ -10,6 +10,8 @@ import { stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 import { gnlTool, type Journal, runDurable } from '@/lib/durable';
 import { MockLanguageModelV4 } from 'ai/test';
+import type { PGliteStorage } from '@/lib/durable/storage';
+import { recordRunBeforeTheRule } from './run-before-the-rule';
 import { scriptedModel, stepResult } from './scripted-model';
 
 export interface SpoofedText {
@@ -129,14 +131,19 @@ const transfer = () =>
   );
 
 /**
- * Journals two runs with the real runtime: one waiting for approval of the table's arguments (goal,
+ * Journals two runs with the real runtime (their hostile run ids recorded as an older GNL did: run-before-the-rule.ts): one waiting for approval of the table's arguments (goal,
  * run id and model text hostile too), one whose call was rejected (hostile name and reason) and which
  * then answered with the table.
  */
 export async function seedSpoofed(
-  journal: Journal,
+  storage: PGliteStorage,
   ids: { waiting: string; completed: string } = { waiting: SPOOFED_RUNS.waiting.runId, completed: SPOOFED_RUNS.completed.runId },
 ): Promise<void> {
+  const journal: Journal = storage.runs;
+  // Hidden characters in a runId are refused today (normalizeRunId); these two runs are as an older GNL recorded them.
+  const start = { modelId: 'scripted-v1', provider: 'scripted', toolNames: ['transfer'] };
+  await recordRunBeforeTheRule(storage, ids.waiting, { ...start, prompt: `Pay these:\n${SPOOFED_LINES}` });
+  await recordRunBeforeTheRule(storage, ids.completed, { ...start, prompt: SPOOFED_LINES });
   const call = { toolCallId: 'call-transfer', toolName: 'transfer', input: spoofedArguments() };
   // Text and a tool call in one step (the scripted model gives one or the other), so the inbox shows model text too.
   const saysAndCalls = new MockLanguageModelV4({
