@@ -73,6 +73,11 @@ const planSchema = z.object({
               invocation: z.union([z.number().int(), z.literal('after')]),
               boundary: z.union([z.number().int(), z.literal('before')]),
             }),
+            z.object({
+              kind: z.literal('restart'),
+              invocation: z.union([z.number().int(), z.literal('after')]),
+              boundary: z.union([z.number().int(), z.literal('before')]),
+            }),
           ]),
         )
         .optional(),

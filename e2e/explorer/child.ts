@@ -23,6 +23,7 @@ import {
   RunDivergedError,
   RunState,
   runDurable,
+  SideEffectElsewhereError,
   SideEffectRetryBlockedError,
   streamDurable,
 } from '@/lib/durable';
@@ -290,7 +291,8 @@ async function run(command: RunCommand): Promise<Answer> {
       invoke = () => (command.stream ? streamDurable(runOptions).durable : runDurable(runOptions));
     }
     const result = await outcomeOf(invoke);
-    return { result, boundaries, openMs, ...(await readAll(result.outcome === 'completed' || result.outcome === 'canceled')) };
+    const stopped = result.outcome === 'failed' && result.name === 'SideEffectElsewhereError';
+    return { result, boundaries, openMs, ...(await readAll(result.outcome === 'completed' || result.outcome === 'canceled' || stopped)) };
   } finally {
     closeSync(log);
     await Promise.race([opened.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
@@ -317,6 +319,13 @@ async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<R
     }
     if (RunBusyError.isInstance(error)) return { outcome: 'busy', message: error.message };
     if (RunDivergedError.isInstance(error)) throw error;
+    // A repeat of the job's work whose outcome is unknown in another run (related-effects.ts): failed, resumable once decided there.
+    const elsewhere = SideEffectElsewhereError.isInstance(error)
+      ? error
+      : SideEffectElsewhereError.isInstance((error as { cause?: unknown })?.cause)
+        ? (error as { cause: SideEffectElsewhereError }).cause
+        : undefined;
+    if (elsewhere) return { outcome: 'failed', name: elsewhere.name, message: elsewhere.message.slice(0, 500) };
     const name = error instanceof Error ? error.name : '';
     if (RESUMABLE.has(name)) return { outcome: 'failed', name, message: (error as Error).message.slice(0, 500) };
     // A connection the server ended (idle_session_timeout, a restart) surfacing as a driver error: the run is resumable, the explorer says what it was.

@@ -37,9 +37,10 @@ export interface Totals {
   checks: number;
   violations: number;
   busyRetries: number;
-  /** Migrations the journal accepted, forks run to their end (versions.ts). */
+  /** Migrations the journal accepted, forks run to their end, restarts run until they settle or stop (versions.ts). */
   migrations: number;
   forks: number;
+  restarts: number;
 }
 
 export interface Explorer {
@@ -341,6 +342,12 @@ export function versionSchedules(censuses: readonly Census[]): PlannedSchedule[]
     ],
   );
   add('agent-steps', [lastRefund], [{ kind: 'fork', fraction: 0.9, invocation: 1, boundary: 'before' }]);
+  // Restarts (issue 27): after a kill inside the last refund (two refunds done, answered from the old run's
+  // record; the third of unknown outcome, which stops the restart), and racing the live process once its
+  // refund ended (answered; the old run canceled under it).
+  add('agent-steps', [lastRefund], [{ kind: 'restart', invocation: 2, boundary: 'before' }]);
+  const refundEnded = at('agent-refund', (l) => l.startsWith('after:tool-call-end') && l.includes('refund'));
+  add('agent-refund', [], [{ kind: 'restart', invocation: 0, boundary: Math.max(0, refundEnded) }]);
   return plans;
 }
 
@@ -376,8 +383,9 @@ export function totalsOf(results: readonly ScheduleResult[]): Totals {
       busyRetries: t.busyRetries + r.busyRetries,
       migrations: t.migrations + r.migrations,
       forks: t.forks + r.forks,
+      restarts: t.restarts + r.restarts,
     }),
-    { schedules: 0, kills: 0, children: 0, checks: 0, violations: 0, busyRetries: 0, migrations: 0, forks: 0 },
+    { schedules: 0, kills: 0, children: 0, checks: 0, violations: 0, busyRetries: 0, migrations: 0, forks: 0, restarts: 0 },
   );
 }
 
@@ -399,7 +407,7 @@ export function formatTotals(label: string, totals: Totals, pool: ChildPool, sec
   const s = pool.stats;
   return (
     `[explorer] ${label}: ${totals.schedules} schedules, ${totals.kills} kills (SIGKILL), ${totals.children} child processes, ` +
-    `${totals.migrations} migrations, ${totals.forks} forks, ${totals.checks} invariant checks, ${totals.violations} violations; ${seconds.toFixed(1)} s ` +
+    `${totals.migrations} migrations, ${totals.forks} forks, ${totals.restarts} restarts, ${totals.checks} invariant checks, ${totals.violations} violations; ${seconds.toFixed(1)} s ` +
     `(${((totals.schedules / seconds) * 60).toFixed(0)} schedules/min). Child start: module load ${median(s.loadMs).toFixed(0)} ms median (hidden by the warm pool), ` +
     `waited for a warm child ${median(s.waitMs).toFixed(0)} ms, command to journal open ${median(s.openMs).toFixed(0)} ms median; busy retries ${totals.busyRetries}.`
   );

@@ -6,7 +6,7 @@
  * by family (familySchedules: provider faults, id shapes, operators racing the run, the hold's session
  * terminated); a few schedules with two and three crashes in a row; and seeded random schedules of
  * every family; runs that outlive deploys (issue 15: migrated and forked by an operator at their
- * boundaries, versionSchedules). Every schedule is resumed in fresh processes until the run settles and judged from the
+ * boundaries, versionSchedules; restarted by restartRun, issue 27). Every schedule is resumed in fresh processes until the run settles and judged from the
  * outside world's own store, the model server's requests and the journal's rows. The number of
  * schedules run must equal the number enumerated, so the suite cannot pass on an empty census. A fault
  * kind the runtime still gets wrong FAILS here, with the plan that replays it: nothing is excluded.
@@ -163,12 +163,12 @@ for (const target of targets) {
     );
 
     it(
-      'runs that outlive deploys: migrated (a changed prompt, an added tool, forced without a tool it used) and forked (stopped by a SIGKILL, racing a live process, once done): no invariant broken',
+      'runs that outlive deploys: migrated (a changed prompt, an added tool, forced without a tool it used), forked (stopped by a SIGKILL, racing a live process, once done) and restarted (after a SIGKILL, racing a live process): no invariant broken',
       async () => {
-        // PGlite (~2 s per child's journal open): two plans, both scenarios, a migration and a fork stopped by a kill, a fork once done.
+        // PGlite (~2 s per child's journal open): three plans, both scenarios, a migration and a fork stopped by a kill, a fork once done, a restart after a kill.
         const every = versionSchedules(censuses);
-        expect(every).toHaveLength(6);
-        const plans = target.name === 'postgres' ? every : [every[2], every[4]].filter((p) => p !== undefined);
+        expect(every).toHaveLength(8);
+        const plans = target.name === 'postgres' ? every : [every[2], every[4], every[6]].filter((p) => p !== undefined);
         const results = await runAll(explorer, plans, 2, progress(`${target.name} versions`));
         all.push(...results);
         expect(results.filter(Boolean)).toHaveLength(plans.length);
@@ -176,6 +176,7 @@ for (const target of targets) {
         // The schedules made what they were for (a refused migration or fork would leave nothing to judge).
         expect(totals.migrations).toBeGreaterThanOrEqual(target.name === 'postgres' ? 4 : 2);
         expect(totals.forks).toBeGreaterThanOrEqual(target.name === 'postgres' ? 5 : 2);
+        expect(totals.restarts).toBeGreaterThanOrEqual(target.name === 'postgres' ? 2 : 1);
         expectNoViolations(results);
       },
       TIMEOUT_MS,

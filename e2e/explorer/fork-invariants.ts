@@ -114,11 +114,14 @@ function keys(evidence: ForkEvidence, check: Check): void {
   const finalErrors = new Set(
     parent.events.filter((e) => e.type === 'tool-call-error' && e.payload.retryable === false).map((e) => String(e.payload.idempotencyKey)),
   );
-  // What the parent's record says each key produced: its end, or a person's "done" with the output they gave.
+  // The parent's recorded outputs by key: a tool-call-end's, or a person's resolution `done` of a call of unknown outcome (the call's start names the key).
+  const keyOfCall = new Map(startsOf(parent.events).map((s) => [s.toolCallId, s.key]));
   const parentOutputs = new Map(
-    parent.events
-      .filter((e) => e.type === 'tool-call-end' || (e.type === 'side-effect-resolution' && e.payload.outcome === 'done'))
-      .map((e) => [String(e.payload.idempotencyKey), JSON.stringify(e.payload.output)]),
+    parent.events.flatMap((e): [string, string][] => {
+      if (e.type === 'tool-call-end') return [[String(e.payload.idempotencyKey), JSON.stringify(e.payload.output)]];
+      const key = keyOfCall.get(String(e.payload.toolCallId));
+      return e.type === 'side-effect-resolution' && e.payload.outcome === 'done' && key ? [[key, JSON.stringify(e.payload.output)]] : [];
+    }),
   );
   const parentWork = uniqueByKey(startsOf(parent.events)).filter((p) => !copiedKeys.has(p.key) && !finalErrors.has(p.key));
   const parentKeys = new Set(startsOf(parent.events).map((s) => s.key));
@@ -174,10 +177,16 @@ export function parentUnchanged(atSettle: JournalRead, now: JournalRead): Verdic
   return verdict;
 }
 
-function startsOf(events: readonly Row[]): { toolName: string; input: string; key: string; seq: number }[] {
+function startsOf(events: readonly Row[]): { toolCallId: string; toolName: string; input: string; key: string; seq: number }[] {
   return events
     .filter((e) => e.type === 'tool-call-start')
-    .map((e) => ({ toolName: String(e.payload.toolName), input: JSON.stringify(e.payload.input), key: String(e.payload.idempotencyKey), seq: e.seq }));
+    .map((e) => ({
+      toolCallId: String(e.payload.toolCallId),
+      toolName: String(e.payload.toolName),
+      input: JSON.stringify(e.payload.input),
+      key: String(e.payload.idempotencyKey),
+      seq: e.seq,
+    }));
 }
 
 function requestsOf(store: Store, key: string): number {

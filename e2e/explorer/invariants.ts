@@ -13,7 +13,8 @@
  *     canceled by an accepted cancel);
  *   - model steps 0..n-1, each the answer the model server gave for that step (a retried attempt is the
  *     same step), the model never asked again for a step the journal had recorded;
- *   - migrations (migrate-invariants.ts) and, for forks, fork-invariants.ts.
+ *   - migrations (migrate-invariants.ts) and, for forks, fork-invariants.ts; for restarts (the old run
+ *     canceled by restartRun, judged as a cancel here), restart-invariants.ts.
  */
 import { migrations } from './migrate-invariants';
 import type { ModelRequest } from './model-server';
@@ -98,6 +99,8 @@ export function peopleSaid(log: readonly LogLine[]): PeopleSaid {
       for (const id of unbound.get(line.pid) ?? []) refused.set(id, `the policy denied it (process ${line.pid})`);
       unbound.delete(line.pid);
     }
+    // A restart (restartRun) cancels the old run it restarts.
+    if (line.kind === 'version' && line.op === 'restart' && line.result === 'accepted') canceled = true;
     if (line.kind !== 'operator' || line.result !== 'accepted') continue;
     if (line.action === 'reject' && line.toolCallId) refused.set(line.toolCallId, `an operator rejected it (process ${line.pid})`);
     if (line.action === 'cancel') canceled = true;
@@ -147,6 +150,7 @@ function nothingAfterCancel({ log }: Evidence, check: Check): void {
   const lastStart = new Map<number, number>();
   log.forEach((line, index) => {
     if (line.kind === 'operator' && line.action === 'cancel' && line.result === 'accepted') cancel ??= { index, pid: line.pid };
+    if (line.kind === 'version' && line.op === 'restart' && line.result === 'accepted') cancel ??= { index, pid: line.pid };
     if (line.kind === 'boundary' && line.label.startsWith('after:') && line.label.includes('tool-call-start(')) lastStart.set(line.pid, index);
     if (line.kind === 'perform' && cancel !== undefined && cancel.index < (lastStart.get(line.pid) ?? -1)) {
       const by = cancel.pid;

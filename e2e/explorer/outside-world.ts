@@ -7,7 +7,8 @@
  *                                  EXECUTES (executions + 1 for its key), except for kinds in `dedupe`,
  *                                  where a repeated key gets the first result and executes nothing.
  *                                  Kinds in `flaky` answer the FIRST request under a key with 503 and
- *                                  execute nothing (a tool that fails, then succeeds).
+ *                                  execute nothing (a tool that fails, then succeeds). Counted also
+ *                                  per piece of work: kind and body (canonical JSON), whatever the key.
  *   GET  /op/:kind/by-key/:key     the first result under a key (200) or 404: what a `check` and the
  *                                  operator ask.
  *   POST /attempt/:kind/:key       counts how often a tool reached this point under a key ({ attempt }):
@@ -31,10 +32,18 @@ export interface KeyRecord {
   first?: OpResult;
 }
 
+/** Requests and executions of one piece of work (a kind and its body), under any key. */
+export interface WorkRecord {
+  requests: number;
+  executions: number;
+}
+
 export interface OutsideWorld {
   url: string;
   /** kind → key → record, a copy. */
   store(): Record<string, Record<string, KeyRecord>>;
+  /** kind → body (canonical JSON) → record, a copy: how often each piece of work was asked for and done, under any key. */
+  works(): Record<string, Record<string, WorkRecord>>;
   reads(): number;
   /** From now on every kind deduplicates by key, as a payment API does (a fork's repeated key meets the first result). */
   dedupeAll(): void;
@@ -51,6 +60,7 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
   let dedupeAll = false;
   const flaky = new Set(options.flaky ?? []);
   const store: Record<string, Record<string, KeyRecord>> = {};
+  const works: Record<string, Record<string, WorkRecord>> = {};
   let reads = 0;
   let executions = 0;
   const attempts = new Map<string, number>();
@@ -72,9 +82,15 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
       return found ? send(res, 200, found) : send(res, 404, { error: 'nothing under this key' });
     }
     if (req.method === 'POST' && first === 'op' && kind && parts.length === 2) {
-      await readBody(req);
+      const body = await readBody(req);
       const header = req.headers['idempotency-key'];
       if (typeof header !== 'string' || header.length === 0) return send(res, 400, { error: 'Idempotency-Key required' });
+      const byWork = works[kind] ?? {};
+      works[kind] = byWork;
+      const workId = canonicalBody(body);
+      const work = byWork[workId] ?? { requests: 0, executions: 0 };
+      byWork[workId] = work;
+      work.requests += 1;
       const byKey = store[kind] ?? {};
       store[kind] = byKey;
       const record = byKey[header] ?? { requests: 0, executions: 0 };
@@ -83,6 +99,7 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
       if (flaky.has(kind) && record.requests === 1) return send(res, 503, { error: 'try again later' });
       if ((dedupeAll || dedupe.has(kind)) && record.first) return send(res, 200, record.first);
       record.executions += 1;
+      work.executions += 1;
       executions += 1;
       const result: OpResult = { opId: `${kind}_${executions}`, kind, execution: record.executions };
       record.first ??= result;
@@ -100,6 +117,7 @@ export async function startOutsideWorld(options: OutsideWorldOptions = {}): Prom
   return {
     url: `http://127.0.0.1:${port}`,
     store: () => structuredClone(store),
+    works: () => structuredClone(works),
     reads: () => reads,
     dedupeAll: () => {
       dedupeAll = true;
@@ -115,6 +133,25 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.destroyed) return; // the client was killed waiting: the work is done, nobody to tell
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
+}
+
+/** A body as canonical JSON (keys sorted), so one piece of work is one entry whatever its key order. */
+export function canonicalBody(text: string): string {
+  const sort = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sort)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((k) => [k, sort((value as Record<string, unknown>)[k])]),
+          )
+        : value;
+  try {
+    return JSON.stringify(sort(JSON.parse(text)));
+  } catch {
+    return text;
+  }
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -60,7 +60,9 @@ export interface RunCommand {
 /** A VersionOp as one process makes it: a fork names its parent and the id it gives the fork. */
 export type CommandVersionOp =
   | { kind: 'migrate'; to: VersionName; force: boolean; boundary: number | 'before' }
-  | { kind: 'fork'; parent: string; childRunId: string; fraction: number; instruction?: string; boundary: number | 'before' };
+  | { kind: 'fork'; parent: string; childRunId: string; fraction: number; instruction?: string; boundary: number | 'before' }
+  /** restartRun of `parent` as the new run `childRunId`. */
+  | { kind: 'restart'; parent: string; childRunId: string; boundary: number | 'before' };
 
 /** A run's rows as SQL reads them from gnl.runs and gnl.run_events. */
 export interface JournalRead {
@@ -126,10 +128,10 @@ export type LogEntry =
       race: boolean;
     }
   | { kind: 'terminated'; sessions: number }
-  /** A migration or fork (versions.ts) and how it was answered; `race`: made at a boundary of a live process. */
+  /** A migration, fork or restart (versions.ts) and how it was answered; `race`: made at a boundary of a live process. */
   | {
       kind: 'version';
-      op: 'migrate' | 'fork';
+      op: 'migrate' | 'fork' | 'restart';
       result: 'accepted' | 'refused' | 'skipped';
       detail?: string;
       race: boolean;
@@ -138,7 +140,7 @@ export type LogEntry =
       to?: VersionName;
       version?: string;
       force?: boolean;
-      /** fork: the parent, the fork's id, its step (1-based), its instruction. */
+      /** fork: the parent, the fork's id, its step (1-based), its instruction; restart: the old run and the new one. */
       parent?: string;
       childRunId?: string;
       atStep?: number;

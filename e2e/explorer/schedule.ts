@@ -8,9 +8,11 @@
  * or is canceled. Besides the kills the schedule's Faults (faults.ts) play: the model server answers
  * with the drawn provider faults and id shapes, the children race the drawn operator requests at their
  * boundaries and terminate their hold's session inside a side effect, a rival process resuming the run
- * while that execute waits. An agent scenario's operator migrates and forks the run (versions.ts); once
- * the parent settled, each fork made is run to its end too (the service deduplicating by key from then
- * on). Then the invariants are judged: the parent's (invariants.ts), each fork's (fork-invariants.ts).
+ * while that execute waits. An agent scenario's operator migrates, forks and restarts the run
+ * (versions.ts); once the parent settled, its restart is run until it settles or stops (failed with
+ * SideEffectElsewhereError), then each fork made to its end (the service deduplicating by key from then
+ * on). Then the invariants are judged: the parent's (invariants.ts), the restart's (restart-invariants.ts),
+ * each fork's (fork-invariants.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +21,7 @@ import path from 'node:path';
 import { describeFaults, type Faults, NO_FAULTS } from './faults';
 import { judgeFork, parentUnchanged } from './fork-invariants';
 import { judge } from './invariants';
+import { judgeRestart } from './restart-invariants';
 import type { JournalTarget } from './journal-targets';
 import { startModelServer } from './model-server';
 import { startOutsideWorld } from './outside-world';
@@ -29,6 +32,7 @@ import { DEDUPE_KINDS, FLAKY_KINDS, type Scenario } from './scenarios';
 const MAX_INVOCATIONS = 25;
 
 type KnownStore = ReturnType<Awaited<ReturnType<typeof startOutsideWorld>>['store']>;
+type KnownWorks = ReturnType<Awaited<ReturnType<typeof startOutsideWorld>>['works']>;
 
 export interface ScheduleResult {
   scenario: string;
@@ -45,9 +49,10 @@ export interface ScheduleResult {
   /** Every boundary passed, in order, across the schedule's processes. */
   boundaries: string[];
   children: number;
-  /** Migrations the journal accepted, forks made and run to their end (versions.ts). */
+  /** Migrations the journal accepted, forks made and run to their end, restarts made and run (versions.ts). */
   migrations: number;
   forks: number;
+  restarts: number;
   busyRetries: number;
   checks: number;
   violations: string[];
@@ -84,6 +89,7 @@ export async function runSchedule(args: {
     children: 0,
     migrations: 0,
     forks: 0,
+    restarts: 0,
     busyRetries: 0,
     checks: 0,
     violations: [],
@@ -93,11 +99,13 @@ export async function runSchedule(args: {
     let sinceKill = 0;
     const killedPids: number[] = [];
     const forkOps = (faults.versions ?? []).flatMap((op, i) => (op.kind === 'fork' ? [{ op, childRunId: `${runId}:fork-${i}` }] : []));
-    /** The operator's migrations and forks of the parent's process `invocation`, as that process makes them. */
+    const restartOps = (faults.versions ?? []).flatMap((op, i) => (op.kind === 'restart' ? [{ op, childRunId: `${runId}:restart-${i}` }] : []));
+    /** The operator's migrations, forks and restarts of the parent's process `invocation`, as that process makes them. */
     const versionOpsOf = (invocation: number): CommandVersionOp[] =>
       (faults.versions ?? []).flatMap((op, i): CommandVersionOp[] => {
         if (op.invocation !== invocation) return [];
         if (op.kind === 'migrate') return [{ kind: 'migrate', to: op.to, force: op.force, boundary: op.boundary }];
+        if (op.kind === 'restart') return [{ kind: 'restart', parent: runId, childRunId: `${runId}:restart-${i}`, boundary: op.boundary }];
         return [
           {
             kind: 'fork',
@@ -207,6 +215,13 @@ export async function runSchedule(args: {
             break;
           }
           case 'failed':
+            // A repeat of the job's work of unknown outcome in another run: nothing here decides it, the run stays stopped.
+            if (end.result.name === 'SideEffectElsewhereError') {
+              settled = true;
+              read = end.journal;
+              others = end.others;
+              break;
+            }
             // Only the explorer ends a hold's session, and only where the schedule says: any other loss is the runtime's.
             if (end.result.name === 'ConnectionError') {
               result.violations.push(
@@ -238,6 +253,20 @@ export async function runSchedule(args: {
     const settledStore = world.store();
     const parentAtSettle = parent.read ?? (await journal.read(runId));
     let parentRows = parentAtSettle;
+    const restarts: { childRunId: string; rows: JournalRead; before: KnownWorks; after: KnownWorks; saidNotDone: boolean }[] = [];
+    // The restart phase, before any fork runs: the old run and its restart are judged on the world's counters per piece of work.
+    for (const { op, childRunId } of restartOps) {
+      const made = readLog(logFile).some((l) => l.kind === 'version' && l.op === 'restart' && l.childRunId === childRunId && l.result === 'accepted');
+      if (op.invocation !== 'after' && !made) continue;
+      const before = world.works();
+      const firstOps: CommandVersionOp[] = op.invocation === 'after' ? [{ kind: 'restart', parent: runId, childRunId, boundary: 'before' }] : [];
+      const driven = await drive(childRunId, { parent: false, firstOps, mustExist: true, alsoRead: [runId] });
+      if (driven.others?.[runId]) parentRows = driven.others[runId];
+      if (driven.absent) continue;
+      result.restarts += 1;
+      restarts.push({ childRunId, rows: driven.read ?? (await journal.read(childRunId)), before, after: world.works(), saidNotDone: driven.saidNotDone });
+    }
+    if (restarts.length > 0 && !journal.readByChild) parentRows = await journal.read(runId);
     const forks: { childRunId: string; rows: JournalRead; before: KnownStore; after: KnownStore; saidNotDone: boolean }[] = [];
     if (forkOps.length > 0) {
       // The fork phase: the service deduplicates by key from here, as a payment API would; a fork's repeat must meet it under the parent's key.
@@ -287,6 +316,22 @@ export async function runSchedule(args: {
       result.checks += unchanged.checks;
       result.violations.push(...unchanged.violations);
     }
+    for (const restart of restarts) {
+      const restartVerdict = judgeRestart({
+        scenario,
+        old: parentRows,
+        oldRunId: runId,
+        restart: restart.rows,
+        restartRunId: restart.childRunId,
+        before: restart.before,
+        after: restart.after,
+        log: log.filter((l) => l.run === restart.childRunId),
+        saidNotDone: restart.saidNotDone,
+        modelRequests: model.requests(),
+      });
+      result.checks += restartVerdict.checks;
+      result.violations.push(...restartVerdict.violations.map((v) => `restart ${restart.childRunId}: ${v}`));
+    }
     for (const fork of forks) {
       const forkVerdict = judgeFork({
         scenario,
@@ -305,8 +350,13 @@ export async function runSchedule(args: {
     }
     // EXPLORER_DUMP=1: a violation comes with the journal's events and the schedule log, to read what happened.
     if (process.env.EXPLORER_DUMP && result.violations.length > 0)
-      result.violations.push(`journal and log:\n${dump(parentRows, log)}${forks.map((f) => `\n  fork ${f.childRunId}:\n${dump(f.rows, [])}`).join('')}`);
-    else if (process.env.EXPLORER_DUMP === 'always') console.error(`[explorer] ${scenario.name}: journal and log:\n${dump(parentRows, log)}`);
+      result.violations.push(
+        `journal and log:\n${dump(parentRows, log)}${restarts.map((r) => `\n  restart ${r.childRunId}:\n${dump(r.rows, [])}`).join('')}${forks.map((f) => `\n  fork ${f.childRunId}:\n${dump(f.rows, [])}`).join('')}`,
+      );
+    else if (process.env.EXPLORER_DUMP === 'always')
+      console.error(
+        `[explorer] ${scenario.name}: journal and log:\n${dump(parentRows, log)}${restarts.map((r) => `\n  restart ${r.childRunId}:\n${dump(r.rows, [])}`).join('')}`,
+      );
   } finally {
     await world.close();
     await model.close();

@@ -1,6 +1,6 @@
 /**
- * The child's side of versions.ts: the operator's migrations and forks, made through the executor's own
- * migrateRun and forkRun on the child's storage (its operator connection when racing a live process),
+ * The child's side of versions.ts: the operator's migrations, forks and restarts, made through the
+ * executor's own migrateRun, forkRun and restartRun on the child's storage (its operator connection when racing a live process),
  * each logged with how the journal answered it. A refusal is an answer (the run was busy, finished, had
  * no such step), not a failure. Made before a resume, a migration is retried while the run is busy: the
  * killed holder's session may take a moment to end on the server, and an operator would try again.
@@ -8,7 +8,7 @@
 import type { AgentRegistry } from '@/lib/agents';
 import { ForkRefusedError, type RecordedEvent, RunBusyError } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
-import { forkRun, MigrationRefusedError, migrateRun } from '@/lib/executor';
+import { forkRun, MigrationRefusedError, migrateRun, RunNotResumableError, restartRun } from '@/lib/executor';
 import type { CommandVersionOp, LogEntry } from './protocol';
 import { OPERATOR, type VersionName } from './versions';
 
@@ -32,6 +32,12 @@ export async function makeVersionOp(op: CommandVersionOp, ctx: VersionOpContext,
     await answered(ctx, entry, race ? 1 : BUSY_RETRIES, () =>
       migrateRun(ctx.runId, { storage: ctx.storage, registry: ctx.registry, to: version, by: OPERATOR, reason, force: op.force }),
     );
+    return;
+  }
+  if (op.kind === 'restart') {
+    const reason = `explorer: restart ${when}`;
+    const entry = { kind: 'version' as const, op: 'restart' as const, race, reason, parent: op.parent, childRunId: op.childRunId };
+    await answered(ctx, entry, 1, () => restartRun(op.parent, { storage: ctx.storage, registry: ctx.registry, by: OPERATOR, runId: op.childRunId }));
     return;
   }
   const steps = (await ctx.storage.runs.events(op.parent)).filter((e: RecordedEvent) => e.type === 'model-step').length;
@@ -75,7 +81,12 @@ async function answered(ctx: VersionOpContext, entry: VersionEntry, tries: numbe
         continue;
       }
       // Refusals are answers; anything else (a journal that failed, a bug) fails the child: a violation.
-      if (!RunBusyError.isInstance(error) && !MigrationRefusedError.isInstance(error) && !ForkRefusedError.isInstance(error)) throw error;
+      const refusal =
+        RunBusyError.isInstance(error) ||
+        MigrationRefusedError.isInstance(error) ||
+        ForkRefusedError.isInstance(error) ||
+        RunNotResumableError.isInstance(error);
+      if (!refusal) throw error;
       const name = (error as Error).name;
       ctx.write({ ...entry, result: 'refused', detail: `${name}: ${(error as Error).message}` });
       return;

@@ -1,9 +1,10 @@
 /**
  * Runs that outlive deploys (issue 15), explored: the agent scenarios (family `versions`) run as an
  * agent of several registered versions, started on v1 by runAgent and resumed on the version the
- * executor's runVersion picks, and an operator migrates them (migrateRun) and forks them (forkRun) while
- * they are stopped at a random boundary (killed there), racing a live process at one of its boundaries,
- * or once they are done. Each version has a system prompt of its own, so the model server's requests say
+ * executor's runVersion picks, and an operator migrates them (migrateRun), forks them (forkRun) and
+ * restarts them (restartRun: a new run of the same input, the old one canceled; issue 27) while they are
+ * stopped at a random boundary (killed there), racing a live process at one of its boundaries, or once
+ * they are done. Each version has a system prompt of its own, so the model server's requests say
  * which version asked:
  *   v1          the version runs start on (current);
  *   v2-prompt   a changed system prompt (safe);
@@ -31,7 +32,7 @@ export const SYSTEMS: Record<VersionName, string> = {
   'v4-unsafe': 'You are the explorer agent, version 4: it has no lookup tool.',
 };
 
-/** A migration or a fork an operator makes, from the schedule's plan. */
+/** A migration, a fork or a restart an operator makes, from the schedule's plan. */
 export type VersionOp =
   | {
       kind: 'migrate';
@@ -49,6 +50,13 @@ export type VersionOp =
       /** An operator's instruction at the fork point (docs/fork.md), or none. */
       instruction?: string;
       /** `after`: once the parent settled. */
+      invocation: number | 'after';
+      boundary: number | 'before';
+    }
+  | {
+      /** restartRun: the run's input as a new run of the job (its repeats answered from the old run's record), the old run canceled. */
+      kind: 'restart';
+      /** `after`: once the old run settled. */
       invocation: number | 'after';
       boundary: number | 'before';
     };
@@ -78,17 +86,20 @@ export function explorerRegistry(args: { scenario: string; model: LanguageModel;
 
 export function describeVersionOps(ops: readonly VersionOp[]): string {
   return ops
-    .map((op) =>
-      op.kind === 'migrate'
-        ? `migrate→${op.to}${op.force ? '(force)' : ''}@${op.invocation}.${op.boundary}`
-        : `fork${op.instruction ? '+instruction' : ''}(${op.fraction.toFixed(2)})@${op.invocation}${op.invocation === 'after' ? '' : `.${op.boundary}`}`,
-    )
+    .map((op) => {
+      const at = `@${op.invocation}${op.invocation === 'after' ? '' : `.${op.boundary}`}`;
+      if (op.kind === 'migrate') return `migrate→${op.to}${op.force ? '(force)' : ''}${at}`;
+      if (op.kind === 'restart') return `restart${at}`;
+      return `fork${op.instruction ? '+instruction' : ''}(${op.fraction.toFixed(2)})${at}`;
+    })
     .join(',');
 }
 
 /**
- * 1 to 3 operations for a run of `boundaries` boundaries and `kills` kills: each made before a resume
- * (after a kill), racing a process at a boundary, or (forks) once the run is done.
+ * 1 to 3 migrations and forks for a run of `boundaries` boundaries and `kills` kills, each made before a
+ * resume (after a kill), racing a process at a boundary, or (forks) once the run is done; then, drawn
+ * last (the schedules of seeds logged before it keep their other draws), at most one restart, made the
+ * same ways. One: a second restart of the same run would not see the first (the old run names neither).
  */
 export function drawVersionOps(random: () => number, boundaries: number, kills: number): VersionOp[] {
   const pick = (n: number) => Math.floor(random() * n);
@@ -109,6 +120,11 @@ export function drawVersionOps(random: () => number, boundaries: number, kills: 
         ...(random() < 0.3 ? { invocation: 'after', boundary: 'before' } : { invocation, boundary }),
       });
     }
+  }
+  if (random() < 0.4) {
+    const invocation = pick(kills + 1);
+    const boundary = invocation > 0 && random() < 0.6 ? 'before' : pick(boundaries);
+    ops.push({ kind: 'restart', ...(random() < 0.3 ? { invocation: 'after', boundary: 'before' } : { invocation, boundary }) });
   }
   return ops;
 }
