@@ -106,7 +106,8 @@ export default defineConfig({
   // Two workers for the machine's two cores; each test reads the seeded runs or works on runs of its own.
   fullyParallel: true,
   workers: 2,
-  reporter: [['list']],
+  // Per-test durations of every run, for the profile in docs/testing.md (scripts/suite-profile.mjs reads it).
+  reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
   timeout: 30_000,
   use: {
     baseURL,

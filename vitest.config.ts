@@ -37,5 +37,7 @@ export default defineConfig({
     execArgv: [...CHILD_NODE_FLAGS],
     // The slowest files first, also on a fresh clone with no cached durations (slow-first-sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
+    // Per-file durations of every run, for the profile in docs/testing.md (scripts/suite-profile.mjs reads it).
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },
 });
