@@ -106,8 +106,9 @@ export default defineConfig({
   // Two workers for the machine's two cores; each test reads the seeded runs or works on runs of its own.
   fullyParallel: true,
   workers: 2,
-  // Per-test durations of every run, for the profile in docs/testing.md (scripts/suite-profile.mjs reads it).
-  reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
+  // Per-test durations of every run, for the profile in docs/testing.md (scripts/suite-profile.mjs reads it;
+  // the quick suite's go to GNL_TEST_RESULTS, scripts/test.mjs).
+  reporter: [['list'], ['json', { outputFile: `${process.env.GNL_TEST_RESULTS || 'test-results'}/playwright.json` }]],
   timeout: 30_000,
   use: {
     baseURL,

@@ -37,7 +37,8 @@ export default defineConfig({
     execArgv: [...CHILD_NODE_FLAGS],
     // The slowest files first, also on a fresh clone with no cached durations (slow-first-sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
-    // Per-file durations of every run, for the profile in docs/testing.md (scripts/suite-profile.mjs reads it).
-    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+    // Per-file durations of every run, for the profile in docs/testing.md (scripts/suite-profile.mjs reads it);
+    // the quick suite writes its own folder (GNL_TEST_RESULTS, scripts/test.mjs), not over the whole suite's.
+    reporters: ['default', ['json', { outputFile: `${process.env.GNL_TEST_RESULTS || 'test-results'}/vitest.json` }]],
   },
 });

@@ -40,8 +40,8 @@ if (quick && missing.length > 0) {
 console.log(`gnl test: Node ${process.version} (${process.execPath})${quick ? ', quick suite' : ''}`);
 const steps = quick
   ? [
-      [bin('vitest'), ['run', ...QUICK_VITEST], { DATABASE_URL: '', CI: '' }],
-      [bin('playwright'), ['test', '--project=smoke'], { GNL_E2E_SMOKE: '1' }],
+      [bin('vitest'), ['run', ...QUICK_VITEST], { DATABASE_URL: '', CI: '', GNL_TEST_RESULTS: 'test-results/quick' }],
+      [bin('playwright'), ['test', '--project=smoke'], { GNL_E2E_SMOKE: '1', GNL_TEST_RESULTS: 'test-results/quick' }],
     ]
   : [
       [bin('vitest'), ['run'], {}],
