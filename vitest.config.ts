@@ -1,7 +1,31 @@
 import path from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { CHILD_NODE_FLAGS } from './tests/support/child-bundles';
 import SlowFirstSequencer from './tests/support/slow-first-sequencer';
+
+const TEST_FILES = [
+  'lib/**/*.test.ts',
+  'db/**/*.test.ts',
+  'e2e/{crash,explorer,faults}/**/*.test.ts',
+  'tests/**/*.test.ts',
+  'packages/**/*.test.ts',
+  'docs/**/*.test.ts',
+];
+
+/**
+ * Files that run in a worker of their own (vitest's isolate), each in a fresh one. Sharing the module
+ * cache once cut the run from 836 s to 636 s, but these leaked into the files after them (docs/testing.md):
+ * - the Studio's (Next's AsyncLocalStorage and request context are process-wide; some set the env);
+ * - the hold-session and notification-crash suites (a connection's session and process handlers outlive the file);
+ * - the SIGKILL crash, explorer and fault suites (long, spawning processes: loading is a small share of them).
+ */
+const FRESH_WORKER = [
+  'lib/studio/**/*.test.ts',
+  'lib/accounts/arrows.test.ts',
+  'lib/durable/storage/hold-session.test.ts',
+  'lib/executor/notifications/notify-crash.test.ts',
+  'e2e/{crash,explorer,faults}/**/*.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -15,24 +39,19 @@ export default defineConfig({
     ],
   },
   test: {
-    include: [
-      'lib/**/*.test.ts',
-      'db/**/*.test.ts',
-      'e2e/{crash,explorer,faults}/**/*.test.ts',
-      'tests/**/*.test.ts',
-      'packages/**/*.test.ts',
-      'docs/**/*.test.ts',
-    ],
     // The child processes the suites spawn, precompiled once for the run (tests/support/child-bundles.ts).
     globalSetup: ['tests/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Crash tests spawn child processes and share the Postgres server; keep the machine's 2 cores usable.
     maxWorkers: 2,
-    // Each file in a fresh worker (vitest's default). Sharing the module cache (isolate: false) cut the
-    // run from 836 s to 636 s once, but in another file order (a fresh clone's) state leaked between files:
-    // Next's AsyncLocalStorage invariant, the hold-session and notify-crash suites failed. docs/testing.md.
-    isolate: true,
+    // Two projects: most files share their worker's module cache (loading the AI SDK, drizzle and the
+    // runtime once per worker, not once per file); the files that change what a process holds (Next's
+    // request storage, the env, process-wide handlers, SIGKILLed children) each get a fresh worker.
+    projects: [
+      { extends: true, test: { name: 'shared', include: TEST_FILES, exclude: [...configDefaults.exclude, ...FRESH_WORKER], isolate: false } },
+      { extends: true, test: { name: 'fresh', include: FRESH_WORKER, isolate: true } },
+    ],
     // Workers run with the same V8 flags as the processes the tests start (CHILD_NODE_FLAGS, child-bundles.ts).
     execArgv: [...CHILD_NODE_FLAGS],
     // The slowest files first, also on a fresh clone with no cached durations (slow-first-sequencer.ts).

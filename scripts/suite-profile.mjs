@@ -64,7 +64,10 @@ function show(title, files) {
   const seconds = (ms) => (ms / 1000).toFixed(1).padStart(7);
   const wall = Math.max(...files.map((file) => file.end)) - Math.min(...files.map((file) => file.start));
   const sum = files.reduce((total, file) => total + (file.end - file.start), 0);
-  const totals = files.reduce((all, file) => ({ tests: all.tests + file.tests, passed: all.passed + file.passed, failed: all.failed + file.failed, skipped: all.skipped + file.skipped }), { tests: 0, passed: 0, failed: 0, skipped: 0 });
+  const totals = files.reduce(
+    (all, file) => ({ tests: all.tests + file.tests, passed: all.passed + file.passed, failed: all.failed + file.failed, skipped: all.skipped + file.skipped }),
+    { tests: 0, passed: 0, failed: 0, skipped: 0 },
+  );
   console.log(`\n${title}: ${files.length} files, ${totals.tests} tests (${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped)`);
   console.log(`  wall ${seconds(wall).trim()} s, files add up to ${seconds(sum).trim()} s`);
   for (const file of [...files].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, top)) {

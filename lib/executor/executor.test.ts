@@ -107,17 +107,18 @@ describeEachStorage('in-process executor', (holder) => {
   });
 
   // Embedded only: one process per data folder is what makes the earlier lease certainly dead (on Postgres it is not).
-  if (holder.kind === 'pglite') it('on the embedded journal it is the only executor: a run leased by an earlier process is taken at once', async () => {
-    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'support', input: QUESTION(99) });
-    const queue = new RunQueue(() => holder.storage.database());
-    // Another executor owned it until its process died (one process per data folder: it cannot still run).
-    await executor.stop({ graceMs: 5_000 });
-    const [claim] = await queue.claim({ owner: 'earlier-process', limit: 1, leaseMs: 600_000, runId });
-    expect(claim?.runId).toBe(runId);
-    executor = new Executor({ storage: holder.storage, registry, concurrency: 3, leaseMs: 5_000, pollMs: 100 }).start();
-    const entry = await settled(runId, 'completed');
-    expect(entry.claims).toBe(2);
-  });
+  if (holder.kind === 'pglite')
+    it('on the embedded journal it is the only executor: a run leased by an earlier process is taken at once', async () => {
+      const { runId } = await startRun({ storage: holder.storage, registry, agent: 'support', input: QUESTION(99) });
+      const queue = new RunQueue(() => holder.storage.database());
+      // Another executor owned it until its process died (one process per data folder: it cannot still run).
+      await executor.stop({ graceMs: 5_000 });
+      const [claim] = await queue.claim({ owner: 'earlier-process', limit: 1, leaseMs: 600_000, runId });
+      expect(claim?.runId).toBe(runId);
+      executor = new Executor({ storage: holder.storage, registry, concurrency: 3, leaseMs: 5_000, pollMs: 100 }).start();
+      const entry = await settled(runId, 'completed');
+      expect(entry.claims).toBe(2);
+    });
 
   it('wraps each invocation in its aroundInvocation: called once per invocation with the run and its agent, invoke inside it', async () => {
     await executor.stop({ graceMs: 5_000 });

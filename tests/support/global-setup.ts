@@ -10,7 +10,39 @@ import { BUNDLES_ENV, buildChildBundles, CHILD_ENTRIES } from './child-bundles';
 import { buildPostgresTemplate } from './fresh-database';
 import { buildPGliteTemplate, PGLITE_TEMPLATE_ENV } from './pglite-template';
 
+/**
+ * vitest runs globalSetup once per project (vitest.config.ts has two), in its own process: the first
+ * call builds, every later one waits for that build and leaves the teardown to the first.
+ */
+const SHARED = Symbol.for('gnl.test.globalSetup');
+type Shared = { [SHARED]?: Promise<void> };
+
 export default async function setup(): Promise<() => void> {
+  const shared = globalThis as Shared;
+  if (shared[SHARED]) {
+    await shared[SHARED];
+    return () => {};
+  }
+  let built!: () => void;
+  let failed!: (error: unknown) => void;
+  shared[SHARED] = new Promise<void>((resolve, reject) => {
+    built = resolve;
+    failed = reject;
+  });
+  try {
+    const teardown = await build();
+    built();
+    return async () => {
+      delete shared[SHARED];
+      await teardown();
+    };
+  } catch (error) {
+    failed(error);
+    throw error;
+  }
+}
+
+async function build(): Promise<() => Promise<void>> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'gnl-test-bundles-'));
   const { ms } = await buildChildBundles(outdir);
   process.env[BUNDLES_ENV] = outdir;
