@@ -5,7 +5,7 @@
  * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
  * as a tool error).
  */
-import { JournalDataError, RunDivergedError, RunEventLimitError, type ToolCallFailedError } from '../errors';
+import { JournalDataError, RunDivergedError, RunEventLimitError, type SideEffectElsewhereError, type ToolCallFailedError } from '../errors';
 import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
@@ -31,8 +31,11 @@ export class RunSession {
   fatal: unknown;
   /** The run was canceled (journal.cancel) while this invocation executed it. */
   canceled = false;
-  /** A tool threw: the run fails after the step's other calls settle. */
-  failure: ToolCallFailedError | undefined;
+  /**
+   * A tool threw (ToolCallFailedError, the tool's error as its cause), or a call repeats work of unknown
+   * outcome in another run of the job (SideEffectElsewhereError): the run fails with it after the step's other calls settle.
+   */
+  failure: ToolCallFailedError | SideEffectElsewhereError | undefined;
   /** Model steps answered from the journal in this invocation (by step number). */
   readonly replayedSteps = new Set<number>();
   /** Hashes this invocation's model calls, each message once (request-hash.ts). */

@@ -279,8 +279,15 @@ async function answerFromRelated(args: {
 }): Promise<unknown> {
   const { session, related, toolCallId, toolName, input } = args;
   if (related.outcome.kind !== 'done') {
-    const elsewhere = new SideEffectElsewhereError({ runId: session.runId, otherRunId: related.runId, toolName, idempotencyKey: related.idempotencyKey });
-    session.failure ??= new ToolCallFailedError({ runId: session.runId, toolCallId, toolName, attempt: 0, cause: elsewhere });
+    const elsewhere = new SideEffectElsewhereError({
+      runId: session.runId,
+      toolCallId,
+      otherRunId: related.runId,
+      toolName,
+      idempotencyKey: related.idempotencyKey,
+    });
+    // The run's failure is the stop itself, not a tool that threw: its run-fail names SideEffectElsewhereError.
+    session.failure ??= elsewhere;
     throw elsewhere;
   }
   await session.append({

@@ -11,16 +11,7 @@ import { PostgresStorage } from '@/lib/durable/storage';
 import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { Ledger, REFUND_INPUT } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import {
-  gnlTool,
-  type Journal,
-  type RecordedEvent,
-  type RunHold,
-  runDurable,
-  SideEffectElsewhereError,
-  SideEffectRetryBlockedError,
-  ToolCallFailedError,
-} from '../index';
+import { gnlTool, type Journal, type RecordedEvent, type RunHold, runDurable, SideEffectElsewhereError, SideEffectRetryBlockedError } from '../index';
 
 const PROMPT = 'Refund o_17';
 
@@ -170,7 +161,7 @@ describeEachJournal('related runs of one job', (target) => {
     // The parent met the fork's refund: answered from it, or stopped while it was in flight, never executed.
     const parentEnds = endsOf(await journal.events(parentId), 'refund');
     if (parentEnds.length > 0) expect(parentEnds).toMatchObject([{ source: 'deduplicated', inheritedFrom: forkId }]);
-    else expect(ToolCallFailedError.isInstance(parentResult) && SideEffectElsewhereError.isInstance(parentResult.cause)).toBe(true);
+    else expect(SideEffectElsewhereError.isInstance(parentResult)).toBe(true);
   });
 
   it('the job’s lock keeps processes apart on Postgres (a session advisory lock); the embedded journal has one process, so none', async () => {
@@ -244,7 +235,7 @@ describeEachJournal('related runs of one job', (target) => {
     expect(endsOf(await journal.events(restartedId), 'refund')).toMatchObject([{ source: 'deduplicated', inheritedFrom: oldId }]);
   });
 
-  it('a restart meeting a refund of unknown outcome in the old run stops with SideEffectElsewhereError and executes nothing; once decided there, it answers from that decision', async () => {
+  it('a restart meeting a refund of unknown outcome in the old run stops with SideEffectElsewhereError (thrown and journaled as such, not wrapped as a tool that threw) and executes nothing; once decided there, it answers from that decision', async () => {
     const { ledger, tools, open, crashRefunds } = world();
     open();
     crashRefunds();
@@ -256,8 +247,13 @@ describeEachJournal('related runs of one job', (target) => {
     const restartedId = uniqueRunId('restarted');
     await createRestart(journal, restartedId, { runId: oldId, by: 'ops@example.com' });
     const first = await runDurable({ journal, runId: restartedId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch((error) => error);
-    expect(ToolCallFailedError.isInstance(first) && SideEffectElsewhereError.isInstance(first.cause)).toBe(true);
+    expect(SideEffectElsewhereError.isInstance(first)).toBe(true);
+    expect(first).toMatchObject({ runId: restartedId, toolCallId: 'p-refund', otherRunId: oldId, toolName: 'refund' });
     expect((first as Error).message).toContain(oldId);
+    // The run's failure as the journal holds it: the stop itself, naming the old run (VIOLATIONS.md 16).
+    const fails = (await journal.events(restartedId)).flatMap((e) => (e.type === 'run-fail' ? [e.error] : []));
+    expect(fails.at(-1)?.name).toBe('SideEffectElsewhereError');
+    expect(fails.at(-1)?.message).toContain(oldId);
     expect(await journal.getRun(restartedId)).toMatchObject({ status: 'failed' });
     expect(ledger.total).toBe(1);
 
