@@ -51,7 +51,7 @@ function world() {
       { sideEffect: true, maxRetries: 0 },
     ),
   };
-  return { ledger, tools, inTicket, open, crashRefunds: () => (refundOutcome = 'crash') };
+  return { ledger, tools, inTicket, open, crashRefunds: () => (refundOutcome = 'crash'), healRefunds: () => (refundOutcome = 'ok') };
 }
 
 const parentScript = (step: number): ScriptedStep =>
@@ -270,6 +270,49 @@ describeEachJournal('related runs of one job', (target) => {
     expect(second.status).toBe('completed');
     expect(ledger.total).toBe(1);
     expect(endsOf(await journal.events(restartedId), 'refund')).toMatchObject([{ idempotencyKey: key, inheritedFrom: oldId, output: { refundId: 'r_o_17' } }]);
+  });
+
+  it('a restart of a run whose refund a person marked not done, canceled by the restart before it tried again, refunds anew under its own key and completes: the decision is not asked again', async () => {
+    const { ledger, tools, open, crashRefunds, healRefunds } = world();
+    open();
+    crashRefunds();
+    const oldId = uniqueRunId('old-not-done');
+    const old = await runDurable({ journal, runId: oldId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectRetryBlockedError.isInstance(old)).toBe(true);
+    await journal.resolveSideEffect({ runId: oldId, toolCallId: 'p-refund', outcome: 'not-done', by: 'ops@example.com' });
+    const [oldStart] = startsOf(await journal.events(oldId), 'refund');
+    healRefunds();
+
+    // As restartRun does: the new run, then the old one canceled (it never tries its refund again).
+    const restartedId = uniqueRunId('restarted-not-done');
+    await createRestart(journal, restartedId, { runId: oldId, by: 'ops@example.com' });
+    await journal.cancel({ runId: oldId, by: 'ops@example.com', reason: `restarted as ${restartedId}` });
+    const restarted = await runDurable({ journal, runId: restartedId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools });
+    expect(restarted.status).toBe('completed');
+    const [start] = startsOf(await journal.events(restartedId), 'refund');
+    expect(start).toBeDefined();
+    expect((start as { idempotencyKey: string }).idempotencyKey).not.toBe((oldStart as { idempotencyKey: string }).idempotencyKey);
+    expect(endsOf(await journal.events(restartedId), 'refund')).toMatchObject([{ source: 'executed' }]);
+    // The outside counter: the old key's one (crashed) execution, the restart's one under its own key.
+    expect([...ledger.executions.values()]).toEqual([1, 1]);
+  });
+
+  it('a fork of a parent that may still retry a refund a person marked not done stops with SideEffectElsewhereError: the retry is the parent’s', async () => {
+    const { ledger, tools, open, crashRefunds } = world();
+    open();
+    crashRefunds();
+    const parentId = uniqueRunId('parent-not-done');
+    const parent = await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectRetryBlockedError.isInstance(parent)).toBe(true);
+    await journal.resolveSideEffect({ runId: parentId, toolCallId: 'p-refund', outcome: 'not-done', by: 'ops@example.com' });
+    // The parent is blocked, decided: its next resume refunds again under its key.
+    const forkId = uniqueRunId('fork-of-live');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    const fork = await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectElsewhereError.isInstance(fork)).toBe(true);
+    expect(fork).toMatchObject({ otherRunId: parentId, toolName: 'refund' });
+    expect(startsOf(await journal.events(forkId), 'refund')).toEqual([]);
+    expect(ledger.total).toBe(1);
   });
 });
 

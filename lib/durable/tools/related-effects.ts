@@ -12,8 +12,8 @@
  * The door (journaled-tool.ts) asks before a side effect with no key of its own executes: a match whose
  * outcome is recorded answers from that record (tool-call-end, source 'deduplicated', inheritedFrom); a
  * match whose outcome is unknown stops the run (SideEffectElsewhereError) until a person decides it in
- * the run that made it; a match known not to have acted (a final error) is not work done, so it is no
- * match. Keys this run already holds are taken: its n-th repeat meets the n-th matching effect.
+ * the run that made it; a match known not to have acted (a final error, or a person's "not done" in a run
+ * that can no longer try it again: outcomeOf) is not work done, so it is no match. Keys this run already holds are taken: its n-th repeat meets the n-th matching effect.
  * Runs with no origin and no fork read nothing here (the hot path pays nothing). docs/fork.md, docs/runtime.md.
  * Not seen: a restart of one of the job's forks from that fork's relatives (the old run names no restart).
  */
@@ -66,7 +66,7 @@ export async function jobEffects(read: ReadEvents, from: readonly string[], exce
     for (const op of state.operations.values()) {
       if (!op.sideEffect || keys.has(op.idempotencyKey)) continue;
       keys.add(op.idempotencyKey);
-      effects.push({ runId, toolName: op.toolName, input: op.input, idempotencyKey: op.idempotencyKey, outcome: outcomeOf(op) });
+      effects.push({ runId, toolName: op.toolName, input: op.input, idempotencyKey: op.idempotencyKey, outcome: outcomeOf(op, state) });
     }
     queue.push(...neighbours(state));
   }
@@ -95,8 +95,21 @@ export function matchRelated(
   );
 }
 
-function outcomeOf(op: ToolOperation): RelatedEffect['outcome'] {
+/**
+ * What the job knows of one run's side effect: its recorded output; a final error, or a person's "not
+ * done" (with no attempt since: a start clears the resolution) in a run that can never try it again
+ * (canceled or completed), is not performed; anything else is unknown. A "not done" in a run that may
+ * still go on (blocked, failed, running: a resume tries it again under its key) is that run's to redo,
+ * so a repeat elsewhere must not also do it anew: it stays unknown there.
+ */
+function outcomeOf(op: ToolOperation, holder: RunState): RelatedEffect['outcome'] {
   if (op.result?.kind === 'output') return { kind: 'done', output: op.result.output };
   if (op.result?.kind === 'error') return { kind: 'not-performed' };
+  if (op.resolution === 'not-done' && !canRetry(holder)) return { kind: 'not-performed' };
   return { kind: 'unknown' };
+}
+
+/** A run no invocation executes again: canceled (terminal) or completed. A failed run may be resumed. */
+function canRetry(state: RunState): boolean {
+  return state.status !== 'canceled' && state.status !== 'completed';
 }
