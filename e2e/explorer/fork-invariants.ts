@@ -9,7 +9,7 @@
  *   - a fork's call that repeats its parent's work after the fork point (same tool, same arguments),
  *     recorded when the fork runs, is answered from the parent's record under its key and sends nothing;
  *     new work gets a key of its own; every key reaches the world at most once from the fork's processes;
- *   - the parent is unchanged, but for run-forked events appended after it settled.
+ *   - the parent is unchanged, but for run-forked (and run-restarted) events appended after it settled.
  */
 import { type Check, decisionsJournaled, modelCalls, modelSteps, noWaitForDecided, sequence, type Verdict } from './invariants';
 import { isCopied, migrations } from './migrate-invariants';
@@ -167,12 +167,12 @@ function uniqueByKey<T extends { key: string }>(items: readonly T[]): T[] {
   return items.filter((item) => !seen.has(item.key) && seen.add(item.key) !== undefined);
 }
 
-/** The parent's rows now are its rows when it settled plus run-forked events only. */
+/** The parent's rows now are its rows when it settled plus run-forked and run-restarted events only (links to the job's other runs). */
 export function parentUnchanged(atSettle: JournalRead, now: JournalRead): Verdict {
   const verdict: Verdict = { checks: 1, violations: [] };
   const same = atSettle.events.every((e, i) => JSON.stringify(e) === JSON.stringify(now.events[i]));
   const added = now.events.slice(atSettle.events.length).map((e) => e.type);
-  if (!same || added.some((t) => t !== 'run-forked'))
+  if (!same || added.some((t) => t !== 'run-forked' && t !== 'run-restarted'))
     verdict.violations.push(`the parent changed after it settled: events added ${added.join(',')}${same ? '' : ', earlier events rewritten'}`);
   return verdict;
 }

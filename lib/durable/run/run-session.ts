@@ -10,7 +10,7 @@ import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
-import { isForkLink, type RunState } from '../projection/run-state';
+import { isJobLink, type RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
 import type { RelatedEffect } from '../tools/related-effects';
 import { OutcomeRoom } from './outcome-room';
@@ -140,7 +140,7 @@ export class RunSession {
     }
     try {
       const recorded = await this.hold.append(events);
-      await this.applyForksMadeMeanwhile(recorded);
+      await this.applyJobLinksMadeMeanwhile(recorded);
       for (const event of recorded) this.state.apply(event);
       settle(true);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
@@ -161,16 +161,16 @@ export class RunSession {
   }
 
   /**
-   * Someone else appended to this run since this invocation last did (the seqs skip): a fork made of it
-   * meanwhile is the job's (its side effects count for this run's: related-effects.ts), so its run-forked
-   * is applied here, in order. Other appends to an executing run are refused, or read as their own flags
+   * Someone else appended to this run since this invocation last did (the seqs skip): a fork or a restart
+   * made of it meanwhile is the job's (its side effects count for this run's: related-effects.ts), so its
+   * run-forked or run-restarted is applied here, in order. Other appends to an executing run are refused, or read as their own flags
    * (a cancel: the hold's). Rare: a load only when the seqs skip.
    */
-  private async applyForksMadeMeanwhile(recorded: readonly RecordedEvent[]): Promise<void> {
+  private async applyJobLinksMadeMeanwhile(recorded: readonly RecordedEvent[]): Promise<void> {
     const first = recorded[0]?.seq;
     const last = this.state.lastSeq;
     if (first === undefined || first <= last + 1) return;
-    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && isForkLink(event));
+    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && isJobLink(event));
     for (const event of meanwhile) this.state.apply(event);
   }
 

@@ -11,7 +11,16 @@ import { PostgresStorage } from '@/lib/durable/storage';
 import { DATABASE_URL, describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { Ledger, REFUND_INPUT } from '@/tests/support/refund-agent';
 import { type ScriptedStep, scriptedModel } from '@/tests/support/scripted-model';
-import { gnlTool, type Journal, type RecordedEvent, type RunHold, runDurable, SideEffectElsewhereError, SideEffectRetryBlockedError } from '../index';
+import {
+  gnlTool,
+  type Journal,
+  type RecordedEvent,
+  type RunHold,
+  runDurable,
+  SideEffectElsewhereError,
+  SideEffectRetryBlockedError,
+  ToolNotPerformedError,
+} from '../index';
 
 const PROMPT = 'Refund o_17';
 
@@ -26,7 +35,7 @@ function world() {
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
-  let refundOutcome: 'ok' | 'crash' = 'ok';
+  let refundOutcome: 'ok' | 'crash' | 'refuse' = 'ok';
   const tools = {
     ticket: gnlTool(
       tool({
@@ -43,6 +52,7 @@ function world() {
       tool({
         inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
         execute: async (input, { idempotencyKey }) => {
+          if (refundOutcome === 'refuse') throw new ToolNotPerformedError('the payment service refused: nothing was refunded');
           const receipt = ledger.refund(idempotencyKey as string, input);
           if (refundOutcome === 'crash') throw new Error('connection reset after the refund was sent');
           return receipt;
@@ -51,7 +61,15 @@ function world() {
       { sideEffect: true, maxRetries: 0 },
     ),
   };
-  return { ledger, tools, inTicket, open, crashRefunds: () => (refundOutcome = 'crash'), healRefunds: () => (refundOutcome = 'ok') };
+  return {
+    ledger,
+    tools,
+    inTicket,
+    open,
+    crashRefunds: () => (refundOutcome = 'crash'),
+    refuseRefunds: () => (refundOutcome = 'refuse'),
+    healRefunds: () => (refundOutcome = 'ok'),
+  };
 }
 
 const parentScript = (step: number): ScriptedStep =>
@@ -313,6 +331,75 @@ describeEachJournal('related runs of one job', (target) => {
     expect(fork).toMatchObject({ otherRunId: parentId, toolName: 'refund' });
     expect(startsOf(await journal.events(forkId), 'refund')).toEqual([]);
     expect(ledger.total).toBe(1);
+  });
+
+  it('a fork of a parent whose refund ended in a final error does not take the parent’s key for it: the refund is the fork’s own new work', async () => {
+    const { ledger, tools, open, refuseRefunds, healRefunds } = world();
+    open();
+    refuseRefunds();
+    const parentId = uniqueRunId('parent-refused');
+    expect((await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    expect(ledger.total).toBe(0);
+    const [parentStart] = startsOf(await journal.events(parentId), 'refund');
+    const parentKey = (parentStart as { idempotencyKey: string }).idempotencyKey;
+    healRefunds();
+    const forkId = uniqueRunId('fork-after-refusal');
+    const { plan } = await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    // The snapshot holds the key; the door reads its outcome at the call.
+    expect(plan.input.forkOf?.inheritedKeys.filter((k) => k.toolName === 'refund').map((k) => k.idempotencyKey)).toEqual([parentKey]);
+    expect((await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    const [forkStart] = startsOf(await journal.events(forkId), 'refund');
+    expect((forkStart as { idempotencyKey: string }).idempotencyKey).not.toBe(parentKey);
+    expect([...ledger.executions.keys()]).toEqual([(forkStart as { idempotencyKey: string }).idempotencyKey]);
+  });
+
+  it('a fork of a restarted parent meets the refund the restart made (the parent’s run-restarted names it): answered from the restart’s record, one refund across the job', async () => {
+    const { ledger, tools, open, refuseRefunds, healRefunds } = world();
+    open();
+    refuseRefunds();
+    const parentId = uniqueRunId('parent-restarted');
+    expect((await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    healRefunds();
+    // As restartRun does for a completed run: the new run, and the old run's link to it.
+    const restartId = uniqueRunId('restart');
+    await createRestart(journal, restartId, { runId: parentId, by: 'ops@example.com' });
+    expect(await journal.recordRestart({ runId: parentId, restartedAs: restartId, by: 'ops@example.com' })).toEqual({ recorded: true });
+    expect((await runDurable({ journal, runId: restartId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    expect(ledger.total).toBe(1);
+    const [restartStart] = startsOf(await journal.events(restartId), 'refund');
+
+    const forkId = uniqueRunId('fork-of-restarted');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    expect((await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    // The outside counter: the restart's refund only.
+    expect(ledger.total).toBe(1);
+    const forkEvents = await journal.events(forkId);
+    expect(startsOf(forkEvents, 'refund')).toEqual([]);
+    expect(endsOf(forkEvents, 'refund')).toMatchObject([
+      { idempotencyKey: (restartStart as { idempotencyKey: string }).idempotencyKey, source: 'deduplicated', inheritedFrom: restartId },
+    ]);
+    // The fork's copy holds none of the parent's links.
+    expect(forkEvents.filter((e) => e.type === 'run-restarted' || e.type === 'run-forked')).toEqual([]);
+  });
+
+  it('a fork made while its parent could still retry a refund marked not done, once the parent is canceled, refunds anew under its own key', async () => {
+    const { ledger, tools, open, crashRefunds, healRefunds } = world();
+    open();
+    crashRefunds();
+    const parentId = uniqueRunId('parent-then-canceled');
+    await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch(() => undefined);
+    await journal.resolveSideEffect({ runId: parentId, toolCallId: 'p-refund', outcome: 'not-done', by: 'ops@example.com' });
+    const [parentStart] = startsOf(await journal.events(parentId), 'refund');
+    const forkId = uniqueRunId('fork-then');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    healRefunds();
+    const stopped = await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectElsewhereError.isInstance(stopped)).toBe(true);
+    await journal.cancel({ runId: parentId, by: 'ops@example.com' });
+    expect((await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    const [forkStart] = startsOf(await journal.events(forkId), 'refund');
+    expect((forkStart as { idempotencyKey: string }).idempotencyKey).not.toBe((parentStart as { idempotencyKey: string }).idempotencyKey);
+    expect([...ledger.executions.values()]).toEqual([1, 1]);
   });
 });
 
