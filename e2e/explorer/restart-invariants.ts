@@ -188,7 +188,7 @@ export function judgeRestart(evidence: RestartEvidence): Verdict {
   return verdict;
 }
 
-interface WorkRecordOf {
+export interface WorkRecordOf {
   toolName: string;
   input: unknown;
   inputText: string;
@@ -198,7 +198,7 @@ interface WorkRecordOf {
 }
 
 /** A run's side effects, each key once, in order, with the outcome its rows hold last. */
-function workRecords(events: readonly Row[]): WorkRecordOf[] {
+export function workRecords(events: readonly Row[]): WorkRecordOf[] {
   const byKey = new Map<string, WorkRecordOf>();
   const keyOfCall = new Map<string, string>();
   for (const e of events) {
