@@ -92,6 +92,8 @@ export function compactLine(event: WireEvent, invocation?: Invocation): string {
       return `Migrated by ${event.by} to version ${event.toVersion ?? '?'}`;
     case 'run-forked':
       return `Forked at step ${event.atStep} by ${event.by} as ${event.childRunId}`;
+    case 'run-restarted':
+      return `Restarted by ${event.by} as ${event.restartedAs}${event.newAttempt ? ' (a new attempt)' : ''}`;
     case 'run-retry':
       return event.retryAt ? `Retry ${event.attempt + 1} of ${event.attempts} scheduled by ${event.by}` : `Attempts used up (${event.attempts})`;
     case 'tool-call-repair':

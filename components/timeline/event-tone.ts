@@ -21,6 +21,7 @@ export const TONE = {
   'run-resume-request': 'operator',
   'run-migrate': 'operator',
   'run-forked': 'operator',
+  'run-restarted': 'operator',
   'run-fail': 'problem',
   'run-retry': 'lifecycle',
   'tool-call-repair': 'tool',

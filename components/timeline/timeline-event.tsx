@@ -277,6 +277,21 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
           <Reason reason={event.reason} />
         </>
       );
+    case 'run-restarted':
+      return (
+        <>
+          <EventHeader title={`Restarted by ${event.by}${event.newAttempt ? ' as a new attempt' : ''}`} at={event.at}>
+            <Link href={`/runs/${encodeRunSegment(event.restartedAs)}`} className="text-link hover:underline" data-slot="restart-run">
+              <VisibleText text={event.restartedAs} />
+            </Link>
+          </EventHeader>
+          <Note>
+            {event.newAttempt
+              ? 'The new run does its side effects again under new keys.'
+              : 'The new run answers repeats of this run’s side effects from its record (one of unknown outcome stops it until decided here).'}
+          </Note>
+        </>
+      );
     case 'run-retry':
       return (
         <>

@@ -73,6 +73,7 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
     cancel: (request) => journal.cancel(request),
     requestResume: (request) => journal.requestResume(request),
     fork: (request) => journal.fork(request),
+    recordRestart: (request) => journal.recordRestart(request),
     importRun: (request) => journal.importRun(request),
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),

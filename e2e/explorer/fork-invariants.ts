@@ -3,16 +3,19 @@
  * was run to its end, from the outside world's store before and after the fork ran (the world
  * deduplicates by key then, as a payment API does), both runs' rows and the schedule log:
  *   - the fork's rows: sequence 1..n, one run-start naming its parent, step, operator and reason, and the
- *     parent one run-forked naming the fork; model steps as the model answered them; settled, completed;
+ *     parent one run-forked naming the fork; model steps as the model answered them; settled, completed,
+ *     or, when its parent was canceled (by its restart) holding work of unknown outcome, stopped: failed, its
+ *     last run-fail SideEffectElsewhereError naming the parent and that work's key (VIOLATIONS.md 19);
  *   - the shared part is replayed: no fork process asks the model for a step before the fork point, and
  *     no key started in the copied history reaches the outside world again;
  *   - a fork's call that repeats its parent's work after the fork point (same tool, same arguments),
  *     recorded when the fork runs, is answered from the parent's record under its key and sends nothing;
  *     new work gets a key of its own; every key reaches the world at most once from the fork's processes;
- *   - the parent is unchanged, but for run-forked events appended after it settled.
+ *   - the parent is unchanged, but for run-forked (and run-restarted) events appended after it settled.
  */
 import { type Check, decisionsJournaled, modelCalls, modelSteps, noWaitForDecided, sequence, type Verdict } from './invariants';
 import { isCopied, migrations } from './migrate-invariants';
+import { workRecords } from './restart-invariants';
 import type { ModelRequest } from './model-server';
 import type { KeyRecord } from './outside-world';
 import type { JournalRead, LogLine } from './protocol';
@@ -71,7 +74,11 @@ export function judgeFork(evidence: ForkEvidence): Verdict {
     () => `the parent has ${linked.length} run-forked events naming the fork: ${JSON.stringify(linked.map((e) => e.payload))}`,
   );
   const status = fork.run?.status;
-  check(status === 'completed', () => `the fork ends ${status ?? 'missing'}, not completed`);
+  const stop = stoppedByParent(evidence);
+  check(
+    status === 'completed' || (status === 'failed' && stop.ok),
+    () => `the fork ends ${status ?? 'missing'}, not completed${status === 'failed' ? ` (${stop.why})` : ''}`,
+  );
   const final = scenario.script.at(-1);
   if (status === 'completed')
     check(
@@ -83,6 +90,32 @@ export function judgeFork(evidence: ForkEvidence): Verdict {
   modelCalls({ ...rows, log: [...evidence.parentLog.filter((l) => l.kind === 'model'), ...log] }, check);
   keys(evidence, check);
   return verdict;
+}
+
+/**
+ * The one way a fork may end other than completed: its parent was canceled (by its restart) holding work
+ * of unknown outcome, which nothing will settle by running, and the fork's repeat of it stops with
+ * SideEffectElsewhereError (the door's, related-effects.ts), naming the parent and that work's key. Any
+ * other failure, or that error naming other work, is not this.
+ */
+function stoppedByParent(evidence: ForkEvidence): { ok: boolean; why: string } {
+  const { fork, parent } = evidence;
+  const fail = fork.events.filter((e) => e.type === 'run-fail').at(-1);
+  const error = fail?.payload.error as { name?: string; message?: string } | undefined;
+  if (error?.name !== 'SideEffectElsewhereError') return { ok: false, why: `its last run-fail names ${error?.name ?? 'nothing'}` };
+  if (parent.run?.status !== 'canceled')
+    return { ok: false, why: `it stopped with SideEffectElsewhereError, but its parent is ${parent.run?.status ?? 'missing'}, not canceled` };
+  const parentId = (fork.events[0]?.payload.input as { forkOf?: { runId?: string } } | undefined)?.forkOf?.runId;
+  const unknown = workRecords(parent.events).filter((w) => w.outcome === 'unknown');
+  const named = unknown.find(
+    (w) => error.message?.includes(`repeats the side effect run "${parentId}" started under key ${w.key}, whose outcome is unknown`) === true,
+  );
+  if (!named)
+    return {
+      ok: false,
+      why: `it stopped with SideEffectElsewhereError (${error.message?.slice(0, 300)}), naming none of its parent's work of unknown outcome (${unknown.map((w) => w.key).join(', ') || 'none'})`,
+    };
+  return { ok: true, why: `stopped on its parent's ${named.toolName} of unknown outcome (key ${named.key})` };
 }
 
 /** No fork process asks the model for a step before the fork point; none sends a key of the copied history. */
@@ -167,12 +200,12 @@ function uniqueByKey<T extends { key: string }>(items: readonly T[]): T[] {
   return items.filter((item) => !seen.has(item.key) && seen.add(item.key) !== undefined);
 }
 
-/** The parent's rows now are its rows when it settled plus run-forked events only. */
+/** The parent's rows now are its rows when it settled plus run-forked and run-restarted events only (links to the job's other runs). */
 export function parentUnchanged(atSettle: JournalRead, now: JournalRead): Verdict {
   const verdict: Verdict = { checks: 1, violations: [] };
   const same = atSettle.events.every((e, i) => JSON.stringify(e) === JSON.stringify(now.events[i]));
   const added = now.events.slice(atSettle.events.length).map((e) => e.type);
-  if (!same || added.some((t) => t !== 'run-forked'))
+  if (!same || added.some((t) => t !== 'run-forked' && t !== 'run-restarted'))
     verdict.violations.push(`the parent changed after it settled: events added ${added.join(',')}${same ? '' : ', earlier events rewritten'}`);
   return verdict;
 }

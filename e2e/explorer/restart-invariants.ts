@@ -13,8 +13,8 @@
  *     `inheritedFrom` the old run, under the old key, with the old output) and sends nothing; the restart
  *     starts nothing under an old key, and executes anew only work the old run holds no record of;
  *   - a repeat of old work whose outcome is unknown sends nothing and ends the restart failed, its last
- *     run-fail naming SideEffectElsewhereError (or a ToolCallFailedError carrying its message: the old run,
- *     the key; VIOLATIONS.md 16); a restart that meets no such work completes.
+ *     run-fail naming SideEffectElsewhereError, the old run and the key (VIOLATIONS.md 16); a restart that
+ *     meets no such work completes.
  */
 import { decisionsJournaled, modelCalls, modelSteps, noWaitForDecided, sequence, type Verdict } from './invariants';
 import { migrations } from './migrate-invariants';
@@ -150,15 +150,14 @@ export function judgeRestart(evidence: RestartEvidence): Verdict {
   const failName = failError?.name;
   if (stoppedAt) {
     const { work } = stoppedAt;
-    // The stop as the journal holds it: SideEffectElsewhereError, or (as the door journals it now, VIOLATIONS.md 16) the
-    // ToolCallFailedError that wraps it, whose message is SideEffectElsewhereError's: the old run and the key of the unknown work.
-    const wrapped =
-      failName === 'ToolCallFailedError' &&
+    // The stop as the journal holds it: SideEffectElsewhereError itself (never a ToolCallFailedError wrapping it, VIOLATIONS.md 16),
+    // naming the old run and the key of the unknown work.
+    const names =
       failError?.message?.includes(`repeats the side effect run "${evidence.oldRunId}" started under key ${work.key}, whose outcome is unknown`) === true;
     check(
-      status === 'failed' && (failName === 'SideEffectElsewhereError' || wrapped),
+      status === 'failed' && failName === 'SideEffectElsewhereError' && names,
       () =>
-        `the restart repeats ${work.toolName}(${work.inputText}), of unknown outcome in the old run (key ${work.key}): it ends ${status}, its last run-fail names ${failName ?? 'nothing'}, not SideEffectElsewhereError`,
+        `the restart repeats ${work.toolName}(${work.inputText}), of unknown outcome in the old run (key ${work.key}): it ends ${status}, its last run-fail names ${failName ?? 'nothing'} (${failError?.message?.slice(0, 200) ?? ''}), not SideEffectElsewhereError naming that run and key`,
     );
   } else {
     check(
@@ -189,7 +188,7 @@ export function judgeRestart(evidence: RestartEvidence): Verdict {
   return verdict;
 }
 
-interface WorkRecordOf {
+export interface WorkRecordOf {
   toolName: string;
   input: unknown;
   inputText: string;
@@ -199,7 +198,7 @@ interface WorkRecordOf {
 }
 
 /** A run's side effects, each key once, in order, with the outcome its rows hold last. */
-function workRecords(events: readonly Row[]): WorkRecordOf[] {
+export function workRecords(events: readonly Row[]): WorkRecordOf[] {
   const byKey = new Map<string, WorkRecordOf>();
   const keyOfCall = new Map<string, string>();
   for (const e of events) {

@@ -355,7 +355,7 @@ export async function runSchedule(args: {
       );
     else if (process.env.EXPLORER_DUMP === 'always')
       console.error(
-        `[explorer] ${scenario.name}: journal and log:\n${dump(parentRows, log)}${restarts.map((r) => `\n  restart ${r.childRunId}:\n${dump(r.rows, [])}`).join('')}`,
+        `[explorer] ${scenario.name}: journal and log:\n${dump(parentRows, log)}${restarts.map((r) => `\n  restart ${r.childRunId}:\n${dump(r.rows, [])}`).join('')}${forks.map((f) => `\n  fork ${f.childRunId}:\n${dump(f.rows, [])}`).join('')}`,
       );
   } finally {
     await world.close();

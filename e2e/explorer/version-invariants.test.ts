@@ -181,9 +181,65 @@ describe('the fork invariants', () => {
     expect(judgeFork(evidence('k1', 1)).violations.join('\n')).toContain('key k0, of the shared part, reached the outside world 1 more times');
   });
 
-  it('says so when the parent changed after it settled, but for run-forked', () => {
+  /** The parent canceled by its restart while its second refund (k1) was of unknown outcome; the fork's repeat of it stops with `error`. */
+  const stoppedFork = (error: { name: string; message: string }, parentStatus = 'canceled') => {
+    const canceledParent: JournalRead = {
+      run: { status: parentStatus, lastSeq: 7 },
+      events: rows([
+        { type: 'run-start', payload: { input: { system: SYSTEMS.v1 } } },
+        step(0, 'refund'),
+        startOf('c0', 'k0', 1),
+        endOf('c0', 'k0'),
+        step(1, 'refund'),
+        startOf('c1', 'k1', 3),
+        { type: 'run-restarted', payload: { restartedAs: 'p:restart-1', by: OPERATOR } },
+        { type: 'run-cancel', payload: { by: OPERATOR, reason: 'restarted as p:restart-1' } },
+        { type: 'run-forked', payload: { childRunId: 'p:fork-0', atStep: 2, by: OPERATOR, reason: 'again' } },
+      ]),
+    };
+    const stopped: JournalRead = {
+      run: { status: 'failed', lastSeq: 6 },
+      events: rows([
+        { type: 'run-start', payload: { input: { system: SYSTEMS.v1, forkOf: { runId: 'p', atStep: 2, by: OPERATOR, reason: 'again', copiedEvents: 3 } } } },
+        step(0, 'refund'),
+        startOf('c0', 'k0', 1),
+        endOf('c0', 'k0'),
+        step(1, 'refund'),
+        { type: 'run-fail', payload: { error } },
+      ]),
+    };
+    const base = evidence('k1');
+    return {
+      ...base,
+      parent: canceledParent,
+      fork: stopped,
+      log: base.log.slice(0, 2),
+      modelRequests: base.modelRequests.slice(0, 2),
+    };
+  };
+  const elsewhere = (key: string) => ({
+    name: 'SideEffectElsewhereError',
+    message: `Run "p:fork-0" stops: its refund call c1 repeats the side effect run "p" started under key ${key}, whose outcome is unknown. Mark it done or not done in run "p", then resume this run.`,
+  });
+
+  it('passes a fork of a parent canceled with a refund of unknown outcome that stops on it with SideEffectElsewhereError naming the parent and its key', () => {
+    expect(judgeFork(stoppedFork(elsewhere('k1'))).violations).toEqual([]);
+  });
+
+  it('says so when such a fork fails otherwise: another error, SideEffectElsewhereError naming other work, or a parent that was not canceled', () => {
+    const failed = (e: ReturnType<typeof stoppedFork>) => judgeFork(e).violations.join('\n');
+    expect(failed(stoppedFork({ name: 'ToolCallFailedError', message: elsewhere('k1').message }))).toContain(
+      'the fork ends failed, not completed (its last run-fail names ToolCallFailedError)',
+    );
+    expect(failed(stoppedFork(elsewhere('k0')))).toContain("naming none of its parent's work of unknown outcome (k1)");
+    expect(failed(stoppedFork(elsewhere('k1'), 'completed'))).toContain('but its parent is completed, not canceled');
+  });
+
+  it('says so when the parent changed after it settled, but for run-forked and run-restarted', () => {
     const rewritten = { ...parent, events: [...parent.events, { seq: 10, type: 'tool-call-start', payload: {} }] };
     expect(parentUnchanged(parent, rewritten).violations).toHaveLength(1);
+    const linked = { ...parent, events: [...parent.events, { seq: 10, type: 'run-restarted', payload: { restartedAs: 'p:restart-1', by: OPERATOR } }] };
+    expect(parentUnchanged(parent, linked).violations).toEqual([]);
     expect(parentUnchanged({ ...parent, events: parent.events.slice(0, 8) }, parent).violations).toEqual([]);
   });
 });

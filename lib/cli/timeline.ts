@@ -183,6 +183,8 @@ export class TimelineWriter {
           summary: `forked at step ${event.atStep} as ${clean(event.childRunId)} by ${clean(event.by)}`,
           details: [`reason: ${quoted(event.reason, max)}`],
         };
+      case 'run-restarted':
+        return { summary: `restarted as ${clean(event.restartedAs)} by ${clean(event.by)}${event.newAttempt ? ' (a new attempt)' : ''}`, details: [] };
       case 'run-retry':
         return {
           summary: `attempt ${event.attempt}/${event.attempts} failed (${clean(event.error.name)}): ${event.retryAt ? `next attempt at ${clean(event.retryAt)}` : 'no attempts left'} · by ${clean(event.by)}`,

@@ -53,15 +53,18 @@ export class SideEffectRetryBlockedError extends GnlError {
 export class SideEffectElsewhereError extends GnlError {
   override name = 'SideEffectElsewhereError';
   readonly runId: string;
+  /** This run's call that stopped. */
+  readonly toolCallId: string;
   readonly otherRunId: string;
   readonly toolName: string;
   readonly idempotencyKey: string;
-  constructor(args: { runId: string; otherRunId: string; toolName: string; idempotencyKey: string }) {
+  constructor(args: { runId: string; toolCallId: string; otherRunId: string; toolName: string; idempotencyKey: string }) {
     super(
-      `Run "${args.runId}" stops: its ${args.toolName} call repeats the side effect run "${args.otherRunId}" started under key ` +
+      `Run "${args.runId}" stops: its ${args.toolName} call ${args.toolCallId} repeats the side effect run "${args.otherRunId}" started under key ` +
         `${args.idempotencyKey}, whose outcome is unknown. Mark it done or not done in run "${args.otherRunId}", then resume this run.`,
     );
     this.runId = args.runId;
+    this.toolCallId = args.toolCallId;
     this.otherRunId = args.otherRunId;
     this.toolName = args.toolName;
     this.idempotencyKey = args.idempotencyKey;

@@ -128,4 +128,4 @@ export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFiel
 export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, RunInput, ErrorInfo, TraceContext } from './journal';
 export { errorInfo } from './journal';
 export type { RunSummary } from './projection';
-export type { ApprovalDecisionRequest, ApproveRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
+export type { ApprovalDecisionRequest, ApproveRequest, RestartLinkRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';

@@ -8,6 +8,8 @@ export {
   planDecision,
   planCancel,
   planResumeRequest,
+  planRestartLink,
+  restartLinkRequestSchema,
   approvalDecisionSchema,
   approveRequestSchema,
   sideEffectResolutionSchema,

@@ -157,8 +157,8 @@ export async function previewRestart(runId: string, request: ExecutorContext & {
 }
 
 /**
- * Starts the run's input again as a new run of its agent as it is now, and abandons the old run
- * (reason "restarted as <new runId>"). The new run is enqueued like any startRun.
+ * Starts the run's input again as a new run of its agent as it is now, records the restart on the old run
+ * (run-restarted) and abandons it (reason "restarted as <new runId>"). The new run is enqueued like any startRun.
  */
 export async function restartRun(given: string, request: RestartRequest): Promise<StartedRun & { restartOf: string }> {
   const resolved = resolveContext(request);
@@ -176,6 +176,9 @@ export async function restartRun(given: string, request: RestartRequest): Promis
     },
     { restartOf: { runId, by: request.by, ...(request.newAttempt === true ? { newAttempt: true } : {}) } },
   );
+  // The old run names its restart (run-restarted), so the job's other runs (its forks, its parent) find the
+  // restart's work: the door's related-effects.ts walks restarts both ways. A repeated restart writes nothing.
+  await resolved.journal.recordRestart({ runId, restartedAs: started.runId, by: request.by, ...(request.newAttempt === true ? { newAttempt: true } : {}) });
   const finished = old.status === 'completed' || old.status === 'canceled';
   await resolved.queue.abandon({
     runId,

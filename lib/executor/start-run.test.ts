@@ -145,6 +145,29 @@ describeEachStorage('startRun and run control', (holder) => {
     expect(restarted.run.input.restartOf).toEqual({ runId, by: 'ops@example.com' });
   });
 
+  it('restartRun records the restart on the old run (one run-restarted naming the new run, before its cancel); the same restart again records nothing more', async () => {
+    const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    const newId = uniqueRunId('support:restart');
+    const restarted = await restartRun(runId, { ...ctx(), by: 'ops@example.com', runId: newId });
+    expect(restarted.runId).toBe(newId);
+    const types = (await holder.storage.runs.events(runId)).map((e) => e.type);
+    expect(types).toEqual(['run-start', 'run-restarted', 'run-cancel']);
+    expect((await holder.storage.runs.events(runId)).find((e) => e.type === 'run-restarted')).toMatchObject({ restartedAs: newId, by: 'ops@example.com' });
+    expect(await holder.storage.runs.recordRestart({ runId, restartedAs: newId, by: 'ops@example.com' })).toEqual({ recorded: false });
+    await restartRun(runId, { ...ctx(), by: 'ops@example.com', runId: newId });
+    expect((await holder.storage.runs.events(runId)).filter((e) => e.type === 'run-restarted')).toHaveLength(1);
+    // A completed run is restarted too, and says so; a new attempt is recorded as one.
+    const done = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    const hold = await holder.storage.runs.hold(done.runId);
+    await hold.append([{ type: 'run-complete', text: 'done', finishReason: 'stop', steps: 1 }]);
+    await hold.release();
+    const again = await restartRun(done.runId, { ...ctx(), by: 'ops@example.com', newAttempt: true });
+    expect((await holder.storage.runs.events(done.runId)).slice(-1)).toMatchObject([{ type: 'run-restarted', restartedAs: again.runId, newAttempt: true }]);
+    await expect(holder.storage.runs.recordRestart({ runId: uniqueRunId('nobody'), restartedAs: newId, by: 'ops@example.com' })).rejects.toMatchObject({
+      reason: 'unknown-run',
+    });
+  });
+
   it('previewRestart says what a restart does with each recorded side effect; a new attempt is asked for explicitly and recorded with who asked', async () => {
     const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
     const hold = await holder.storage.runs.hold(runId);

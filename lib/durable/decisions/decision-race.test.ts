@@ -54,6 +54,7 @@ function bound(journal: Journal): Journal {
     cancel: (request) => journal.cancel(request),
     requestResume: (request) => journal.requestResume(request),
     fork: (request) => journal.fork(request),
+    recordRestart: (request) => journal.recordRestart(request),
     importRun: (request) => journal.importRun(request),
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),

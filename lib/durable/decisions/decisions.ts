@@ -62,6 +62,9 @@ export const toolResultSchema = z.object({
 /** What a cancel and a resume request carry: the run, who asks, why. */
 const runRequestSchema = z.object({ runId: base.runId, by: base.by, reason: base.reason });
 export const cancelRequestSchema = runRequestSchema;
+/** A restart recorded on the run it restarts (journal.recordRestart): the new run, who restarted, whether as a new attempt. */
+export const restartLinkRequestSchema = z.object({ runId: base.runId, restartedAs: base.runId, by: base.by, newAttempt: z.boolean().optional() });
+export type RestartLinkRequest = z.input<typeof restartLinkRequestSchema>;
 const isoInstant = z.iso.datetime({ offset: true });
 export const resumeRequestSchema = runRequestSchema.extend({
   /** A scheduled resume: the instant (ISO 8601 with a zone, or a Date) before which no executor invokes the run. Absent: at once. */
@@ -207,6 +210,23 @@ export function planResumeRequest(args: {
     ...(request.reason ? { reason: request.reason } : {}),
     ...(request.resumeAt ? { resumeAt: request.resumeAt } : {}),
   };
+}
+
+/**
+ * The run-restarted a restart appends to the run it restarts: any run that exists, finished or not (a
+ * completed run is restarted too). Undefined when the run names that restart already (a repeated
+ * restartRun with the same new run id): nothing to write.
+ */
+export function planRestartLink(args: {
+  request: z.output<typeof restartLinkRequestSchema>;
+  status: string | undefined;
+  /** The new runs the run's run-restarted events name already. */
+  restartedAs: readonly string[];
+}): JournalEvent | undefined {
+  const { request, status, restartedAs } = args;
+  if (status === undefined) throw new DecisionConflictError({ runId: request.runId, toolCallId: '', reason: 'unknown-run' });
+  if (restartedAs.includes(request.restartedAs)) return undefined;
+  return { type: 'run-restarted', restartedAs: request.restartedAs, by: request.by, ...(request.newAttempt === true ? { newAttempt: true } : {}) };
 }
 
 /** A request about a whole run needs one that exists and has not ended: DecisionConflictError otherwise (a canceled one names who canceled it). */

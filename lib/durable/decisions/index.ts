@@ -1,6 +1,6 @@
 /**
  * Operator decisions. decisions.ts holds the requests (approve, reject, resolve a side effect, provide a
- * tool result, cancel, resume), their zod schemas, and planDecision, the pure plan the journal appends
+ * tool result, cancel, resume, the link a restart leaves on the run it restarts), their zod schemas, and planDecision, the pure plan the journal appends
  * under the run's row lock. approved-input.ts: edit, then approve (the hash of the approved arguments and
  * the checks before they execute). The tests here race decisions against running invocations.
  * An entry for readers and for code outside lib/durable; files of the core import each other directly, and
@@ -14,6 +14,9 @@ export {
   planDecision,
   planCancel,
   planResumeRequest,
+  planRestartLink,
+  restartLinkRequestSchema,
+  type RestartLinkRequest,
   approvalDecisionSchema,
   approveRequestSchema,
   sideEffectResolutionSchema,

@@ -8,6 +8,9 @@
  *     lineage recorded after the fork point (`forkOf.inheritedKeys`) repeats it: the fork's n-th such call
  *     (in the order of its model steps) takes the n-th such key. Any other call is new work, with a key
  *     made from the fork's own run id (a call id alone proves nothing across runs: providers reuse them).
+ *     Work the job knows was not performed (a final error, a "not done" nothing will retry: the door reads
+ *     it at the call, related-effects.ts, and passes `notPerformed`) is no work to repeat: its key is not
+ *     taken, so the fork's call is the fork's own new work, never the parent's under the parent's name.
  * Undefined: not a fork, or a new 'call' key (the caller makes it from the fork's id, as for any run).
  */
 import { canonicalJson } from '../identity/canonical-json';
@@ -23,13 +26,17 @@ export function forkCallKey(args: {
   input: unknown;
   options: GnlToolOptions;
   scheme: KeyScheme;
+  /** Keys of the job's work known not performed, read at the call (the door's). Default: none known. */
+  notPerformed?: ReadonlySet<string>;
 }): string | undefined {
-  const { state, toolCallId, toolName, input, options, scheme } = args;
+  const { state, toolCallId, toolName, input, options, scheme, notPerformed } = args;
   const forkOf = state.input?.forkOf;
   if (!forkOf) return undefined;
   if (options.idempotency === 'args') return idempotencyKey({ kind: 'args', runId: forkOf.rootRunId, toolName, input }, scheme);
   const same = sameWork(toolName, input);
-  const candidates = forkOf.inheritedKeys.filter((inherited) => same(inherited.toolName, inherited.input));
+  const candidates = forkOf.inheritedKeys.filter(
+    (inherited) => same(inherited.toolName, inherited.input) && notPerformed?.has(inherited.idempotencyKey) !== true,
+  );
   if (candidates.length === 0) return undefined;
   return candidates[ordinalOf(state, forkOf.atStep - 1, toolCallId)]?.idempotencyKey;
 }

@@ -115,6 +115,24 @@ describe('forkCallKey', () => {
     expect([key(state, 'x'), key(state, 'y'), key(state, 'z')]).toEqual(['k1', 'k2', undefined]);
   });
 
+  it('takes no inherited key of work the job knows was not performed: the n-th repeat takes the n-th key of work that may have acted', () => {
+    const state = forked([call('x'), call('y')]);
+    const keys = (notPerformed: string[]) =>
+      ['x', 'y'].map((id) =>
+        forkCallKey({
+          state,
+          toolCallId: id,
+          toolName: 'refund',
+          input: refund,
+          options: { sideEffect: true },
+          scheme: 1,
+          notPerformed: new Set(notPerformed),
+        }),
+      );
+    expect(keys(['k1'])).toEqual(['k2', undefined]);
+    expect(keys(['k1', 'k2'])).toEqual([undefined, undefined]);
+  });
+
   it('gives other arguments no inherited key, and makes args keys from the root run', () => {
     const other = { orderId: 'o_18', amount: 40 };
     const state = forked([call('x', other)]);

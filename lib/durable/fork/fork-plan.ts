@@ -7,7 +7,7 @@
  * before the parent's step-N model-step) and asks the model again at step N. The kept history is
  * copied into the fork's own journal, so replaying it calls neither the model nor a tool, and the fork
  * is self-contained (it never reads its parent again). What is not copied: the parent's own run-start
- * (the fork writes its own, `input.forkOf` naming the parent), its forks, cancels and resume requests
+ * (the fork writes its own, `input.forkOf` naming the parent), its forks and restarts, cancels and resume requests
  * (operator acts on the parent, not history the fork replays), its run-fail and run-complete events
  * (an invocation's ending; the fork's invocations record their own) and its replay mismatches.
  *
@@ -65,6 +65,7 @@ export interface ForkPlan {
 const NOT_COPIED = new Set<JournalEvent['type']>([
   'run-start',
   'run-forked',
+  'run-restarted',
   'run-cancel',
   'run-resume-request',
   'run-fail',

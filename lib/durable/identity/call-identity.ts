@@ -16,17 +16,26 @@ import { encodeJson } from '../journal/json-codec';
 import { operationKey } from './operation-key';
 import type { RunState } from '../projection/run-state';
 
-export function callIdentity(args: { runId: string; state: RunState; toolCallId: string; toolName: string; given: unknown; options: GnlToolOptions }): {
+export function callIdentity(args: {
+  runId: string;
+  state: RunState;
+  toolCallId: string;
+  toolName: string;
+  given: unknown;
+  options: GnlToolOptions;
+  /** Keys of the job's work known not performed (fork-keys.ts); the door reads them at the call. */
+  notPerformed?: ReadonlySet<string>;
+}): {
   key: string;
   input: unknown;
 } {
-  const { runId, state, toolCallId, toolName, given, options } = args;
+  const { runId, state, toolCallId, toolName, given, options, notPerformed } = args;
   const input = state.inputOfCall.has(toolCallId) ? sameOrRecorded(state.inputOfCall.get(toolCallId), given) : given;
   const scheme = state.keyScheme(runId);
   // A fork's new call may repeat its lineage's work, under that work's key (fork-keys.ts).
   const key =
     state.keyOfCall.get(toolCallId) ??
-    forkCallKey({ state, toolCallId, toolName, input, options, scheme }) ??
+    forkCallKey({ state, toolCallId, toolName, input, options, scheme, ...(notPerformed ? { notPerformed } : {}) }) ??
     operationKey({ runId, toolCallId, toolName, input, options, scheme });
   return { key, input };
 }

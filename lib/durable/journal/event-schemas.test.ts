@@ -141,6 +141,7 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
     reason: 'new wording',
   },
   'run-forked': { type: 'run-forked', childRunId: 'refunds:fork-1', atStep: 2, by: 'alice', reason: 'try without the refund' },
+  'run-restarted': { type: 'run-restarted', restartedAs: 'refunds:restart-1', by: 'alice', newAttempt: true },
   'run-retry': { type: 'run-retry', by: 'worker-1', attempt: 1, attempts: 5, error: { name: 'AI_RetryError', message: '503' }, retryAt: at },
 };
 

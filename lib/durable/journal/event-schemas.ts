@@ -404,6 +404,14 @@ const runMigrate = eventType(
  */
 const runForked = eventType('run-forked', { childRunId: z.string(), atStep: z.number().int().min(1), by: z.string(), reason: z.string() }, []);
 
+/**
+ * An operator restarted the run (restartRun): the new run's id (its run-start carries the link back,
+ * `input.restartOf`), who, and whether they asked for a new attempt. Inert like run-forked: status,
+ * pending and replay unchanged. It lets the job's other runs (this run's forks, its parent) find the
+ * restart: related-effects.ts walks it. Absent for restarts made before it was recorded.
+ */
+const runRestarted = eventType('run-restarted', { restartedAs: z.string(), by: z.string(), newAttempt: z.boolean().optional() }, []);
+
 /** Every event type. A type missing here is no event: nothing can write it (JournalEvent does not hold it). */
 const EVENT_TYPES = [
   runStart,
@@ -425,6 +433,7 @@ const EVENT_TYPES = [
   runFail,
   runMigrate,
   runForked,
+  runRestarted,
   runRetry,
 ] as const;
 

@@ -3,7 +3,7 @@
  * Adapters (lib/durable/storage) share one implementation, PostgresJournal (on a Postgres server, and on
  * PGlite, the embedded Postgres); journal-contract.test.ts proves them equal. The core never sees a driver.
  */
-import type { ApprovalDecisionRequest, ApproveRequest, SideEffectResolutionRequest, ToolResultRequest } from '../decisions/decisions';
+import type { ApprovalDecisionRequest, ApproveRequest, RestartLinkRequest, SideEffectResolutionRequest, ToolResultRequest } from '../decisions/decisions';
 import type { Decision, JournalEvent, RecordedEvent, RunInput, TraceContext } from './events';
 import type { ForkPlan } from '../fork/fork-plan';
 import type { JournalForkRequest } from '../fork/fork-request';
@@ -75,6 +75,13 @@ export interface Journal {
    * Refusals are ForkRefusedError (nothing written); an invalid request is JournalDataError.
    */
   fork(request: JournalForkRequest): Promise<{ created: boolean; plan: ForkPlan }>;
+  /**
+   * Records on a run that an operator restarted it as `restartedAs` (`run-restarted`; restartRun appends it
+   * once the new run exists), so that the job's other runs (the run's forks, its parent) find the restart:
+   * the door's related-effects.ts walks it. Any run that exists, finished or not; an unknown run is
+   * DecisionConflictError. The same link again writes nothing: `recorded: false`.
+   */
+  recordRestart(request: RestartLinkRequest): Promise<{ recorded: boolean }>;
   /**
    * Brings a run in from an export (run-export.ts): in one transaction, creates `runId` with the events as
    * they were recorded (their sequence numbers and times), then appends `then` (an evidence import's

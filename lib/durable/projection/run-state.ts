@@ -86,9 +86,12 @@ export function decisionIn(event: RecordedEvent): { toolCallId: string; kind: Pe
   return undefined;
 }
 
-/** A run-forked event: another run of the job was made from this one (an executing run applies one appended meanwhile: run-session.ts). */
-export function isForkLink(event: RecordedEvent): boolean {
-  return event.type === 'run-forked';
+/**
+ * A run-forked or run-restarted event: another run of the job was made from this one (an executing run
+ * applies one appended meanwhile: run-session.ts).
+ */
+export function isJobLink(event: RecordedEvent): boolean {
+  return event.type === 'run-forked' || event.type === 'run-restarted';
 }
 
 export interface ToolOperation {
@@ -197,6 +200,8 @@ export class RunState {
   readonly repairs = new Map<string, unknown>();
   /** The forks operators made of this run (its run-forked events), in order. */
   readonly forks: { childRunId: string; atStep: number; by: string; reason: string; at: Date; seq: number }[] = [];
+  /** The runs operators restarted this run as (its run-restarted events), in order. */
+  readonly restarts: { restartedAs: string; by: string; newAttempt: boolean; at: Date; seq: number }[] = [];
   /** Every run-retry, in order: each automatic attempt after a transient failure. */
   readonly retries: RetryRecord[] = [];
   /**
@@ -424,6 +429,9 @@ export class RunState {
         return;
       case 'run-forked': // audit and link only: the child's run-start holds the copy
         this.forks.push({ childRunId: event.childRunId, atStep: event.atStep, by: event.by, reason: event.reason, at: event.at, seq: event.seq });
+        return;
+      case 'run-restarted': // audit and link only: the new run's run-start names this one
+        this.restarts.push({ restartedAs: event.restartedAs, by: event.by, newAttempt: event.newAttempt === true, at: event.at, seq: event.seq });
         return;
       case 'run-resume-request': // audit: who asked for the resume, and why; a person's resume starts the attempts afresh
         this.retryStreak = 0;

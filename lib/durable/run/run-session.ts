@@ -5,12 +5,12 @@
  * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
  * as a tool error).
  */
-import { JournalDataError, RunDivergedError, RunEventLimitError, type ToolCallFailedError } from '../errors';
+import { JournalDataError, RunDivergedError, RunEventLimitError, type SideEffectElsewhereError, type ToolCallFailedError } from '../errors';
 import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
-import { isForkLink, type RunState } from '../projection/run-state';
+import { isJobLink, type RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
 import type { RelatedEffect } from '../tools/related-effects';
 import { OutcomeRoom } from './outcome-room';
@@ -31,8 +31,11 @@ export class RunSession {
   fatal: unknown;
   /** The run was canceled (journal.cancel) while this invocation executed it. */
   canceled = false;
-  /** A tool threw: the run fails after the step's other calls settle. */
-  failure: ToolCallFailedError | undefined;
+  /**
+   * A tool threw (ToolCallFailedError, the tool's error as its cause), or a call repeats work of unknown
+   * outcome in another run of the job (SideEffectElsewhereError): the run fails with it after the step's other calls settle.
+   */
+  failure: ToolCallFailedError | SideEffectElsewhereError | undefined;
   /** Model steps answered from the journal in this invocation (by step number). */
   readonly replayedSteps = new Set<number>();
   /** Hashes this invocation's model calls, each message once (request-hash.ts). */
@@ -137,7 +140,7 @@ export class RunSession {
     }
     try {
       const recorded = await this.hold.append(events);
-      await this.applyForksMadeMeanwhile(recorded);
+      await this.applyJobLinksMadeMeanwhile(recorded);
       for (const event of recorded) this.state.apply(event);
       settle(true);
       // Canceled from anywhere: the append said so. Stop at the step boundary; run no other tool.
@@ -158,16 +161,16 @@ export class RunSession {
   }
 
   /**
-   * Someone else appended to this run since this invocation last did (the seqs skip): a fork made of it
-   * meanwhile is the job's (its side effects count for this run's: related-effects.ts), so its run-forked
-   * is applied here, in order. Other appends to an executing run are refused, or read as their own flags
+   * Someone else appended to this run since this invocation last did (the seqs skip): a fork or a restart
+   * made of it meanwhile is the job's (its side effects count for this run's: related-effects.ts), so its
+   * run-forked or run-restarted is applied here, in order. Other appends to an executing run are refused, or read as their own flags
    * (a cancel: the hold's). Rare: a load only when the seqs skip.
    */
-  private async applyForksMadeMeanwhile(recorded: readonly RecordedEvent[]): Promise<void> {
+  private async applyJobLinksMadeMeanwhile(recorded: readonly RecordedEvent[]): Promise<void> {
     const first = recorded[0]?.seq;
     const last = this.state.lastSeq;
     if (first === undefined || first <= last + 1) return;
-    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && isForkLink(event));
+    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && isJobLink(event));
     for (const event of meanwhile) this.state.apply(event);
   }
 

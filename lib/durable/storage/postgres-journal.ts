@@ -29,6 +29,9 @@ import {
   type CancelRequest,
   planResumeRequest,
   resumeRequestSchema,
+  planRestartLink,
+  restartLinkRequestSchema,
+  type RestartLinkRequest,
   type ResumeRequest,
   type RecordedEvent,
   type RunHold,
@@ -275,6 +278,27 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     });
     announce(announcer, runId, recorded);
     return (recorded[0] as RecordedEvent).at;
+  }
+
+  /** Under the run's row lock: the restarts it names already, the pure plan, at most one append. */
+  async recordRestart(request: RestartLinkRequest): Promise<{ recorded: boolean }> {
+    const parsed = parse(restartLinkRequestSchema, request, 'recordRestart');
+    const runId = await this.runIdOf(parsed.runId);
+    const restartedAs = await this.runIdOf(parsed.restartedAs);
+    const { sql: driver } = await this.db();
+    const { announcer } = this.backend;
+    const recorded = await driver.transaction(async (tx) => {
+      const [run] = await tx.query<{ status: string }>('select status from gnl.runs where run_id = $1::text for update', [runId]);
+      const named = await tx.query<{ restarted_as: string }>(
+        `select payload->>'restartedAs' as restarted_as from gnl.run_events where run_id = $1::text and type = 'run-restarted'`,
+        [runId],
+      );
+      const event = planRestartLink({ request: { ...parsed, runId, restartedAs }, status: run?.status, restartedAs: named.map((r) => r.restarted_as) });
+      if (!event) return [];
+      return appendEvents(tx, runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
+    });
+    announce(announcer, runId, recorded);
+    return { recorded: recorded.length > 0 };
   }
 
   /**

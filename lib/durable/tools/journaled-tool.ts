@@ -29,7 +29,7 @@ import type { ToolOperation } from '../projection/run-state';
 import { settleUnknownOutcome } from './unknown-outcome';
 import { appendPerformedEnd, markerAwareModelOutput } from './unencodable-output';
 import { lockJob } from './job-lock';
-import { matchRelated, type RelatedEffect } from './related-effects';
+import { matchRelated, notPerformedKeys, type RelatedEffect } from './related-effects';
 import { ATTR } from '../telemetry/tracing';
 
 type AnyTool = Tool<any, any>;
@@ -71,13 +71,13 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
       const job = options.sideEffect === true && !session.state.keyOfCall.has(toolCallId) ? await session.job?.() : undefined;
       const release = job === undefined ? async () => {} : await lockJob(job, session.hold);
       let related: RelatedEffect | undefined;
+      let key = identity.key;
       try {
-        related = job === undefined ? undefined : await relatedMatch(session, toolName, input);
+        if (job !== undefined) ({ related, key } = await jobKey({ session, toolCallId, toolName, given, input, options, fallback: identity.key }));
       } catch (error) {
         await release();
         throw error;
       }
-      const key = related?.idempotencyKey ?? identity.key;
       const span = session.trace?.toolCall({ toolName, toolCallId, idempotencyKey: key, sideEffect: options.sideEffect === true });
       const recordedBefore = session.state.operations.get(key)?.result !== undefined;
       // One execution per key at a time: a twin waits for the one running, then for any that started meanwhile.
@@ -260,10 +260,31 @@ async function replay(args: { session: RunSession; op: ToolOperation; toolCallId
   return result.output;
 }
 
-/** The related run's effect this call repeats, read now (related-effects.ts); undefined for a run with no related runs. */
-async function relatedMatch(session: RunSession, toolName: string, input: unknown): Promise<RelatedEffect | undefined> {
-  if (!session.related) return undefined;
-  return matchRelated(await session.related(), { toolName, input }, (key) => session.state.operations.has(key));
+/**
+ * The key of a side effect in a run of a job with other runs, read now (related-effects.ts): the key of
+ * the job's work it repeats (`related`), else its own, made knowing which of the job's work was not
+ * performed (a fork does not take such work's key: fork-keys.ts).
+ */
+async function jobKey(args: {
+  session: RunSession;
+  toolCallId: string;
+  toolName: string;
+  given: unknown;
+  /** The call's arguments (callIdentity's). */
+  input: unknown;
+  options: GnlToolOptions;
+  /** The key callIdentity made knowing nothing of the job. */
+  fallback: string;
+}): Promise<{ related: RelatedEffect | undefined; key: string }> {
+  const { session, toolCallId, toolName, given, input, options, fallback } = args;
+  if (!session.related) return { related: undefined, key: fallback };
+  const effects = await session.related();
+  const related = matchRelated(effects, { toolName, input }, (key) => session.state.operations.has(key));
+  if (related) return { related, key: related.idempotencyKey };
+  const notPerformed = notPerformedKeys(effects);
+  const own =
+    notPerformed.size === 0 ? fallback : callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options, notPerformed }).key;
+  return { related: undefined, key: own };
 }
 
 /**
@@ -279,8 +300,15 @@ async function answerFromRelated(args: {
 }): Promise<unknown> {
   const { session, related, toolCallId, toolName, input } = args;
   if (related.outcome.kind !== 'done') {
-    const elsewhere = new SideEffectElsewhereError({ runId: session.runId, otherRunId: related.runId, toolName, idempotencyKey: related.idempotencyKey });
-    session.failure ??= new ToolCallFailedError({ runId: session.runId, toolCallId, toolName, attempt: 0, cause: elsewhere });
+    const elsewhere = new SideEffectElsewhereError({
+      runId: session.runId,
+      toolCallId,
+      otherRunId: related.runId,
+      toolName,
+      idempotencyKey: related.idempotencyKey,
+    });
+    // The run's failure is the stop itself, not a tool that threw: its run-fail names SideEffectElsewhereError.
+    session.failure ??= elsewhere;
     throw elsewhere;
   }
   await session.append({

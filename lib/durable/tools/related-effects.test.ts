@@ -19,7 +19,7 @@ import {
   runDurable,
   SideEffectElsewhereError,
   SideEffectRetryBlockedError,
-  ToolCallFailedError,
+  ToolNotPerformedError,
 } from '../index';
 
 const PROMPT = 'Refund o_17';
@@ -35,7 +35,7 @@ function world() {
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
-  let refundOutcome: 'ok' | 'crash' = 'ok';
+  let refundOutcome: 'ok' | 'crash' | 'refuse' = 'ok';
   const tools = {
     ticket: gnlTool(
       tool({
@@ -52,6 +52,7 @@ function world() {
       tool({
         inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
         execute: async (input, { idempotencyKey }) => {
+          if (refundOutcome === 'refuse') throw new ToolNotPerformedError('the payment service refused: nothing was refunded');
           const receipt = ledger.refund(idempotencyKey as string, input);
           if (refundOutcome === 'crash') throw new Error('connection reset after the refund was sent');
           return receipt;
@@ -60,7 +61,15 @@ function world() {
       { sideEffect: true, maxRetries: 0 },
     ),
   };
-  return { ledger, tools, inTicket, open, crashRefunds: () => (refundOutcome = 'crash') };
+  return {
+    ledger,
+    tools,
+    inTicket,
+    open,
+    crashRefunds: () => (refundOutcome = 'crash'),
+    refuseRefunds: () => (refundOutcome = 'refuse'),
+    healRefunds: () => (refundOutcome = 'ok'),
+  };
 }
 
 const parentScript = (step: number): ScriptedStep =>
@@ -170,7 +179,7 @@ describeEachJournal('related runs of one job', (target) => {
     // The parent met the fork's refund: answered from it, or stopped while it was in flight, never executed.
     const parentEnds = endsOf(await journal.events(parentId), 'refund');
     if (parentEnds.length > 0) expect(parentEnds).toMatchObject([{ source: 'deduplicated', inheritedFrom: forkId }]);
-    else expect(ToolCallFailedError.isInstance(parentResult) && SideEffectElsewhereError.isInstance(parentResult.cause)).toBe(true);
+    else expect(SideEffectElsewhereError.isInstance(parentResult)).toBe(true);
   });
 
   it('the job’s lock keeps processes apart on Postgres (a session advisory lock); the embedded journal has one process, so none', async () => {
@@ -244,7 +253,7 @@ describeEachJournal('related runs of one job', (target) => {
     expect(endsOf(await journal.events(restartedId), 'refund')).toMatchObject([{ source: 'deduplicated', inheritedFrom: oldId }]);
   });
 
-  it('a restart meeting a refund of unknown outcome in the old run stops with SideEffectElsewhereError and executes nothing; once decided there, it answers from that decision', async () => {
+  it('a restart meeting a refund of unknown outcome in the old run stops with SideEffectElsewhereError (thrown and journaled as such, not wrapped as a tool that threw) and executes nothing; once decided there, it answers from that decision', async () => {
     const { ledger, tools, open, crashRefunds } = world();
     open();
     crashRefunds();
@@ -256,8 +265,13 @@ describeEachJournal('related runs of one job', (target) => {
     const restartedId = uniqueRunId('restarted');
     await createRestart(journal, restartedId, { runId: oldId, by: 'ops@example.com' });
     const first = await runDurable({ journal, runId: restartedId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch((error) => error);
-    expect(ToolCallFailedError.isInstance(first) && SideEffectElsewhereError.isInstance(first.cause)).toBe(true);
+    expect(SideEffectElsewhereError.isInstance(first)).toBe(true);
+    expect(first).toMatchObject({ runId: restartedId, toolCallId: 'p-refund', otherRunId: oldId, toolName: 'refund' });
     expect((first as Error).message).toContain(oldId);
+    // The run's failure as the journal holds it: the stop itself, naming the old run (VIOLATIONS.md 16).
+    const fails = (await journal.events(restartedId)).flatMap((e) => (e.type === 'run-fail' ? [e.error] : []));
+    expect(fails.at(-1)?.name).toBe('SideEffectElsewhereError');
+    expect(fails.at(-1)?.message).toContain(oldId);
     expect(await journal.getRun(restartedId)).toMatchObject({ status: 'failed' });
     expect(ledger.total).toBe(1);
 
@@ -274,6 +288,118 @@ describeEachJournal('related runs of one job', (target) => {
     expect(second.status).toBe('completed');
     expect(ledger.total).toBe(1);
     expect(endsOf(await journal.events(restartedId), 'refund')).toMatchObject([{ idempotencyKey: key, inheritedFrom: oldId, output: { refundId: 'r_o_17' } }]);
+  });
+
+  it('a restart of a run whose refund a person marked not done, canceled by the restart before it tried again, refunds anew under its own key and completes: the decision is not asked again', async () => {
+    const { ledger, tools, open, crashRefunds, healRefunds } = world();
+    open();
+    crashRefunds();
+    const oldId = uniqueRunId('old-not-done');
+    const old = await runDurable({ journal, runId: oldId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectRetryBlockedError.isInstance(old)).toBe(true);
+    await journal.resolveSideEffect({ runId: oldId, toolCallId: 'p-refund', outcome: 'not-done', by: 'ops@example.com' });
+    const [oldStart] = startsOf(await journal.events(oldId), 'refund');
+    healRefunds();
+
+    // As restartRun does: the new run, then the old one canceled (it never tries its refund again).
+    const restartedId = uniqueRunId('restarted-not-done');
+    await createRestart(journal, restartedId, { runId: oldId, by: 'ops@example.com' });
+    await journal.cancel({ runId: oldId, by: 'ops@example.com', reason: `restarted as ${restartedId}` });
+    const restarted = await runDurable({ journal, runId: restartedId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools });
+    expect(restarted.status).toBe('completed');
+    const [start] = startsOf(await journal.events(restartedId), 'refund');
+    expect(start).toBeDefined();
+    expect((start as { idempotencyKey: string }).idempotencyKey).not.toBe((oldStart as { idempotencyKey: string }).idempotencyKey);
+    expect(endsOf(await journal.events(restartedId), 'refund')).toMatchObject([{ source: 'executed' }]);
+    // The outside counter: the old key's one (crashed) execution, the restart's one under its own key.
+    expect([...ledger.executions.values()]).toEqual([1, 1]);
+  });
+
+  it('a fork of a parent that may still retry a refund a person marked not done stops with SideEffectElsewhereError: the retry is the parent’s', async () => {
+    const { ledger, tools, open, crashRefunds } = world();
+    open();
+    crashRefunds();
+    const parentId = uniqueRunId('parent-not-done');
+    const parent = await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectRetryBlockedError.isInstance(parent)).toBe(true);
+    await journal.resolveSideEffect({ runId: parentId, toolCallId: 'p-refund', outcome: 'not-done', by: 'ops@example.com' });
+    // The parent is blocked, decided: its next resume refunds again under its key.
+    const forkId = uniqueRunId('fork-of-live');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    const fork = await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectElsewhereError.isInstance(fork)).toBe(true);
+    expect(fork).toMatchObject({ otherRunId: parentId, toolName: 'refund' });
+    expect(startsOf(await journal.events(forkId), 'refund')).toEqual([]);
+    expect(ledger.total).toBe(1);
+  });
+
+  it('a fork of a parent whose refund ended in a final error does not take the parent’s key for it: the refund is the fork’s own new work', async () => {
+    const { ledger, tools, open, refuseRefunds, healRefunds } = world();
+    open();
+    refuseRefunds();
+    const parentId = uniqueRunId('parent-refused');
+    expect((await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    expect(ledger.total).toBe(0);
+    const [parentStart] = startsOf(await journal.events(parentId), 'refund');
+    const parentKey = (parentStart as { idempotencyKey: string }).idempotencyKey;
+    healRefunds();
+    const forkId = uniqueRunId('fork-after-refusal');
+    const { plan } = await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    // The snapshot holds the key; the door reads its outcome at the call.
+    expect(plan.input.forkOf?.inheritedKeys.filter((k) => k.toolName === 'refund').map((k) => k.idempotencyKey)).toEqual([parentKey]);
+    expect((await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    const [forkStart] = startsOf(await journal.events(forkId), 'refund');
+    expect((forkStart as { idempotencyKey: string }).idempotencyKey).not.toBe(parentKey);
+    expect([...ledger.executions.keys()]).toEqual([(forkStart as { idempotencyKey: string }).idempotencyKey]);
+  });
+
+  it('a fork of a restarted parent meets the refund the restart made (the parent’s run-restarted names it): answered from the restart’s record, one refund across the job', async () => {
+    const { ledger, tools, open, refuseRefunds, healRefunds } = world();
+    open();
+    refuseRefunds();
+    const parentId = uniqueRunId('parent-restarted');
+    expect((await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    healRefunds();
+    // As restartRun does for a completed run: the new run, and the old run's link to it.
+    const restartId = uniqueRunId('restart');
+    await createRestart(journal, restartId, { runId: parentId, by: 'ops@example.com' });
+    expect(await journal.recordRestart({ runId: parentId, restartedAs: restartId, by: 'ops@example.com' })).toEqual({ recorded: true });
+    expect((await runDurable({ journal, runId: restartId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    expect(ledger.total).toBe(1);
+    const [restartStart] = startsOf(await journal.events(restartId), 'refund');
+
+    const forkId = uniqueRunId('fork-of-restarted');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    expect((await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    // The outside counter: the restart's refund only.
+    expect(ledger.total).toBe(1);
+    const forkEvents = await journal.events(forkId);
+    expect(startsOf(forkEvents, 'refund')).toEqual([]);
+    expect(endsOf(forkEvents, 'refund')).toMatchObject([
+      { idempotencyKey: (restartStart as { idempotencyKey: string }).idempotencyKey, source: 'deduplicated', inheritedFrom: restartId },
+    ]);
+    // The fork's copy holds none of the parent's links.
+    expect(forkEvents.filter((e) => e.type === 'run-restarted' || e.type === 'run-forked')).toEqual([]);
+  });
+
+  it('a fork made while its parent could still retry a refund marked not done, once the parent is canceled, refunds anew under its own key', async () => {
+    const { ledger, tools, open, crashRefunds, healRefunds } = world();
+    open();
+    crashRefunds();
+    const parentId = uniqueRunId('parent-then-canceled');
+    await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools }).catch(() => undefined);
+    await journal.resolveSideEffect({ runId: parentId, toolCallId: 'p-refund', outcome: 'not-done', by: 'ops@example.com' });
+    const [parentStart] = startsOf(await journal.events(parentId), 'refund');
+    const forkId = uniqueRunId('fork-then');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    healRefunds();
+    const stopped = await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools }).catch((error) => error);
+    expect(SideEffectElsewhereError.isInstance(stopped)).toBe(true);
+    await journal.cancel({ runId: parentId, by: 'ops@example.com' });
+    expect((await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools })).status).toBe('completed');
+    const [forkStart] = startsOf(await journal.events(forkId), 'refund');
+    expect((forkStart as { idempotencyKey: string }).idempotencyKey).not.toBe((parentStart as { idempotencyKey: string }).idempotencyKey);
+    expect([...ledger.executions.values()]).toEqual([1, 1]);
   });
 });
 

@@ -6,16 +6,18 @@
  * Which runs are related, read from the journal as it is at the moment of the call (not a snapshot
  * taken when the fork was made: a parent still executing records its refund after its fork exists):
  * the run's origin (a fork's parent, `input.forkOf`; the run a restart restarts, `input.restartOf`, unless
- * a person asked for a new attempt) and its forks (run-forked), and theirs, over the whole job. History a
+ * a person asked for a new attempt), its forks (run-forked) and its restarts (run-restarted, the old run's
+ * link to the new one, unless a new attempt), and theirs, over the whole job: so a fork of a restarted run
+ * meets the work its parent's restart did, and a restart the work of its old run's forks. History a
  * fork copied keeps its keys, so the run holds those and they never match; what matches is work done
  * after the branches parted, on either side (a parent resumed after its fork refunded meets that refund).
  * The door (journaled-tool.ts) asks before a side effect with no key of its own executes: a match whose
  * outcome is recorded answers from that record (tool-call-end, source 'deduplicated', inheritedFrom); a
  * match whose outcome is unknown stops the run (SideEffectElsewhereError) until a person decides it in
- * the run that made it; a match known not to have acted (a final error) is not work done, so it is no
- * match. Keys this run already holds are taken: its n-th repeat meets the n-th matching effect.
- * Runs with no origin and no fork read nothing here (the hot path pays nothing). docs/fork.md, docs/runtime.md.
- * Not seen: a restart of one of the job's forks from that fork's relatives (the old run names no restart).
+ * the run that made it; a match known not to have acted (a final error, or a person's "not done" in a run
+ * that can no longer try it again: outcomeOf) is not work done, so it is no match. Keys this run already holds are taken: its n-th repeat meets the n-th matching effect.
+ * Runs with no origin, fork or restart read nothing here (the hot path pays nothing). docs/fork.md, docs/runtime.md.
+ * Not seen: a restart made before restarts were recorded on the old run (its run-restarted), from the old run's relatives.
  */
 import { canonicalJson } from '../identity/canonical-json';
 import type { RecordedEvent } from '../journal/events';
@@ -66,18 +68,24 @@ export async function jobEffects(read: ReadEvents, from: readonly string[], exce
     for (const op of state.operations.values()) {
       if (!op.sideEffect || keys.has(op.idempotencyKey)) continue;
       keys.add(op.idempotencyKey);
-      effects.push({ runId, toolName: op.toolName, input: op.input, idempotencyKey: op.idempotencyKey, outcome: outcomeOf(op) });
+      effects.push({ runId, toolName: op.toolName, input: op.input, idempotencyKey: op.idempotencyKey, outcome: outcomeOf(op, state) });
     }
     queue.push(...neighbours(state));
   }
   return effects;
 }
 
-/** The runs one step away in the job: its origin (unless a new attempt was asked for) and its forks. */
+/** The runs one step away in the job: its origin, its forks and its restarts (a restart that asked for a new attempt is another job). */
 function neighbours(state: RunState): string[] {
   const input = state.input;
   const origin = input?.forkOf?.runId ?? (input?.restartOf && input.restartOf.newAttempt !== true ? input.restartOf.runId : undefined);
-  return [...(origin ? [origin] : []), ...state.forks.map((fork) => fork.childRunId)];
+  const restarts = state.restarts.filter((restart) => !restart.newAttempt).map((restart) => restart.restartedAs);
+  return [...(origin ? [origin] : []), ...state.forks.map((fork) => fork.childRunId), ...restarts];
+}
+
+/** The keys of the job's work known not performed (a fork's call does not take such a key: fork-keys.ts). */
+export function notPerformedKeys(effects: readonly RelatedEffect[]): ReadonlySet<string> {
+  return new Set(effects.filter((effect) => effect.outcome.kind === 'not-performed').map((effect) => effect.idempotencyKey));
 }
 
 /** The first related effect this call repeats whose key the run does not hold yet. */
@@ -95,8 +103,21 @@ export function matchRelated(
   );
 }
 
-function outcomeOf(op: ToolOperation): RelatedEffect['outcome'] {
+/**
+ * What the job knows of one run's side effect: its recorded output; a final error, or a person's "not
+ * done" (with no attempt since: a start clears the resolution) in a run that can never try it again
+ * (canceled or completed), is not performed; anything else is unknown. A "not done" in a run that may
+ * still go on (blocked, failed, running: a resume tries it again under its key) is that run's to redo,
+ * so a repeat elsewhere must not also do it anew: it stays unknown there.
+ */
+function outcomeOf(op: ToolOperation, holder: RunState): RelatedEffect['outcome'] {
   if (op.result?.kind === 'output') return { kind: 'done', output: op.result.output };
   if (op.result?.kind === 'error') return { kind: 'not-performed' };
+  if (op.resolution === 'not-done' && !canRetry(holder)) return { kind: 'not-performed' };
   return { kind: 'unknown' };
+}
+
+/** A run no invocation executes again: canceled (terminal) or completed. A failed run may be resumed. */
+function canRetry(state: RunState): boolean {
+  return state.status !== 'canceled' && state.status !== 'completed';
 }
