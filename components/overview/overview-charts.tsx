@@ -10,6 +10,7 @@ const STATUS_FILL = {
   running: '#0ea5e9',
   'waiting-approval': '#f59e0b',
   'waiting-tool-result': '#8b5cf6',
+  waiting: '#6366f1',
   blocked: '#ea580c',
   completed: '#10b981',
   failed: '#ef4444',

@@ -15,7 +15,12 @@ function At({ ms }: { ms: number }) {
   );
 }
 
-const WAITED_FOR = { 'waiting-approval': 'an approval', 'waiting-tool-result': 'a tool result', blocked: 'a person to settle a side effect' } as const;
+const WAITED_FOR = {
+  'waiting-approval': 'an approval',
+  'waiting-tool-result': 'a tool result',
+  blocked: 'a person to settle a side effect',
+  waiting: 'a time, an event or child runs',
+} as const;
 
 /**
  * What stopped the run between its invocations, as sentences: an interruption (the invocation stopped

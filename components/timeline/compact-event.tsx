@@ -6,7 +6,7 @@ import { formatMs } from '@/components/runs/run-totals';
 import { VisibleText } from '@/components/ui/visible-text';
 import type { Invocation } from '@/lib/durable/projection';
 import { readModelStep } from '@/lib/studio/reads/model-step';
-import type { WireEvent } from '@/lib/studio/reads/wire';
+import type { WireEvent, WireEventOf } from '@/lib/studio/reads/wire';
 import { TONE, type Tone } from './event-tone';
 
 type Mark = Tone;
@@ -98,7 +98,21 @@ export function compactLine(event: WireEvent, invocation?: Invocation): string {
       return event.retryAt ? `Retry ${event.attempt + 1} of ${event.attempts} scheduled by ${event.by}` : `Attempts used up (${event.attempts})`;
     case 'tool-call-repair':
       return event.repaired ? `A tool call was repaired (${event.toolCallId})` : `A tool call could not be repaired (${event.toolCallId})`;
+    case 'workflow-wait':
+      return `${waitTitle(event.wait)} · ${event.name}`;
+    case 'workflow-wait-end':
+      return `${WAIT_END[event.outcome]}${event.eventId ? ` · event ${event.eventId}` : ''} (${event.waitId})`;
+    case 'workflow-event':
+      return `Event “${event.name}” sent by ${event.by} (id ${event.eventId})`;
   }
+}
+
+const WAIT_END = { elapsed: 'Woke up', event: 'Event delivered', timeout: 'Timed out waiting', children: 'Child runs settled' } as const;
+
+function waitTitle(wait: WireEventOf<'workflow-wait'>['wait']): string {
+  if (wait.kind === 'sleep') return `Sleeping until ${wait.until}`;
+  if (wait.kind === 'event') return `Waiting for event “${wait.event}”${wait.timeoutAt ? ` until ${wait.timeoutAt}` : ''}`;
+  return `Waiting for ${wait.children.length} child run${wait.children.length === 1 ? '' : 's'}`;
 }
 
 /**

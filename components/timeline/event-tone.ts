@@ -25,4 +25,7 @@ export const TONE = {
   'run-fail': 'problem',
   'run-retry': 'lifecycle',
   'tool-call-repair': 'tool',
+  'workflow-wait': 'waiting',
+  'workflow-wait-end': 'lifecycle',
+  'workflow-event': 'operator',
 } satisfies Record<JournalEventType, Tone>;

@@ -11,7 +11,7 @@ import { ModelStepCard } from './model-step-card';
 import { RawRecord } from './raw-record';
 import type { TimelineIndex } from './timeline-index';
 import { ToolCallBody } from './tool-call-body';
-import { CompactEvent, invocationTitle } from './compact-event';
+import { CompactEvent, compactLine, invocationTitle } from './compact-event';
 import { TONE, type Tone } from './event-tone';
 import { useTimelineMode } from './timeline-mode';
 
@@ -19,6 +19,7 @@ const SUSPEND_TITLE = {
   'waiting-approval': 'Waiting for approval',
   'waiting-tool-result': 'Waiting for a tool result',
   blocked: 'Blocked: a side effect’s outcome is unknown',
+  waiting: 'Waiting: the workflow sleeps, waits for an event or for its child runs',
 } satisfies Record<WireEventOf<'run-suspend'>['status'], string>;
 
 const PENDING_VERB = { approval: 'approve or reject ', 'side-effect': 'settle ', 'tool-result': 'provide the result of ' } satisfies Record<
@@ -302,6 +303,10 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
           <PayloadText value={`${event.error.name}: ${event.error.message} (decided by ${event.by})`} />
         </>
       );
+    case 'workflow-wait':
+    case 'workflow-wait-end':
+    case 'workflow-event':
+      return <EventHeader title={compactLine(event)} at={event.at} />;
     default:
       return <EventHeader title={(event as { type: string }).type} at={(event as { at: string }).at} />;
   }

@@ -74,6 +74,7 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
     requestResume: (request) => journal.requestResume(request),
     fork: (request) => journal.fork(request),
     recordRestart: (request) => journal.recordRestart(request),
+    sendEvent: (request) => journal.sendEvent(request),
     importRun: (request) => journal.importRun(request),
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),

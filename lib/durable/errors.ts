@@ -147,12 +147,13 @@ export class RunDivergedError extends GnlError {
   override name = 'RunDivergedError';
   readonly runId: string;
   readonly differences: Divergence[];
-  constructor(args: { runId: string; differences: Divergence[]; replay?: boolean }) {
+  constructor(args: { runId: string; differences: Divergence[]; replay?: boolean; message?: string }) {
     const fields = args.differences.map((d) => d.field).join(', ');
     super(
-      args.replay
-        ? `Run "${args.runId}" diverged on replay (${fields}) and strictReplay is on.`
-        : `Run "${args.runId}" exists with a different start input (${fields}). A runId names one job: use a new runId for new work.`,
+      args.message ??
+        (args.replay
+          ? `Run "${args.runId}" diverged on replay (${fields}) and strictReplay is on.`
+          : `Run "${args.runId}" exists with a different start input (${fields}). A runId names one job: use a new runId for new work.`),
     );
     this.runId = args.runId;
     this.differences = args.differences;
@@ -423,4 +424,64 @@ export class RunRetiredError extends GnlError {
     this.droppedBy = args.droppedBy;
   }
   static override isInstance = hasName<RunRetiredError>('RunRetiredError');
+}
+
+/** A workflow definition or a workflow's input is refused (defineWorkflow, runWorkflow, startWorkflow): every problem listed. */
+export class WorkflowInputError extends GnlError {
+  override name = 'WorkflowInputError';
+  readonly problems: string[];
+  constructor(args: { what: string; problems: string[]; cause?: unknown }) {
+    super(`${args.what}: ${args.problems.join('; ')}`, args.cause === undefined ? undefined : { cause: args.cause });
+    this.problems = args.problems;
+  }
+  static override isInstance = hasName<WorkflowInputError>('WorkflowInputError');
+}
+
+/** A person rejected a workflow step that needed approval: the workflow may catch it, else the run fails with it. */
+export class StepRejectedError extends GnlError {
+  override name = 'StepRejectedError';
+  readonly runId: string;
+  readonly step: string;
+  readonly reason: string | undefined;
+  constructor(args: { runId: string; step: string; reason?: string }) {
+    super(`Run "${args.runId}": step "${args.step}" was rejected${args.reason ? `: ${args.reason}` : ''}.`);
+    this.runId = args.runId;
+    this.step = args.step;
+    this.reason = args.reason;
+  }
+  static override isInstance = hasName<StepRejectedError>('StepRejectedError');
+}
+
+/** A child run of a workflow failed or was canceled (onFailure 'throw'): every child's outcome is on it, as recorded. */
+export class ChildRunFailedError extends GnlError {
+  override name = 'ChildRunFailedError';
+  readonly runId: string;
+  readonly step: string;
+  readonly outcomes: readonly { runId: string; status: string; error?: { name: string; message: string } }[];
+  constructor(args: { runId: string; step: string; outcomes: ChildRunFailedError['outcomes'] }) {
+    const failed = args.outcomes.filter((o) => o.status !== 'completed');
+    super(
+      `Run "${args.runId}": step "${args.step}": ${failed.map((o) => `child run "${o.runId}" ${o.status}${o.error ? ` (${o.error.name}: ${o.error.message})` : ''}`).join('; ')}.`,
+    );
+    this.runId = args.runId;
+    this.step = args.step;
+    this.outcomes = args.outcomes;
+  }
+  static override isInstance = hasName<ChildRunFailedError>('ChildRunFailedError');
+}
+
+/** An event cannot be sent to a run (journal.sendEvent): no such run, the run is no workflow's, or it has ended. Nothing written. */
+export class EventRefusedError extends GnlError {
+  override name = 'EventRefusedError';
+  readonly runId: string;
+  readonly reason: 'unknown-run' | 'not-a-workflow' | 'ended' | 'invalid-payload';
+  constructor(args: { runId: string; reason: EventRefusedError['reason']; detail: string; cause?: unknown }) {
+    super(
+      `An event for run "${args.runId}" was refused (${args.reason}): ${args.detail}. Nothing was written.`,
+      args.cause === undefined ? undefined : { cause: args.cause },
+    );
+    this.runId = args.runId;
+    this.reason = args.reason;
+  }
+  static override isInstance = hasName<EventRefusedError>('EventRefusedError');
 }

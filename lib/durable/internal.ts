@@ -23,6 +23,7 @@ export { encodeJson, decodeJson } from './journal';
 export { encodeEvent, encodeEventParts } from './journal';
 export { assertValidEvent } from './journal';
 export { forkRequestSchema } from './fork';
+export { planSendEvent, sendEventRequestSchema } from './workflow';
 export { assertOutputMatchesSchema } from './tools';
 export { approvedInputHash, assertInputMatchesSchema } from './decisions';
 export { JournalSecrets, type JournalSecretsOptions } from './sealing';

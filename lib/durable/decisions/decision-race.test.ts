@@ -55,6 +55,7 @@ function bound(journal: Journal): Journal {
     requestResume: (request) => journal.requestResume(request),
     fork: (request) => journal.fork(request),
     recordRestart: (request) => journal.recordRestart(request),
+    sendEvent: (request) => journal.sendEvent(request),
     importRun: (request) => journal.importRun(request),
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),

@@ -143,6 +143,14 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
   'run-forked': { type: 'run-forked', childRunId: 'refunds:fork-1', atStep: 2, by: 'alice', reason: 'try without the refund' },
   'run-restarted': { type: 'run-restarted', restartedAs: 'refunds:restart-1', by: 'alice', newAttempt: true },
   'run-retry': { type: 'run-retry', by: 'worker-1', attempt: 1, attempts: 5, error: { name: 'AI_RetryError', message: '503' }, retryAt: at },
+  'workflow-wait': {
+    type: 'workflow-wait',
+    waitId: 'wf-2',
+    name: 'customer-reply',
+    wait: { kind: 'event', event: 'reply', timeoutAt: at, match: { ticket: 't_1' } },
+  },
+  'workflow-wait-end': { type: 'workflow-wait-end', waitId: 'wf-2', outcome: 'event', eventId: 'e_1', value: { text: 'thanks' } },
+  'workflow-event': { type: 'workflow-event', eventId: 'e_1', name: 'reply', payload: { text: 'thanks', ticket: 't_1' }, by: 'ops@example.com' },
 };
 
 /** Shapes written by earlier versions (before the fields their comments say are absent in older runs). Never rewritten, always read. */

@@ -95,7 +95,32 @@ export const runInputSchema = z.object({
   forkOf: forkOriginSchema.optional(),
   /** Set when the run restarts another (restartOriginSchema). Absent otherwise. */
   restartOf: restartOriginSchema.optional(),
+  /** Set when the run is a workflow's (lib/durable/workflow): its registered name, version and typed input. Absent for agent runs. */
+  workflow: z.object({ name: z.string(), version: z.string().optional(), input: z.unknown() }).optional(),
+  /** Set when the run is a child run of a workflow (or of an agent's sub-agent tool): the parent and the wait (or call) it answers. */
+  parent: z.object({ runId: z.string(), waitId: z.string() }).optional(),
 });
+
+/**
+ * What a workflow waits for (workflow-wait, a `wait` pending item): a time (a durable sleep), an event
+ * sent to the run (by name, an optional deadline and a match on the payload's fields), or child runs
+ * (started at most `concurrency` at a time; `onFailure`: 'throw' starts no more once one fails, 'collect' runs all).
+ */
+export const workflowWaitSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('sleep'), until: z.string() }),
+  z.object({
+    kind: z.literal('event'),
+    event: z.string(),
+    timeoutAt: z.string().optional(),
+    match: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.object({
+    kind: z.literal('children'),
+    children: z.array(z.object({ runId: z.string(), kind: z.enum(['agent', 'workflow']), name: z.string() })),
+    concurrency: z.number().int().min(1),
+    onFailure: z.enum(['throw', 'collect']),
+  }),
+]);
 
 export const errorInfoSchema = z.object({ name: z.string(), message: z.string() });
 
@@ -313,9 +338,11 @@ const replayMismatch = eventType(
   ['recorded', 'given'],
 );
 
-const runSuspend = eventType('run-suspend', { status: z.enum(['waiting-approval', 'blocked', 'waiting-tool-result']), pending: z.array(pendingItemSchema) }, [
-  'pending',
-]);
+const runSuspend = eventType(
+  'run-suspend',
+  { status: z.enum(['waiting-approval', 'blocked', 'waiting-tool-result', 'waiting']), pending: z.array(pendingItemSchema) },
+  ['pending'],
+);
 
 const runComplete = eventType(
   'run-complete',
@@ -329,8 +356,10 @@ const runComplete = eventType(
      * or whose answer could not be journaled: those replay.
      */
     answer: z.unknown().optional(),
+    /** A workflow's return value (lib/durable/workflow). Absent for agent runs. */
+    output: z.unknown().optional(),
   },
-  ['text', 'answer'],
+  ['text', 'answer', 'output'],
 );
 
 /** An operator canceled the run: it stops at its next step boundary and never executes another tool. Terminal. */
@@ -412,6 +441,34 @@ const runForked = eventType('run-forked', { childRunId: z.string(), atStep: z.nu
  */
 const runRestarted = eventType('run-restarted', { restartedAs: z.string(), by: z.string(), newAttempt: z.boolean().optional() }, []);
 
+/**
+ * A workflow begins to wait (workflow/run-workflow.ts): its `waitId` (`wf-<n>`, the n-th primitive), the
+ * name the workflow gave, and what it waits for, fixed when first recorded (a sleep's end is computed once).
+ */
+const workflowWait = eventType('workflow-wait', { waitId: z.string(), name: z.string(), wait: workflowWaitSchema }, ['wait']);
+
+/**
+ * A workflow's wait ended: the sleep elapsed, an event was delivered (`eventId`, its payload as `value`),
+ * the deadline passed, or the children settled (their outcomes as `value`). Replayed, never decided again.
+ */
+const workflowWaitEnd = eventType(
+  'workflow-wait-end',
+  {
+    waitId: z.string(),
+    outcome: z.enum(['elapsed', 'event', 'timeout', 'children']),
+    eventId: z.string().optional(),
+    value: z.unknown().optional(),
+  },
+  ['value'],
+);
+
+/**
+ * An event sent to a workflow run (journal.sendEvent, from code, the CLI or the Studio), appended from
+ * anywhere like a decision. Inert: status and pending are unchanged; it waits in the journal until a
+ * wait for its name takes it (once: the wait-end names its id). The same `eventId` again writes nothing.
+ */
+const workflowEvent = eventType('workflow-event', { eventId: z.string(), name: z.string(), payload: z.unknown(), by: z.string() }, ['payload']);
+
 /** Every event type. A type missing here is no event: nothing can write it (JournalEvent does not hold it). */
 const EVENT_TYPES = [
   runStart,
@@ -435,6 +492,9 @@ const EVENT_TYPES = [
   runForked,
   runRestarted,
   runRetry,
+  workflowWait,
+  workflowWaitEnd,
+  workflowEvent,
 ] as const;
 
 type EventTypes = (typeof EVENT_TYPES)[number];

@@ -8,7 +8,15 @@
  * Payloads are stored through json-codec (Dates, bytes and undefined survive the round trip).
  */
 import type { z } from 'zod';
-import type { decisionSchema, errorInfoSchema, journalEventSchema, pendingItemSchema, runInputSchema, traceContextSchema } from './event-schemas';
+import type {
+  decisionSchema,
+  errorInfoSchema,
+  journalEventSchema,
+  pendingItemSchema,
+  runInputSchema,
+  traceContextSchema,
+  workflowWaitSchema,
+} from './event-schemas';
 
 /** What a run was started with; compared on resume (production semantics come in a later issue). */
 export type RunInput = z.infer<typeof runInputSchema>;
@@ -18,10 +26,13 @@ export type ErrorInfo = z.infer<typeof errorInfoSchema>;
 /** An invocation's OpenTelemetry span, as run-start and run-resume record it (tracing.ts). */
 export type TraceContext = z.infer<typeof traceContextSchema>;
 
-/** What a suspended run waits for: an approval, a side effect's outcome, or a client-side tool's result. */
+/** What a suspended run waits for: an approval, a side effect's outcome, or a client-side tool's result (a workflow's waits are its workflow-wait events). */
 export type PendingItem = z.infer<typeof pendingItemSchema>;
 
 export type Decision = z.infer<typeof decisionSchema>;
+
+/** What a workflow waits for: a time, an event, or child runs (workflow-wait). */
+export type WorkflowWait = z.infer<typeof workflowWaitSchema>;
 
 export type JournalEvent = z.infer<typeof journalEventSchema>;
 

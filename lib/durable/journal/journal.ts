@@ -9,6 +9,7 @@ import type { ForkPlan } from '../fork/fork-plan';
 import type { JournalForkRequest } from '../fork/fork-request';
 import type { RunStatus } from './run-status';
 import type { RunSummary } from '../projection/run-summary';
+import type { SendEventRequest } from '../workflow/send-event';
 
 export interface ListRunsOptions {
   /** Only runs in this status. Default: all. */
@@ -82,6 +83,13 @@ export interface Journal {
    * DecisionConflictError. The same link again writes nothing: `recorded: false`.
    */
   recordRestart(request: RestartLinkRequest): Promise<{ recorded: boolean }>;
+  /**
+   * Sends an event to a workflow run (`workflow-event`, workflow/send-event.ts), from anywhere, while it
+   * runs too: the first wait for its name that matches takes it, once. The same `eventId` again writes
+   * nothing (`recorded: false`). An unknown run, an agent's run or an ended one is EventRefusedError;
+   * an invalid request is JournalDataError; either way nothing is written.
+   */
+  sendEvent(request: SendEventRequest): Promise<{ recorded: boolean; eventId: string }>;
   /**
    * Brings a run in from an export (run-export.ts): in one transaction, creates `runId` with the events as
    * they were recorded (their sequence numbers and times), then appends `then` (an evidence import's

@@ -29,7 +29,7 @@ export type InvocationBegin =
 export type InvocationEnd =
   /** `text`: the run's answer, as its run-complete recorded it. */
   | { how: 'completed'; text: string; seq: number; at: number }
-  | { how: 'suspended'; status: Extract<RunStatus, 'waiting-approval' | 'waiting-tool-result' | 'blocked'>; seq: number; at: number }
+  | { how: 'suspended'; status: Extract<RunStatus, 'waiting-approval' | 'waiting-tool-result' | 'waiting' | 'blocked'>; seq: number; at: number }
   | { how: 'failed'; error: { name: string; message: string }; seq: number; at: number }
   | { how: 'canceled'; by: string; seq: number; at: number }
   /** No end recorded: the next invocation found the run still running. `at` is the last event it recorded. */
@@ -115,6 +115,8 @@ function foldOne(state: RunInvocations, e: SeqAtEvent): void {
     case 'tool-call-repair':
     case 'side-effect-check':
     case 'replay-mismatch':
+    case 'workflow-wait':
+    case 'workflow-wait-end':
       state.startedIdle = false;
       break;
     case 'run-suspend':

@@ -7,7 +7,7 @@
  * status rule (run-summary.ts), and the Studio and the CLI read it; nothing else folds events
  * (projection-only.test.ts keeps it so). Pure and browser-safe; appends update it as they commit.
  */
-import type { Decision, JournalEvent, PendingItem, RecordedEvent, RunInput } from '../journal/events';
+import type { Decision, JournalEvent, PendingItem, RecordedEvent, RunInput, WorkflowWait } from '../journal/events';
 import { unreachable } from '../journal/exhaustive';
 import { type KeyScheme, keySchemeOf } from '../identity/key-scheme';
 import type { RunStatus } from '../journal/run-status';
@@ -94,6 +94,14 @@ export function isJobLink(event: RecordedEvent): boolean {
   return event.type === 'run-forked' || event.type === 'run-restarted';
 }
 
+/**
+ * An event appended from anywhere that an executing run takes into its state when it sees it: a job
+ * link (isJobLink) or an event sent to a workflow (its wait takes it).
+ */
+export function isAppliedMeanwhile(event: RecordedEvent): boolean {
+  return isJobLink(event) || event.type === 'workflow-event';
+}
+
 export interface ToolOperation {
   idempotencyKey: string;
   toolName: string;
@@ -137,6 +145,26 @@ export interface RunMigration {
 }
 
 /** One `run-retry`: the executor's verdict on an invocation that failed on a transient error. */
+/** One wait of a workflow, as the projection keeps it. */
+export interface WorkflowWaitRecord {
+  waitId: string;
+  name: string;
+  wait: WorkflowWait;
+  seq: number;
+  at: Date;
+  end?: { outcome: 'elapsed' | 'event' | 'timeout' | 'children'; eventId?: string; value?: unknown; seq: number; at: Date };
+}
+
+/** One event sent to a workflow run. */
+export interface WorkflowEventRecord {
+  eventId: string;
+  name: string;
+  payload: unknown;
+  by: string;
+  seq: number;
+  at: Date;
+}
+
 export interface RetryRecord {
   seq: number;
   /** When it was journaled (ISO). */
@@ -213,6 +241,14 @@ export class RunState {
   nextAttemptAt: string | undefined;
   /** The latest scheduled resume, until an invocation begins or someone asks for a resume at once. */
   scheduledResume: ScheduledResume | undefined;
+  /** A workflow's waits (workflow-wait), by wait id, each with its end once recorded (workflow-wait-end). */
+  readonly workflowWaits = new Map<string, WorkflowWaitRecord>();
+  /** Events sent to the run (workflow-event), in the order recorded; one per event id. */
+  readonly workflowEvents: WorkflowEventRecord[] = [];
+  /** The ids of the events a wait has taken (delivered once). */
+  readonly deliveredEvents = new Set<string>();
+  /** A workflow's return value, once it completed (its run-complete's `output`). */
+  completedOutput: unknown;
 
   constructor(events: readonly RecordedEvent[] = []) {
     for (const event of events) this.apply(event);
@@ -341,6 +377,7 @@ export class RunState {
       case 'run-complete':
         this.completedText = event.text;
         this.completedAnswer = event.answer;
+        this.completedOutput = event.output;
         this.retryStreak = 0;
         return;
       case 'model-step':
@@ -439,6 +476,26 @@ export class RunState {
         this.scheduledResume = event.resumeAt
           ? { seq: event.seq, at: event.resumeAt, by: event.by, ...(event.reason ? { reason: event.reason } : {}) }
           : undefined;
+        return;
+      case 'workflow-wait':
+        if (!this.workflowWaits.has(event.waitId)) {
+          this.workflowWaits.set(event.waitId, { waitId: event.waitId, name: event.name, wait: event.wait, seq: event.seq, at: event.at });
+        }
+        return;
+      case 'workflow-wait-end': {
+        this.retryStreak = 0;
+        const wait = this.workflowWaits.get(event.waitId);
+        if (wait && !wait.end) {
+          const { outcome, eventId, value } = event;
+          wait.end = { outcome, ...(eventId !== undefined ? { eventId } : {}), ...('value' in event ? { value } : {}), seq: event.seq, at: event.at };
+        }
+        if (event.eventId !== undefined) this.deliveredEvents.add(event.eventId);
+        return;
+      }
+      case 'workflow-event': // inert: it waits in the journal until a wait takes it
+        if (!this.workflowEvents.some((sent) => sent.eventId === event.eventId)) {
+          this.workflowEvents.push({ eventId: event.eventId, name: event.name, payload: event.payload, by: event.by, seq: event.seq, at: event.at });
+        }
         return;
       case 'side-effect-check':
       case 'replay-mismatch':

@@ -35,7 +35,7 @@ export interface WaterfallGap {
   /** Absent: still open (the run waits now). */
   toMs?: number;
   /** For `person`: what the run waited for. */
-  waitedFor?: 'waiting-approval' | 'waiting-tool-result' | 'blocked';
+  waitedFor?: 'waiting-approval' | 'waiting-tool-result' | 'waiting' | 'blocked';
 }
 
 export interface RunWaterfall {

@@ -253,15 +253,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     }
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     session.trace = traceOf(begun.state, 'resume');
-    // A fork or a restart: its side effects consult the job's other runs as they are at each call.
-    // Decided at each call: a fork made of this run while it executes counts too (RunSession applies its run-forked).
-    session.related = async () => (hasRelatedRuns(session.state) ? relatedEffects((id) => journal.events(id), { runId, state: session.state }) : []);
-    let job: Promise<string> | undefined;
-    session.job = async () => {
-      if (!hasRelatedRuns(session.state)) return undefined;
-      job ??= jobOf((id) => journal.events(id), { runId, state: session.state });
-      return job;
-    };
+    linkJob(session, journal);
     // A completed run replayed: its step and finish callbacks are called (replayed: true), the others not (replay-callbacks.ts).
     const quiet = begun.state.status === 'completed' && !how.completedCallbacks;
     const callbacks = withReplayedFlag(replayCallbacks, session);
@@ -273,6 +265,22 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     await hold.release();
     throw error;
   }
+}
+
+/**
+ * A fork or a restart: its side effects consult the job's other runs as they are at each call (the door's
+ * related-effects.ts), decided at each call: a fork made of this run while it executes counts too
+ * (RunSession applies its run-forked). Every kind of run (an agent's, a workflow's) links its session so.
+ */
+export function linkJob(session: RunSession, journal: Journal): void {
+  const { runId } = session;
+  session.related = async () => (hasRelatedRuns(session.state) ? relatedEffects((id) => journal.events(id), { runId, state: session.state }) : []);
+  let job: Promise<string> | undefined;
+  session.job = async () => {
+    if (!hasRelatedRuns(session.state)) return undefined;
+    job ??= jobOf((id) => journal.events(id), { runId, state: session.state });
+    return job;
+  };
 }
 
 /**
@@ -393,7 +401,7 @@ async function canceled<TOOLS extends ToolSet>(session: RunSession): Promise<Dur
 }
 
 /** A failed invocation is journaled (the run is resumable); if the journal itself failed, the original error wins. */
-async function recordFailure(session: RunSession, error: unknown): Promise<void> {
+export async function recordFailure(session: RunSession, error: unknown): Promise<void> {
   if (RunEventLimitError.isInstance(session.fatal)) {
     // The run is at its limit: its failure is the one event recorded past it, so it does not look running.
     const [failed] = await session.hold.append([{ type: 'run-fail', error: errorInfo(session.fatal) }]);

@@ -61,6 +61,8 @@ export function runInputDifferences(recorded: RunInput, given: RunInput): Diverg
     differences.push({ field, recorded: a, given: b });
   };
   compare('agent', recorded.agent, given.agent);
+  compare('workflow', recorded.workflow?.name, given.workflow?.name);
+  compare('workflow input', recorded.workflow?.input, given.workflow?.input);
   compare('conversationId', recorded.conversationId, given.conversationId);
   compare('prompt', recorded.prompt, given.prompt);
   compare('messages', recorded.messages, given.messages);

@@ -10,7 +10,7 @@ import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
-import { isJobLink, type RunState } from '../projection/run-state';
+import { isAppliedMeanwhile, type RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
 import type { RelatedEffect } from '../tools/related-effects';
 import { OutcomeRoom } from './outcome-room';
@@ -170,8 +170,17 @@ export class RunSession {
     const first = recorded[0]?.seq;
     const last = this.state.lastSeq;
     if (first === undefined || first <= last + 1) return;
-    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && isJobLink(event));
+    const meanwhile = (await this.hold.load()).filter((event) => event.seq > last && event.seq < first && isAppliedMeanwhile(event));
     for (const event of meanwhile) this.state.apply(event);
+  }
+
+  /**
+   * Takes into the state what was appended from anywhere since this invocation last appended (events sent
+   * to a workflow, job links): a workflow's wait reads them before it decides to sleep. One read.
+   */
+  async catchUp(read: (afterSeq: number) => Promise<RecordedEvent[]>): Promise<void> {
+    const last = this.state.lastSeq;
+    for (const event of await read(last)) if (event.seq > last && isAppliedMeanwhile(event)) this.state.apply(event);
   }
 
   throwIfFatal(): void {

@@ -65,6 +65,9 @@ import {
   RunState,
   type ImportRunRequest,
   RunTransferError,
+  planSendEvent,
+  sendEventRequestSchema,
+  type SendEventRequest,
 } from '../internal';
 import { insertImportedRun } from './run-import';
 import { assertNotErased, type EraseOutcome, ensureRunKeys, erasureOf, eraseRunIn, type ErasureRecord, readErasures, runsOfSubject } from './run-key-rows';
@@ -299,6 +302,33 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     });
     announce(announcer, runId, recorded);
     return { recorded: recorded.length > 0 };
+  }
+
+  async sendEvent(request: SendEventRequest): Promise<{ recorded: boolean; eventId: string }> {
+    const parsed = parse(sendEventRequestSchema, request, 'sendEvent');
+    const runId = await this.runIdOf(parsed.runId);
+    const { sql: driver } = await this.db();
+    const { announcer } = this.backend;
+    const recorded = await driver.transaction(async (tx) => {
+      const [run] = await tx.query<{ status: string; workflow: boolean }>(
+        `select status, (input->>'provider') = 'gnl.workflow' as workflow from gnl.runs where run_id = $1::text for update`,
+        [runId],
+      );
+      const sent = await tx.query<{ event_id: string }>(
+        `select payload->>'eventId' as event_id from gnl.run_events where run_id = $1::text and type = 'workflow-event'`,
+        [runId],
+      );
+      const event = planSendEvent({
+        request: { ...parsed, runId },
+        status: run?.status,
+        isWorkflow: run?.workflow === true,
+        eventIds: sent.map((r) => r.event_id),
+      });
+      if (!event) return [];
+      return appendEvents(tx, runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });
+    });
+    announce(announcer, runId, recorded);
+    return { recorded: recorded.length > 0, eventId: parsed.eventId };
   }
 
   /**

@@ -26,10 +26,11 @@ const STATUS_ORDER: Record<RunStatus, number> = {
   running: 0,
   'waiting-approval': 1,
   'waiting-tool-result': 2,
-  blocked: 3,
-  completed: 4,
-  failed: 5,
-  canceled: 6,
+  waiting: 3,
+  blocked: 4,
+  completed: 5,
+  failed: 6,
+  canceled: 7,
 };
 
 export const RUN_STATUS_FILTERS = (Object.keys(STATUS_ORDER) as RunStatus[]).sort((a, b) => STATUS_ORDER[a] - STATUS_ORDER[b]);

@@ -1,0 +1,86 @@
+/**
+ * defineWorkflow: a workflow is a registered, versioned function of a typed input that a worker runs as
+ * a run (run-workflow.ts). Its name is what the run records, so any process finds it to continue it; its
+ * events are the ones it may wait for, each with the schema a sent payload must match.
+ */
+import { z } from 'zod';
+import { WorkflowInputError } from '../errors';
+import type { WorkflowContext } from './workflow-context';
+
+const WORKFLOW = Symbol.for('gnl.workflow');
+
+/** Lower-case letters, digits and dashes, starting with a letter, at most 64 characters (the agents' rule). */
+export const WORKFLOW_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+
+export interface WorkflowDefinition<INPUT extends z.ZodType, OUTPUT> {
+  name: string;
+  /** Recorded with each run. A run continues on a changed version while its recorded steps replay in the same order (else it stops, diverged). Default '1'. */
+  version?: string;
+  /** One line for people (the Studio, `gnl` listings). */
+  description?: string;
+  /** The input's schema: a start with an input that does not match is refused (WorkflowInputError), nothing written. */
+  input: INPUT;
+  /** The events the workflow waits for, by name, with their payload's schema: a payload that does not match is refused when sent. */
+  events?: Record<string, z.ZodType>;
+  /** The workflow itself: deterministic between its primitives (wf.step, wf.sleep, wf.waitForEvent, wf.child, wf.all, wf.now, wf.random). */
+  run: (wf: WorkflowContext, input: z.output<INPUT>) => Promise<OUTPUT>;
+}
+
+export interface Workflow<INPUT extends z.ZodType = z.ZodType, OUTPUT = unknown> {
+  readonly kind: 'workflow';
+  readonly name: string;
+  readonly version: string;
+  readonly description?: string;
+  readonly input: INPUT;
+  readonly events: Readonly<Record<string, z.ZodType>>;
+  readonly run: (wf: WorkflowContext, input: z.output<INPUT>) => Promise<OUTPUT>;
+}
+
+export function defineWorkflow<INPUT extends z.ZodType, OUTPUT>(definition: WorkflowDefinition<INPUT, OUTPUT>): Workflow<INPUT, OUTPUT> {
+  const problems: string[] = [];
+  const { name, version = '1', description, input, events = {}, run } = definition ?? ({} as WorkflowDefinition<INPUT, OUTPUT>);
+  if (typeof name !== 'string' || !WORKFLOW_NAME.test(name))
+    problems.push('name: lower-case letters, digits and dashes, starting with a letter, at most 64 characters');
+  if (typeof version !== 'string' || version.length === 0 || version.length > 64) problems.push('version: 1 to 64 characters');
+  if (!(input instanceof z.ZodType)) problems.push('input: a zod schema');
+  for (const [event, schema] of Object.entries(events)) {
+    if (!WORKFLOW_NAME.test(event)) problems.push(`events.${event}: an event name is lower-case letters, digits and dashes`);
+    if (!(schema instanceof z.ZodType)) problems.push(`events.${event}: a zod schema`);
+  }
+  if (typeof run !== 'function') problems.push('run: the workflow function, (wf, input) => Promise<output>');
+  if (problems.length > 0) throw new WorkflowInputError({ what: 'defineWorkflow refused the definition', problems });
+  return Object.freeze({
+    kind: 'workflow' as const,
+    name,
+    version,
+    ...(description !== undefined ? { description } : {}),
+    input,
+    events: Object.freeze({ ...events }),
+    run,
+    [WORKFLOW]: true,
+  });
+}
+
+export function isWorkflow(value: unknown): value is Workflow {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[WORKFLOW] === true;
+}
+
+/** The workflow's input parsed by its schema: WorkflowInputError listing every problem, the zod error as its cause. */
+export function parseWorkflowInput<INPUT extends z.ZodType>(workflow: Workflow<INPUT>, given: unknown): z.output<INPUT> {
+  const parsed = workflow.input.safeParse(given);
+  if (parsed.success) return parsed.data;
+  throw new WorkflowInputError({
+    what: `workflow "${workflow.name}" refused the input`,
+    problems: parsed.error.issues.map((issue) => `input${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`),
+    cause: parsed.error,
+  });
+}
+
+/** A sent event's payload parsed by the schema the workflow declares for it (none declared: any value the journal holds). */
+export function parseEventPayload(workflow: Workflow, event: string, payload: unknown): { ok: true; payload: unknown } | { ok: false; problems: string[] } {
+  const schema = workflow.events[event];
+  if (!schema) return { ok: true, payload };
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return { ok: true, payload: parsed.data };
+  return { ok: false, problems: parsed.error.issues.map((issue) => `payload${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`) };
+}

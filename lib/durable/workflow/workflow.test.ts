@@ -1,0 +1,250 @@
+import { expect, it } from 'vitest';
+import { z } from 'zod';
+import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
+import {
+  ChildRunFailedError,
+  defineWorkflow,
+  EventRefusedError,
+  RunDivergedError,
+  runWorkflow,
+  SideEffectRetryBlockedError,
+  type ChildStarter,
+  type Workflow,
+  WorkflowInputError,
+} from '../index';
+
+/** A clock the test moves: sleeps and deadlines are measured by it. */
+function testClock(start = Date.parse('2026-12-04T10:00:00Z')) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describeEachJournal('workflows', (target) => {
+  const { journal } = target.open();
+
+  it('a step is journaled once: a replay answers from the record and the function is not called again', async () => {
+    let calls = 0;
+    const wf = defineWorkflow({
+      name: 'twice',
+      input: z.object({ n: z.number() }),
+      run: async (w, { n }) => {
+        const doubled = await w.step('double', () => {
+          calls++;
+          return n * 2;
+        });
+        const random = await w.random();
+        return { doubled, random };
+      },
+    });
+    const runId = uniqueRunId();
+    const first = await runWorkflow({ workflow: wf, runId, input: { n: 21 }, journal });
+    expect(first).toMatchObject({ status: 'completed', output: { doubled: 42 } });
+    const again = await runWorkflow({ workflow: wf, runId, input: { n: 21 }, journal });
+    expect(again).toEqual(first);
+    expect(calls).toBe(1);
+    expect((await journal.getRun(runId))?.status).toBe('completed');
+    await expect(runWorkflow({ workflow: wf, runId, input: { n: 'x' }, journal })).rejects.toBeInstanceOf(WorkflowInputError);
+  });
+
+  it('a side-effect step that throws is blocked for a person, never run again on a guess; marked done, the workflow goes on with that output', async () => {
+    let sent = 0;
+    const wf = defineWorkflow({
+      name: 'refund-flow',
+      input: z.object({ orderId: z.string() }),
+      run: async (w, { orderId }) => {
+        const refund = await w.step('refund', { sideEffect: true, input: { orderId } }, () => {
+          sent++;
+          throw new Error('socket hang up');
+        });
+        return { refund };
+      },
+    });
+    const runId = uniqueRunId();
+    await expect(runWorkflow({ workflow: wf, runId, input: { orderId: 'o_1' }, journal })).rejects.toBeInstanceOf(SideEffectRetryBlockedError);
+    await expect(runWorkflow({ workflow: wf, runId, input: { orderId: 'o_1' }, journal })).rejects.toBeInstanceOf(SideEffectRetryBlockedError);
+    expect(sent).toBe(1);
+    const summary = await journal.getRun(runId);
+    expect(summary?.status).toBe('blocked');
+    expect(summary?.pending).toMatchObject([{ kind: 'side-effect', toolName: 'refund', toolCallId: 'wf-0' }]);
+    await journal.resolveSideEffect({ runId, toolCallId: 'wf-0', outcome: 'done', output: { refundId: 'r_9' }, by: 'ops@acme' });
+    expect(await runWorkflow({ workflow: wf, runId, input: { orderId: 'o_1' }, journal })).toMatchObject({
+      status: 'completed',
+      output: { refund: { refundId: 'r_9' } },
+    });
+    expect(sent).toBe(1);
+  });
+
+  it('a step that needs approval waits for a person; approved it runs once, rejected it throws StepRejectedError into the workflow', async () => {
+    let ran = 0;
+    const wf = defineWorkflow({
+      name: 'approve-flow',
+      input: z.object({}),
+      run: async (w) => {
+        try {
+          return await w.step('email', { sideEffect: true, needsApproval: true, input: { to: 'c@x' } }, () => ++ran);
+        } catch (error) {
+          return `not sent: ${(error as Error).name}`;
+        }
+      },
+    });
+    const approved = uniqueRunId();
+    expect(await runWorkflow({ workflow: wf, runId: approved, input: {}, journal })).toMatchObject({ status: 'waiting-approval' });
+    await journal.approve({ runId: approved, toolCallId: 'wf-0', by: 'ops@acme' });
+    expect(await runWorkflow({ workflow: wf, runId: approved, input: {}, journal })).toMatchObject({ status: 'completed', output: 1 });
+    const rejected = uniqueRunId();
+    await runWorkflow({ workflow: wf, runId: rejected, input: {}, journal });
+    await journal.reject({ runId: rejected, toolCallId: 'wf-0', by: 'ops@acme', reason: 'wrong customer' });
+    expect(await runWorkflow({ workflow: wf, runId: rejected, input: {}, journal })).toMatchObject({
+      status: 'completed',
+      output: 'not sent: StepRejectedError',
+    });
+    expect(ran).toBe(1);
+  });
+
+  it('a durable sleep suspends the run (waiting), answers without writing while not due, and goes on once the clock passes it', async () => {
+    const clock = testClock();
+    let after = 0;
+    const wf = defineWorkflow({
+      name: 'nap',
+      input: z.object({}),
+      run: async (w) => {
+        await w.sleep('cool-off', 60_000);
+        after++;
+        return 'woke';
+      },
+    });
+    const runId = uniqueRunId();
+    const first = await runWorkflow({ workflow: wf, runId, input: {}, journal, clock: clock.now });
+    expect(first).toMatchObject({ status: 'waiting', waitingFor: [{ kind: 'sleep', name: 'cool-off', until: new Date(clock.now() + 60_000).toISOString() }] });
+    const seq = (await journal.getRun(runId))?.lastSeq;
+    clock.advance(59_000);
+    expect(await runWorkflow({ workflow: wf, runId, input: {}, journal, clock: clock.now })).toMatchObject({ status: 'waiting' });
+    expect((await journal.getRun(runId))?.lastSeq).toBe(seq);
+    clock.advance(1_000);
+    expect(await runWorkflow({ workflow: wf, runId, input: {}, journal, clock: clock.now })).toMatchObject({ status: 'completed', output: 'woke' });
+    expect(after).toBe(1);
+    const types = (await journal.events(runId)).map((e) => e.type);
+    expect(types).toEqual(['run-start', 'workflow-wait', 'run-suspend', 'run-resume', 'workflow-wait-end', 'run-complete']);
+  });
+
+  it('an event sent before the wait is kept and delivered once; the same event id twice is one event; a match picks its event; a deadline is a value', async () => {
+    const clock = testClock();
+    const wf = defineWorkflow({
+      name: 'reply',
+      input: z.object({ ticket: z.string() }),
+      events: { 'customer-reply': z.object({ ticket: z.string(), text: z.string() }) },
+      run: async (w, { ticket }) => {
+        const first = await w.waitForEvent<{ text: string }>('customer-reply', { match: { ticket } });
+        const second = await w.waitForEvent<{ text: string }>('customer-reply', { match: { ticket }, timeoutMs: 3_600_000 });
+        return { first: first.timedOut ? 'timeout' : first.payload.text, second: second.timedOut ? 'timeout' : second.payload.text };
+      },
+    });
+    const runId = uniqueRunId();
+    expect(await runWorkflow({ workflow: wf, runId, input: { ticket: 't_1' }, journal, clock: clock.now })).toMatchObject({ status: 'waiting' });
+    // Sent twice under one id (a retried send), plus one for another ticket: the workflow sees one.
+    const sends = [
+      await journal.sendEvent({ runId, name: 'customer-reply', eventId: 'e-1', payload: { ticket: 't_1', text: 'thanks' }, by: 'desk' }),
+      await journal.sendEvent({ runId, name: 'customer-reply', eventId: 'e-1', payload: { ticket: 't_1', text: 'thanks' }, by: 'desk' }),
+      await journal.sendEvent({ runId, name: 'customer-reply', eventId: 'e-2', payload: { ticket: 't_2', text: 'other' }, by: 'desk' }),
+    ];
+    expect(sends.map((s) => s.recorded)).toEqual([true, false, true]);
+    expect(await runWorkflow({ workflow: wf, runId, input: { ticket: 't_1' }, journal, clock: clock.now })).toMatchObject({
+      status: 'waiting',
+      waitingFor: [{ kind: 'event', event: 'customer-reply', timeoutAt: new Date(clock.now() + 3_600_000).toISOString() }],
+    });
+    clock.advance(3_600_000);
+    const done = await runWorkflow({ workflow: wf, runId, input: { ticket: 't_1' }, journal, clock: clock.now });
+    expect(done).toEqual({ status: 'completed', runId, output: { first: 'thanks', second: 'timeout' } });
+    const events = await journal.events(runId);
+    expect(events.filter((e) => e.type === 'workflow-event')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'workflow-wait-end').map((e) => (e as { outcome: string }).outcome)).toEqual(['event', 'timeout']);
+    await expect(journal.sendEvent({ runId, name: 'customer-reply', payload: {}, by: 'desk' })).rejects.toBeInstanceOf(EventRefusedError);
+    await expect(journal.sendEvent({ runId: uniqueRunId(), name: 'customer-reply', payload: {}, by: 'desk' })).rejects.toMatchObject({ reason: 'unknown-run' });
+  });
+
+  it('a replay that meets a changed step order stops with RunDivergedError naming the step', async () => {
+    const runId = uniqueRunId();
+    const before = defineWorkflow({
+      name: 'order',
+      input: z.object({}),
+      run: async (w) => {
+        await w.step('classify', () => 'refund');
+        await w.sleep('cool-off', 60_000);
+        return 'done';
+      },
+    });
+    await runWorkflow({ workflow: before, runId, input: {}, journal });
+    const after = defineWorkflow({
+      name: 'order',
+      version: '2',
+      input: z.object({}),
+      run: async (w) => {
+        await w.step('classify', () => 'refund');
+        await w.step('notify', () => 'sent');
+        return 'done';
+      },
+    });
+    const diverged = runWorkflow({ workflow: after, runId, input: {}, journal, clock: () => Date.now() + 120_000 });
+    await expect(diverged).rejects.toBeInstanceOf(RunDivergedError);
+    await expect(diverged).rejects.toThrow(/workflow step 2 \(wf-1\) was recorded as sleep "cool-off" and the workflow now calls step "notify"/);
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+  });
+
+  it('child runs: a fan-out starts at most `concurrency` children, waits holding nothing, and returns each outcome in order; a failure with onFailure throw', async () => {
+    const leaf = defineWorkflow({
+      name: 'leaf',
+      input: z.object({ n: z.number() }),
+      run: async (w, { n }) => {
+        if (n === 3) throw new Error('three is bad');
+        return await w.step('square', () => n * n);
+      },
+    });
+    const started: string[] = [];
+    const starter: ChildStarter = {
+      async start(child) {
+        started.push(child.runId);
+        // The test's executor: starts the child run (idempotent by runId), nothing else.
+        await runWorkflow({ workflow: leaf, runId: child.runId, input: child.input, journal, parent: child.parent }).catch(() => undefined);
+      },
+    };
+    const parent = (onFailure: 'throw' | 'collect'): Workflow =>
+      defineWorkflow({
+        name: `fan-${onFailure}`,
+        input: z.object({ ns: z.array(z.number()) }),
+        run: async (w, { ns }) =>
+          w.all(
+            'squares',
+            ns.map((n) => ({ workflow: 'leaf', input: { n } })),
+            { concurrency: 2, onFailure },
+          ),
+      });
+    const ok = uniqueRunId();
+    const result = await runWorkflow({ workflow: parent('collect'), runId: ok, input: { ns: [1, 2, 3, 4] }, journal, children: starter });
+    // Each child ran to its end inside start(): two at a time, the next as each settled (the parent is invoked again for them).
+    let next = result;
+    for (let i = 0; i < 4 && next.status === 'waiting'; i++)
+      next = await runWorkflow({ workflow: parent('collect'), runId: ok, input: { ns: [1, 2, 3, 4] }, journal, children: starter });
+    expect(next).toMatchObject({
+      status: 'completed',
+      output: [
+        { runId: `${ok}/squares/0`, status: 'completed', output: 1 },
+        { runId: `${ok}/squares/1`, status: 'completed', output: 4 },
+        { runId: `${ok}/squares/2`, status: 'failed', error: { message: 'three is bad' } },
+        { runId: `${ok}/squares/3`, status: 'completed', output: 16 },
+      ],
+    });
+    expect(started).toHaveLength(4);
+    expect((await journal.events(`${ok}/squares/0`))[0]).toMatchObject({ input: { parent: { runId: ok, waitId: 'wf-0' } } });
+
+    const failing = uniqueRunId();
+    let outcome = await runWorkflow({ workflow: parent('throw'), runId: failing, input: { ns: [3, 1, 2] }, journal, children: starter }).catch((e) => e);
+    for (let i = 0; i < 4 && outcome?.status === 'waiting'; i++) {
+      outcome = await runWorkflow({ workflow: parent('throw'), runId: failing, input: { ns: [3, 1, 2] }, journal, children: starter }).catch((e) => e);
+    }
+    expect(outcome).toBeInstanceOf(ChildRunFailedError);
+    // The first child failed as it started (this starter runs a child to its end): no other starts, both are skipped.
+    expect(started.filter((id) => id.startsWith(failing))).toEqual([`${failing}/squares/0`]);
+    expect((outcome as ChildRunFailedError).outcomes.map((o) => o.status)).toEqual(['failed', 'skipped', 'skipped']);
+    expect((await journal.getRun(failing))?.status).toBe('failed');
+  });
+});
