@@ -191,6 +191,8 @@ const ANY_VALUE: Partial<Record<JournalEventType, readonly string[]>> = {
   'tool-call-repair': ['repaired'],
   'tool-approval-request': ['input'],
   'side-effect-resolution': ['output'],
+  'workflow-wait-end': ['value'],
+  'workflow-event': ['payload'],
 };
 
 const types = Object.keys(USER_DATA) as JournalEventType[];

@@ -120,6 +120,25 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
   } as AnyTool;
 }
 
+/**
+ * One call through the door made outside the SDK's loop (a workflow's step): the same journaled execute an
+ * agent's tool call gets, for the call `toolCallId` with `input`. The gate (tool-gate.ts) decides first
+ * whether it may run, as for any call.
+ */
+export function callThroughDoor(args: {
+  session: RunSession;
+  toolName: string;
+  tool: AnyTool;
+  toolCallId: string;
+  input: unknown;
+  retry?: ToolRetry;
+}): Promise<unknown> {
+  const { session, toolName, tool, toolCallId, input, retry } = args;
+  const journaled = journaledTool({ session, toolName, tool, ...(retry ? { retry } : {}) });
+  const doorExecute = journaled.execute as (input: unknown, options: ToolExecutionOptions<unknown>) => Promise<unknown>;
+  return doorExecute(input, { toolCallId, messages: [] } as never);
+}
+
 async function attempts(args: {
   session: RunSession;
   toolName: string;

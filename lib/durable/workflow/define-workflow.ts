@@ -6,11 +6,9 @@
 import { z } from 'zod';
 import { WorkflowInputError } from '../errors';
 import type { WorkflowContext } from './workflow-context';
+import { WORKFLOW_NAME } from './workflow-name';
 
 const WORKFLOW = Symbol.for('gnl.workflow');
-
-/** Lower-case letters, digits and dashes, starting with a letter, at most 64 characters (the agents' rule). */
-export const WORKFLOW_NAME = /^[a-z][a-z0-9-]{0,63}$/;
 
 export interface WorkflowDefinition<INPUT extends z.ZodType, OUTPUT> {
   name: string;
@@ -74,13 +72,4 @@ export function parseWorkflowInput<INPUT extends z.ZodType>(workflow: Workflow<I
     problems: parsed.error.issues.map((issue) => `input${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`),
     cause: parsed.error,
   });
-}
-
-/** A sent event's payload parsed by the schema the workflow declares for it (none declared: any value the journal holds). */
-export function parseEventPayload(workflow: Workflow, event: string, payload: unknown): { ok: true; payload: unknown } | { ok: false; problems: string[] } {
-  const schema = workflow.events[event];
-  if (!schema) return { ok: true, payload };
-  const parsed = schema.safeParse(payload);
-  if (parsed.success) return { ok: true, payload: parsed.data };
-  return { ok: false, problems: parsed.error.issues.map((issue) => `payload${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`) };
 }

@@ -19,7 +19,8 @@ import { RunState } from '../projection/run-state';
 import { linkJob, recordFailure } from '../run/run-durable';
 import { RunSession } from '../run/run-session';
 import { type ChildStarter, readChild } from './child-runs';
-import { parseEventPayload, parseWorkflowInput, type Workflow } from './define-workflow';
+import { parseWorkflowInput, type Workflow } from './define-workflow';
+import { parseEventPayload } from './event-payload';
 import { WorkflowContext, WorkflowSuspended } from './workflow-context';
 
 export interface RunWorkflowOptions {
@@ -102,7 +103,7 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     const wf = new WorkflowContext({
       session,
       journal,
-      workflow,
+      events: workflow.events,
       children,
       jobRoot: async () => (await session.job?.()) ?? runId,
       clock,
@@ -173,7 +174,7 @@ async function somethingDue(state: RunState, journal: Journal, workflow: Workflo
       if (wait.timeoutAt !== undefined && now >= Date.parse(wait.timeoutAt)) return true;
       if (
         state.workflowEvents.some(
-          (e) => e.name === wait.event && !state.deliveredEvents.has(e.eventId) && parseEventPayload(workflow, wait.event, e.payload).ok,
+          (e) => e.name === wait.event && !state.deliveredEvents.has(e.eventId) && parseEventPayload(workflow.events, wait.event, e.payload).ok,
         )
       )
         return true;

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { EventRefusedError } from '../errors';
 import type { JournalEvent } from '../journal/events';
 import { assertValidRunId } from '../identity/run-id';
-import { WORKFLOW_NAME } from './define-workflow';
+import { WORKFLOW_NAME } from './workflow-name';
 
 const printable = (value: string) => !/[\p{Cc}\p{Cs}]/u.test(value);
 

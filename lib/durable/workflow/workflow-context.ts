@@ -25,10 +25,10 @@ import type { JournalEvent, WorkflowWait } from '../journal/events';
 import type { Journal } from '../journal/journal';
 import type { RunSession } from '../run/run-session';
 import { type CheckContext, type CheckResult, gnlTool, type LookupResult } from '../tools/gnl-tool';
-import { journaledTool } from '../tools/journaled-tool';
+import { callThroughDoor } from '../tools/journaled-tool';
 import { toolGate } from '../tools/tool-gate';
 import { type ChildOutcome, type ChildRef, type ChildSpec, type ChildStarter, childRef, readChild } from './child-runs';
-import { parseEventPayload, type Workflow } from './define-workflow';
+import { parseEventPayload } from './event-payload';
 
 /** What a step's function is given. */
 export interface StepContext<INPUT> {
@@ -96,7 +96,8 @@ export class WorkflowContext {
     private readonly args: {
       session: RunSession;
       journal: Journal;
-      workflow: Workflow;
+      /** The workflow's declared events and their payload schemas. */
+      events: Readonly<Record<string, z.ZodType>>;
       children: ChildStarter | undefined;
       /** The job's first run (children's ids are made from it). */
       jobRoot: () => Promise<string>;
@@ -241,10 +242,8 @@ export class WorkflowContext {
     if (verdict.type === 'denied') throw new StepRejectedError({ runId, step: name, ...(verdict.reason ? { reason: verdict.reason } : {}) });
     // Not to run now: waiting for an approval or for a person to settle an unknown outcome (the gate listed it), or canceled.
     if (verdict.type === 'user-approval') throw new WorkflowSuspended(`step "${name}" waits for a person`);
-    const door = journaledTool({ session, toolName: name, tool: stepTool });
     try {
-      const execute = door.execute as unknown as (input: unknown, options: { toolCallId: string; messages: [] }) => Promise<unknown>;
-      return await execute(input, { toolCallId: id, messages: [] });
+      return await callThroughDoor({ session, toolName: name, tool: stepTool, toolCallId: id, input });
     } catch (error) {
       if (session.blocked.length > 0) throw new WorkflowSuspended(`step "${name}" has an unknown outcome`, { cause: error });
       if (session.failure !== undefined) throw session.failure;
@@ -267,7 +266,7 @@ export class WorkflowContext {
   }
 
   private async runWaitForEvent(id: string, event: string, options: WaitForEventOptions): Promise<EventResult<unknown>> {
-    const { session, journal, workflow } = this.args;
+    const { session, journal, events } = this.args;
     await this.expect(id, 'event', event);
     const recorded = this.state.workflowWaits.get(id);
     if (recorded?.end) return eventResult(recorded.end, this.state.workflowEvents);
@@ -291,7 +290,7 @@ export class WorkflowContext {
         candidate.name === wait.event &&
         !this.state.deliveredEvents.has(candidate.eventId) &&
         matches(wait.match, candidate.payload) &&
-        parseEventPayload(workflow, wait.event, candidate.payload).ok,
+        parseEventPayload(events, wait.event, candidate.payload).ok,
     );
     if (sent) {
       await session.append(...(record ? [record] : []), {
