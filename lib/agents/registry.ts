@@ -6,7 +6,7 @@
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import type { Tool } from 'ai';
 import { z } from 'zod';
-import { type ToolDeclaration, toolDeclaration, toolLookup } from '@/lib/durable';
+import { isWorkflow, type ToolDeclaration, toolDeclaration, toolLookup, type Workflow } from '@/lib/durable';
 import { type Agent, AGENT_NAME, isAgent } from './define-agent';
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from './errors';
 
@@ -20,6 +20,14 @@ export interface AgentRegistry {
   listVersions(name: string): Agent[];
   /** The registered version of `name` whose version string is `version`, or undefined. */
   findVersion(name: string, version: string): Agent | undefined;
+  /**
+   * The workflow registered under `name` (lib/durable/workflow): the version `version` when registered,
+   * else the current one (the last listed); UnknownAgentError naming the known workflows if none is.
+   */
+  getWorkflow(name: string, version?: string): Workflow;
+  hasWorkflow(name: string): boolean;
+  /** Every registered workflow's current version, sorted by name. */
+  listWorkflows(): Workflow[];
 }
 
 export interface AgentRegistryOptions {
@@ -29,6 +37,8 @@ export interface AgentRegistryOptions {
    * declares onChange 'continue'.
    */
   current?: Record<string, string>;
+  /** The workflows this deployment runs (defineWorkflow), several versions of one side by side allowed. A name is an agent's or a workflow's, not both. */
+  workflows?: readonly Workflow[];
 }
 
 const nameSchema = z.string({ error: 'an agent name must be a string' }).min(1, 'an agent name must not be empty');
@@ -67,8 +77,21 @@ export function createAgentRegistry(agents: readonly Agent[], options: AgentRegi
         }`,
       );
   }
+  const workflowVersions = new Map<string, Workflow[]>();
+  for (const [index, workflow] of (options.workflows ?? []).entries()) {
+    if (!isWorkflow(workflow)) {
+      problems.push(`workflows[${index}] is not a Workflow made by defineWorkflow`);
+      continue;
+    }
+    if (versions.has(workflow.name)) problems.push(`"${workflow.name}" is registered as an agent and as a workflow`);
+    const listed = workflowVersions.get(workflow.name) ?? [];
+    if (listed.some((other) => other.version === workflow.version))
+      problems.push(`two workflows are named "${workflow.name}" with the same version ${workflow.version}`);
+    else workflowVersions.set(workflow.name, [...listed, workflow]);
+  }
   if (problems.length > 0) throw new AgentDefinitionError({ what: 'createAgentRegistry', problems });
   const sorted = [...current.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const currentWorkflows = [...workflowVersions.values()].map((listed) => listed.at(-1) as Workflow).sort((a, b) => a.name.localeCompare(b.name));
 
   return {
     getAgent(name) {
@@ -86,6 +109,14 @@ export function createAgentRegistry(agents: readonly Agent[], options: AgentRegi
     hasAgent: (name) => typeof name === 'string' && current.has(name),
     listVersions: (name) => [...(versions.get(name) ?? [])],
     findVersion: (name, version) => versions.get(name)?.find((agent) => agent.version === version),
+    getWorkflow(name, version) {
+      const listed = typeof name === 'string' ? workflowVersions.get(name) : undefined;
+      const workflow = (version !== undefined ? listed?.find((w) => w.version === version) : undefined) ?? listed?.at(-1);
+      if (workflow) return workflow;
+      throw new UnknownAgentError({ agentName: String(name), known: currentWorkflows.map((w) => w.name), hint: 'no workflow is registered under this name' });
+    },
+    hasWorkflow: (name) => typeof name === 'string' && workflowVersions.has(name),
+    listWorkflows: () => [...currentWorkflows],
   };
 }
 

@@ -108,6 +108,7 @@ const TIMER_TEXT: { [K in RunTimer['kind']]: (timer: Extract<RunTimer, { kind: K
   'approval-deadline': (t) => `approval of ${clean(t.toolName)} (${clean(t.toolCallId)}) expires`,
   retry: (t) => `attempt ${t.attempt} of ${t.attempts}`,
   resume: (t) => `resume scheduled by ${clean(t.by)}${t.reason ? `: ${cut(clean(t.reason), 200)}` : ''}`,
+  workflow: (t) => (t.what === 'sleep' ? `sleep "${clean(t.name)}" ends` : `wait for event "${clean(t.name)}" times out`),
 };
 
 /** The run's automatic attempts (run-retry) and what is due when (runTimers), from the projection. */

@@ -27,6 +27,7 @@ import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type ForkedRun, type ForkPreview, type ForkRunRequest, forkRun, type PreviewForkRequest, previewFork } from './fork-run';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
 import { type NextWake, nextWake } from './next-wake';
+import { wakeParentOf, workflowChildren } from './workflows';
 import { NotificationOutbox } from './notifications/notification-outbox';
 import { Notifier, type NotifierEvent } from './notifications/notifier';
 import { type NotifySettings, notifySettingsFromEnv } from './notifications/notify-settings';
@@ -205,7 +206,8 @@ export class Executor {
 
   /** The agents this executor can run: it claims only their runs (workers of different deployments may share a database). */
   private get agents(): string[] {
-    return this.resolved.registry.listAgents().map((agent) => agent.name);
+    const { registry } = this.resolved;
+    return [...registry.listAgents().map((agent) => agent.name), ...registry.listWorkflows().map((workflow) => workflow.name)];
   }
 
   /** Runs being invoked here now. */
@@ -378,6 +380,7 @@ export class Executor {
         stopRequested: () => active.stop,
         ...(this.options.aroundInvocation ? { around: this.options.aroundInvocation } : {}),
         ...(this.options.streamRuns ? { stream: true } : {}),
+        children: workflowChildren({ storage, registry }),
       });
       const takeOver =
         invocation.kind === 'given-back' &&
@@ -428,6 +431,11 @@ export class Executor {
     });
     // The invocation may have written a suspend or a failure (its outbox row committed with it): send it now.
     if (settled) this.notifier?.kick();
+    // A child run that settled wakes the workflow waiting for it (after its retry, if any, is journaled).
+    if (settled)
+      await wakeParentOf(this.resolved, claim.runId).catch((error: unknown) =>
+        this.emit({ type: 'error', where: `wake parent of ${claim.runId}`, error: describeError(error) }),
+      );
   }
 
   /**

@@ -4,6 +4,8 @@
  * call these.
  */
 export { startRun, type StartRunOptions, type StartedRun } from './start-run';
+// Workflows run by executors (docs/workflows.md): start one, send it an event; their children are started here too.
+export { startWorkflow, sendEvent, openChildrenOf, type StartWorkflowOptions, type StartedWorkflow, type SendEventOptions } from './workflows';
 export {
   resumeRun,
   scheduleResume,

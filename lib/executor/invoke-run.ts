@@ -10,6 +10,7 @@
  */
 import { type AgentInput, runAgent, streamAgent, UnknownAgentError } from '@/lib/agents';
 import {
+  type ChildStarter,
   type DurableResult,
   type ErrorInfo,
   errorInfo,
@@ -23,6 +24,7 @@ import {
   RunState,
   SideEffectRetryBlockedError,
   ToolCallFailedError,
+  runWorkflow,
 } from '@/lib/durable';
 import type { AgentRegistry } from '@/lib/agents';
 import type { AroundInvocation } from './around-invocation';
@@ -54,8 +56,10 @@ export async function invokeRun(args: {
   around?: AroundInvocation;
   /** Stream the run and write its stream log (ExecutorOptions.streamRuns). Default: generate. */
   stream?: boolean;
+  /** Starts a workflow's child runs (workflows.ts). */
+  children?: ChildStarter;
 }): Promise<Invocation> {
-  const { claim, journal, registry, owner, stopRequested, around, stream } = args;
+  const { claim, journal, registry, owner, stopRequested, around, stream, children } = args;
   const { runId } = claim;
   let invoke: () => Promise<DurableResult<any>>;
   try {
@@ -65,20 +69,41 @@ export async function invokeRun(args: {
     // Completed by an invocation whose lease expired before it could release it: nothing to run. (Invoked
     // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
     if (run.status === 'completed') return { kind: 'settled', outcome: 'completed' };
-    // The run's own version while it is registered (pinned), or the current one when it takes the run over.
-    const { agent } = await runVersion({ registry, state: new RunState(await journal.events(runId)), runId });
-    const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
-    const prepareStep = async (options: unknown) => {
-      const why = stopRequested();
-      // A run completed in the journal is only being replayed here (it completed after the check above,
-      // before this invocation took the hold): the replay appends nothing, so it is let through. Stopped,
-      // it would journal a run-fail after the run's run-complete.
-      if (why && (await journal.getRun(runId))?.status !== 'completed') throw new InvocationStoppedError({ runId, owner, why });
-      return own ? own(options) : undefined;
-    };
-    const input: AgentInput = agentInputOf(run.input);
-    const options = { agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0];
-    invoke = stream ? () => streamAgent({ ...options, resumable: true }).durable : () => runAgent(options);
+    const recordedWorkflow = run.input.workflow;
+    if (recordedWorkflow) {
+      // A workflow's run: its registered version (the one it records, else the current one), invoked by runWorkflow.
+      const workflow = registry.getWorkflow(recordedWorkflow.name, recordedWorkflow.version);
+      const beforeNewWork = async () => {
+        const why = stopRequested();
+        if (why && (await journal.getRun(runId))?.status !== 'completed') throw new InvocationStoppedError({ runId, owner, why });
+      };
+      invoke = () =>
+        runWorkflow({
+          workflow,
+          runId,
+          input: recordedWorkflow.input,
+          journal,
+          beforeNewWork,
+          ...(children ? { children } : {}),
+          ...(run.input.parent ? { parent: run.input.parent } : {}),
+          ...(run.input.subject !== undefined ? { subject: run.input.subject } : {}),
+        }) as unknown as Promise<DurableResult<any>>;
+    } else {
+      // The run's own version while it is registered (pinned), or the current one when it takes the run over.
+      const { agent } = await runVersion({ registry, state: new RunState(await journal.events(runId)), runId });
+      const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
+      const prepareStep = async (options: unknown) => {
+        const why = stopRequested();
+        // A run completed in the journal is only being replayed here (it completed after the check above,
+        // before this invocation took the hold): the replay appends nothing, so it is let through. Stopped,
+        // it would journal a run-fail after the run's run-complete.
+        if (why && (await journal.getRun(runId))?.status !== 'completed') throw new InvocationStoppedError({ runId, owner, why });
+        return own ? own(options) : undefined;
+      };
+      const input: AgentInput = agentInputOf(run.input);
+      const options = { agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0];
+      invoke = stream ? () => streamAgent({ ...options, resumable: true }).durable : () => runAgent(options);
+    }
   } catch (error) {
     return classify(error, await statusOf(journal, runId, error));
   }

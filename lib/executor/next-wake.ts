@@ -55,7 +55,8 @@ export async function nextWake(args: {
   // The journal is folded only when a timer can be there: a retry to journal, an undecided deadline
   // (the summary's pending list says), or a resume scheduled during the invocation. Most runs end without.
   const summary = await journal.getRun(runId);
-  const deadline = summary?.pending.some((item) => item.kind === 'approval' && item.expiresAt && !item.decision);
+  // A waiting workflow's sleep or event deadline is in its workflow-wait events, not in the pending list.
+  const deadline = summary?.status === 'waiting' || summary?.pending.some((item) => item.kind === 'approval' && item.expiresAt && !item.decision);
   if (!transientFailure && !deadline && !(await args.wokenMeanwhile())) return {};
   const state = new RunState(await journal.events(runId));
   let retry: NextWake['retry'];
@@ -72,7 +73,8 @@ export async function nextWake(args: {
     }
     retry = { attempt, attempts, ...(retryAt ? { retryAt } : {}) };
   }
-  const timer = runTimers(state).find((t) => t.kind === 'approval-deadline' || Date.parse(t.dueAt) > claimedAt.getTime());
+  // A deadline or a workflow's timer holds until the invocation it wakes answers it; a retry or a resume due at the claim was this invocation.
+  const timer = runTimers(state).find((t) => t.kind === 'approval-deadline' || t.kind === 'workflow' || Date.parse(t.dueAt) > claimedAt.getTime());
   if (!timer) return retry ? { retry } : {};
   const delay = Date.parse(timer.dueAt) - Date.now();
   const wakeInMs = delay > 0 ? delay : timer.kind === 'approval-deadline' ? PAST_DEADLINE_DELAY_MS : 0;

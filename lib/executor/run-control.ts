@@ -3,12 +3,13 @@
  * runnable again, cancel it, or, for a run whose agent changed since it started (RunDivergedError),
  * abandon it (recorded: who and why) and restart its input as a new run.
  */
-import { jobEffects, RunState, type RunSummary, runTimers } from '@/lib/durable';
+import { DecisionConflictError, jobEffects, RunState, type RunSummary, runTimers } from '@/lib/durable';
 import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { RunNotResumableError } from './errors';
 import type { QueueEntry } from './run-queue';
 import { agentInputOf } from './start-input';
 import { type StartedRun, startAndEnqueue } from './start-run';
+import { openChildrenOf, wakeParentOf } from './workflows';
 
 export interface ControlledRun {
   runId: string;
@@ -91,6 +92,14 @@ export async function cancelRun(given: string, request: OperatorRequest): Promis
   await existingRun(resolved, runId);
   await resolved.journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
   await resolved.queue.settle(runId, 'canceled');
+  // A workflow's cancel reaches its open child runs (each recorded with who and why), and a child's wakes its parent.
+  for (const child of await openChildrenOf(request, runId)) {
+    await cancelRun(child, { ...request, reason: `parent run ${runId} was canceled${request.reason ? `: ${request.reason}` : ''}` }).catch((error: unknown) => {
+      // A child that ended meanwhile has nothing to cancel; any other refusal is the caller's to see.
+      if (!DecisionConflictError.isInstance(error)) throw error;
+    });
+  }
+  await wakeParentOf(resolved, runId);
   return { runId, run: await existingRun(resolved, runId), queue: await resolved.queue.entry(runId) };
 }
 

@@ -39,7 +39,7 @@ export function startRun(options: StartRunOptions): Promise<StartedRun> {
  */
 export async function startAndEnqueue(
   options: StartRunOptions,
-  extra: { leaseTo?: { owner: string; leaseMs: number }; restartOf?: NonNullable<RunInput['restartOf']> } = {},
+  extra: { leaseTo?: { owner: string; leaseMs: number }; restartOf?: NonNullable<RunInput['restartOf']>; parent?: NonNullable<RunInput['parent']> } = {},
 ): Promise<StartedRun> {
   const { leaseTo } = extra;
   const restartOf = extra.restartOf?.runId;
@@ -53,6 +53,8 @@ export async function startAndEnqueue(
   const startInput: RunInput = {
     ...(await startInputOf(agent, input)),
     ...(extra.restartOf ? { restartOf: extra.restartOf } : {}),
+    // A child run of a workflow names its parent and the wait it answers (lib/executor/workflows.ts).
+    ...(extra.parent ? { parent: extra.parent } : {}),
     ...(DEFAULT_KEY_SCHEME !== 1 ? { keyScheme: DEFAULT_KEY_SCHEME } : {}),
   };
 
@@ -81,7 +83,7 @@ function parseInput(options: StartRunOptions): AgentInput {
 }
 
 /** Writes the run's `run-start` under the run's hold. False if another caller created it first. */
-async function create(journal: Journal, runId: string, input: RunInput): Promise<boolean> {
+export async function create(journal: Journal, runId: string, input: RunInput): Promise<boolean> {
   const hold = await holdSoon(journal, runId);
   try {
     if ((await hold.load()).length > 0) return false;

@@ -1,0 +1,146 @@
+/**
+ * Workflows in the executor layer (docs/workflows.md): start one as a run (startWorkflow, idempotent by
+ * runId like startRun), send it an event (sendEvent: the payload checked by the workflow's schema, then
+ * journal.sendEvent, then the run woken), start its child runs (the ChildStarter the executor gives
+ * runWorkflow), wake a parent when a child settles, and cancel a workflow's open children with it.
+ * The core runs the workflow (lib/durable/workflow); this layer knows the registry and the queue.
+ */
+import { randomUUID } from 'node:crypto';
+import { agentInputSchema } from '@/lib/agents';
+import {
+  type ChildStarter,
+  EventRefusedError,
+  parseEventPayload,
+  parseWorkflowInput,
+  RunDivergedError,
+  type RunInput,
+  RunState,
+  type RunSummary,
+  readChild,
+  runInputDifferences,
+  type SendEventRequest,
+  type Workflow,
+  workflowRunInput,
+} from '@/lib/durable';
+import { type ExecutorContext, type Resolved, resolveContext, resolveStorage, type StorageContext } from './context';
+import { create, startAndEnqueue } from './start-run';
+
+export interface StartWorkflowOptions extends ExecutorContext {
+  /** The workflow, or the name it is registered under. */
+  workflow: string | Workflow;
+  /** Names the job. Default `<workflow>:<uuid>`. */
+  runId?: string;
+  input: unknown;
+  /** Who the run's data is about (docs/erasure.md). */
+  subject?: string;
+}
+
+export interface StartedWorkflow {
+  runId: string;
+  workflow: string;
+  /** False when the run existed already with this input. */
+  created: boolean;
+  run: RunSummary;
+}
+
+/** Records a workflow run (its run-start) and enqueues it; the same runId with the same input is the run that exists, another input is RunDivergedError. */
+export function startWorkflow(options: StartWorkflowOptions): Promise<StartedWorkflow> {
+  return startWorkflowRun(options);
+}
+
+async function startWorkflowRun(options: StartWorkflowOptions, parent?: NonNullable<RunInput['parent']>): Promise<StartedWorkflow> {
+  const { journal, registry, queue } = resolveContext(options);
+  const workflow = typeof options.workflow === 'string' ? registry.getWorkflow(options.workflow) : options.workflow;
+  const input = parseWorkflowInput(workflow, options.input);
+  const runId = await journal.runIdOf(options.runId ?? `${workflow.name}:${randomUUID()}`);
+  const startInput = workflowRunInput({ workflow, input, ...(parent ? { parent } : {}), ...(options.subject ? { subject: options.subject } : {}) });
+  let existing = await journal.getRun(runId);
+  const created = existing ? false : await create(journal, runId, startInput);
+  if (!created) {
+    existing ??= await journal.getRun(runId);
+    const differences = existing ? runInputDifferences(existing.input, startInput) : [];
+    if (differences.length > 0) throw new RunDivergedError({ runId, differences });
+  }
+  if (created || existing?.status === 'running') await queue.enqueue({ runId, agent: workflow.name });
+  const run = await journal.getRun(runId);
+  if (!run) throw new Error(`Run "${runId}" was created but cannot be read back.`);
+  return { runId, workflow: workflow.name, created, run };
+}
+
+/** The starter of a workflow's children: an agent's run (startRun) or a workflow's, with the parent link, each enqueued. */
+export function workflowChildren(context: ExecutorContext): ChildStarter {
+  return {
+    async start(child) {
+      if (child.kind === 'workflow') {
+        await startWorkflowRun({ ...context, workflow: child.name, runId: child.runId, input: child.input }, child.parent);
+        return;
+      }
+      const input = agentInputSchema.parse(child.input);
+      await startAndEnqueue({ ...context, agent: child.name, runId: child.runId, input: input as never }, { parent: child.parent });
+    },
+  };
+}
+
+export interface SendEventOptions extends ExecutorContext {
+  runId: string;
+  name: string;
+  payload?: unknown;
+  /** Delivered once per id (default: a new one). */
+  eventId?: string;
+  by: string;
+}
+
+/**
+ * Sends an event to a workflow run: the payload is checked by the schema the run's workflow declares for
+ * the event (EventRefusedError 'invalid-payload', nothing written), journaled (workflow-event; the same
+ * eventId again writes nothing), and the run is woken so that a wait for it goes on.
+ */
+export async function sendEvent(options: SendEventOptions): Promise<{ runId: string; eventId: string; recorded: boolean }> {
+  const { journal, registry, queue } = resolveContext(options);
+  const runId = await journal.runIdOf(options.runId);
+  const run = await journal.getRun(runId);
+  if (!run) throw new EventRefusedError({ runId, reason: 'unknown-run', detail: 'no such run' });
+  const name = run.input.workflow?.name;
+  if (!name) throw new EventRefusedError({ runId, reason: 'not-a-workflow', detail: 'the run is an agent run; only a workflow waits for events' });
+  let payload: unknown = options.payload ?? null;
+  if (registry.hasWorkflow(name)) {
+    const parsed = parseEventPayload(registry.getWorkflow(name, run.input.workflow?.version).events, options.name, payload);
+    if (!parsed.ok) throw new EventRefusedError({ runId, reason: 'invalid-payload', detail: `event "${options.name}": ${parsed.problems.join('; ')}` });
+    payload = parsed.payload;
+  }
+  const request: SendEventRequest = {
+    runId,
+    name: options.name,
+    payload: payload as SendEventRequest['payload'],
+    by: options.by,
+    ...(options.eventId !== undefined ? { eventId: options.eventId } : {}),
+  };
+  const sent = await journal.sendEvent(request);
+  if (sent.recorded) await queue.wake(runId);
+  return { runId, ...sent };
+}
+
+/** A run that settled wakes its parent (a workflow waiting for its children), so the parent looks again. */
+export async function wakeParentOf(resolved: Pick<Resolved, 'journal' | 'queue'>, runId: string): Promise<string | undefined> {
+  const parent = (await resolved.journal.getRun(runId))?.input.parent;
+  if (!parent) return undefined;
+  const status = (await resolved.journal.getRun(parent.runId))?.status;
+  if (status === undefined || status === 'completed' || status === 'canceled') return undefined;
+  await resolved.queue.wake(parent.runId);
+  return parent.runId;
+}
+
+/**
+ * The child runs a workflow run started and that have not settled, every wait's: what a cancel of the
+ * parent reaches. Read from the parent's projection and each child's summary.
+ */
+export async function openChildrenOf(context: StorageContext, runId: string): Promise<string[]> {
+  const { journal } = resolveStorage(context);
+  const state = new RunState(await journal.events(runId));
+  const open: string[] = [];
+  for (const { wait } of state.workflowWaits.values()) {
+    if (wait.kind !== 'children') continue;
+    for (const child of wait.children) if ((await readChild(journal, child.runId)) === 'open') open.push(child.runId);
+  }
+  return open;
+}
