@@ -1,0 +1,133 @@
+/**
+ * Workflows run by a real executor on both journals: a step that sends an email through the one door
+ * (counted by the outside service itself), child workflow runs fanned out and waited for without a worker,
+ * an event sent from outside that wakes the run, a durable sleep woken by the queue's timer, and a cancel
+ * that reaches the children. Waits are on the journal's state, never on a guessed duration.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgentRegistry } from '@/lib/agents';
+import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { defineWorkflow, RunState } from '@/lib/durable';
+import { describeEachStorage } from '@/tests/support/executor-storages';
+import { cancelRun, Executor, sendEvent, startWorkflow } from './index';
+
+describeEachStorage('workflows in the executor', (holder) => {
+  let service: OutsideService;
+  let executor: Executor;
+  let registry: ReturnType<typeof createAgentRegistry>;
+  beforeAll(() => holder.storage.database().then(() => undefined), 300_000);
+  beforeAll(async () => {
+    service = await startOutsideService();
+    const email = (to: string, key: string) =>
+      fetch(`${service.url}/emails`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ to, subject: 'Your ticket', body: 'We are on it.' }),
+      }).then(async (response) => {
+        if (!response.ok) throw new Error(`emails answered ${response.status}`);
+        return (await response.json()) as unknown;
+      });
+    const notify = defineWorkflow({
+      name: 'notify-one',
+      input: z.object({ to: z.string() }),
+      run: async (wf, { to }) => {
+        await wf.step('send-email', { sideEffect: true, retrySafe: true, input: { to } }, ({ idempotencyKey }) => email(to, idempotencyKey));
+        return to;
+      },
+    });
+    const followUp = defineWorkflow({
+      name: 'follow-up',
+      input: z.object({ customers: z.array(z.string()) }),
+      events: { 'customer-reply': z.object({ text: z.string() }) },
+      run: async (wf, { customers }) => {
+        const notified = await wf.all(
+          'notify',
+          customers.map((to) => ({ workflow: 'notify-one', input: { to } })),
+          { concurrency: 2 },
+        );
+        const reply = await wf.waitForEvent<{ text: string }>('customer-reply', { timeoutMs: 600_000 });
+        await wf.sleep('cool-off', 300);
+        return { notified: notified.length, reply: reply.timedOut ? null : reply.payload.text };
+      },
+    });
+    const waitsForever = defineWorkflow({
+      name: 'waits-forever',
+      input: z.object({}),
+      run: async (wf) => wf.child('child', { workflow: 'follow-up', input: { customers: ['z@x'] } }).catch(() => 'x'),
+    });
+    registry = createAgentRegistry([], { workflows: [notify, followUp, waitsForever] });
+    executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
+  });
+  afterAll(async () => {
+    await executor?.stop({ graceMs: 5_000 });
+    await service?.close();
+  });
+
+  const journal = () => holder.storage.runs;
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+    for (let i = 0; i < 2_400; i++) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const status = (runId: string, wanted: string) =>
+    until(`${runId} ${wanted}`, async () => ((await journal().getRun(runId))?.status === wanted ? true : undefined));
+
+  it('fans out child runs, waits for an event sent from outside and for a sleep, each email sent once by the service’s count', async () => {
+    const before = service.stats().emails;
+    const { runId } = await startWorkflow({ storage: holder.storage, registry, workflow: 'follow-up', input: { customers: ['a@x', 'b@x', 'c@x'] } });
+    // The children ran and the parent now waits for the reply, holding no worker.
+    await until('the wait for customer-reply', async () => {
+      const state = new RunState(await journal().events(runId));
+      return state.status === 'waiting' && [...state.workflowWaits.values()].some((w) => w.wait.kind === 'event') ? true : undefined;
+    });
+    // The worker lets go of it (its invocation ends just after the wait is written).
+    await until('the worker to let go', async () => (executor.activeRuns.includes(runId) ? undefined : true));
+    await expect(sendEvent({ storage: holder.storage, registry, runId, name: 'customer-reply', payload: { text: 7 }, by: 'desk' })).rejects.toMatchObject({
+      reason: 'invalid-payload',
+    });
+    const sent = await sendEvent({
+      storage: holder.storage,
+      registry,
+      runId,
+      name: 'customer-reply',
+      eventId: 'reply-1',
+      payload: { text: 'thanks' },
+      by: 'desk',
+    });
+    const again = await sendEvent({
+      storage: holder.storage,
+      registry,
+      runId,
+      name: 'customer-reply',
+      eventId: 'reply-1',
+      payload: { text: 'thanks' },
+      by: 'desk',
+    });
+    expect([sent.recorded, again.recorded]).toEqual([true, false]);
+    await status(runId, 'completed');
+    const state = new RunState(await journal().events(runId));
+    expect(state.completedOutput).toEqual({ notified: 3, reply: 'thanks' });
+    const after = service.stats().emails;
+    expect(after.performed - before.performed).toBe(3);
+    for (const k of [0, 1, 2]) {
+      const child = await journal().getRun(`${runId}/notify/${k}`);
+      expect(child?.status).toBe('completed');
+      expect(child?.input.parent).toEqual({ runId, waitId: 'wf-0' });
+    }
+  });
+
+  it('a cancel of a waiting parent reaches its open child, recorded with who and why', async () => {
+    const { runId } = await startWorkflow({ storage: holder.storage, registry, workflow: 'waits-forever', input: {} });
+    const childId = `${runId}/child`;
+    await status(childId, 'waiting');
+    await status(runId, 'waiting');
+    await cancelRun(runId, { storage: holder.storage, by: 'ops@acme', reason: 'customer left' });
+    const child = new RunState(await journal().events(childId));
+    expect(child.status).toBe('canceled');
+    expect(child.canceled).toEqual({ by: 'ops@acme', reason: `parent run ${runId} was canceled: customer left` });
+  });
+});
