@@ -1,12 +1,14 @@
 /**
  * The agents this deployment runs, by name. A run records its agent's name; whoever resumes it (the
  * Studio's server, a worker, the CLI) finds the agent here. One file per agent in this folder; list
- * each one below.
+ * each one below, agents first, then workflows.
  */
 import { createAgentRegistry } from '@/lib/agents';
 import { support, supportUnchecked } from './support';
+import { supportFlow } from './support-flow';
 
-export const registry = createAgentRegistry([support, supportUnchecked]);
+/** The agents and the workflows (docs/workflows.md) this deployment runs. */
+export const registry = createAgentRegistry([support, supportUnchecked], { workflows: [supportFlow] });
 
 /** The name of the support agent without `check` (the Demo page starts runs on it by choice). */
 export { SUPPORT_UNCHECKED } from './support';

@@ -12,6 +12,7 @@ import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/
 import { PriceFileError } from '@/lib/cost/price-file';
 import {
   DecisionConflictError,
+  EventRefusedError,
   ForkRefusedError,
   GnlError,
   RunTransferError,
@@ -21,6 +22,7 @@ import {
   RunDivergedError,
   RunErasedError,
   RunRetiredError,
+  WorkflowInputError,
 } from '@/lib/durable';
 import { DataDirLockedError } from '@/lib/durable/storage';
 import { BulkActionError, MigrationRefusedError, RunNotResumableError, ScheduleActionError, WorkersNeedPostgresError } from '@/lib/executor';
@@ -75,6 +77,10 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: OperatorExistsError.isInstance, exitCode: EXIT.conflict },
   { is: OperatorDisabledError.isInstance, exitCode: EXIT.conflict },
   { is: RunDivergedError.isInstance, exitCode: EXIT.conflict },
+  { is: WorkflowInputError.isInstance, exitCode: EXIT.usage },
+  // A payload its schema refuses is bad input; an event for a run that ended, or for an agent's run, is refused.
+  { is: (error: unknown): error is EventRefusedError => EventRefusedError.isInstance(error) && error.reason === 'invalid-payload', exitCode: EXIT.usage },
+  { is: EventRefusedError.isInstance, exitCode: EXIT.conflict },
   // An erased run never runs again; a dropped run's id is not a new job (docs/erasure.md, docs/operations.md#retention).
   { is: RunErasedError.isInstance, exitCode: EXIT.conflict },
   { is: RunRetiredError.isInstance, exitCode: EXIT.conflict },
@@ -102,7 +108,8 @@ function isUnknownRun(error: GnlError): boolean {
       RunNotResumableError.isInstance(error) ||
       MigrationRefusedError.isInstance(error) ||
       ForkRefusedError.isInstance(error) ||
-      RunTransferError.isInstance(error)) &&
+      RunTransferError.isInstance(error) ||
+      EventRefusedError.isInstance(error)) &&
     error.reason === 'unknown-run'
   );
 }

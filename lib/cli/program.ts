@@ -12,6 +12,7 @@ import { registerRetentionCommands } from './retention-commands';
 import { registerRunCommands } from './run-commands';
 import { registerScheduleCommands } from './schedule-commands';
 import { registerTransferCommands } from './transfer-commands';
+import { registerWorkflowCommands } from './workflow-commands';
 import type { CliSession } from './session';
 
 // A JSON import, so the version travels with the code when it is bundled (the tests' child bundles).
@@ -29,6 +30,9 @@ Examples:
   gnl show support:1b2c…
   gnl approve support:1b2c… call-2-issueRefund --by alice@example.com
   gnl resume support:1b2c… --by alice@example.com --wait
+  gnl workflow start support-flow --input '{"customerId":"c_42","message":"I want a refund"}'
+  gnl event send support-flow:9d3e… customer-reply --payload '{"text":"Thanks!"}' --by desk
+  gnl tree support-flow:9d3e…
   gnl schedules
   gnl export support:1b2c… --out run.jsonl        # secrets redacted; gnl import run.jsonl [--as <runId>] elsewhere
   gnl bulk cancel --status waiting-approval --agent support --older-than 2h --by alice@example.com   # a dry run; then --yes --reason …
@@ -58,5 +62,6 @@ export function buildProgram(session: CliSession): Command {
   registerTransferCommands(program, session);
   registerRetentionCommands(program, session);
   registerEraseCommands(program, session);
+  registerWorkflowCommands(program, session);
   return program;
 }

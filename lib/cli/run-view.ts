@@ -192,6 +192,12 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
     lines.push(open.length === 0 ? `All decided: gnl resume ${id} --by <you>` : `Then: gnl resume ${id} --by <you>`);
   } else if (run.status === 'failed' && !queue?.runnable) {
     lines.push(`Failed: gnl resume ${id} --by <you> tries the failed step again.`);
+  } else if (run.status === 'waiting') {
+    // A workflow holding no worker: for a time, an event or its children (its timeline says which).
+    lines.push(
+      `Waiting (a workflow): it wakes by itself when its sleep ends or its children settle. An event it waits for: gnl event send ${id} <name> --payload '<JSON>' --by <you>`,
+      `Its children: gnl tree ${id}`,
+    );
   }
   return lines;
 }

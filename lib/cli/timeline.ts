@@ -155,6 +155,7 @@ export class TimelineWriter {
           details: [`recorded: ${cut(clean(event.recorded), max)}`, `given: ${cut(clean(event.given), max)}`],
         };
       case 'run-suspend':
+        if (event.status === 'waiting' && event.pending.length === 0) return { summary: 'waiting (a workflow: no worker held)', details: [] };
         return {
           summary: `${event.status}: ${event.pending.map((item) => `${item.kind === 'approval' ? 'approval of' : 'unknown outcome of'} ${this.call(item.toolCallId, item.toolName)}`).join(', ')}`,
           details: [],
@@ -189,6 +190,29 @@ export class TimelineWriter {
         return {
           summary: `attempt ${event.attempt}/${event.attempts} failed (${clean(event.error.name)}): ${event.retryAt ? `next attempt at ${clean(event.retryAt)}` : 'no attempts left'} · by ${clean(event.by)}`,
           details: [`error: ${cut(clean(event.error.message), max)}`],
+        };
+      case 'workflow-wait': {
+        const { wait } = event;
+        const what =
+          wait.kind === 'sleep'
+            ? `sleeps until ${clean(wait.until)}`
+            : wait.kind === 'event'
+              ? `waits for event ${clean(wait.event)}${wait.timeoutAt ? ` until ${clean(wait.timeoutAt)}` : ''}${wait.match ? ` matching ${json(wait.match, max)}` : ''}`
+              : `waits for ${wait.children.length} child run${wait.children.length === 1 ? '' : 's'}`;
+        const children = wait.kind === 'children' ? wait.children.map((child) => `child: ${clean(child.runId)} (${child.kind} ${clean(child.name)})`) : [];
+        return { summary: `${clean(event.name)} (${clean(event.waitId)}) ${what}`, details: children.slice(0, 20) };
+      }
+      case 'workflow-wait-end': {
+        const how = { elapsed: 'woke up', event: 'event delivered', timeout: 'timed out', children: 'children settled' }[event.outcome];
+        return {
+          summary: `${clean(event.waitId)} ${how}${event.eventId ? ` (event ${clean(event.eventId)})` : ''}`,
+          details: event.value !== undefined && event.outcome !== 'elapsed' ? [`value: ${json(event.value, max)}`] : [],
+        };
+      }
+      case 'workflow-event':
+        return {
+          summary: `event ${clean(event.name)} (${clean(event.eventId)}) sent by ${clean(event.by)}`,
+          details: [`payload: ${json(event.payload, max)}`],
         };
       default: {
         // A type this version does not know (journals outlive code): shown as its payload.

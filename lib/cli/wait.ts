@@ -12,7 +12,7 @@
  */
 import { CrashPointStore } from '@/lib/demo';
 import { type ExecutorEvent, Executor, type QueueEntry, queueEntry } from '@/lib/executor';
-import type { RunSummary } from '@/lib/durable';
+import { RunState, type RunSummary, waitingFor } from '@/lib/durable';
 import type { Storage } from '@/lib/durable/storage';
 import { clean } from './format';
 import { EXIT, CliError } from './failures';
@@ -39,8 +39,16 @@ export interface Settled {
   executedHere: boolean;
 }
 
-function settled(entry: QueueEntry | undefined): boolean {
-  return !entry || (!entry.runnable && entry.leaseOwner === null);
+/**
+ * Nobody executes it and nothing will until something happens: a person decides, or, for a workflow
+ * run waiting (status waiting), its sleep ends or an event comes. A workflow waiting for its children is
+ * not settled: they run (here, on the embedded journal) and wake it.
+ */
+function settled(entry: QueueEntry | undefined, state: RunState | undefined): boolean {
+  if (!entry) return true;
+  if (entry.leaseOwner !== null) return false;
+  if (state?.status === 'waiting') return !waitingFor(state).some((wait) => wait.kind === 'children');
+  return !entry.runnable;
 }
 
 export async function waitUntilSettled(session: CliSession, options: WaitOptions): Promise<Settled> {
@@ -72,7 +80,9 @@ export async function waitUntilSettled(session: CliSession, options: WaitOptions
     for (;;) {
       await printNew();
       const entry = await queueEntry(options.runId, { storage });
-      if (settled(entry)) {
+      const summary = await storage.runs.getRun(options.runId);
+      const state = summary?.status === 'waiting' ? new RunState(await storage.runs.events(options.runId)) : undefined;
+      if (settled(entry, state)) {
         await printNew();
         const run = await storage.runs.getRun(options.runId);
         if (!run) throw new CliError(`Run "${options.runId}" disappeared from the journal while waiting.`, EXIT.unexpected);

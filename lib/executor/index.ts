@@ -6,6 +6,7 @@
 export { startRun, type StartRunOptions, type StartedRun } from './start-run';
 // Workflows run by executors (docs/workflows.md): start one, send it an event; their children are started here too.
 export { startWorkflow, sendEvent, openChildrenOf, type StartWorkflowOptions, type StartedWorkflow, type SendEventOptions } from './workflows';
+export { runTree, type RunTreeNode } from './run-tree';
 export {
   resumeRun,
   scheduleResume,
