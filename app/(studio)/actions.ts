@@ -11,6 +11,7 @@ import { migrate } from '@/lib/studio/actions/migrate-action';
 import { eraseRun } from '@/lib/studio/actions/erase-action';
 import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions';
+import { sendWorkflowEvent, startDemoWorkflow } from '@/lib/studio/actions/workflow-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
 import type { Decision } from '@/lib/durable';
 import { RUN_STATUSES } from '@/lib/durable';
@@ -73,6 +74,24 @@ const demoSchema = z.object({
   crashAt: z.enum(CRASH_POINTS).optional(),
   /** false: the support agent without `check` (an unknown outcome blocks the run). */
   checks: z.boolean().optional(),
+});
+
+/** An event for a waiting workflow: its payload as JSON text (the workflow's schema judges it on the server), an optional id (sent twice: once). */
+const sendEventSchema = z.object({
+  runId,
+  name: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, 'An event name is lower-case letters, digits and dashes.'),
+  payload: jsonText,
+  eventId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[\x21-\x7e]+$/, 'An event id is printable ASCII without spaces.')
+    .optional(),
+});
+const demoWorkflowSchema = z.object({
+  customerId: z.string().trim().min(1, 'Give the customer’s id, like c_42.').max(64),
+  message: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
 });
 
 type Parsed<T> = { ok: true; data: T } | { ok: false; kind: 'invalid' | 'unauthenticated'; message: string };
@@ -219,4 +238,18 @@ export async function runScheduleNowAction(input: z.input<typeof runNowSchema>):
   const parsed = await authenticate(runNowSchema, input);
   if (!parsed.ok) return parsed;
   return runNow({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Sends a waiting workflow run an event, recorded with the signed-in operator as its sender. */
+export async function sendEventAction(input: z.input<typeof sendEventSchema>): Promise<ActionResult<{ eventId: string; recorded: boolean }>> {
+  const parsed = await authenticate(sendEventSchema, input);
+  if (!parsed.ok) return parsed;
+  return sendWorkflowEvent({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Starts the demo support-flow workflow (agents/support-flow.ts), executed by the Studio's server. */
+export async function startDemoWorkflowAction(input: z.input<typeof demoWorkflowSchema>): Promise<ActionResult<{ runId: string }>> {
+  const parsed = await authenticate(demoWorkflowSchema, input);
+  if (!parsed.ok) return parsed;
+  return startDemoWorkflow(parsed.data);
 }

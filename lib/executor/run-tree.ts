@@ -26,12 +26,18 @@ const MAX_DEPTH = 32;
 /** The most nodes read (a fan-out of thousands is listed up to here, then `truncated`). */
 const MAX_NODES = 2_000;
 
-export async function runTree(context: StorageContext, runId: string): Promise<{ rootRunId: string; nodes: RunTreeNode[]; truncated: boolean } | undefined> {
+/** `from: 'self'`: the tree under this run only (a run page's children), not from the top. */
+export async function runTree(
+  context: StorageContext,
+  runId: string,
+  options: { from?: 'top' | 'self'; maxDepth?: number } = {},
+): Promise<{ rootRunId: string; nodes: RunTreeNode[]; truncated: boolean } | undefined> {
   const { journal } = resolveStorage(context);
   const start = await journal.getRun(await journal.runIdOf(runId));
   if (!start) return undefined;
+  const maxDepth = Math.min(options.maxDepth ?? MAX_DEPTH, MAX_DEPTH);
   let root = start;
-  for (let up = 0; up < MAX_DEPTH && root.input.parent; up++) {
+  for (let up = 0; options.from !== 'self' && up < MAX_DEPTH && root.input.parent; up++) {
     const parent = await journal.getRun(root.input.parent.runId);
     if (!parent) break;
     root = parent;
@@ -48,7 +54,7 @@ export async function runTree(context: StorageContext, runId: string): Promise<{
     seen.add(id);
     const summary = await journal.getRun(id);
     nodes.push({ runId: id, status: summary?.status, ...meta });
-    if (!summary?.input.workflow || meta.depth >= MAX_DEPTH) return;
+    if (!summary?.input.workflow || meta.depth >= maxDepth) return;
     const state = new RunState(await journal.events(id));
     for (const { name, wait } of state.workflowWaits.values()) {
       if (wait.kind !== 'children') continue;

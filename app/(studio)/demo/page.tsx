@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { connection } from 'next/server';
 import { DemoCounters } from '@/components/demo/demo-counters';
 import { DemoForm } from '@/components/demo/demo-form';
+import { DemoWorkflowForm } from '@/components/demo/demo-workflow-form';
 import { demoInfo, demoServiceState } from '@/lib/studio/demo';
 import { requireOperator } from '@/lib/studio/auth/session';
 
@@ -38,6 +39,14 @@ export default async function DemoPage() {
           </p>
         )}
         <DemoForm defaultPrompt={info.prompt} crashPointsAllowed={info.crashPoints.allowed} checks={info.checks} />
+        <div className="space-y-2 border-t pt-4">
+          <h2 className="text-base font-semibold">Or start the support workflow</h2>
+          <p className="text-sm text-muted-foreground">
+            A workflow around the same agent: it classifies the message, hands it to the agent as a child run, then waits for the customer’s reply without
+            holding a worker. Send the reply from the run page; with none in time it sends one follow-up email.
+          </p>
+          <DemoWorkflowForm defaultMessage="I was charged twice for order o_17, please refund it." />
+        </div>
         <div className="text-xs text-muted-foreground">
           Customers the outside service knows:{' '}
           {info.customers.map((c) => `${c.customerId} (${c.name}: ${c.orders.map((o) => `${o.orderId} ${o.total} ${o.currency}`).join(', ')})`).join('; ')}.

@@ -8,6 +8,7 @@ import { RunExportLink } from '@/components/runs/run-export-link';
 import { RunView } from '@/components/timeline/run-view';
 import { VisibleText } from '@/components/ui/visible-text';
 import { RunVersionLine } from '@/components/versions/run-version-line';
+import { RunWorkflow } from '@/components/workflows/run-workflow';
 import { loadConversationTurn } from '@/lib/studio/reads/conversation';
 import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
 import { loadRunNotifications } from '@/lib/studio/reads/notifications';
@@ -16,6 +17,7 @@ import { getRunView } from '@/lib/studio/reads/runs';
 import { erasureAvailable } from '@/lib/studio/actions/erase-action';
 import { traceUrlTemplate } from '@/lib/studio/trace-link';
 import { loadRunVersion } from '@/lib/studio/reads/versions';
+import { loadWorkflowView } from '@/lib/studio/reads/workflow-view';
 import { requireOperator } from '@/lib/studio/auth/session';
 import { markedText } from '@/lib/text';
 
@@ -37,6 +39,7 @@ export default async function RunPage({ params }: { params: Params }) {
   const place = conversationId === undefined ? undefined : await loadConversationTurn(conversationId, view.run.runId);
   const version = await loadRunVersion(view.run.runId);
   const notifications = await loadRunNotifications(view.run.runId);
+  const workflow = await loadWorkflowView(view.run.runId);
 
   return (
     <RunView initial={view} traceUrl={traceUrlTemplate()}>
@@ -63,6 +66,7 @@ export default async function RunPage({ params }: { params: Params }) {
         ) : null}
         {version ? <RunVersionLine info={version} runId={view.run.runId} /> : null}
         <LiveRunNotifications runId={view.run.runId} initial={notifications} />
+        {workflow ? <RunWorkflow runId={view.run.runId} view={workflow} /> : null}
         {view.run.erased ? <RunErasure run={view.run} available={false} /> : null}
       </div>
     </RunView>

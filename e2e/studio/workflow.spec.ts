@@ -1,0 +1,50 @@
+/**
+ * The support workflow in the Studio: started from the Demo page, its child agent run is linked from the
+ * run page (and links back); the child's refund waits in the inbox like any other; once approved the
+ * workflow waits for the customer's reply, and the run page's form (built from the event's schema)
+ * sends it, refusing first a payload its schema does not take. The run completes with the reply.
+ */
+import { expect, test } from '@playwright/test';
+import { runHref } from '@/lib/studio/reads/run-path';
+import { InboxPage, RunPage } from './studio-pages';
+
+test('a workflow from the Demo page: its child waits in the inbox, then the reply is sent from the run page’s form and the run completes', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/demo');
+  const form = page.getByTestId('demo-workflow-form');
+  await expect(form).toHaveAttribute('data-hydrated', 'true');
+  await form.getByRole('button', { name: 'Start the support workflow' }).click();
+  await page.waitForURL(/\/runs\//);
+  const runId = (await page.getByTestId('run-id').textContent()) ?? '';
+  expect(runId).toMatch(/^support-flow:/);
+  const workflow = page.getByTestId('run-workflow');
+  await expect(workflow).toContainText('Workflow support-flow');
+  const childId = `${runId}/support`;
+  await expect(workflow.getByTestId('workflow-children').getByRole('link', { name: childId })).toBeVisible({ timeout: 30_000 });
+
+  // The child is an ordinary agent run: its refund waits for a person.
+  const inbox = new InboxPage(page);
+  await inbox.goto();
+  await inbox.approve(childId);
+
+  await page.goto(runHref(childId));
+  await expect(page.getByTestId('workflow-parent').getByRole('link', { name: runId })).toBeVisible();
+  await page.getByTestId('workflow-parent').getByRole('link', { name: runId }).click();
+  await page.waitForURL(/support-flow/);
+  const wait = page.getByTestId('run-workflow').getByTestId('workflow-wait');
+  await expect(wait).toContainText('Waiting for the event “customer-reply”', { timeout: 45_000 });
+
+  const send = page.getByTestId('send-event-form');
+  await send.getByRole('button', { name: 'Send “customer-reply”' }).click();
+  // Left empty, the required field is named in the browser; nothing is sent.
+  await expect(send).toContainText(/required|empty|give/i);
+  await send.getByLabel('text', { exact: true }).fill('Thank you, received.');
+  await send.getByLabel(/Event id/).fill('reply-e2e');
+  await send.getByRole('button', { name: 'Send “customer-reply”' }).click();
+  await expect(send.getByTestId('send-event-result')).toContainText('Recorded in the run’s journal');
+
+  const run = new RunPage(page);
+  await expect(run.event('run-complete')).toHaveCount(1, { timeout: 45_000 });
+  await expect(run.event('workflow-event')).toHaveCount(1);
+  await expect(page.getByTestId('run-workflow').getByTestId('workflow-wait')).toHaveCount(0);
+});
