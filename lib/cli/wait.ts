@@ -47,9 +47,16 @@ export interface Settled {
 function settled(entry: QueueEntry | undefined, state: RunState | undefined): boolean {
   if (!entry) return true;
   if (entry.leaseOwner !== null) return false;
-  if (state?.status === 'waiting') return !waitingFor(state).some((wait) => wait.kind === 'children');
+  if (state?.status === 'waiting') {
+    if (waitingFor(state).some((wait) => wait.kind === 'children')) return false;
+    // Woken (an event came, a resume was asked) is not settled: only a wait with nothing due soon is.
+    return !entry.runnable || (entry.notBefore !== null && entry.notBefore.getTime() > Date.now() + WOKEN_SOON_MS);
+  }
   return !entry.runnable;
 }
+
+/** A waiting run due within this long is followed rather than left (its timer is about to wake it). */
+const WOKEN_SOON_MS = 2_000;
 
 export async function waitUntilSettled(session: CliSession, options: WaitOptions): Promise<Settled> {
   const storage = session.storage();

@@ -22,6 +22,7 @@ export const CHILD_ENTRIES = [
   'lib/cli/cli-entry.ts',
   'lib/executor/worker-main.ts',
   'e2e/crash/crash-agent.ts',
+  'e2e/crash/workflow-child.ts',
   'e2e/explorer/child.ts',
   'e2e/faults/worker-entry.ts',
   'tests/support/demo-child.ts',
