@@ -25,6 +25,7 @@ export {
 } from './usage';
 export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './tools';
 export { askPerson } from './tools';
+export { type SubAgentOutput, subAgentOf, subAgentOutput, subAgentRunId, subAgentTool } from './tools';
 export { jobEffects, relatedEffects, type RelatedEffect } from './tools';
 export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './projection';
 export {

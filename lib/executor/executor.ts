@@ -27,6 +27,7 @@ import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type ForkedRun, type ForkPreview, type ForkRunRequest, forkRun, type PreviewForkRequest, previewFork } from './fork-run';
 import { type Invocation, invokeRun, type StopReason } from './invoke-run';
 import { type NextWake, nextWake } from './next-wake';
+import { startSubAgents } from './sub-agents';
 import { wakeParentOf, workflowChildren } from './workflows';
 import { NotificationOutbox } from './notifications/notification-outbox';
 import { Notifier, type NotifierEvent } from './notifications/notifier';
@@ -435,6 +436,11 @@ export class Executor {
     if (settled)
       await wakeParentOf(this.resolved, claim.runId).catch((error: unknown) =>
         this.emit({ type: 'error', where: `wake parent of ${claim.runId}`, error: describeError(error) }),
+      );
+    // An agent run that waits for a sub-agent call's result: its child run is started (sub-agents.ts).
+    if (settled && invocation.outcome.startsWith('waiting'))
+      await startSubAgents(this.resolved, claim.runId).catch((error: unknown) =>
+        this.emit({ type: 'error', where: `start the sub-agents of ${claim.runId}`, error: describeError(error) }),
       );
   }
 

@@ -90,10 +90,13 @@ export async function cancelRun(given: string, request: OperatorRequest): Promis
   const resolved = resolveStorage(request);
   const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
   await existingRun(resolved, runId);
+  // Read before the cancel too: an agent run's sub-agent calls are in its pending list, which the cancel empties.
+  const openBefore = await openChildrenOf(request, runId);
   await resolved.journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
   await resolved.queue.settle(runId, 'canceled');
-  // A workflow's cancel reaches its open child runs (each recorded with who and why), and a child's wakes its parent.
-  for (const child of await openChildrenOf(request, runId)) {
+  // A workflow's (or a sub-agent caller's) cancel reaches its open child runs (each recorded with who and why), and a child's wakes its parent.
+  // Read after it as well: a child a running invocation started meanwhile is reached too.
+  for (const child of new Set([...openBefore, ...(await openChildrenOf(request, runId))])) {
     await cancelRun(child, { ...request, reason: `parent run ${runId} was canceled${request.reason ? `: ${request.reason}` : ''}` }).catch((error: unknown) => {
       // A child that ended meanwhile has nothing to cancel; any other refusal is the caller's to see.
       if (!DecisionConflictError.isInstance(error)) throw error;

@@ -22,8 +22,9 @@ import {
   type Workflow,
   workflowRunInput,
 } from '@/lib/durable';
-import { type ExecutorContext, type Resolved, resolveContext, resolveStorage, type StorageContext } from './context';
+import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { create, startAndEnqueue } from './start-run';
+import { answerParent, openSubAgentsOf } from './sub-agents';
 
 export interface StartWorkflowOptions extends ExecutorContext {
   /** The workflow, or the name it is registered under. */
@@ -120,12 +121,14 @@ export async function sendEvent(options: SendEventOptions): Promise<{ runId: str
   return { runId, ...sent };
 }
 
-/** A run that settled wakes its parent (a workflow waiting for its children), so the parent looks again. */
-export async function wakeParentOf(resolved: Pick<Resolved, 'journal' | 'queue'>, runId: string): Promise<string | undefined> {
+/** A run that settled wakes its parent (a workflow waiting for its children, or an agent waiting for its sub-agent call), so the parent looks again. */
+export async function wakeParentOf(resolved: ResolvedStorage, runId: string): Promise<string | undefined> {
   const parent = (await resolved.journal.getRun(runId))?.input.parent;
   if (!parent) return undefined;
-  const status = (await resolved.journal.getRun(parent.runId))?.status;
-  if (status === undefined || status === 'completed' || status === 'canceled') return undefined;
+  const parentRun = await resolved.journal.getRun(parent.runId);
+  if (parentRun === undefined || parentRun.status === 'completed' || parentRun.status === 'canceled') return undefined;
+  // An agent's sub-agent call: the child's outcome is the call's result (sub-agents.ts), then the parent resumes.
+  if (!parentRun.input.workflow) return (await answerParent(resolved, runId)) ? parent.runId : undefined;
   await resolved.queue.wake(parent.runId);
   return parent.runId;
 }
@@ -136,6 +139,8 @@ export async function wakeParentOf(resolved: Pick<Resolved, 'journal' | 'queue'>
  */
 export async function openChildrenOf(context: StorageContext, runId: string): Promise<string[]> {
   const { journal } = resolveStorage(context);
+  const run = await journal.getRun(runId);
+  if (run && !run.input.workflow) return openSubAgentsOf({ journal }, run);
   const state = new RunState(await journal.events(runId));
   const open: string[] = [];
   for (const { wait } of state.workflowWaits.values()) {

@@ -1,0 +1,89 @@
+/**
+ * A sub-agent used as a tool, run by a real executor on both journals: the lead agent's model hands the
+ * refund to the demo support agent (subAgentTool); the support agent runs as a child run with a parent
+ * link, its refund waits for an approval of its own, and once approved and sent (counted by the outside
+ * service) its answer comes back to the lead's model as the call's result, recorded by "run <child>".
+ * A cancel of a lead that waits for its sub-agent reaches the child.
+ */
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { stepCountIs } from 'ai';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { supportAgent } from '@/agents/support';
+import { createAgentRegistry, defineAgent } from '@/lib/agents';
+import { type OutsideService, startOutsideService } from '@/lib/demo';
+import { RunState, subAgentTool } from '@/lib/durable';
+import { describeEachStorage } from '@/tests/support/executor-storages';
+import { scriptedModel } from '@/tests/support/scripted-model';
+import { cancelRun, Executor, resumeRun, startRun } from './index';
+
+/** The lead's model: one delegate call, then the sub-agent's answer as its own. */
+function leadModel() {
+  return scriptedModel((step, prompt: LanguageModelV4Prompt) => {
+    if (step === 0) return { toolCalls: [{ toolCallId: 'call-1-delegate', toolName: 'delegate', input: { task: 'Customer c_42 wants a refund for order o_17' } }] };
+    const result = prompt.flatMap((m) => (m.role === 'tool' ? m.content : [])).find((part) => part.type === 'tool-result');
+    return { text: `Done: ${JSON.stringify(result && 'output' in result ? result.output : null)}` };
+  });
+}
+
+describeEachStorage('sub-agents as tools', (holder) => {
+  let service: OutsideService;
+  let executor: Executor;
+  let registry: ReturnType<typeof createAgentRegistry>;
+  beforeAll(() => holder.storage.database().then(() => undefined), 300_000);
+  beforeAll(async () => {
+    service = await startOutsideService();
+    const lead = defineAgent({
+      name: 'lead',
+      model: leadModel().model,
+      tools: { delegate: subAgentTool({ agent: 'refunds', description: 'Hand a refund to the refunds agent' }) },
+      stopWhen: stepCountIs(4),
+    });
+    registry = createAgentRegistry([lead, supportAgent({ name: 'refunds', serviceUrl: service.url, checks: true })]);
+    executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
+  });
+  afterAll(async () => {
+    await executor?.stop({ graceMs: 5_000 });
+    await service?.close();
+  });
+
+  const journal = () => holder.storage.runs;
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+    for (let i = 0; i < 2_400; i++) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const status = (runId: string, wanted: string) =>
+    until(`${runId} ${wanted}`, async () => ((await journal().getRun(runId))?.status === wanted ? true : undefined));
+
+  it('the sub-agent runs as a child with its own approval; its answer is the call’s result and the refund is sent once', async () => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(runId, 'waiting-tool-result');
+    await status(childId, 'waiting-approval');
+    const child = await journal().getRun(childId);
+    expect(child?.input).toMatchObject({ agent: 'refunds', prompt: 'Customer c_42 wants a refund for order o_17', parent: { runId, waitId: 'call-1-delegate' } });
+    const approval = child?.pending.find((item) => item.kind === 'approval');
+    expect(approval?.toolName).toBe('issueRefund');
+    await journal().approve({ runId: childId, toolCallId: approval?.toolCallId ?? '', by: 'alice@acme' });
+    await resumeRun(childId, { storage: holder.storage, by: 'alice@acme' });
+    await status(childId, 'completed');
+    await status(runId, 'completed');
+    expect(service.stats().refunds.performed).toBe(1);
+    const lead = new RunState(await journal().events(runId));
+    const answer = lead.decisions.get('call-1-delegate');
+    expect(answer).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
+    expect(lead.completedText).toContain(`"runId":"${childId}"`);
+    expect(lead.completedText).toContain('"status":"completed"');
+  });
+
+  it('a cancel of the lead while its sub-agent waits reaches the child', async () => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42 again' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    await cancelRun(runId, { storage: holder.storage, by: 'ops@acme', reason: 'duplicate' });
+    expect(new RunState(await journal().events(childId)).canceled).toEqual({ by: 'ops@acme', reason: `parent run ${runId} was canceled: duplicate` });
+  });
+});
