@@ -6,7 +6,8 @@
  * result, with the output schema that result must match. Server-only.
  */
 import 'server-only';
-import { type PendingItem, RunState, type RunSummary } from '@/lib/durable';
+import { registry } from '@/agents';
+import { type PendingItem, RunState, type RunSummary, subAgentOf } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { queueEntry } from '@/lib/executor';
 import { conversationIdOf } from './conversation-path';
@@ -103,8 +104,10 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
     ...(conversationIdOf(run.input) !== undefined ? { conversationId: conversationIdOf(run.input) } : {}),
     goal: jsonSafe(run.input.prompt ?? run.input.messages ?? null),
   };
+  // A sub-agent call is answered by its child run (lib/executor/sub-agents.ts), not by a person: the child's own approvals are in the inbox.
+  const forPeople = run.pending.filter((item) => item.kind !== 'tool-result' || !answeredBySubAgent(run.input.agent, item.toolName));
   return Promise.all(
-    run.pending.map(async (item) => {
+    forPeople.map(async (item) => {
       const outputSchema = item.kind === 'approval' ? undefined : await toolOutputJsonSchema(run.input.agent, item.toolName);
       const inputSchema = item.kind === 'approval' ? await toolInputJsonSchema(run.input.agent, item.toolName) : undefined;
       const record = item.kind === 'side-effect' && !item.decision ? await outsideRecord({ runId: run.runId, agentName: run.input.agent, item }) : undefined;
@@ -130,6 +133,11 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
       };
     }),
   );
+}
+
+function answeredBySubAgent(agentName: string | undefined, toolName: string): boolean {
+  if (!agentName || !registry.hasAgent(agentName)) return false;
+  return subAgentOf((registry.getAgent(agentName).tools as Record<string, unknown>)[toolName]) !== undefined;
 }
 
 export async function loadInbox(): Promise<Inbox> {
