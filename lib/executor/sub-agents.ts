@@ -15,7 +15,6 @@ import {
   subAgentRunId,
 } from '@/lib/durable';
 import type { Resolved, ResolvedStorage } from './context';
-import { resumeRun } from './run-control';
 import { startAndEnqueue } from './start-run';
 
 /** The sub-agent calls a run waits for, with the agent each runs. */
@@ -82,7 +81,9 @@ export async function answerParent(resolved: ResolvedStorage, childRunId: string
     if (DecisionConflictError.isInstance(error)) return false;
     throw error;
   }
-  await resumeRun(link.runId, { storage: resolved.storage, by, reason: 'the sub-agent’s run settled' });
+  // As resumeRun does (run-control.ts), recorded with who: the parent was run by an executor, so it has its queue row.
+  await resolved.journal.requestResume({ runId: link.runId, by, reason: 'the sub-agent’s run settled' });
+  await resolved.queue.wake(link.runId);
   return true;
 }
 
