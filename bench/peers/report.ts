@@ -1,4 +1,5 @@
 /** The peers table: one row per system, written as JSON and Markdown to bench/results/peers-<timestamp>. */
+import { type StepRow, stepRowsMarkdown } from './workflow-steps';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -103,7 +104,7 @@ export function markdown(rows: SystemRow[], meta: { runs: number; plainMedianMs:
 
 export function writePeersResults(
   rows: SystemRow[],
-  meta: { runs: number; plainMedianMs: number; command: string; notes: string[] },
+  meta: { runs: number; plainMedianMs: number; command: string; notes: string[]; workflowSteps?: StepRow[] },
 ): { json: string; md: string } {
   const dir = path.join(import.meta.dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });
@@ -114,6 +115,7 @@ export function writePeersResults(
     json,
     `${JSON.stringify({ at: new Date().toISOString(), node: process.version, cores: os.cpus().length, loadAverage: os.loadavg(), ...meta, rows, goals: peersGoals(rows) }, null, 2)}\n`,
   );
-  writeFileSync(md, `# bench:peers\n\n${markdown(rows, meta)}\n${meta.notes.map((n) => `- ${n}`).join('\n')}\n`);
+  const steps = meta.workflowSteps ? `\n${stepRowsMarkdown(meta.workflowSteps)}\n` : '';
+  writeFileSync(md, `# bench:peers\n\n${markdown(rows, meta)}\n${steps}\n${meta.notes.map((n) => `- ${n}`).join('\n')}\n`);
   return { json: path.relative(process.cwd(), json), md: path.relative(process.cwd(), md) };
 }

@@ -14,6 +14,7 @@ import { DbosSystem } from './systems/dbos';
 import { GnlSystem } from './systems/gnl';
 import { WorkflowSystem } from './systems/workflow';
 import { WireProxy } from './wire-proxy';
+import { measureWorkflowSteps, stepRowsMarkdown } from './workflow-steps';
 
 const Args = z.object({ quick: z.boolean() });
 const args = Args.parse({ quick: process.argv.includes('--quick') });
@@ -32,9 +33,11 @@ const target = { host: new URL(serverUrl).hostname, port: Number(new URL(serverU
 const entries: { system: DurableSystem; proxy: WireProxy }[] = [];
 const notMeasured: { name: string; reason: string; key: keyof typeof DBS }[] = [];
 const proxies: WireProxy[] = [];
+const proxyOf = new Map<keyof typeof DBS, WireProxy>();
 async function open(key: keyof typeof DBS, name: string, start: (url: string) => Promise<DurableSystem>) {
   const proxy = await WireProxy.start(key, target);
   proxies.push(proxy);
+  proxyOf.set(key, proxy);
   try {
     entries.push({ system: await start(proxy.url(databaseUrl(serverUrl, DBS[key]))), proxy });
   } catch (error) {
@@ -48,6 +51,15 @@ await open('dbos', 'DBOS 5.3', (url) => DbosSystem.launch({ url }));
 await open('workflow', 'Vercel Workflow 4.8', (url) => WorkflowSystem.start({ url, watchUrl: databaseUrl(serverUrl, DBS.workflow) }));
 
 const { plainMs, measured } = await measure(entries, { runs: RUNS, warmup: WARMUP, log });
+log(`timed: a workflow step beside a DBOS step, ${RUNS} runs each way`);
+const gnlProxy = proxyOf.get('gnl') as WireProxy;
+const dbosMeasured = entries.some((e) => e.system.name.startsWith('DBOS'));
+const stepRows = await measureWorkflowSteps({
+  gnl: { url: gnlProxy.url(databaseUrl(serverUrl, DBS.gnl)), proxy: gnlProxy },
+  dbos: dbosMeasured ? { proxy: proxyOf.get('dbos') as WireProxy } : undefined,
+  runs: RUNS,
+  warmup: WARMUP,
+});
 await Promise.all(entries.map((e) => e.system.close()));
 await Promise.all(proxies.map((p) => p.close()));
 
@@ -77,7 +89,10 @@ const notes = [
   'Vercel Workflow 4.8 has no compiler step here: its workflow bundle is written by hand as the SWC plugin would emit it (bench/peers/systems/workflow-bundle-entry.ts: generateText inside the workflow VM, each model call and tool call a step via WORKFLOW_USE_STEP), bundled with esbuild, steps registered with registerStepFunction, and the Postgres world (graphile-worker queue) delivers to an HTTP server in the benchmark process. @workflow/ai 6.0.0 (its DurableAgent) is not used: it is deprecated on npm and its peer is ai ^6, not ai v7. The end of a run is watched on a connection of the benchmark’s own (not counted); the answer is getRun(id).returnValue.',
   'SIGKILL row: the tool counts each execution at an HTTP counter in the benchmark process; the process is SIGKILLed in step 5’s effect once counted, before the tool returns. A new process recovers the run (GNL: runDurable again with the same runId; DBOS: launch, which recovers its pending workflows; Vercel Workflow: the Postgres world’s start, which re-enqueues active runs).',
 ];
-const files = writePeersResults(rows, { runs: RUNS, plainMedianMs, command, notes });
-console.log(`\n${markdown(rows, { runs: RUNS, plainMedianMs, command })}`);
+notes.push(
+  'Workflow step: the same 20-step workflow (each step a side effect returning a small value) under GNL runWorkflow on PostgresStorage and as a DBOS workflow of 20 DBOS.runStep calls; ms per step = (median run − median plain loop) / 20; statements counted by the same proxies.',
+);
+const files = writePeersResults(rows, { runs: RUNS, plainMedianMs, command, notes, workflowSteps: stepRows });
+console.log(`\n${markdown(rows, { runs: RUNS, plainMedianMs, command })}\n\n${stepRowsMarkdown(stepRows)}`);
 log(`results: ${files.json}, ${files.md}`);
 process.exit(0);

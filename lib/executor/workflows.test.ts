@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
-import { defineWorkflow, RunState } from '@/lib/durable';
+import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunState } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { cancelRun, Executor, sendEvent, startWorkflow } from './index';
 
@@ -118,6 +118,15 @@ describeEachStorage('workflows in the executor', (holder) => {
       expect(child?.status).toBe('completed');
       expect(child?.input.parent).toEqual({ runId, waitId: 'wf-0' });
     }
+    // Exported and imported elsewhere as another run: its waits, its event and its output read back the same.
+    const parsed = parseRunExport(exportText(await exportRun({ journal: journal(), runId })));
+    const copyId = `${runId}-copy`;
+    await journal().importRun(planImport({ parsed, by: 'test', runId: copyId }));
+    const copy = new RunState(await journal().events(copyId));
+    expect(copy.status).toBe('completed');
+    expect(copy.completedOutput).toEqual(state.completedOutput);
+    expect([...copy.workflowWaits.values()].map((w) => [w.name, w.end?.outcome])).toEqual([...state.workflowWaits.values()].map((w) => [w.name, w.end?.outcome]));
+    expect(copy.workflowEvents.map((e) => e.eventId)).toEqual(['reply-1']);
   });
 
   it('a cancel of a waiting parent reaches its open child, recorded with who and why', async () => {
