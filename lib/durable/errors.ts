@@ -362,7 +362,7 @@ export class HoldSessionError extends GnlError {
  * Why a fork cannot be made (fork-plan.ts): the parent is unknown, has no such model step, the edit names
  * a call the fork point does not keep, or the fork's id is taken by another run.
  */
-export type ForkRefusal = 'unknown-run' | 'no-such-step' | 'no-agent' | 'invalid-edit' | 'run-id-taken';
+export type ForkRefusal = 'unknown-run' | 'no-such-step' | 'no-agent' | 'not-an-agent-run' | 'invalid-edit' | 'run-id-taken';
 
 /** A fork that cannot be made: `reason` says which check refused it; nothing was written. */
 export class ForkRefusedError extends GnlError {

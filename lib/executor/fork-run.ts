@@ -93,6 +93,8 @@ export async function forkRun(request: ForkRunRequest): Promise<ForkedRun> {
   const runId = await journal.runIdOf(request.runId); // docs/limits.md, "runIds"
   const parent = await journal.getRun(runId);
   if (!parent) throw new ForkRefusedError({ runId, atStep, reason: 'unknown-run', detail: 'no such run' });
+  // A workflow's run is refused by the plan itself, before its name is looked up as an agent's.
+  if (parent.input.workflow) planFork({ runId, atStep, by, reason }, await journal.events(runId));
   const agent = registry.getAgent(agentOf(parent.input.agent, runId, atStep));
   const childRunId = await journal.runIdOf(request.newRunId ?? `${agent.name}:fork-${randomUUID()}`);
   const { created, plan } = await journal.fork({ runId, childRunId, atStep, by, reason, ...(edit ? { edit } : {}) });

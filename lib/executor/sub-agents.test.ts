@@ -14,12 +14,13 @@ import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { RunState, subAgentTool } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { cancelRun, Executor, resumeRun, startRun } from './index';
+import { cancelRun, Executor, forkRun, resumeRun, startRun } from './index';
 
 /** The lead's model: one delegate call, then the sub-agent's answer as its own. */
 function leadModel() {
   return scriptedModel((step, prompt: LanguageModelV4Prompt) => {
-    if (step === 0) return { toolCalls: [{ toolCallId: 'call-1-delegate', toolName: 'delegate', input: { task: 'Customer c_42 wants a refund for order o_17' } }] };
+    if (step === 0)
+      return { toolCalls: [{ toolCallId: 'call-1-delegate', toolName: 'delegate', input: { task: 'Customer c_42 wants a refund for order o_17' } }] };
     const result = prompt.flatMap((m) => (m.role === 'tool' ? m.content : [])).find((part) => part.type === 'tool-result');
     return { text: `Done: ${JSON.stringify(result && 'output' in result ? result.output : null)}` };
   });
@@ -64,7 +65,11 @@ describeEachStorage('sub-agents as tools', (holder) => {
     await status(runId, 'waiting-tool-result');
     await status(childId, 'waiting-approval');
     const child = await journal().getRun(childId);
-    expect(child?.input).toMatchObject({ agent: 'refunds', prompt: 'Customer c_42 wants a refund for order o_17', parent: { runId, waitId: 'call-1-delegate' } });
+    expect(child?.input).toMatchObject({
+      agent: 'refunds',
+      prompt: 'Customer c_42 wants a refund for order o_17',
+      parent: { runId, waitId: 'call-1-delegate' },
+    });
     const approval = child?.pending.find((item) => item.kind === 'approval');
     expect(approval?.toolName).toBe('issueRefund');
     await journal().approve({ runId: childId, toolCallId: approval?.toolCallId ?? '', by: 'alice@acme' });
@@ -77,6 +82,11 @@ describeEachStorage('sub-agents as tools', (holder) => {
     expect(answer).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
     expect(lead.completedText).toContain(`"runId":"${childId}"`);
     expect(lead.completedText).toContain('"status":"completed"');
+    // A fork of the child is a run of its own: no parent link, so it answers no call of the lead's.
+    const fork = await forkRun({ storage: holder.storage, registry, runId: childId, atStep: 1, by: 'ops@acme', reason: 'again' });
+    expect(fork.run.input.parent).toBeUndefined();
+    expect(fork.run.input.forkOf?.runId).toBe(childId);
+    await cancelRun(fork.runId, { storage: holder.storage, by: 'ops@acme', reason: 'only looking' });
   });
 
   it('a cancel of the lead while its sub-agent waits reaches the child', async () => {

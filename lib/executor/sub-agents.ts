@@ -6,14 +6,7 @@
  * resumed. A child already settled (the parent was resumed meanwhile, or crashed before answering) is
  * answered at once. The child's steps, approvals and side effects are its own: it is a run like any.
  */
-import {
-  DecisionConflictError,
-  type RunSummary,
-  readChild,
-  type SubAgentOutput,
-  subAgentOf,
-  subAgentRunId,
-} from '@/lib/durable';
+import { DecisionConflictError, type RunSummary, readChild, type SubAgentOutput, subAgentOf, subAgentRunId } from '@/lib/durable';
 import type { Resolved, ResolvedStorage } from './context';
 import { startAndEnqueue } from './start-run';
 
@@ -72,7 +65,11 @@ export async function answerParent(resolved: ResolvedStorage, childRunId: string
       ? { runId: childRunId, status: 'completed', answer: typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output) }
       : outcome.status === 'failed'
         ? { runId: childRunId, status: 'failed', error: `${outcome.error.name}: ${outcome.error.message}` }
-        : { runId: childRunId, status: 'canceled', error: outcome.status === 'canceled' ? `canceled by ${outcome.by}${outcome.reason ? `: ${outcome.reason}` : ''}` : 'not started' };
+        : {
+            runId: childRunId,
+            status: 'canceled',
+            error: outcome.status === 'canceled' ? `canceled by ${outcome.by}${outcome.reason ? `: ${outcome.reason}` : ''}` : 'not started',
+          };
   const by = `run ${childRunId}`;
   try {
     await resolved.journal.provideToolResult({ runId: link.runId, toolCallId: link.waitId, output, by, reason: 'the sub-agent’s run settled' });

@@ -10,7 +10,7 @@ import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunState } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
-import { cancelRun, Executor, sendEvent, startWorkflow } from './index';
+import { cancelRun, Executor, forkRun, sendEvent, startWorkflow } from './index';
 
 describeEachStorage('workflows in the executor', (holder) => {
   let service: OutsideService;
@@ -125,8 +125,17 @@ describeEachStorage('workflows in the executor', (holder) => {
     const copy = new RunState(await journal().events(copyId));
     expect(copy.status).toBe('completed');
     expect(copy.completedOutput).toEqual(state.completedOutput);
-    expect([...copy.workflowWaits.values()].map((w) => [w.name, w.end?.outcome])).toEqual([...state.workflowWaits.values()].map((w) => [w.name, w.end?.outcome]));
+    expect([...copy.workflowWaits.values()].map((w) => [w.name, w.end?.outcome])).toEqual(
+      [...state.workflowWaits.values()].map((w) => [w.name, w.end?.outcome]),
+    );
     expect(copy.workflowEvents.map((e) => e.eventId)).toEqual(['reply-1']);
+    // A workflow run is not forked from a model step: refused by name, nothing written.
+    const lastSeq = (await journal().getRun(runId))?.lastSeq;
+    await expect(forkRun({ storage: holder.storage, registry, runId, atStep: 1, by: 'ops@acme', reason: 'try' })).rejects.toMatchObject({
+      name: 'ForkRefusedError',
+      reason: 'not-an-agent-run',
+    });
+    expect((await journal().getRun(runId))?.lastSeq).toBe(lastSeq);
   });
 
   it('a cancel of a waiting parent reaches its open child, recorded with who and why', async () => {

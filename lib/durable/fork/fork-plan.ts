@@ -80,6 +80,12 @@ export function planFork(request: ForkRequest, events: readonly RecordedEvent[])
   };
   const parent = new RunState(events);
   if (!parent.input) return refuse('unknown-run', 'the run has no run-start in the journal');
+  // A workflow's steps are not model steps: forking one from a model step would replay nothing it recorded.
+  if (parent.input.workflow)
+    return refuse(
+      'not-an-agent-run',
+      `it is a run of workflow "${parent.input.workflow.name}": a workflow is not forked from a model step (start a new run of it; docs/workflows.md)`,
+    );
   const forkEvent = events.find((event) => event.type === 'model-step' && event.step === atStep - 1);
   if (!forkEvent) return refuse('no-such-step', `it has ${parent.recordedSteps().length} recorded model steps (steps count from 1)`);
   const forkSeq = forkEvent.seq;
@@ -102,7 +108,9 @@ export function planFork(request: ForkRequest, events: readonly RecordedEvent[])
   // after the fork point asked them with another prompt or tools; on the later version the fork's replay of
   // its kept steps would not ask what was asked, and journal replay-mismatches for history it never had).
   const atForkPoint = new RunState(events.filter((event) => event.seq < forkSeq)).input ?? parent.input;
-  return { input: { ...atForkPoint, forkOf }, history, forkSeq, repeatable };
+  // A fork of a child run is a run of its own: it answers no parent's wait (its settling must not wake or answer one).
+  const { parent: _childOf, ...own } = atForkPoint;
+  return { input: { ...own, forkOf }, history, forkSeq, repeatable };
 }
 
 function withoutPlace(event: RecordedEvent): JournalEvent {
