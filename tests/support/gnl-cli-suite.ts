@@ -417,7 +417,11 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
         // approval (then call-9 is not what it asks), depending on how far a worker got.
         [['approve', id, 'call-9-nothing', '--by', 'alice'], 4, /waits for no decision now|is not waiting for this decision/],
         [['cancel', id], 2, "required option '--by <who>' not specified"],
-        [['list', '--status', 'sideways'], 2, 'Allowed choices are running, waiting-approval, waiting-tool-result, waiting, blocked, completed, failed, canceled'],
+        [
+          ['list', '--status', 'sideways'],
+          2,
+          'Allowed choices are running, waiting-approval, waiting-tool-result, waiting, blocked, completed, failed, canceled',
+        ],
         [['list', '--limit', '501'], 2, 'Expected a whole number from 1 to 500.'],
         [['list', '--cursor', 'not-a-cursor'], 2, 'the cursor is not one this journal gave out'],
         [['frobnicate'], 2, "unknown command 'frobnicate'"],
