@@ -162,6 +162,52 @@ describeEachJournal('workflows', (target) => {
     await expect(journal.sendEvent({ runId: uniqueRunId(), name: 'customer-reply', payload: {}, by: 'desk' })).rejects.toMatchObject({ reason: 'unknown-run' });
   });
 
+  it('an event sent racing the wait (before it, during its suspend, after it; each twice under one id) is delivered once, never lost', async () => {
+    const wf = defineWorkflow({
+      name: 'race',
+      input: z.object({}),
+      events: { go: z.object({ n: z.number() }) },
+      run: async (w) => {
+        const got = await w.waitForEvent<{ n: number }>('go');
+        return got.timedOut ? null : got.payload.n;
+      },
+    });
+    const invokeUntilDone = async (runId: string) => {
+      for (let i = 0; i < 20; i++) {
+        const result = await runWorkflow({ workflow: wf, runId, input: {}, journal });
+        if (result.status === 'completed') return result.output;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      throw new Error(`run ${runId} never took its event`);
+    };
+    // Each run's two sends start at a different moment against its first invocation: as it starts, before
+    // its wait is written, during the suspend, after it.
+    const runs = Array.from({ length: 12 }, (_, k) => ({ runId: uniqueRunId('race'), delayMs: k % 4 === 0 ? 0 : k * 2 }));
+    await Promise.all(
+      runs.map(async ({ runId, delayMs }, n) => {
+        const first = runWorkflow({ workflow: wf, runId, input: {}, journal });
+        const send = async () => {
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          // The run's start may not be written yet: an unknown run is refused, and the sender tries again.
+          for (;;) {
+            try {
+              return await journal.sendEvent({ runId, name: 'go', eventId: `go-${n}`, payload: { n }, by: 'racer' });
+            } catch (error) {
+              if ((error as { reason?: string }).reason !== 'unknown-run') throw error;
+              await new Promise((resolve) => setTimeout(resolve, 1));
+            }
+          }
+        };
+        const [, a, b] = await Promise.all([first, send(), send()]);
+        expect([a.recorded, b.recorded].sort()).toEqual([false, true]);
+        expect(await invokeUntilDone(runId)).toBe(n);
+        const events = await journal.events(runId);
+        expect(events.filter((e) => e.type === 'workflow-event')).toHaveLength(1);
+        expect(events.filter((e) => e.type === 'workflow-wait-end')).toMatchObject([{ outcome: 'event', eventId: `go-${n}` }]);
+      }),
+    );
+  });
+
   it('a replay that meets a changed step order stops with RunDivergedError naming the step', async () => {
     const runId = uniqueRunId();
     const before = defineWorkflow({
