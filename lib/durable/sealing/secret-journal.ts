@@ -129,7 +129,7 @@ export class JournalSecrets {
    */
   private sealEventWhole<E extends JournalEvent>(event: E, runId: string): E {
     const whole: Walk = (value) => this.sealWhole(value, runId);
-    if (event.type === 'run-start') return { ...event, input: this.mapFields(event.input, RUN_INPUT_DATA, whole) };
+    if (event.type === 'run-start') return { ...event, input: this.mapRunInput(event.input, whole) };
     if (event.type === 'run-suspend') return { ...event, pending: this.mapList(event.pending, (item) => this.mapFields(item, ['input'], whole)) };
     if (event.type === 'model-step') {
       const result = event.result as unknown;
@@ -158,12 +158,24 @@ export class JournalSecrets {
   }
 
   sealRunInput(input: RunInput, runId: string): RunInput {
-    if (this.sealsWhole(runId)) return this.mapFields(input, RUN_INPUT_DATA, (value) => this.sealWhole(value, runId));
-    return this.mapFields(input, RUN_INPUT_DATA, (value, path) => this.sealValue(value, runId, `run "${runId}" input.${path}`));
+    if (this.sealsWhole(runId)) return this.mapRunInput(input, (value) => this.sealWhole(value, runId));
+    return this.mapRunInput(input, (value, path) => this.sealValue(value, runId, `run "${runId}" input.${path}`));
   }
 
   openRunInput(input: RunInput, runId: string, where: string): RunInput {
-    return this.mapFields(input, RUN_INPUT_DATA, (value, path) => this.openValue(value, runId, `${where} input.${path}`));
+    return this.mapRunInput(input, (value, path) => this.openValue(value, runId, `${where} input.${path}`));
+  }
+
+  /**
+   * The start input's user data: the prompt fields, and a workflow's typed input (`workflow.input`; its
+   * name and version stay clear: executors dispatch by them, and an erased run is still listed by them).
+   */
+  private mapRunInput(input: RunInput, walk: Walk): RunInput {
+    const mapped = this.mapFields(input, RUN_INPUT_DATA, walk);
+    const workflow = mapped.workflow;
+    if (!workflow) return mapped;
+    const inner = this.mapFields(workflow, ['input'], (value) => walk(value, 'workflow.input'));
+    return inner === workflow ? mapped : { ...mapped, workflow: inner };
   }
 
   sealPending(pending: PendingItem[], runId: string): PendingItem[] {

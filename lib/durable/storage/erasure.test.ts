@@ -21,6 +21,7 @@ import { ERASED_TEXT, gnlTool, JournalDataError, journalKeyFrom, RunErasedError,
 import { PGliteStorage } from './pglite-storage';
 import { PostgresStorage } from './postgres-storage';
 import { query } from './sql-rows';
+import { defineWorkflow, runWorkflow } from '../workflow';
 
 const NAME = 'Ada Quintessa Lovelace';
 const ADDRESS = '12 Analytical Row, Marylebone';
@@ -273,6 +274,41 @@ describeEachJournal('erasure', (target) => {
     expect(await refusal(rows(sql`update gnl.erasures set reason = 'nothing' where run_id = ${runId}`))).toMatch(/append-only/);
     expect(await refusal(rows(sql`delete from gnl.erasures where run_id = ${runId}`))).toMatch(/append-only/);
     expect((await storage.erasure.erasures({ runId })).map((e) => e.reason)).toEqual(['request #882']);
+  }, 60_000);
+
+  it('a workflow run is sealed and erased like an agent run: its input, a step, an event and its output', async () => {
+    const subject = `customer:${uniqueRunId('wf')}`;
+    const journal = storage.runs;
+    const flow = defineWorkflow({
+      name: 'erasable',
+      input: z.object({ customer: z.string() }),
+      events: { reply: z.object({ text: z.string() }) },
+      run: async (wf, { customer }) => {
+        const address = await wf.step('address', { input: { customer } }, () => ADDRESS);
+        const reply = await wf.waitForEvent<{ text: string }>('reply', { match: { text: `From ${NAME}` } });
+        return { customer, address, reply: reply.timedOut ? null : reply.payload.text };
+      },
+    });
+    const runId = uniqueRunId('erase-wf');
+    const invoke = () => runWorkflow({ workflow: flow, runId, input: { customer: NAME }, journal, subject });
+    expect((await invoke()).status).toBe('waiting');
+    await journal.sendEvent({ runId, name: 'reply', payload: { text: `From ${NAME}` }, by: 'desk' });
+    expect(await invoke()).toMatchObject({ status: 'completed', output: { customer: NAME, address: ADDRESS } });
+    const raw = await rows<{ text: string }>(
+      sql`select payload::text as text from gnl.run_events where run_id = ${runId} union all select input::text from gnl.runs where run_id = ${runId}`,
+    );
+    for (const row of raw) {
+      expect(row.text).not.toContain('Quintessa');
+      expect(row.text).not.toContain('Analytical');
+    }
+    expect(JSON.stringify(await journal.events(runId))).toContain(NAME);
+    expect((await storage.erasure.erase({ subject, by: 'dpo@acme', reason: 'request #883' })).map((o) => o.outcome)).toEqual(['erased']);
+    const after = await journal.events(runId);
+    expect(JSON.stringify(after)).not.toContain('Quintessa');
+    expect(JSON.stringify(after)).not.toContain('Analytical');
+    expect(after.find((e) => e.type === 'workflow-event')).toMatchObject({ name: 'reply', by: 'desk', payload: ERASED_TEXT });
+    expect(after.find((e) => e.type === 'run-complete')).toMatchObject({ output: ERASED_TEXT });
+    await expect(invoke()).rejects.toBeInstanceOf(RunErasedError);
   }, 60_000);
 
   it('refused, naming why: a run that does not exist, a request without by or reason, or naming both runs and a subject', async () => {

@@ -18,6 +18,7 @@ import type { Journal } from '../journal/journal';
 import { RunState } from '../projection/run-state';
 import { linkJob, recordFailure } from '../run/run-durable';
 import { RunSession } from '../run/run-session';
+import { RunErasedError } from '../sealing/run-keys';
 import { type ChildStarter, readChild } from './child-runs';
 import { parseWorkflowInput, type Workflow } from './define-workflow';
 import { parseEventPayload } from './event-payload';
@@ -87,7 +88,12 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
   });
 
   const before = new RunState(await journal.events(runId));
-  if (before.status === 'completed') return { status: 'completed', runId, output: before.completedOutput as OUTPUT };
+  if (before.status === 'completed') {
+    // An erased run's output reads as erased: refused, as runDurable refuses an erased run (docs/erasure.md).
+    const erased = (await journal.getRun(runId))?.erased;
+    if (erased) throw new RunErasedError(runId, erased);
+    return { status: 'completed', runId, output: before.completedOutput as OUTPUT };
+  }
   if (before.status === 'waiting' && !(await somethingDue(before, journal, workflow, clock())))
     return { status: 'waiting', runId, waitingFor: waitingFor(before) };
 
