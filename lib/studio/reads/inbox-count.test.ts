@@ -46,5 +46,20 @@ describeEachStorage('inbox count', (holder) => {
     expect(await inboxCount(holder.storage)).toBe(2);
     await journal.cancel({ runId: blocked, by: 'alice', reason: 'dup' });
     expect(await inboxCount(holder.storage)).toBe(1);
+    // A tool-result a person answers counts; one whose sub-agent child run exists is the child's to answer.
+    const question = (id: string): PendingItem => ({
+      kind: 'tool-result',
+      toolCallId: id,
+      toolName: 'ask',
+      input: {},
+      idempotencyKey: `k-${id}`,
+      requestedAt: new Date().toISOString(),
+    });
+    const lead = await run([{ type: 'run-suspend', status: 'waiting-tool-result', pending: [question('q-person'), question('q-sub')] }]);
+    expect(await inboxCount(holder.storage)).toBe(3);
+    const child = await journal.hold(`${lead}/q-sub`);
+    await child.create({ ...input, parent: { runId: lead, waitId: 'q-sub' } });
+    await child.release();
+    expect(await inboxCount(holder.storage)).toBe(2);
   });
 });
