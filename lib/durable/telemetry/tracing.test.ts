@@ -10,7 +10,8 @@ import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerPro
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { refundAgent } from '@/tests/support/refund-agent';
-import { runDurable } from '../index';
+import { defineWorkflow, runDurable, runWorkflow } from '../index';
+import { z } from 'zod';
 import { ATTR } from './tracing';
 
 const exporter = new InMemorySpanExporter();
@@ -128,6 +129,36 @@ describeEachJournal('tracing', (target) => {
     expect(toolCall?.spanContext().traceId).toBe(invocation?.spanContext().traceId);
     expect(parentOf(toolCall as ReadableSpan)).toBe(invocation?.spanContext().spanId);
     expect(invocation?.attributes[ATTR.status]).toBe('completed');
+  });
+
+  it('a workflow: each invocation a span in one trace (a sleep between them), each step a tool-call span under its invocation', async () => {
+    const runId = uniqueRunId('trace-wf');
+    let now = Date.parse('2026-12-04T10:00:00Z');
+    const flow = defineWorkflow({
+      name: 'traced',
+      input: z.object({}),
+      run: async (wf) => {
+        const a = await wf.step('first', { sideEffect: true, retrySafe: true }, () => 1);
+        await wf.sleep('pause', 60_000);
+        const b = await wf.step('second', () => 2);
+        return a + b;
+      },
+    });
+    const invoke = () => runWorkflow({ workflow: flow, runId, input: {}, journal, clock: () => now });
+    expect((await invoke()).status).toBe('waiting');
+    now += 60_000;
+    expect(await invoke()).toMatchObject({ status: 'completed', output: 3 });
+    const invocations = (await spansOf(runId, 'gnl.invocation')).sort((x, y) => x.startTime[0] - y.startTime[0] || x.startTime[1] - y.startTime[1]);
+    expect(invocations.map((span) => [span.attributes[ATTR.invocation], span.attributes[ATTR.status], span.attributes[ATTR.agent]])).toEqual([
+      ['start', 'waiting', 'traced'],
+      ['resume', 'completed', 'traced'],
+    ]);
+    const [first, second] = invocations as [ReadableSpan, ReadableSpan];
+    expect(second.spanContext().traceId).toBe(first.spanContext().traceId);
+    const steps = await spansOf(runId, 'gnl.tool_call');
+    const byName = Object.fromEntries(steps.map((span) => [`${span.attributes[ATTR.toolName]}:${span.attributes[ATTR.outcome]}`, parentOf(span)]));
+    expect(byName).toMatchObject({ 'first:executed': first.spanContext().spanId, 'second:executed': second.spanContext().spanId });
+    expect(steps.every((span) => span.spanContext().traceId === first.spanContext().traceId)).toBe(true);
   });
 });
 

@@ -18,6 +18,7 @@ import type { Journal } from '../journal/journal';
 import { RunState } from '../projection/run-state';
 import { linkJob, recordFailure } from '../run/run-durable';
 import { RunSession } from '../run/run-session';
+import { InvocationTrace } from '../telemetry/tracing';
 import { RunErasedError } from '../sealing/run-keys';
 import { type ChildStarter, readChild } from './child-runs';
 import { parseWorkflowInput, type Workflow } from './define-workflow';
@@ -97,14 +98,21 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
   if (before.status === 'waiting' && !(await somethingDue(before, journal, workflow, clock())))
     return { status: 'waiting', runId, waitingFor: waitingFor(before) };
 
+  // This invocation's span (telemetry/tracing.ts), under the run's first recorded trace: steps are tool-call spans under it.
+  const startedAt = Date.now();
+  let invocation: InvocationTrace | undefined;
+  const traceOf = (state: RunState, kind: string): InvocationTrace =>
+    (invocation ??= InvocationTrace.start({ runId, agent: workflow.name, recorded: state.trace, startTime: startedAt, kind }));
   const hold = await journal.hold(runId);
-  try {
-    const begun = await beginInvocation({ hold, input: startInput, maxEvents });
+  const invoke = async (): Promise<WorkflowResult<OUTPUT>> => {
+    const traceFor = (state: RunState) => traceOf(state, state.lastSeq === 0 ? 'start' : 'resume').recorded;
+    const begun = await beginInvocation({ hold, input: startInput, maxEvents, traceFor });
     if (begun.kind === 'canceled') return { status: 'canceled', runId, by: begun.by, ...(begun.reason ? { reason: begun.reason } : {}) };
     if (begun.kind === 'waiting-approval') return { status: 'waiting-approval', runId, pending: begun.pending };
     if (begun.kind === 'waiting-tool-result') throw new Error(`Run "${runId}" waits for a tool result: a workflow has no tools without execute.`);
     if (begun.state.status === 'completed') return { status: 'completed', runId, output: begun.state.completedOutput as OUTPUT };
     const session = new RunSession(runId, hold, begun.state, false, maxEvents);
+    session.trace = traceOf(begun.state, 'resume');
     linkJob(session, journal);
     const wf = new WorkflowContext({
       session,
@@ -117,7 +125,7 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     });
     let output: unknown;
     try {
-      output = await workflow.run(wf, input);
+      output = await session.trace.within(() => workflow.run(wf, input));
     } catch (error) {
       await wf.idle();
       await session.idle();
@@ -133,6 +141,14 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     if (wf.waiting.length > 0 || session.blocked.length > 0 || session.waiting.length > 0) return await suspend(session, wf);
     await session.append({ type: 'run-complete', text: summaryText(output), finishReason: 'workflow', steps: wf.called, output });
     return { status: 'completed', runId, output: output as OUTPUT };
+  };
+  try {
+    const result = await invoke();
+    invocation?.end({ status: result.status });
+    return result;
+  } catch (error) {
+    invocation?.end({ error });
+    throw error;
   } finally {
     await hold.release();
   }
