@@ -20,11 +20,13 @@
  * `notifications` is the outbox of webhooks about runs that wait for people or failed (docs/notifications.md).
  * `retention_log` records every run the retention job dropped (lib/executor/retention/retention.ts): append-only;
  * `maintenance_passes` is when a periodic job (retention) last started, so one pass runs per interval.
+ * `memory_items` and `working_memory` are what agents remember across runs (lib/durable/memory, docs/memory.md), by
+ * resource (a customer) and thread; each write made under its idempotency key, once.
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 export const gnl = pgSchema('gnl');
 
@@ -471,4 +473,49 @@ export const erasures = gnl.table(
     erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [index('erasures_run_idx').on(t.runId), index('erasures_at_idx').on(t.erasedAt, t.id)],
+);
+
+/**
+ * Memory (lib/durable/memory, docs/memory.md): a resource's messages (by thread) and facts, each with its
+ * embedding (unit length, so a dot product is the cosine), made by a write under an idempotency key: the
+ * same key and ordinal again is the row that exists (a retried remember writes nothing new).
+ */
+export const memoryItems = gnl.table(
+  'memory_items',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    resource: text('resource').notNull(),
+    thread: text('thread'),
+    /** 'message' (a thread's history) or 'fact' (remembered by an agent). */
+    kind: text('kind').notNull(),
+    role: text('role'),
+    text: text('text').notNull(),
+    embedding: real('embedding').array(),
+    /** The idempotency key of the write that made it, and its place in that write. */
+    key: text('key').notNull(),
+    ordinal: integer('ordinal').notNull(),
+    runId: text('run_id'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('memory_items_resource_idx').on(t.resource, t.kind, t.id), uniqueIndex('memory_items_key_idx').on(t.key, t.ordinal)],
+);
+
+/**
+ * A resource's working memory: one row per version (the newest is the value), each written with the
+ * version it replaces in mind (a write that finds the version taken is a conflict, never a lost update),
+ * by whom and why, under its idempotency key (written once).
+ */
+export const workingMemory = gnl.table(
+  'working_memory',
+  {
+    resource: text('resource').notNull(),
+    version: integer('version').notNull(),
+    value: jsonb('value').notNull(),
+    updatedBy: text('updated_by').notNull(),
+    reason: text('reason'),
+    key: text('key').notNull(),
+    runId: text('run_id'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.resource, t.version] }), uniqueIndex('working_memory_key_idx').on(t.key)],
 );

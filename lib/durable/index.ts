@@ -25,6 +25,17 @@ export {
 } from './usage';
 export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './tools';
 export { askPerson } from './tools';
+// Memory across runs (docs/memory.md): the port, recall/remember and working memory tools.
+export {
+  type MemoryItem,
+  type MemoryStore,
+  memoryTools,
+  type MemoryToolsOptions,
+  type RecalledItem,
+  unitVector,
+  type WorkingMemory,
+  type WorkingWrite,
+} from './memory';
 export { type SubAgentOutput, subAgentOf, subAgentOutput, subAgentRunId, subAgentTool } from './tools';
 export { jobEffects, relatedEffects, type RelatedEffect } from './tools';
 export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './projection';

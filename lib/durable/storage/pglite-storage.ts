@@ -14,6 +14,8 @@
  * Live notifications ride inside the append statement: PGlite has one connection, so there are no
  * concurrent commits for a NOTIFY to serialise, and a separate statement would cost a second turn.
  */
+import type { MemoryStore } from '../internal';
+import { SqlMemoryStore } from './memory-store';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -69,6 +71,8 @@ export class PGliteStorage {
   readonly encryptsSecrets: boolean;
   /** Erasing runs whose data is sealed with a key of their own, and the erasure log (docs/erasure.md). */
   readonly erasure: RunEraser;
+  /** What agents remember across runs, on this same database (docs/memory.md). */
+  readonly memory: MemoryStore;
   private readonly journal: PostgresJournal;
   private instance: Instance | undefined;
   private closed = false;
@@ -92,6 +96,7 @@ export class PGliteStorage {
     });
     this.runs = this.journal;
     this.erasure = this.journal;
+    this.memory = new SqlMemoryStore(() => this.database());
     this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
   }
 

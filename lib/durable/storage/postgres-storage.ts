@@ -18,6 +18,8 @@
  * (Appends do not go through the locking connection itself: postgres.js 3.4.9 crashes the process
  * with a TypeError when a reserved connection is used after the server closed it.)
  */
+import type { MemoryStore } from '../internal';
+import { SqlMemoryStore } from './memory-store';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { GnlError, type HoldSessionError, type JournalSecrets, type JournalSecretsOptions, type LiveJournal } from '../internal';
@@ -72,6 +74,8 @@ export class PostgresStorage {
   readonly encryptsSecrets: boolean;
   /** Erasing runs whose data is sealed with a key of their own, and the erasure log (docs/erasure.md). */
   readonly erasure: RunEraser;
+  /** What agents remember across runs, on this same database (docs/memory.md). */
+  readonly memory: MemoryStore;
   private client: postgres.Sql;
   private readonly holds: AdvisoryLockHolds;
   private readonly journal: PostgresJournal;
@@ -116,6 +120,7 @@ export class PostgresStorage {
     });
     this.runs = this.journal;
     this.erasure = this.journal;
+    this.memory = new SqlMemoryStore(() => this.database());
     this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
   }
 
