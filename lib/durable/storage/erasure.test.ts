@@ -302,7 +302,16 @@ describeEachJournal('erasure', (target) => {
       expect(row.text).not.toContain('Analytical');
     }
     expect(JSON.stringify(await journal.events(runId))).toContain(NAME);
+    // What memory holds about the subject (the resource named like it) goes with the erasure.
+    await storage.memory.add({ resource: subject, key: `${runId}-fact`, items: [{ kind: 'fact', text: 'Zyxwvut likes the night shift' }] });
+    await storage.memory.writeWorking({ resource: subject, expectedVersion: 0, value: { nickname: 'Zyxwvut' }, by: 'agent', key: `${runId}-working` });
     expect((await storage.erasure.erase({ subject, by: 'dpo@acme', reason: 'request #883' })).map((o) => o.outcome)).toEqual(['erased']);
+    expect(await storage.memory.written(`${runId}-fact`)).toBeUndefined();
+    expect(await storage.memory.working(subject)).toBeUndefined();
+    await checkpoint();
+    const files = await databaseFiles();
+    // The memory tables were rewritten (VACUUM FULL); the write-ahead log is not rewritten in place (docs/memory.md says so).
+    expect(filesHolding(files.dir, 'Zyxwvut', files.isLog)).toEqual([]);
     const after = await journal.events(runId);
     expect(JSON.stringify(after)).not.toContain('Quintessa');
     expect(JSON.stringify(after)).not.toContain('Analytical');

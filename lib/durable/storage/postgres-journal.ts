@@ -70,7 +70,7 @@ import {
   type SendEventRequest,
 } from '../internal';
 import { insertImportedRun } from './run-import';
-import { assertNotErased, type EraseOutcome, ensureRunKeys, erasureOf, eraseRunIn, type ErasureRecord, readErasures, runsOfSubject } from './run-key-rows';
+import { assertNotErased, type EraseOutcome, ensureRunKeys, erasureOf, eraseRunIn, type ErasureRecord, forgetResource, readErasures, runsOfSubject } from './run-key-rows';
 import { readStreamBatches, StreamBatchWriter } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';
@@ -391,12 +391,18 @@ export class PostgresJournal implements LiveJournal, RunEraser {
       outcomes.push(await driver.transaction((tx) => eraseRunIn(tx, runId, { by: parsed.by, reason: parsed.reason })));
       ring.forget(runId);
     }
+    // A subject's memory (docs/memory.md: the resource named like the subject) is not sealed: erasing is deleting it.
+    const forgot = parsed.subject !== undefined ? await forgetResource(driver, parsed.subject) : 0;
     // Outside any transaction (VACUUM cannot run in one): the destroyed keys' old row versions go with the
     // rewrite, once no snapshot from before the erasure is open (VACUUM FULL keeps a row version any open
     // snapshot may still see: an autoanalyze, another session's long read).
-    if (outcomes.some((outcome) => outcome.outcome === 'erased')) {
+    if (outcomes.some((outcome) => outcome.outcome === 'erased') || forgot > 0) {
       await untilSnapshotsAfterNow(driver, ERASE_SNAPSHOT_WAIT_MS);
       await driver.query('vacuum full gnl.run_keys', []);
+      if (forgot > 0) {
+        await driver.query('vacuum full gnl.memory_items', []);
+        await driver.query('vacuum full gnl.working_memory', []);
+      }
     }
     return outcomes;
   }

@@ -6,7 +6,7 @@
  */
 import { JournalDataError, type JournalSecrets, RunErasedError, type RunErasure } from '../internal';
 import { runLockHeldClause } from './run-locks';
-import type { SqlQuery } from './sql-driver';
+import type { SqlDriver, SqlQuery } from './sql-driver';
 
 type KeyRow = { run_id: string; wrapped: string | null; erased_at: Date | string | null; erased_by: string | null; erased_reason: string | null };
 
@@ -148,4 +148,13 @@ export async function readErasures(db: SqlQuery, options: { runId?: string; limi
     reason: row.reason,
     at: new Date(row.erased_at),
   }));
+}
+
+/** Deletes what memory holds about a resource (gnl.memory_items, gnl.working_memory), in one transaction: the rows deleted. */
+export async function forgetResource(db: SqlDriver, resource: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    const items = await tx.query<{ id: number }>('delete from gnl.memory_items where resource = $1::text returning id', [resource]);
+    const versions = await tx.query<{ version: number }>('delete from gnl.working_memory where resource = $1::text returning version', [resource]);
+    return items.length + versions.length;
+  });
 }
