@@ -26,7 +26,10 @@
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/** Raw bytes (drizzle has no bytea column of its own). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
 
 export const gnl = pgSchema('gnl');
 
@@ -477,7 +480,7 @@ export const erasures = gnl.table(
 
 /**
  * Memory (lib/durable/memory, docs/memory.md): a resource's messages (by thread) and facts, each with its
- * embedding (unit length, so a dot product is the cosine), made by a write under an idempotency key: the
+ * embedding (unit length, so a dot product is the cosine; stored as float32 bytes), made by a write under an idempotency key: the
  * same key and ordinal again is the row that exists (a retried remember writes nothing new).
  */
 export const memoryItems = gnl.table(
@@ -490,7 +493,8 @@ export const memoryItems = gnl.table(
     kind: text('kind').notNull(),
     role: text('role'),
     text: text('text').notNull(),
-    embedding: real('embedding').array(),
+    /** Float32 little-endian, unit length (the exact search reads them in batches and scores in the process). */
+    embedding: bytea('embedding'),
     /** The idempotency key of the write that made it, and its place in that write. */
     key: text('key').notNull(),
     ordinal: integer('ordinal').notNull(),

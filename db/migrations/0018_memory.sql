@@ -5,7 +5,7 @@ CREATE TABLE "gnl"."memory_items" (
 	"kind" text NOT NULL,
 	"role" text,
 	"text" text NOT NULL,
-	"embedding" real[],
+	"embedding" "bytea",
 	"key" text NOT NULL,
 	"ordinal" integer NOT NULL,
 	"run_id" text,

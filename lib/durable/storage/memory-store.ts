@@ -1,13 +1,14 @@
 /**
  * The memory port (lib/durable/memory/memory-store.ts) on the journal's own database, PGlite or a
- * Postgres server alike (db/schema.ts: gnl.memory_items, gnl.working_memory). Search is exact: the dot
- * product of unit vectors in SQL, over the resource's items, so it needs no extension (the PostgreSQL 15
- * here has no pgvector package); docs/memory.md says up to what size that is fine, measured.
+ * Postgres server alike (db/schema.ts: gnl.memory_items, gnl.working_memory). Search is exact and needs no
+ * extension (the PostgreSQL 15 here has no pgvector package): the resource's embeddings (float32 bytes) are
+ * read in batches of SEARCH_BATCH and scored in this process, the top k kept; docs/memory.md says up to
+ * what size that is fine, measured (npm run bench:recall).
  * Writes are idempotent by key (a unique index), working memory versioned by its primary key.
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { MemoryItem, MemoryStore, RecalledItem, WorkingMemory, WorkingWrite } from '../internal';
-import { query, type TransactionalDb } from './sql-rows';
+import { query, query as queryRows, type TransactionalDb } from './sql-rows';
 
 interface ItemRow {
   id: string | number;
@@ -60,9 +61,19 @@ function working(row: WorkingRow): WorkingMemory {
   };
 }
 
-/** A vector as a SQL real[] (sent as JSON text: both drivers pass text alike). */
-function realArray(values: readonly number[]): SQL {
-  return sql`(select array_agg(e.x::real order by e.o) from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) with ordinality as e(x, o))`;
+/** Rows of embeddings read at once by the exact search. */
+const SEARCH_BATCH = 2_000;
+
+/** A vector as float32 little-endian bytes (what the column holds). */
+function vectorBytes(values: readonly number[]): Uint8Array {
+  const floats = Float32Array.from(values);
+  return new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength);
+}
+
+/** The stored bytes as floats (copied when the driver's buffer is not 4-byte aligned). */
+function floatsOf(bytes: Uint8Array): Float32Array {
+  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4));
+  return new Float32Array(Uint8Array.from(bytes).buffer);
 }
 
 export class SqlMemoryStore implements MemoryStore {
@@ -77,7 +88,7 @@ export class SqlMemoryStore implements MemoryStore {
           tx,
           sql`insert into gnl.memory_items (resource, thread, kind, role, text, embedding, key, ordinal, run_id)
               values (${request.resource}, ${it.thread ?? null}, ${it.kind}, ${it.role ?? null}, ${it.text},
-                      ${it.embedding ? realArray(it.embedding) : null}, ${request.key}, ${ordinal}, ${request.runId ?? null})
+                      ${it.embedding ? vectorBytes(it.embedding) : null}, ${request.key}, ${ordinal}, ${request.runId ?? null})
               on conflict (key, ordinal) do nothing returning id`,
         );
         inserted += rows.length;
@@ -103,18 +114,36 @@ export class SqlMemoryStore implements MemoryStore {
 
   async search(request: Parameters<MemoryStore['search']>[0]): Promise<RecalledItem[]> {
     const kinds = request.kinds ?? ['message', 'fact'];
-    const rows = await query<ItemRow>(
-      await this.database(),
-      sql`with q as (select ${realArray(request.embedding)} as v)
-          select ${ITEM_COLUMNS}, (select sum(a * b) from unnest(embedding, (select v from q)) as t(a, b)) as score
-          from gnl.memory_items
-          where resource = ${request.resource} and kind in (${sql.join(
-            kinds.map((k) => sql`${k}`),
-            sql`, `,
-          )}) and embedding is not null and cardinality(embedding) = ${request.embedding.length}
-          order by score desc, id limit ${request.topK}`,
-    );
-    return rows.map((row) => ({ ...item(row), score: Number(row.score) }));
+    const query = Float32Array.from(request.embedding);
+    const db = await this.database();
+    const best: { row: ItemRow; score: number }[] = [];
+    let after = 0;
+    for (;;) {
+      // As base64 text: both drivers carry text fast, PGlite's bytea (hex) several times slower (measured).
+      const rows = await queryRows<ItemRow & { embedding: string }>(
+        db,
+        sql`select ${ITEM_COLUMNS}, encode(embedding, 'base64') as embedding from gnl.memory_items
+            where resource = ${request.resource} and id > ${after} and embedding is not null and kind in (${sql.join(
+              kinds.map((k) => sql`${k}`),
+              sql`, `,
+            )}) and octet_length(embedding) = ${query.length * 4}
+            order by id limit ${SEARCH_BATCH}`,
+      );
+      for (const row of rows) {
+        const v = floatsOf(Buffer.from(row.embedding, 'base64'));
+        let score = 0;
+        for (let i = 0; i < query.length; i++) score += (query[i] as number) * (v[i] as number);
+        if (best.length < request.topK || score > (best[best.length - 1] as { score: number }).score) {
+          const { embedding: _bytes, ...rest } = row;
+          best.push({ row: rest, score });
+          best.sort((a, b) => b.score - a.score || Number(a.row.id) - Number(b.row.id));
+          if (best.length > request.topK) best.pop();
+        }
+      }
+      if (rows.length < SEARCH_BATCH) break;
+      after = Number(rows[rows.length - 1]?.id);
+    }
+    return best.map(({ row, score }) => ({ ...item(row), score }));
   }
 
   async working(resource: string): Promise<WorkingMemory | undefined> {
