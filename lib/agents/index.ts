@@ -19,6 +19,7 @@ export { planMigration, type MigrationPlan, type KeptCall, type RerunCall } from
 export { runAgent, streamAgent, agentInputSchema, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
 export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy, type RetryPolicyInput } from './retry-policy';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';
+export { describeWorkflow, jsonSchemaOf, type WorkflowDescription } from './workflow-schemas';
 export {
   defineSchedule,
   defineSchedules,

@@ -4,7 +4,7 @@
  * functions the Studio's server actions call.
  */
 import type { Command } from 'commander';
-import { z } from 'zod';
+import { describeWorkflow } from '@/lib/agents';
 import { runTree, sendEvent, startWorkflow } from '@/lib/executor';
 import { CliError, EXIT } from './failures';
 import { clean, shellQuote, table } from './format';
@@ -16,13 +16,7 @@ import type { CliSession } from './session';
 export function registerWorkflowCommands(program: Command, session: CliSession): void {
   jsonOption(program.command('workflows').description('the registered workflows: name, version, the events each waits for and their payload schemas')).action(
     (opts: { json?: boolean }) => {
-      const workflows = session.registry.listWorkflows().map((workflow) => ({
-        name: workflow.name,
-        version: workflow.version,
-        description: workflow.description ?? '',
-        input: z.toJSONSchema(workflow.input, { unrepresentable: 'any' }),
-        events: Object.fromEntries(Object.entries(workflow.events).map(([name, schema]) => [name, z.toJSONSchema(schema, { unrepresentable: 'any' })])),
-      }));
+      const workflows = session.registry.listWorkflows().map(describeWorkflow);
       const text =
         workflows.length === 0
           ? ['No workflow is registered (agents/index.ts: createAgentRegistry(agents, { workflows }))']

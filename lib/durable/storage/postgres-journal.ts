@@ -70,7 +70,17 @@ import {
   type SendEventRequest,
 } from '../internal';
 import { insertImportedRun } from './run-import';
-import { assertNotErased, type EraseOutcome, ensureRunKeys, erasureOf, eraseRunIn, type ErasureRecord, forgetResource, readErasures, runsOfSubject } from './run-key-rows';
+import {
+  assertNotErased,
+  type EraseOutcome,
+  ensureRunKeys,
+  erasureOf,
+  eraseRunIn,
+  type ErasureRecord,
+  forgetResource,
+  readErasures,
+  runsOfSubject,
+} from './run-key-rows';
 import { readStreamBatches, StreamBatchWriter } from './stream-rows';
 import { appendEvents, createRun, type Fence, lastSeqOf, readEvents, resolveStored, secretsOrDefault } from './event-rows';
 import { LiveEvents } from './live-events';

@@ -5,8 +5,8 @@
  * Server-only: it reads the journal and the registry.
  */
 import 'server-only';
-import { z } from 'zod';
 import { registry } from '@/agents';
+import { jsonSchemaOf } from '@/lib/agents';
 import { RunState, type RunStatus, type WaitingFor, waitingFor } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { type RunTreeNode, runTree } from '@/lib/executor';
@@ -34,7 +34,7 @@ export async function loadWorkflowView(runId: string): Promise<WorkflowView | un
   const eventSchemas: Record<string, unknown> = {};
   for (const wait of waits) {
     const schema = wait.kind === 'event' ? declared[wait.event] : undefined;
-    if (wait.kind === 'event' && schema) eventSchemas[wait.event] = z.toJSONSchema(schema, { unrepresentable: 'any' });
+    if (wait.kind === 'event' && schema) eventSchemas[wait.event] = jsonSchemaOf(schema);
   }
   const tree = await runTree({ storage }, runId, { from: 'self', maxDepth: 1 });
   const parentId = run.input.parent?.runId;
