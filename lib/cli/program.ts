@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerBulkCommands } from './bulk-commands';
 import { registerDecisionCommands } from './decision-commands';
 import { EXIT } from './failures';
+import { registerMemoryCommands } from './memory-commands';
 import { registerMigrateCommand } from './migrate-command';
 import { registerForkCommand } from './fork-command';
 import { registerOperatorCommands } from './operator-commands';
@@ -63,5 +64,6 @@ export function buildProgram(session: CliSession): Command {
   registerRetentionCommands(program, session);
   registerEraseCommands(program, session);
   registerWorkflowCommands(program, session);
+  registerMemoryCommands(program, session);
   return program;
 }

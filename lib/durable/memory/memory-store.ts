@@ -46,6 +46,8 @@ export interface MemoryStore {
   }): Promise<{ items: MemoryItem[]; replayed: boolean }>;
   /** Whether a write was made under this key (what a check asks after an unknown outcome). */
   written(key: string): Promise<MemoryItem[] | undefined>;
+  /** The resource's newest `limit` items (facts and messages), newest first: what `gnl memory show` lists. */
+  items(request: { resource: string; limit: number }): Promise<MemoryItem[]>;
   /** A thread's last `limit` messages, oldest first. */
   history(request: { resource: string; thread: string; limit: number }): Promise<MemoryItem[]>;
   /** The `topK` items of the resource most similar to `embedding` (unit length), best first: an exact search, no extension needed. */

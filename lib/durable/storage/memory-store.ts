@@ -102,6 +102,14 @@ export class SqlMemoryStore implements MemoryStore {
     return rows.length > 0 ? rows.map(item) : undefined;
   }
 
+  async items(request: { resource: string; limit: number }): Promise<MemoryItem[]> {
+    const rows = await query<ItemRow>(
+      await this.database(),
+      sql`select ${ITEM_COLUMNS} from gnl.memory_items where resource = ${request.resource} order by id desc limit ${request.limit}`,
+    );
+    return rows.map(item);
+  }
+
   async history(request: { resource: string; thread: string; limit: number }): Promise<MemoryItem[]> {
     const rows = await query<ItemRow>(
       await this.database(),
