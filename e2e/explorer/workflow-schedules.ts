@@ -1,0 +1,5 @@
+/** stub */
+import type { Census, PlannedSchedule } from './explore';
+export function workflowSchedules(_censuses: readonly Census[]): PlannedSchedule[] {
+  return [];
+}
