@@ -57,6 +57,8 @@ export interface ScheduleResult {
   forks: number;
   restarts: number;
   busyRetries: number;
+  /** The operator requests the journal accepted, in order: `resolve done`, `race event recorded`, `event not recorded` (a second send of one id). */
+  decisions: string[];
   checks: number;
   violations: string[];
   ms: number;
@@ -94,6 +96,7 @@ export async function runSchedule(args: {
     forks: 0,
     restarts: 0,
     busyRetries: 0,
+    decisions: [],
     checks: 0,
     violations: [],
     ms: 0,
@@ -334,6 +337,15 @@ export async function runSchedule(args: {
     result.boundaries = log.flatMap((line) => (line.kind === 'boundary' ? [line.label] : []));
     result.killedAt = killLabels(log, killedPids);
     result.migrations = log.filter((l) => l.kind === 'version' && l.op === 'migrate' && l.result === 'accepted').length;
+    result.decisions = log.flatMap((l) =>
+      l.kind === 'operator' && l.result === 'accepted'
+        ? [
+            [l.race ? 'race' : '', l.action, l.outcome ?? '', l.recorded === undefined ? '' : l.recorded ? 'recorded' : 'not recorded']
+              .filter(Boolean)
+              .join(' '),
+          ]
+        : [],
+    );
     const parentLog = log.filter((l) => l.run === undefined || l.run === runId);
     const verdict = scenario.workflow
       ? judgeWorkflow({ scenario, journal: parentRows, children: childRows, store: settledStore, log: parentLog })

@@ -8,9 +8,9 @@
  *   wf-steps        a read-only step, a retrySafe step (the world deduplicates tickets by key), a step with
  *                   a check by key, and a side effect with neither (an unknown outcome blocks the run for a
  *                   person: the explorer resolves it from the world's store, as for an agent's tool)
- *   wf-sleep-event  a durable sleep (real time, 300 ms), a wait for the `reply` event (sent by the schedule,
+ *   wf-sleep-event  a durable sleep (real time, 200 ms), a wait for the `reply` event (sent by the schedule,
  *                   twice under one event id; or racing the wait at a boundary), a second wait for it that
- *                   must time out (250 ms: the one event was taken), then a side effect with a check
+ *                   must time out (200 ms: the one event was taken), then a side effect with a check
  *   wf-children     a child workflow run, a fan-out of three (concurrency 2), each child a side effect with a
  *                   check, then a retrySafe step of the parent
  */
@@ -34,8 +34,8 @@ export interface WorkflowShape {
   mayBlock: readonly string[];
 }
 
-export const SLEEP_MS = 300;
-export const SECOND_WAIT_MS = 250;
+export const SLEEP_MS = 200;
+export const SECOND_WAIT_MS = 200;
 export const FAN_OUT_CONCURRENCY = 2;
 export const REPLY_EVENT = { name: 'reply', eventId: 'reply-1', payload: { text: 'yes, go ahead' } } as const;
 
