@@ -2,7 +2,7 @@
  * Long mode of the crash-schedule explorer:
  *
  *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4]
- *                         [--faults kills,provider,ids,operators,database,stream,versions] [--scenarios base,shapes,tools,replay,versions] [--log]
+ *                         [--faults kills,provider,ids,operators,database,stream,versions,events] [--scenarios base,shapes,tools,replay,versions,workflows] [--log]
  *   npm run test:chaos -- --journal J --replay '<plan JSON printed beside a violation>'
  *   npm run test:chaos -- --families workflows [--journal J]
  *

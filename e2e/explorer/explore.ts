@@ -155,7 +155,7 @@ export { seededRandom } from './random';
 /**
  * Random schedules: each gets a seed of its own from the run's seed, and from it a scenario, 0 to 3
  * kills (the first anywhere in the census, each next one anywhere a resumer can pass) and the faults of
- * the chosen families. A schedule with no fault at all gets one kill. `replaySchedule` rebuilds one.
+ * the chosen families (a workflow's event sends with `events`). A schedule with no fault at all gets one kill. `replaySchedule` rebuilds one.
  */
 export function randomSchedules(
   censuses: readonly Census[],
@@ -181,6 +181,10 @@ export function drawSchedule(censuses: readonly Census[], seed: number, families
   const steps = scenarioNamed(c.scenario).script.length;
   const agent = scenarioNamed(c.scenario).agent ? { kills: kills.length } : undefined;
   const faults = drawFaults({ random, steps, boundaries: n, families, journal, ...(agent ? { agent } : {}) });
+  // A workflow's event, sent at one or two places of the first processes besides once the run waits (drawn last: other scenarios draw as before).
+  if (families.has('events') && scenarioNamed(c.scenario).workflow?.event && random() < 0.7) {
+    faults.events = Array.from({ length: 1 + pick(2) }, () => ({ invocation: pick(2), boundary: random() < 0.3 ? ('before' as const) : pick(n + 2) }));
+  }
   if (kills.length === 0 && !hasFaults(faults)) kills.push(pick(n));
   return { scenario: c.scenario, kills, faults, seed };
 }

@@ -20,7 +20,7 @@
 import type { JournalKind } from './protocol';
 import { describeVersionOps, drawVersionOps, type VersionOp } from './versions';
 
-export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database', 'stream', 'versions'] as const;
+export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database', 'stream', 'versions', 'events'] as const;
 export type FaultFamily = (typeof FAULT_FAMILIES)[number];
 
 export type ProviderFault = '429' | '500' | '503' | 'reset' | 'oversize';

@@ -46,7 +46,9 @@ export function judgeWorkflow(evidence: WorkflowEvidence): Verdict {
   const base: Evidence = { scenario, journal, store, log, saidNotDone: false, modelRequests: [] };
   sequence(base, check);
   decisionsJournaled(base, check);
-  for (const [id, rows] of Object.entries(children)) sequence({ ...base, journal: rows }, (ok, violation) => check(ok, () => `child ${id}: ${violation()}`));
+  // A child never started (its parent canceled first) has no rows; childRuns says whether it had to be.
+  for (const [id, rows] of Object.entries(children))
+    if (rows.events.length > 0) sequence({ ...base, journal: rows }, (ok, violation) => check(ok, () => `child ${id}: ${violation()}`));
   const status = journal.run?.status;
   const said = peopleSaid(log);
   check(status === 'completed' || (status === 'canceled' && said.canceled), () => `the workflow run did not complete (status ${status ?? 'missing'})`);
@@ -177,13 +179,16 @@ function childRuns({ journal, children }: WorkflowEvidence, status: string | und
   const recorded = waits.flatMap((w) =>
     ((w.payload.wait as { children: { runId: string }[] }).children ?? []).map((c) => ({ runId: c.runId, waitId: String(w.payload.waitId) })),
   );
+  const declared = Object.keys(children).sort();
+  // All of them once the parent completed; before (a canceled parent), some of them.
+  const named = recorded.map((c) => c.runId).sort();
   check(
-    isDeepStrictEqual(recorded.map((c) => c.runId).sort(), Object.keys(children).sort()),
-    () => `the parent recorded children [${recorded.map((c) => c.runId).join(', ')}], the scenario declares [${Object.keys(children).join(', ')}]`,
+    status === 'completed' ? isDeepStrictEqual(named, declared) : named.every((id) => declared.includes(id)),
+    () => `the parent recorded children [${named.join(', ')}], the scenario declares [${declared.join(', ')}]`,
   );
   for (const { runId, waitId } of recorded) {
     const rows = children[runId];
-    if (!rows) continue;
+    if (!rows || (rows.events.length === 0 && status !== 'completed')) continue;
     const start = rows.events.find((e: Row) => e.type === 'run-start');
     const link = (start?.payload.input as { parent?: { runId: string; waitId: string } } | undefined)?.parent;
     // A child's id is its parent's and the wait's name: `<parent>/<name>[/<k>]`.
