@@ -189,7 +189,7 @@ for (const target of targets) {
     it(
       'workflows: a SIGKILL inside each kind of step, the event sent before, racing and after the wait (and again after a crash), kills in the fan-out: no invariant broken',
       async () => {
-        // Postgres: ten of the family's fourteen plans; PGlite: three (the blocked refund, the event racing the suspend, a child killed in the fan-out).
+        // Postgres: five of the family's fourteen plans; PGlite: two (the blocked refund, the event racing the suspend). test:chaos --families workflows runs all.
         const every = workflowSchedules(censuses);
         expect(every).toHaveLength(14);
         const quick: readonly string[] = WORKFLOW_PLANS_QUICK[target.name];
