@@ -6,10 +6,10 @@
  * by family (familySchedules: provider faults, id shapes, operators racing the run, the hold's session
  * terminated); a few schedules with two and three crashes in a row; and seeded random schedules of
  * every family; runs that outlive deploys (issue 15: migrated and forked by an operator at their
- * boundaries, versionSchedules; restarted by restartRun, issue 27); the workflows family (durable workflows
- * run with runWorkflow: census on both journals, their boundary classes in the spread on Postgres, and
- * their own plans, workflowSchedules: inside each kind of step, the event racing the wait, the fan-out).
- * Every schedule is resumed in fresh processes until the run settles and judged from the
+ * boundaries, versionSchedules; restarted by restartRun, issue 27); the workflows family (durable
+ * workflows run with runWorkflow: census on both journals, their boundary classes in the spread on
+ * Postgres, a child run's counted as its parent's, and their own plans, workflowSchedules: inside each
+ * kind of step, the event racing the wait, in the fan-out). Every schedule is resumed in fresh processes until the run settles and judged from the
  * outside world's own store, the model server's requests and the journal's rows. The number of
  * schedules run must equal the number enumerated, so the suite cannot pass on an empty census. A fault
  * kind the runtime still gets wrong FAILS here, with the plan that replays it: nothing is excluded.
@@ -21,7 +21,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL } from '@/tests/support/journals';
 import { bundleChild } from './bundle';
 import {
-  boundaryClass,
   type Census,
   census,
   describeViolation,
@@ -33,6 +32,7 @@ import {
   randomSchedules,
   runAll,
   runnableScenarios,
+  spreadClass,
   spreadClassSchedules,
   totalsOf,
   versionSchedules,
@@ -139,7 +139,7 @@ for (const target of targets) {
         'every boundary class, killed once by a real SIGKILL (spread over the scenarios) and resumed: no invariant broken',
         async () => {
           const plans = spreadClassSchedules(censuses);
-          expect(plans).toHaveLength(new Set(censuses.flatMap((c) => c.boundaries.map(boundaryClass))).size);
+          expect(plans).toHaveLength(new Set(censuses.flatMap((c) => c.boundaries.map(spreadClass))).size);
           expect(plans.length).toBeGreaterThanOrEqual(20);
           const results = await runAll(explorer, plans, 2, progress(`${target.name} classes`));
           all.push(...results);
@@ -189,9 +189,9 @@ for (const target of targets) {
     it(
       'workflows: a SIGKILL inside each kind of step, the event sent before, racing and after the wait (and again after a crash), kills in the fan-out: no invariant broken',
       async () => {
-        // Postgres: five of the family's fourteen plans; PGlite: two (the blocked refund, the event racing the suspend). test:chaos --families workflows runs all.
+        // Postgres: seven of the family's fifteen plans; PGlite: two (the blocked refund, the event racing the suspend). test:chaos --families workflows runs all.
         const every = workflowSchedules(censuses);
-        expect(every).toHaveLength(14);
+        expect(every).toHaveLength(15);
         const quick: readonly string[] = WORKFLOW_PLANS_QUICK[target.name];
         const plans = every.filter((p) => quick.includes(p.name));
         expect(plans.map((p) => p.name)).toEqual(quick);

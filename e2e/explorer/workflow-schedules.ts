@@ -6,7 +6,7 @@
  * resumer's load; the event sent before the run waits for it, racing its wait (right before and right
  * after the suspend is committed) and again after a crash under the same id; a kill while the run sleeps;
  * kills inside the fan-out (in a child's side effect, right after a child's start, right after the
- * children were recorded). `WORKFLOW_PLANS_QUICK` names the ones quick mode runs on each journal.
+ * children were recorded, once a child completed and before the parent looked). `WORKFLOW_PLANS_QUICK` names the ones quick mode runs on each journal.
  */
 import type { Census, PlannedSchedule } from './explore';
 import type { EventSend, Faults } from './faults';
@@ -16,11 +16,20 @@ const NONE: Faults = { provider: {}, ids: 'script', races: [] };
 /**
  * The plans quick mode runs (explorer.test.ts), per journal, to keep its time small: on Postgres the paths
  * no class schedule takes (the unknown refund resolved done and not done, the event racing the suspend and
- * sent again after a crash, a child killed inside the fan-out); on PGlite (each process opens it) the
+ * sent again after a crash, and in the fan-out, whose child runs the spread counts as their parent's, a
+ * child killed inside its side effect, right after a child's start, and once a child completed); on PGlite (each process opens it) the
  * blocked refund and the event racing the suspend. `npm run test:chaos -- --families workflows` runs all.
  */
 export const WORKFLOW_PLANS_QUICK = {
-  postgres: ['refund blocked', 'refund not sent, blocked', 'event racing the suspend', 'event sent again after a crash', 'fan-out child killed'],
+  postgres: [
+    'refund blocked',
+    'refund not sent, blocked',
+    'event racing the suspend',
+    'event sent again after a crash',
+    'fan-out child killed',
+    'fan-out killed after a start',
+    'fan-out child done, parent not woken',
+  ],
   pglite: ['refund blocked', 'event racing the suspend'],
 } as const;
 
@@ -75,5 +84,6 @@ export function workflowSchedules(censuses: readonly Census[]): NamedPlan[] {
   add('fan-out child killed', 'wf-children', [at('wf-children', 'in-execute:notice', 1)], []);
   add('fan-out killed after a start', 'wf-children', [at('wf-children', 'child/after:run-start', 2)], []);
   add('fan-out killed after its record', 'wf-children', [at('wf-children', 'after:workflow-wait', 1)], []);
+  add('fan-out child done, parent not woken', 'wf-children', [at('wf-children', 'child/after:run-complete', 1)], []);
   return plans;
 }
