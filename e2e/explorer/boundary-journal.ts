@@ -19,8 +19,13 @@ export function describeAppend(events: readonly JournalEvent[]): string {
     .join('+');
 }
 
-/** May kill the process (it never returns then) or act as an operator before the run goes on. */
-export type BoundaryListener = (label: string, events: readonly JournalEvent[], loaded?: readonly RecordedEvent[]) => void | Promise<void>;
+/** May kill the process (it never returns then) or act as an operator before the run goes on; `runId` is the held run's. */
+export type BoundaryListener = (
+  label: string,
+  events: readonly JournalEvent[],
+  loaded: readonly RecordedEvent[] | undefined,
+  runId: string,
+) => void | Promise<void>;
 
 /**
  * Boundaries: `loaded` right after a hold's load (before its first append: where a resume has read the
@@ -28,15 +33,15 @@ export type BoundaryListener = (label: string, events: readonly JournalEvent[], 
  * method (the operator API, whatever the port grows) goes to the real journal as it is.
  */
 export function boundaryJournal(journal: Journal, boundary: BoundaryListener): Journal {
-  const around = async <T>(events: readonly JournalEvent[], write: () => Promise<T>): Promise<T> => {
+  const around = async <T>(runId: string, events: readonly JournalEvent[], write: () => Promise<T>): Promise<T> => {
     const what = describeAppend(events);
-    await boundary(`before:${what}`, events);
+    await boundary(`before:${what}`, events, undefined, runId);
     const recorded = await write();
-    await boundary(`after:${what}`, events);
+    await boundary(`after:${what}`, events, undefined, runId);
     return recorded;
   };
   // A proxy, so members the port grows reach the real hold; the appends among them report their boundaries.
-  const wrapHold = (real: RunHold): RunHold =>
+  const wrapHold = (real: RunHold, runId: string): RunHold =>
     new Proxy(real, {
       get(target, property) {
         const value = Reflect.get(target, property, target) as unknown;
@@ -45,16 +50,16 @@ export function boundaryJournal(journal: Journal, boundary: BoundaryListener): J
         if (property === 'load')
           return async () => {
             const events = (await method()) as RecordedEvent[];
-            await boundary('loaded', [], events);
+            await boundary('loaded', [], events, runId);
             return events;
           };
-        if (property === 'create') return (input: unknown) => around([{ type: 'run-start', input } as JournalEvent], () => method(input));
-        if (property === 'append') return (events: readonly JournalEvent[]) => around(events, () => method(events));
-        if (property === 'appendAfter') return (lastSeq: number, events: readonly JournalEvent[]) => around(events, () => method(lastSeq, events));
+        if (property === 'create') return (input: unknown) => around(runId, [{ type: 'run-start', input } as JournalEvent], () => method(input));
+        if (property === 'append') return (events: readonly JournalEvent[]) => around(runId, events, () => method(events));
+        if (property === 'appendAfter') return (lastSeq: number, events: readonly JournalEvent[]) => around(runId, events, () => method(lastSeq, events));
         return method;
       },
     });
-  const hold = async (runId: string) => wrapHold(await journal.hold(runId));
+  const hold = async (runId: string) => wrapHold(await journal.hold(runId), runId);
   return new Proxy(journal, {
     get(target, property, receiver) {
       if (property === 'hold') return hold;

@@ -2,8 +2,14 @@
  * Long mode of the crash-schedule explorer:
  *
  *   npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4]
- *                         [--faults kills,provider,ids,operators,database,stream,versions] [--scenarios base,shapes,tools,replay,versions] [--log]
+ *                         [--faults kills,provider,ids,operators,database,stream,versions,events] [--scenarios base,shapes,tools,replay,versions,workflows] [--log]
  *   npm run test:chaos -- --journal J --replay '<plan JSON printed beside a violation>'
+ *   npm run test:chaos -- --families workflows [--journal J]
+ *
+ * `--families` names scenario families (the same as `--scenarios`). Without `--schedules` it runs the
+ * families' census and their class schedules (every boundary class of every scenario killed once) and, for
+ * the workflows family, its own plans (workflow-schedules.ts: kills inside each kind of step, the event
+ * sent racing the wait); with `--schedules N` the random schedules as below.
  *
  * Random schedules over the chosen scenario families (default all), on Postgres by default
  * (DATABASE_URL, a database of its own created and dropped). Each schedule draws, from a seed of its
@@ -18,20 +24,33 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { census, describeViolation, formatTotals, openExplorer, type PlannedSchedule, randomSchedules, runAll, runnableScenarios, totalsOf } from './explore';
+import {
+  census,
+  classSchedules,
+  describeViolation,
+  formatTotals,
+  openExplorer,
+  type PlannedSchedule,
+  randomSchedules,
+  runAll,
+  runnableScenarios,
+  totalsOf,
+} from './explore';
 import { FAULT_FAMILIES, type FaultFamily } from './faults';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
 import { appendRow, parseRows, totalsLine } from './reliability-log';
 import { IDLE_SESSION_TIMEOUT_MS, SCENARIO_FAMILIES, type ScenarioFamily, scenariosOf } from './scenarios';
 import { VERSION_NAMES } from './versions';
+import { workflowSchedules } from './workflow-schedules';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOG = path.join(ROOT, 'docs/reliability-log.md');
 
 const USAGE =
   'usage: npm run test:chaos -- --schedules N [--seed S] [--journal postgres|pglite] [--parallel 1..4] ' +
-  `[--faults ${FAULT_FAMILIES.join(',')}] [--scenarios ${SCENARIO_FAMILIES.join(',')}] [--log]\n` +
-  "       npm run test:chaos -- [--journal postgres|pglite] --replay '<plan JSON printed beside a violation>'";
+  `[--faults ${FAULT_FAMILIES.join(',')}] [--scenarios|--families ${SCENARIO_FAMILIES.join(',')}] [--log]\n` +
+  "       npm run test:chaos -- [--journal postgres|pglite] --replay '<plan JSON printed beside a violation>'\n" +
+  `       npm run test:chaos -- --families ${SCENARIO_FAMILIES.join(',')} [--journal postgres|pglite] [--parallel 1..4]   (census and class schedules)`;
 
 const list = <T extends string>(all: readonly T[]) =>
   z
@@ -81,6 +100,7 @@ const planSchema = z.object({
           ]),
         )
         .optional(),
+      events: z.array(z.object({ invocation: z.number().int(), boundary: z.union([z.number().int(), z.literal('before')]) })).optional(),
     })
     .strict()
     .optional(),
@@ -118,6 +138,8 @@ const argsSchema = z.object({
   journal: z.enum(['postgres', 'pglite']).default('postgres'),
   parallel: z.coerce.number().int().min(1).max(4).default(2),
   log: z.boolean().default(false),
+  /** --families given: without --schedules, the census and class schedules of those families. */
+  classes: z.boolean().default(false),
 });
 
 function parse() {
@@ -130,11 +152,17 @@ function parse() {
       log: { type: 'boolean' },
       faults: { type: 'string' },
       scenarios: { type: 'string' },
+      families: { type: 'string' },
       replay: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const parsed = argsSchema.safeParse(values);
+  const { families, ...rest } = values;
+  if (families !== undefined && rest.scenarios !== undefined && families !== rest.scenarios) {
+    console.error(`test:chaos: --families and --scenarios name the same thing: give one\n${USAGE}`);
+    process.exit(2);
+  }
+  const parsed = argsSchema.safeParse({ ...rest, scenarios: rest.scenarios ?? families, classes: families !== undefined });
   if (!parsed.success) {
     console.error(`test:chaos: ${z.prettifyError(parsed.error)}\n${USAGE}`);
     process.exit(2);
@@ -143,8 +171,8 @@ function parse() {
     console.log(USAGE);
     process.exit(0);
   }
-  if (parsed.data.schedules === 0 && !parsed.data.replay) {
-    console.error(`test:chaos: --schedules N (N > 0) or --replay\n${USAGE}`);
+  if (parsed.data.schedules === 0 && !parsed.data.replay && !parsed.data.classes) {
+    console.error(`test:chaos: --schedules N (N > 0), --families F or --replay\n${USAGE}`);
     process.exit(2);
   }
   return parsed.data;
@@ -173,13 +201,14 @@ const seed = args.seed ?? Math.floor(Math.random() * 2 ** 32);
 const started = performance.now();
 const families = [...args.faults].join(',');
 const scenarioFamilies = [...args.scenarios].join(',');
-if (!args.replay)
+if (!args.replay && args.schedules > 0)
   console.log(
     `[explorer] seed ${seed} (replay: npm run test:chaos -- --schedules ${args.schedules} --seed ${seed} --journal ${args.journal} --faults ${families} --scenarios ${scenarioFamilies})`,
   );
 const target = await openTarget(args.journal, args);
 const explorer = await openExplorer(target, { poolSize: args.parallel + 1 });
 let exitCode = 0;
+let totalsOfCensus: ReturnType<typeof totalsOf> | undefined;
 try {
   let plans: PlannedSchedule[];
   let broken: Awaited<ReturnType<typeof census>>['results'] = [];
@@ -191,7 +220,13 @@ try {
     broken = counted.results.filter((r) => r.violations.length > 0);
     for (const r of broken) console.error(`[explorer] VIOLATION (census) ${describeViolation(r)}`);
     console.log(`[explorer] census: ${counted.census.map((c) => `${c.scenario} ${c.boundaries.length}`).join(', ')} boundaries`);
-    plans = randomSchedules(counted.census, args.schedules, seed, { families: args.faults, journal: args.journal });
+    if (args.schedules > 0) plans = randomSchedules(counted.census, args.schedules, seed, { families: args.faults, journal: args.journal });
+    else {
+      // Census and class schedules: every boundary class of every scenario killed once, and the workflows family's own plans.
+      plans = [...classSchedules(counted.census), ...(args.scenarios.has('workflows') ? workflowSchedules(counted.census) : [])];
+      console.log(`[explorer] ${plans.length} class and family schedules`);
+    }
+    totalsOfCensus = totalsOf(counted.results);
   }
   let done = 0;
   const results = await runAll(explorer, plans, args.parallel, (result) => {
@@ -202,13 +237,21 @@ try {
   });
   const totals = totalsOf(results);
   totals.violations += broken.length;
+  // Without --schedules the census runs count too (they are the family's schedules without a kill).
+  if (!args.replay && args.schedules === 0 && totalsOfCensus) {
+    totals.schedules += totalsOfCensus.schedules;
+    totals.children += totalsOfCensus.children;
+    totals.checks += totalsOfCensus.checks;
+  }
   const seconds = (performance.now() - started) / 1000;
-  console.log(formatTotals(`seed ${seed}, ${args.journal}, faults ${families}, scenarios ${scenarioFamilies}`, totals, explorer.pool, seconds));
+  const mode = args.schedules > 0 || args.replay ? `seed ${seed}, ${args.journal}, faults ${families}` : `${args.journal}, census and class schedules`;
+  console.log(formatTotals(`${mode}, scenarios ${scenarioFamilies}`, totals, explorer.pool, seconds));
   if (totals.violations > 0) exitCode = 1;
   if (args.log && !args.replay) {
     const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     // The journal cell names the model too: the fault families drawn (and the scenario families, when not all).
-    const model = `${families}${args.scenarios.size < SCENARIO_FAMILIES.length ? `+${scenarioFamilies}` : ''}`;
+    // Census and class schedules (no --schedules): `classes` instead of fault families.
+    const model = `${args.schedules > 0 ? families : 'classes'}${args.scenarios.size < SCENARIO_FAMILIES.length ? `+${scenarioFamilies}` : ''}`;
     const row = { date, seed, journal: `${args.journal}/${model}`, ...totals, seconds: Math.round(seconds), commit: commit() };
     const logged = appendRow(readFileSync(LOG, 'utf8'), row);
     writeFileSync(LOG, logged);

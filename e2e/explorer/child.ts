@@ -8,7 +8,8 @@
  * hold session inside a side effect (Postgres) and wait there while the explorer resumes the run in a
  * rival process, make the operator's migrations and forks (version-ops.ts; an agent scenario runs as its
  * registered agent, on the version runVersion picks), and SIGKILL itself at boundary `killAt` (a real kill: no finally, no flush,
- * no release). Every boundary passed, every real HTTP request to the model, every policy answer and
+ * no release). A workflow scenario runs with runWorkflow instead (workflow-driver.ts: its child runs on the
+ * same journal, their boundaries labelled `child/…`), and its event is sent at the boundaries the schedule says. Every boundary passed, every real HTTP request to the model, every policy answer and
  * operator request is appended to the schedule log with writeSync first, so the log survives the kill.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -37,6 +38,8 @@ import { type ChildMessage, EVENTS_SQL, type JournalRead, type LogEntry, type Pa
 import { type Scenario, scenarioNamed, scenarioOptions, scenarioTools } from './scenarios';
 import { makeVersionOp, type VersionOpContext } from './version-ops';
 import { agentName, explorerRegistry, OPERATOR } from './versions';
+import { driveWorkflow } from './workflow-driver';
+import { explorerWorkflows } from './workflow-scenarios';
 
 const loadStarted = Number(process.env.EXPLORER_SPAWNED_AT ?? Date.now());
 const OPERATOR_TIMEOUT_MS = 5_000;
@@ -94,18 +97,19 @@ type Write = (line: LogEntry) => void;
 /** Runs one operator request and logs how the journal answered it; a refusal is an answer, not a failure. */
 async function operatorRequest(
   write: Write,
-  entry: { action: OperatorAction | 'provide'; toolCallId?: string; outcome?: string; race: boolean },
+  entry: { action: OperatorAction | 'provide' | 'event'; toolCallId?: string; eventId?: string; outcome?: string; race: boolean },
   request: () => Promise<unknown>,
 ): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
+    const answer = await Promise.race([
       request(),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(Object.assign(new Error(`no answer in ${OPERATOR_TIMEOUT_MS} ms`), { name: 'Timeout' })), OPERATOR_TIMEOUT_MS);
       }),
     ]);
-    write({ kind: 'operator', ...entry, result: 'accepted' });
+    const recorded = (answer as { recorded?: unknown } | undefined)?.recorded;
+    write({ kind: 'operator', ...entry, result: 'accepted', ...(typeof recorded === 'boolean' ? { recorded } : {}) });
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';
     write({
@@ -119,8 +123,21 @@ async function operatorRequest(
   }
 }
 
+/** Sends the workflow scenario's event through the operator API (`race`: at a boundary of the live run). */
+function sendScenarioEvent(journal: Journal, command: RunCommand, write: Write, race: boolean): Promise<void> {
+  const event = scenarioNamed(command.scenario).workflow?.event;
+  if (!event) return Promise.resolve(write({ kind: 'operator', action: 'event', result: 'skipped', detail: 'the scenario waits for no event', race }));
+  return operatorRequest(write, { action: 'event', eventId: event.eventId, race }, () =>
+    journal.sendEvent({ runId: command.runId, name: event.name, eventId: event.eventId, payload: event.payload, by: OPERATOR }),
+  );
+}
+
 async function applyDecisions(journal: Journal, command: RunCommand, write: Write): Promise<void> {
   for (const decision of command.decisions) {
+    if (decision.kind === 'event') {
+      await sendScenarioEvent(journal, command, write, false);
+      continue;
+    }
     const base = { runId: command.runId, toolCallId: decision.toolCallId, by: OPERATOR, reason: 'explorer: the operator looked at the outside service' };
     const entry = { toolCallId: decision.toolCallId, race: false };
     if (decision.kind === 'approve') await operatorRequest(write, { action: 'approve', ...entry }, () => journal.approve(base));
@@ -204,12 +221,13 @@ async function run(command: RunCommand): Promise<Answer> {
   const seen: RecordedEvent[] = [];
   /** The operator's migrations and forks need the agent's registry, built below with the tools that call `boundary`. */
   let versionOps: ((storage: Storage) => VersionOpContext) | undefined;
-  const boundary = async (label: string, recordedSteps?: number[]) => {
-    write({ kind: 'boundary', label, ...(recordedSteps?.length ? { recordedSteps } : {}) });
+  const boundary = async (label: string, recordedSteps?: number[], childRun?: string) => {
+    write({ kind: 'boundary', label, ...(recordedSteps?.length ? { recordedSteps } : {}), ...(childRun ? { childRun } : {}) });
     const index = boundaries;
     boundaries += 1;
     for (const r of command.races.filter((x) => x.boundary === index))
       await race({ action: r.action, command, scenario, operator: opened.operator, seen, write });
+    for (const _ of (command.eventSends ?? []).filter((x) => x.boundary === index)) await sendScenarioEvent(opened.operator, command, write, true);
     for (const op of (command.versionOps ?? []).filter((x) => x.boundary === index))
       if (versionOps) await makeVersionOp(op, versionOps(opened.operatorStorage), true);
     if (command.terminateHold && !terminated && label.startsWith('in-execute:') && warmSql) {
@@ -262,6 +280,22 @@ async function run(command: RunCommand): Promise<Answer> {
     };
     if (command.mustExist && (await opened.journal.events(command.runId, { limit: 1 })).length === 0)
       return { result: { outcome: 'absent' }, boundaries, openMs, ...(await readAll(true)) };
+    if (scenario.workflow) {
+      // A workflow run and its children on the same journal: the children's boundaries are counted (and killed) too, labelled child/….
+      const childJournal = boundaryJournal(opened.journal, (label, _events, _loaded, childRun) => boundary(`child/${label}`, undefined, childRun));
+      const workflows = explorerWorkflows(
+        command.serviceUrl,
+        (step) => boundary(`in-execute:${step}`),
+        (step) => write({ kind: 'perform', toolName: step }),
+      );
+      let result: RunOutcome;
+      try {
+        result = await driveWorkflow({ scenario, runId: command.runId, journal, childJournal, plain: opened.journal, workflows });
+      } catch (error) {
+        result = errorOutcome(error);
+      }
+      return { result, boundaries, openMs, ...(await readAll(result.outcome === 'completed' || result.outcome === 'canceled')) };
+    }
     let invoke: () => ReturnType<typeof runDurable>;
     if (versions) {
       // As an executor invokes a run of a registered agent: on the version runVersion picks, with the recorded input.
@@ -313,33 +347,38 @@ async function outcomeOf(invoke: () => ReturnType<typeof runDurable>): Promise<R
     if (result.status === 'waiting-tool-result') return { outcome: 'waiting-tool-result', pending };
     return { outcome: 'waiting-approval', pending };
   } catch (error) {
-    if (SideEffectRetryBlockedError.isInstance(error)) {
-      const { toolCallId, toolName, idempotencyKey } = error;
-      return { outcome: 'blocked', toolCallId, toolName, idempotencyKey };
-    }
-    if (RunBusyError.isInstance(error)) return { outcome: 'busy', message: error.message };
-    if (RunDivergedError.isInstance(error)) throw error;
-    // A repeat of the job's work whose outcome is unknown in another run (related-effects.ts): failed, resumable once decided there.
-    const elsewhere = SideEffectElsewhereError.isInstance(error)
-      ? error
-      : SideEffectElsewhereError.isInstance((error as { cause?: unknown })?.cause)
-        ? (error as { cause: SideEffectElsewhereError }).cause
-        : undefined;
-    if (elsewhere) return { outcome: 'failed', name: elsewhere.name, message: elsewhere.message.slice(0, 500) };
-    const name = error instanceof Error ? error.name : '';
-    if (RESUMABLE.has(name)) return { outcome: 'failed', name, message: (error as Error).message.slice(0, 500) };
-    // A connection the server ended (idle_session_timeout, a restart) surfacing as a driver error: the run is resumable, the explorer says what it was.
-    const code = String((error as { code?: unknown }).code ?? '');
-    if (CONNECTION_CODES.has(code)) {
-      // Where it failed: postgres.js appends the caller's stack and names the statement.
-      const where = `${String((error as { query?: string }).query ?? '').slice(0, 100)} ${String((error as Error).stack)
-        .split('\n')
-        .slice(1, 12)
-        .join(' | ')}`;
-      return { outcome: 'failed', name: 'ConnectionError', message: `${code}: ${(error as Error).message} (${where})`.slice(0, 2000) };
-    }
-    throw error;
+    return errorOutcome(error);
   }
+}
+
+/** How a run's invocation ended when it threw: blocked, busy, failed and resumable; anything else is thrown on. */
+function errorOutcome(error: unknown): RunOutcome {
+  if (SideEffectRetryBlockedError.isInstance(error)) {
+    const { toolCallId, toolName, idempotencyKey } = error;
+    return { outcome: 'blocked', toolCallId, toolName, idempotencyKey };
+  }
+  if (RunBusyError.isInstance(error)) return { outcome: 'busy', message: error.message };
+  if (RunDivergedError.isInstance(error)) throw error;
+  // A repeat of the job's work whose outcome is unknown in another run (related-effects.ts): failed, resumable once decided there.
+  const elsewhere = SideEffectElsewhereError.isInstance(error)
+    ? error
+    : SideEffectElsewhereError.isInstance((error as { cause?: unknown })?.cause)
+      ? (error as { cause: SideEffectElsewhereError }).cause
+      : undefined;
+  if (elsewhere) return { outcome: 'failed', name: elsewhere.name, message: elsewhere.message.slice(0, 500) };
+  const name = error instanceof Error ? error.name : '';
+  if (RESUMABLE.has(name)) return { outcome: 'failed', name, message: (error as Error).message.slice(0, 500) };
+  // A connection the server ended (idle_session_timeout, a restart) surfacing as a driver error: the run is resumable, the explorer says what it was.
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (CONNECTION_CODES.has(code)) {
+    // Where it failed: postgres.js appends the caller's stack and names the statement.
+    const where = `${String((error as { query?: string }).query ?? '').slice(0, 100)} ${String((error as Error).stack)
+      .split('\n')
+      .slice(1, 12)
+      .join(' | ')}`;
+    return { outcome: 'failed', name: 'ConnectionError', message: `${code}: ${(error as Error).message} (${where})`.slice(0, 2000) };
+  }
+  throw error;
 }
 
 const RIVAL_TIMEOUT_MS = 30_000;

@@ -115,7 +115,16 @@ export function classSchedules(censuses: readonly Census[]): PlannedSchedule[] {
   });
 }
 
-/** Each boundary class once, spread over the scenarios: taken boundary by boundary, round-robin over the scenarios. */
+/**
+ * The class quick mode's spread counts a boundary in: its boundaryClass, a workflow's child run's
+ * (`child/…`) counted as its parent's (the workflows family's own plans kill inside the children; every
+ * child class is killed by `npm run test:chaos -- --families workflows`, whose classSchedules keep them apart).
+ */
+export function spreadClass(label: string): string {
+  return boundaryClass(label).replace(/^child\//, '');
+}
+
+/** Each boundary class once (spreadClass), spread over the scenarios: taken boundary by boundary, round-robin over the scenarios. */
 export function spreadClassSchedules(censuses: readonly Census[]): PlannedSchedule[] {
   const seen = new Set<string>();
   const plans: PlannedSchedule[] = [];
@@ -124,7 +133,7 @@ export function spreadClassSchedules(censuses: readonly Census[]): PlannedSchedu
     for (const c of censuses) {
       const label = c.boundaries[index];
       if (label === undefined) continue;
-      const cls = `${boundaryClass(label)}`;
+      const cls = spreadClass(label);
       if (seen.has(cls)) continue;
       seen.add(cls);
       plans.push({ scenario: c.scenario, kills: [index] });
@@ -155,7 +164,7 @@ export { seededRandom } from './random';
 /**
  * Random schedules: each gets a seed of its own from the run's seed, and from it a scenario, 0 to 3
  * kills (the first anywhere in the census, each next one anywhere a resumer can pass) and the faults of
- * the chosen families. A schedule with no fault at all gets one kill. `replaySchedule` rebuilds one.
+ * the chosen families (a workflow's event sends with `events`). A schedule with no fault at all gets one kill. `replaySchedule` rebuilds one.
  */
 export function randomSchedules(
   censuses: readonly Census[],
@@ -181,6 +190,10 @@ export function drawSchedule(censuses: readonly Census[], seed: number, families
   const steps = scenarioNamed(c.scenario).script.length;
   const agent = scenarioNamed(c.scenario).agent ? { kills: kills.length } : undefined;
   const faults = drawFaults({ random, steps, boundaries: n, families, journal, ...(agent ? { agent } : {}) });
+  // A workflow's event, sent at one or two places of the first processes besides once the run waits (drawn last: other scenarios draw as before).
+  if (families.has('events') && scenarioNamed(c.scenario).workflow?.event && random() < 0.7) {
+    faults.events = Array.from({ length: 1 + pick(2) }, () => ({ invocation: pick(2), boundary: random() < 0.3 ? ('before' as const) : pick(n + 2) }));
+  }
   if (kills.length === 0 && !hasFaults(faults)) kills.push(pick(n));
   return { scenario: c.scenario, kills, faults, seed };
 }

@@ -6,7 +6,10 @@
  * by family (familySchedules: provider faults, id shapes, operators racing the run, the hold's session
  * terminated); a few schedules with two and three crashes in a row; and seeded random schedules of
  * every family; runs that outlive deploys (issue 15: migrated and forked by an operator at their
- * boundaries, versionSchedules; restarted by restartRun, issue 27). Every schedule is resumed in fresh processes until the run settles and judged from the
+ * boundaries, versionSchedules; restarted by restartRun, issue 27); the workflows family (durable
+ * workflows run with runWorkflow: census on both journals, their boundary classes in the spread on
+ * Postgres, a child run's counted as its parent's, and their own plans, workflowSchedules: inside each
+ * kind of step, the event racing the wait, in the fan-out). Every schedule is resumed in fresh processes until the run settles and judged from the
  * outside world's own store, the model server's requests and the journal's rows. The number of
  * schedules run must equal the number enumerated, so the suite cannot pass on an empty census. A fault
  * kind the runtime still gets wrong FAILS here, with the plan that replays it: nothing is excluded.
@@ -18,7 +21,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL } from '@/tests/support/journals';
 import { bundleChild } from './bundle';
 import {
-  boundaryClass,
   type Census,
   census,
   describeViolation,
@@ -30,6 +32,7 @@ import {
   randomSchedules,
   runAll,
   runnableScenarios,
+  spreadClass,
   spreadClassSchedules,
   totalsOf,
   versionSchedules,
@@ -38,12 +41,13 @@ import { FAULT_FAMILIES } from './faults';
 import { type JournalTarget, pgliteTarget, postgresTarget } from './journal-targets';
 import type { ScheduleResult } from './schedule';
 import { IDLE_SESSION_TIMEOUT_MS } from './scenarios';
+import { WORKFLOW_PLANS_QUICK, workflowSchedules } from './workflow-schedules';
 
 /** The seed of quick mode's random schedules (fixed: a failure replays with it). */
 const QUICK_SEED = 20261201;
 const QUICK_RANDOM = 6;
-/** PGlite's census: the base family and the agents its fault schedules use. */
-const PGLITE_CENSUS = new Set<string>(['base', 'client-tool', 'versions']);
+/** PGlite's census: the base family, the agents its fault schedules use, and the workflows. */
+const PGLITE_CENSUS = new Set<string>(['base', 'client-tool', 'versions', 'workflows']);
 
 // Generous: the machines that run the suite are shared; nothing here is timed.
 const TIMEOUT_MS = 60 * 60_000;
@@ -106,7 +110,7 @@ for (const target of targets) {
     it(
       target.name === 'postgres'
         ? 'census: every scenario of every family completes without a kill through the real provider, side effects inside their execute'
-        : 'census: the base scenarios and the client-tool agent complete without a kill through the real provider',
+        : 'census: the base scenarios, the client-tool agent and the workflows complete without a kill (the agents through the real provider)',
       async () => {
         // PGlite's children open the journal in ~2 s: it runs the agents its families below use, Postgres all of them.
         const scenarios = runnableScenarios(journal).filter((s) => target.name === 'postgres' || PGLITE_CENSUS.has(s.family) || PGLITE_CENSUS.has(s.name));
@@ -135,7 +139,7 @@ for (const target of targets) {
         'every boundary class, killed once by a real SIGKILL (spread over the scenarios) and resumed: no invariant broken',
         async () => {
           const plans = spreadClassSchedules(censuses);
-          expect(plans).toHaveLength(new Set(censuses.flatMap((c) => c.boundaries.map(boundaryClass))).size);
+          expect(plans).toHaveLength(new Set(censuses.flatMap((c) => c.boundaries.map(spreadClass))).size);
           expect(plans.length).toBeGreaterThanOrEqual(20);
           const results = await runAll(explorer, plans, 2, progress(`${target.name} classes`));
           all.push(...results);
@@ -177,6 +181,26 @@ for (const target of targets) {
         expect(totals.migrations).toBeGreaterThanOrEqual(target.name === 'postgres' ? 4 : 2);
         expect(totals.forks).toBeGreaterThanOrEqual(target.name === 'postgres' ? 5 : 2);
         expect(totals.restarts).toBeGreaterThanOrEqual(target.name === 'postgres' ? 2 : 1);
+        expectNoViolations(results);
+      },
+      TIMEOUT_MS,
+    );
+
+    it(
+      'workflows: a SIGKILL inside each kind of step, the event sent before, racing and after the wait (and again after a crash), kills in the fan-out: no invariant broken',
+      async () => {
+        // Postgres: seven of the family's fifteen plans; PGlite: two (the blocked refund, the event racing the suspend). test:chaos --families workflows runs all.
+        const every = workflowSchedules(censuses);
+        expect(every).toHaveLength(15);
+        const quick: readonly string[] = WORKFLOW_PLANS_QUICK[target.name];
+        const plans = every.filter((p) => quick.includes(p.name));
+        expect(plans.map((p) => p.name)).toEqual(quick);
+        const results = await runAll(explorer, plans, 2, progress(`${target.name} workflows`));
+        all.push(...results);
+        expect(results.filter(Boolean)).toHaveLength(plans.length);
+        // Each plan made what it was for: its kills, and the operator's requests (a resolve, the event's sends).
+        expect(results.map((r) => r.kills)).toEqual(plans.map((p) => p.kills.length));
+        expect(results.map((r, i) => (plans[i]?.makes ? r.decisions : undefined))).toEqual(plans.map((p) => p.makes));
         expectNoViolations(results);
       },
       TIMEOUT_MS,

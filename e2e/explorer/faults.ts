@@ -12,12 +12,15 @@
  *   generated; a `reset` then cuts the answer mid-stream, after its first half was sent.
  * - versions: on the agent scenarios, an operator migrates the run to another version or forks it
  *   (versions.ts), before a resume, racing a live process at a boundary, or once the run is done.
- * Scenario families (scenarios.ts) choose which agents run: base, shapes, tools, replay, versions.
+ * - events: on the workflow scenarios with an event, the schedule sends it (one event id) at a boundary of a
+ *   process, racing the run's wait, or before a process runs; besides these it is always sent, twice under
+ *   its id, once the run waits for it.
+ * Scenario families (scenarios.ts) choose which agents run: base, shapes, tools, replay, versions, workflows.
  */
 import type { JournalKind } from './protocol';
 import { describeVersionOps, drawVersionOps, type VersionOp } from './versions';
 
-export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database', 'stream', 'versions'] as const;
+export const FAULT_FAMILIES = ['kills', 'provider', 'ids', 'operators', 'database', 'stream', 'versions', 'events'] as const;
 export type FaultFamily = (typeof FAULT_FAMILIES)[number];
 
 export type ProviderFault = '429' | '500' | '503' | 'reset' | 'oversize';
@@ -32,6 +35,12 @@ export interface OperatorRace {
   action: OperatorAction;
 }
 
+/** A send of a workflow scenario's event: at boundary `boundary` (0-based) of invocation `invocation`, or before it runs. */
+export interface EventSend {
+  invocation: number;
+  boundary: number | 'before';
+}
+
 export interface Faults {
   provider: Record<string, ProviderFault>;
   ids: IdMode;
@@ -42,6 +51,8 @@ export interface Faults {
   stream?: boolean;
   /** Agent scenarios: the operator's migrations and forks (versions.ts). */
   versions?: VersionOp[];
+  /** Workflow scenarios with an event: when the schedule sends it besides once the run waits for it. */
+  events?: EventSend[];
 }
 
 export const NO_FAULTS: Faults = { provider: {}, ids: 'script', races: [] };
@@ -96,7 +107,8 @@ export function hasFaults(f: Faults): boolean {
     f.races.length > 0 ||
     f.terminateHold !== undefined ||
     f.stream === true ||
-    (f.versions?.length ?? 0) > 0
+    (f.versions?.length ?? 0) > 0 ||
+    (f.events?.length ?? 0) > 0
   );
 }
 
@@ -110,5 +122,6 @@ export function describeFaults(f: Faults): string {
   if (f.terminateHold) parts.push(`terminate-hold@${f.terminateHold.invocation}`);
   if (f.stream) parts.push('streamed');
   if (f.versions?.length) parts.push(`versions ${describeVersionOps(f.versions)}`);
+  if (f.events?.length) parts.push(`events ${f.events.map((e) => `${e.invocation}.${e.boundary}`).join(',')}`);
   return parts.join('; ') || 'none';
 }

@@ -16,7 +16,9 @@ export type OperatorDecision =
   | { kind: 'approve'; toolCallId: string }
   | { kind: 'resolve'; toolCallId: string; outcome: 'done'; output: unknown }
   | { kind: 'resolve'; toolCallId: string; outcome: 'not-done' }
-  | { kind: 'provide'; toolCallId: string; output: unknown };
+  | { kind: 'provide'; toolCallId: string; output: unknown }
+  /** A workflow scenario's event, sent with journal.sendEvent (the same eventId again records nothing). */
+  | { kind: 'event'; name: string; eventId: string; payload: unknown };
 
 export interface RunCommand {
   type: 'run';
@@ -39,6 +41,8 @@ export interface RunCommand {
   /** Die (SIGKILL, by its own hand) at this boundary of this process (0-based); null: run to the end. */
   killAt: number | null;
   decisions: OperatorDecision[];
+  /** A workflow scenario's event, sent through the operator API at these boundaries of this process (0-based): racing the run's wait. */
+  eventSends?: { boundary: number }[];
   /**
    * The agent scenarios (versions.ts): the run is its agent's, started on v1 by runAgent and resumed on
    * the version runVersion picks; the operator migrates and forks it (`versionOps`).
@@ -84,6 +88,10 @@ export type RunOutcome =
   /** The run failed and may be resumed: a tool threw, the provider failed after its retries, the hold was lost, an answer could not be journaled. */
   | { outcome: 'failed'; name: string; message: string }
   | { outcome: 'canceled' }
+  /** A workflow run waits for an event (its times, children and sleeps the child waited through itself). */
+  | { outcome: 'waiting'; waitingFor: { kind: string; name: string; event?: string }[] }
+  /** A workflow run that waits for what it already has (an event sent before the invocation, children settled): a violation. */
+  | { outcome: 'stuck'; detail: string }
   | { outcome: 'busy'; message: string }
   /** `mustExist` and there is no such run. */
   | { outcome: 'absent' }
@@ -108,7 +116,8 @@ export type ChildMessage =
  * the tools it asks for, a tool event with its tool), so equal labels are one boundary class.
  */
 export type LogEntry =
-  | { kind: 'boundary'; label: string; recordedSteps?: number[] }
+  /** `childRun`: a boundary of a workflow's child run (labelled `child/…`), that run's id. */
+  | { kind: 'boundary'; label: string; recordedSteps?: number[]; childRun?: string }
   /** A real HTTP request to the model server, for the step its conversation is at (retries included). */
   | { kind: 'model'; step: number; system?: string }
   | { kind: 'start' }
@@ -120,8 +129,11 @@ export type LogEntry =
    */
   | {
       kind: 'operator';
-      action: OperatorAction | 'provide';
+      action: OperatorAction | 'provide' | 'event';
       toolCallId?: string;
+      /** An event's id, and whether the journal recorded it (false: that id was recorded already). */
+      eventId?: string;
+      recorded?: boolean;
       outcome?: string;
       result: 'accepted' | 'refused' | 'skipped';
       detail?: string;

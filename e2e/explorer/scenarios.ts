@@ -14,13 +14,16 @@
  *   replay   what is not deterministic on replay: a policy that denies first and approves later, a
  *            zod default computed at parse time, a prepareStep that varies
  *   versions agents of several registered versions (versions.ts), migrated and forked by an operator
+ *   workflows durable workflows (workflow-scenarios.ts): steps, a sleep, an event, child runs and a fan-out,
+ *            run with runWorkflow instead of an agent (no script: no model is called)
  */
 import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 import { type GnlToolOptions, gnlTool } from '@/lib/durable';
 import type { OpResult } from './outside-world';
+import { WORKFLOW_SCENARIOS, type WorkflowShape } from './workflow-scenarios';
 
-export const SCENARIO_FAMILIES = ['base', 'shapes', 'tools', 'replay', 'versions'] as const;
+export const SCENARIO_FAMILIES = ['base', 'shapes', 'tools', 'replay', 'versions', 'workflows'] as const;
 export type ScenarioFamily = (typeof SCENARIO_FAMILIES)[number];
 
 export interface ScriptCall {
@@ -49,6 +52,8 @@ export interface Scenario {
   clientTool?: boolean;
   /** Run as a registered agent of several versions (versions.ts): runAgent, runVersion, migrateRun, forkRun. */
   agent?: boolean;
+  /** A workflow run (workflow-scenarios.ts) instead of an agent's: `script` is empty, `sideEffects` names steps. */
+  workflow?: WorkflowShape;
 }
 
 /** How long the long-call scenario's side effect takes: over the explorer database's idle_session_timeout (IDLE_SESSION_TIMEOUT_MS). */
@@ -258,6 +263,7 @@ export const SCENARIOS: readonly Scenario[] = [
     expected: { refunds: 3 },
     agent: true,
   },
+  ...WORKFLOW_SCENARIOS,
 ];
 
 export function scenarioNamed(name: string): Scenario {

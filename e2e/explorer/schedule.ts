@@ -12,7 +12,9 @@
  * (versions.ts); once the parent settled, its restart is run until it settles or stops (failed with
  * SideEffectElsewhereError), then each fork made to its end (the service deduplicating by key from then
  * on). Then the invariants are judged: the parent's (invariants.ts), the restart's (restart-invariants.ts),
- * each fork's (fork-invariants.ts).
+ * each fork's (fork-invariants.ts). A workflow scenario (workflow-scenarios.ts) is run the same way, its
+ * event sent when the run waits for it (twice under one id) or where the schedule races it, and judged
+ * with its child runs by workflow-invariants.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +24,7 @@ import { describeFaults, type Faults, NO_FAULTS } from './faults';
 import { judgeFork, parentUnchanged } from './fork-invariants';
 import { judge } from './invariants';
 import { judgeRestart } from './restart-invariants';
+import { judgeWorkflow } from './workflow-invariants';
 import type { JournalTarget } from './journal-targets';
 import { startModelServer } from './model-server';
 import { startOutsideWorld } from './outside-world';
@@ -54,6 +57,8 @@ export interface ScheduleResult {
   forks: number;
   restarts: number;
   busyRetries: number;
+  /** The operator requests the journal accepted, in order: `resolve done`, `race event recorded`, `event not recorded` (a second send of one id). */
+  decisions: string[];
   checks: number;
   violations: string[];
   ms: number;
@@ -91,6 +96,7 @@ export async function runSchedule(args: {
     forks: 0,
     restarts: 0,
     busyRetries: 0,
+    decisions: [],
     checks: 0,
     violations: [],
     ms: 0,
@@ -134,6 +140,11 @@ export async function runSchedule(args: {
         const next = kills[result.kills];
         const killAt = next === undefined ? null : next - sinceKill;
         const versionOps = options.parent ? versionOpsOf(invocation) : invocation === 0 ? (options.firstOps ?? []) : [];
+        // A workflow's event: sent before this process runs, or at its boundaries (racing the wait), as the schedule says.
+        const sends = options.parent ? (faults.events ?? []).filter((e) => e.invocation === invocation) : [];
+        const event = scenario.workflow?.event;
+        if (event && sends.some((e) => e.boundary === 'before')) decisions = [...decisions, { kind: 'event', ...event }];
+        const eventSends = sends.flatMap((e) => (e.boundary === 'before' ? [] : [{ boundary: e.boundary }]));
         const command: RunCommand = {
           type: 'run',
           scenario: scenario.name,
@@ -148,6 +159,7 @@ export async function runSchedule(args: {
           logFile,
           killAt,
           decisions,
+          ...(eventSends.length > 0 ? { eventSends } : {}),
           readJournal: journal.readByChild,
           ...(scenario.agent ? { agent: true } : {}),
           ...(versionOps.length > 0 ? { versionOps } : {}),
@@ -205,6 +217,9 @@ export async function runSchedule(args: {
             decisions = end.result.pending.map((p) => ({ kind: 'provide', toolCallId: p.toolCallId, output: { answer: 'yes', by: 'explorer' } }));
             break;
           case 'blocked': {
+            // Only a side effect without check or retrySafe may stop a workflow for a person.
+            if (scenario.workflow && !scenario.workflow.mayBlock.includes(end.result.toolName))
+              result.violations.push(`process ${end.pid}: the run is blocked on step ${end.result.toolName}, which has a check or is retrySafe`);
             const kind = scenario.sideEffects[end.result.toolName];
             const found = kind ? world.store()[kind]?.[end.result.idempotencyKey]?.first : undefined;
             if (found) decisions = [{ kind: 'resolve', toolCallId: end.result.toolCallId, outcome: 'done', output: found }];
@@ -234,6 +249,24 @@ export async function runSchedule(args: {
               );
             }
             break;
+          case 'waiting': {
+            // A workflow waits for its event: sent now, twice under its one id (a retried send), before the next process runs.
+            const event = scenario.workflow?.event;
+            if (event && end.result.waitingFor.some((w) => w.kind === 'event' && w.event === event.name))
+              decisions = [
+                { kind: 'event', ...event },
+                { kind: 'event', ...event },
+              ];
+            else {
+              result.violations.push(`process ${end.pid}: the run waits for ${JSON.stringify(end.result.waitingFor)}, which nothing in the schedule will send`);
+              settled = true;
+            }
+            break;
+          }
+          case 'stuck':
+            result.violations.push(`process ${end.pid}: the run is stuck: ${end.result.detail}`);
+            settled = true;
+            break;
           case 'busy':
             // The killed holder's session may take a moment to end on the server: resume again.
             result.busyRetries += 1;
@@ -249,9 +282,13 @@ export async function runSchedule(args: {
       return { saidNotDone, absent, read, others };
     };
 
-    const parent = await drive(runId, { parent: true });
+    // A workflow's child runs are read and judged with it (PGlite: by the settling child, as the parent's rows are).
+    const childRunIds = (scenario.workflow?.children ?? []).map((suffix) => `${runId}/${suffix}`);
+    const parent = await drive(runId, { parent: true, ...(childRunIds.length > 0 ? { alsoRead: childRunIds } : {}) });
     const settledStore = world.store();
     const parentAtSettle = parent.read ?? (await journal.read(runId));
+    const childRows: Record<string, JournalRead> = {};
+    for (const id of childRunIds) childRows[id] = parent.others?.[id] ?? (await journal.read(id));
     let parentRows = parentAtSettle;
     const restarts: { childRunId: string; rows: JournalRead; before: KnownWorks; after: KnownWorks; saidNotDone: boolean }[] = [];
     // The restart phase, before any fork runs: the old run and its restart are judged on the world's counters per piece of work.
@@ -300,15 +337,26 @@ export async function runSchedule(args: {
     result.boundaries = log.flatMap((line) => (line.kind === 'boundary' ? [line.label] : []));
     result.killedAt = killLabels(log, killedPids);
     result.migrations = log.filter((l) => l.kind === 'version' && l.op === 'migrate' && l.result === 'accepted').length;
+    result.decisions = log.flatMap((l) =>
+      l.kind === 'operator' && l.result === 'accepted'
+        ? [
+            [l.race ? 'race' : '', l.action, l.outcome ?? '', l.recorded === undefined ? '' : l.recorded ? 'recorded' : 'not recorded']
+              .filter(Boolean)
+              .join(' '),
+          ]
+        : [],
+    );
     const parentLog = log.filter((l) => l.run === undefined || l.run === runId);
-    const verdict = judge({
-      scenario,
-      journal: parentRows,
-      store: settledStore,
-      log: parentLog,
-      saidNotDone: parent.saidNotDone,
-      modelRequests: model.requests(),
-    });
+    const verdict = scenario.workflow
+      ? judgeWorkflow({ scenario, journal: parentRows, children: childRows, store: settledStore, log: parentLog })
+      : judge({
+          scenario,
+          journal: parentRows,
+          store: settledStore,
+          log: parentLog,
+          saidNotDone: parent.saidNotDone,
+          modelRequests: model.requests(),
+        });
     result.checks = verdict.checks;
     result.violations.push(...verdict.violations);
     if (forkOps.length > 0) {
