@@ -82,6 +82,16 @@ try {
 const results = path.join(import.meta.dirname, 'results');
 mkdirSync(results, { recursive: true });
 const file = path.join(results, `recall-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), node: process.version, cores: os.cpus().length, loadAverage: os.loadavg(), quick, rows }, null, 2)}\n`);
-console.log(['', '| journal | items | dims | recall median | p90 |', '|---|---|---|---|---|', ...rows.map((r) => `| ${r.journal} | ${r.items} | ${r.dims} | ${r.medianMs} ms | ${r.p90Ms} ms |`)].join('\n'));
+writeFileSync(
+  file,
+  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, cores: os.cpus().length, loadAverage: os.loadavg(), quick, rows }, null, 2)}\n`,
+);
+console.log(
+  [
+    '',
+    '| journal | items | dims | recall median | p90 |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.journal} | ${r.items} | ${r.dims} | ${r.medianMs} ms | ${r.p90Ms} ms |`),
+  ].join('\n'),
+);
 console.log(`[bench:recall] results: ${path.relative(process.cwd(), file)}`);
