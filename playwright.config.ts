@@ -257,6 +257,8 @@ function mainServer(): WebServer {
       // The support agent has its check here: crash.spec.ts starts its run without one from the Demo page.
       // A refund's approval expires after an hour (longer than any spec waits): timers.spec.ts sees its deadline.
       GNL_DEMO_APPROVAL_EXPIRES_MS: '3600000',
+      // The demo workflow's durable sleep before it waits for the reply (agents/support-flow.ts): short here.
+      GNL_DEMO_COOL_OFF_MS: '1000',
       // Short-lived streams and quick heartbeats: every test also crosses stream reconnects.
       GNL_STUDIO_STREAM_MAX_MS: '4000',
       GNL_STUDIO_HEARTBEAT_MS: '1000',

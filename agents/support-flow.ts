@@ -1,7 +1,7 @@
 /**
  * The demo support workflow: the process around the support agent. It classifies the message, hands it
- * to the support agent as a child run (the agent's refund still waits for a person in the inbox), then
- * waits for the customer's reply, up to two days by default, without holding a worker. No reply: one
+ * to the support agent as a child run (the agent's refund still waits for a person in the inbox), sleeps
+ * a moment (a durable sleep), then waits for the customer's reply, up to two days by default, without holding a worker. No reply: one
  * follow-up email, through the one door (at most once; the outside service counts it). Its steps call
  * the demo's outside service (lib/demo/outside-service.ts), as the agent's tools do.
  */
@@ -9,14 +9,19 @@ import { z } from 'zod';
 import { demoServiceUrl, serviceClient } from '@/lib/demo';
 import { defineWorkflow } from '@/lib/durable';
 
-/** How long the workflow waits for the customer's reply (GNL_DEMO_REPLY_WAIT_MS; default two days). */
-export function replyWaitMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.GNL_DEMO_REPLY_WAIT_MS;
-  if (raw === undefined || raw === '') return 2 * 24 * 60 * 60 * 1000;
+function msFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
   const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0) throw new Error(`GNL_DEMO_REPLY_WAIT_MS must be a whole number of milliseconds, not "${raw}"`);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`${name} must be a whole number of milliseconds, not "${raw}"`);
   return ms;
 }
+
+/** How long the workflow waits for the customer's reply (GNL_DEMO_REPLY_WAIT_MS; default two days). */
+export const replyWaitMs = (env: NodeJS.ProcessEnv = process.env) => msFromEnv('GNL_DEMO_REPLY_WAIT_MS', 2 * 24 * 60 * 60 * 1000, env);
+
+/** The pause before it asks for the reply, a durable sleep the Demo page shows (GNL_DEMO_COOL_OFF_MS; default 5 s). */
+export const coolOffMs = (env: NodeJS.ProcessEnv = process.env) => msFromEnv('GNL_DEMO_COOL_OFF_MS', 5_000, env);
 
 export const supportFlowInput = z.object({
   customerId: z.string().regex(/^c_\w{1,40}$/, 'a customer id like c_42'),
@@ -41,6 +46,8 @@ export const supportFlow = defineWorkflow({
     const client = serviceClient(demoServiceUrl());
     const category = await wf.step('classify', { input: { message } }, () => classify(message));
     const answer = await wf.child<string>('support', { agent: 'support', input: { prompt: `Customer ${customerId} writes (${category}): ${message}` } });
+    // A durable sleep: no worker is held, and any executor wakes it, after a crash too.
+    await wf.sleep('cool-off', coolOffMs());
     const reply = await wf.waitForEvent<{ text: string }>('customer-reply', { timeoutMs: replyWaitMs() });
     if (!reply.timedOut) return { category, answer, reply: reply.payload.text, followUp: null };
     const to = await wf.step('find-address', { input: { customerId } }, async () => (await client.lookupCustomer(customerId))?.email ?? null);

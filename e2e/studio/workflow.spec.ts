@@ -50,5 +50,8 @@ test('a workflow from the Demo page: its child waits in the inbox, then the repl
 
   await expect(run.event('run-complete')).toHaveCount(1, { timeout: 45_000 });
   await expect(run.event('workflow-event')).toHaveCount(1);
+  // The durable sleep before the wait (GNL_DEMO_COOL_OFF_MS, set by playwright.config.ts) is in its journal, woken by the timer.
+  await expect(run.event('workflow-wait').filter({ hasText: 'cool-off' })).toHaveCount(1);
+  await expect(run.event('workflow-wait-end').filter({ hasText: 'Woke up' })).toHaveCount(1);
   await expect(page.getByTestId('run-workflow').getByTestId('workflow-wait')).toHaveCount(0);
 });

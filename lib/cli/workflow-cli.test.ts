@@ -15,7 +15,7 @@ describe('gnl workflow, event, tree [pglite]', { timeout: 300_000 }, () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     service = await startOutsideService();
-    env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DATA_DIR: tempDataDir(), GNL_DEMO_REPLY_WAIT_MS: '600000' };
+    env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DATA_DIR: tempDataDir(), GNL_DEMO_REPLY_WAIT_MS: '600000', GNL_DEMO_COOL_OFF_MS: '300' };
   });
   afterAll(() => service.close());
   const run = (args: string[]) => gnl(args, { env });
@@ -45,7 +45,8 @@ describe('gnl workflow, event, tree [pglite]', { timeout: 300_000 }, () => {
     ]);
     const shown = await run(['show', id]);
     expect(shown.stdout).toContain(`gnl event send ${id} <name>`);
-    expect(shown.stdout).toContain('customer-reply (wf-2) waits for event customer-reply until');
+    expect(shown.stdout).toContain('cool-off (wf-2) sleeps until');
+    expect(shown.stdout).toContain('customer-reply (wf-3) waits for event customer-reply until');
 
     const bad = await run(['event', 'send', id, 'customer-reply', '--payload', '{"text":7}', '--by', 'desk']);
     expect(bad.code).toBe(2);
