@@ -142,8 +142,8 @@ describeEachJournal('workflows through SIGKILLs', (target) => {
     });
     // 5. The fan-out: killed after the second child's email was sent, before its record.
     await killedAt('email-1', [runId]);
-    const sentBefore = service.stats().emails.performed;
-    expect(sentBefore).toBeGreaterThanOrEqual(2);
+    // The second child's email was performed before the kill; the first child's (run beside it, concurrency 2) may or may not have been.
+    expect(service.records('emails').map((e) => (e as { body: string }).body)).toContain('Notice 1');
     await settles(runId, 'completed');
     expect(service.stats().emails).toMatchObject({ performed: 3, withoutKey: 0 });
     expect(service.stats().refunds.performed).toBe(1);
