@@ -42,17 +42,33 @@ export interface Settled {
 /**
  * Nobody executes it and nothing will until something happens: a person decides, or, for a workflow
  * run waiting (status waiting), its sleep ends or an event comes. A workflow waiting for its children is
- * not settled: they run (here, on the embedded journal) and wake it.
+ * not settled while they run (here, on the embedded journal) and will wake it; it is once every open
+ * child waits for a person (an approval, a tool result, a blocked side effect).
  */
-function settled(entry: QueueEntry | undefined, state: RunState | undefined): boolean {
+function settled(entry: QueueEntry | undefined, state: RunState | undefined, childrenWaitForPeople: boolean): boolean {
   if (!entry) return true;
   if (entry.leaseOwner !== null) return false;
   if (state?.status === 'waiting') {
-    if (waitingFor(state).some((wait) => wait.kind === 'children')) return false;
+    if (waitingFor(state).some((wait) => wait.kind === 'children')) return childrenWaitForPeople;
     // Woken (an event came, a resume was asked) is not settled: only a wait with nothing due soon is.
     return !entry.runnable || (entry.notBefore !== null && entry.notBefore.getTime() > Date.now() + WOKEN_SOON_MS);
   }
   return !entry.runnable;
+}
+
+const FOR_PEOPLE = new Set(['waiting-approval', 'waiting-tool-result', 'blocked']);
+
+/** Every open child of the run's children waits (none ended) waits for a person, and at least one is open. */
+async function childrenWaitForPeople(storage: Storage, state: RunState): Promise<boolean> {
+  const open: string[] = [];
+  for (const wait of waitingFor(state)) {
+    if (wait.kind !== 'children') continue;
+    for (const runId of wait.runIds) {
+      const status = (await storage.runs.getRun(runId))?.status;
+      if (status !== 'completed' && status !== 'failed' && status !== 'canceled') open.push(status ?? 'not started');
+    }
+  }
+  return open.length > 0 && open.every((status) => FOR_PEOPLE.has(status));
 }
 
 /** A waiting run due within this long is followed rather than left (its timer is about to wake it). */
@@ -89,7 +105,7 @@ export async function waitUntilSettled(session: CliSession, options: WaitOptions
       const entry = await queueEntry(options.runId, { storage });
       const summary = await storage.runs.getRun(options.runId);
       const state = summary?.status === 'waiting' ? new RunState(await storage.runs.events(options.runId)) : undefined;
-      if (settled(entry, state)) {
+      if (settled(entry, state, state ? await childrenWaitForPeople(storage, state) : false)) {
         await printNew();
         const run = await storage.runs.getRun(options.runId);
         if (!run) throw new CliError(`Run "${options.runId}" disappeared from the journal while waiting.`, EXIT.unexpected);

@@ -69,5 +69,12 @@ describe('gnl workflow, event, tree [pglite]', { timeout: 300_000 }, () => {
     const ended = await run(['event', 'send', id, 'customer-reply', '--payload', '{"text":"again"}', '--by', 'desk']);
     expect(ended.code).toBe(4);
     expect(ended.stderr).toContain('ended');
+
+    // A refund: the child agent waits for its approval, so --wait settles with the workflow waiting for it.
+    const refundId = `flow-cli-refund:${Date.now()}`;
+    const refund = JSON.stringify({ customerId: 'c_42', message: 'I was charged twice, please refund order o_17' });
+    const waiting = await gnlJson(['workflow', 'start', 'support-flow', '--input', refund, '--run-id', refundId, '--wait', '--timeout', '120'], { env });
+    expect(waiting.run.status).toBe('waiting');
+    expect((await gnlJson(['show', `${refundId}/support`], { env })).run.status).toBe('waiting-approval');
   });
 });
