@@ -58,7 +58,7 @@ function settled(entry: QueueEntry | undefined, state: RunState | undefined, chi
 
 const FOR_PEOPLE = new Set(['waiting-approval', 'waiting-tool-result', 'blocked']);
 
-/** Every open child of the run's children waits (none ended) waits for a person, and at least one is open. */
+/** At least one child of the run's children waits is open, and every open one waits for a person. */
 async function childrenWaitForPeople(storage: Storage, state: RunState): Promise<boolean> {
   const open: string[] = [];
   for (const wait of waitingFor(state)) {

@@ -13,6 +13,7 @@ import { createAgentRegistry, defineAgent } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { RunState, subAgentTool } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
+import { untilStatus } from '@/tests/support/run-waits';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { cancelRun, Executor, forkRun, resumeRun, startRun } from './index';
 
@@ -48,16 +49,7 @@ describeEachStorage('sub-agents as tools', (holder) => {
   });
 
   const journal = () => holder.storage.runs;
-  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-    for (let i = 0; i < 2_400; i++) {
-      const found = await probe();
-      if (found !== undefined) return found;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  };
-  const status = (runId: string, wanted: string) =>
-    until(`${runId} ${wanted}`, async () => ((await journal().getRun(runId))?.status === wanted ? true : undefined));
+  const status = (runId: string, wanted: string) => untilStatus(journal(), runId, wanted);
 
   it('the sub-agent runs as a child with its own approval; its answer is the call’s result and the refund is sent once', async () => {
     const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42' } });

@@ -10,6 +10,7 @@ import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunState } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
+import { until, untilStatus } from '@/tests/support/run-waits';
 import { cancelRun, Executor, forkRun, sendEvent, startWorkflow } from './index';
 
 describeEachStorage('workflows in the executor', (holder) => {
@@ -65,16 +66,7 @@ describeEachStorage('workflows in the executor', (holder) => {
   });
 
   const journal = () => holder.storage.runs;
-  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-    for (let i = 0; i < 2_400; i++) {
-      const found = await probe();
-      if (found !== undefined) return found;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  };
-  const status = (runId: string, wanted: string) =>
-    until(`${runId} ${wanted}`, async () => ((await journal().getRun(runId))?.status === wanted ? true : undefined));
+  const status = (runId: string, wanted: string) => untilStatus(journal(), runId, wanted);
 
   it('fans out child runs, waits for an event sent from outside and for a sleep, each email sent once by the service’s count', async () => {
     const before = service.stats().emails;

@@ -8,7 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { MemoryItem, MemoryStore, RecalledItem, WorkingMemory, WorkingWrite } from '../internal';
-import { query, query as queryRows, type TransactionalDb } from './sql-rows';
+import { query, type TransactionalDb } from './sql-rows';
 
 interface ItemRow {
   id: string | number;
@@ -122,25 +122,25 @@ export class SqlMemoryStore implements MemoryStore {
 
   async search(request: Parameters<MemoryStore['search']>[0]): Promise<RecalledItem[]> {
     const kinds = request.kinds ?? ['message', 'fact'];
-    const query = Float32Array.from(request.embedding);
+    const target = Float32Array.from(request.embedding);
     const db = await this.database();
     const best: { row: ItemRow; score: number }[] = [];
     let after = 0;
     for (;;) {
       // As base64 text: both drivers carry text fast, PGlite's bytea (hex) several times slower (measured).
-      const rows = await queryRows<ItemRow & { embedding: string }>(
+      const rows = await query<ItemRow & { embedding: string }>(
         db,
         sql`select ${ITEM_COLUMNS}, encode(embedding, 'base64') as embedding from gnl.memory_items
             where resource = ${request.resource} and id > ${after} and embedding is not null and kind in (${sql.join(
               kinds.map((k) => sql`${k}`),
               sql`, `,
-            )}) and octet_length(embedding) = ${query.length * 4}
+            )}) and octet_length(embedding) = ${target.length * 4}
             order by id limit ${SEARCH_BATCH}`,
       );
       for (const row of rows) {
         const v = floatsOf(Buffer.from(row.embedding, 'base64'));
         let score = 0;
-        for (let i = 0; i < query.length; i++) score += (query[i] as number) * (v[i] as number);
+        for (let i = 0; i < target.length; i++) score += (target[i] as number) * (v[i] as number);
         if (best.length < request.topK || score > (best[best.length - 1] as { score: number }).score) {
           const { embedding: _bytes, ...rest } = row;
           best.push({ row: rest, score });
