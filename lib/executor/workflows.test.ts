@@ -12,6 +12,7 @@ import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunS
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { until, untilStatus } from '@/tests/support/run-waits';
 import { cancelRun, Executor, forkRun, sendEvent, startWorkflow } from './index';
+import { dropExpiredRuns, retentionLog, retentionPolicy } from './retention';
 
 describeEachStorage('workflows in the executor', (holder) => {
   let service: OutsideService;
@@ -128,6 +129,33 @@ describeEachStorage('workflows in the executor', (holder) => {
       reason: 'not-an-agent-run',
     });
     expect((await journal().getRun(runId))?.lastSeq).toBe(lastSeq);
+  });
+
+  it('retention covers workflow runs: the fleet default drops an ended parent with its children, one log row each; a waiting run is kept', async () => {
+    const { runId } = await startWorkflow({ storage: holder.storage, registry, workflow: 'follow-up', input: { customers: ['r@x', 's@x'] } });
+    await status(runId, 'waiting');
+    await sendEvent({ storage: holder.storage, registry, runId, name: 'customer-reply', payload: { text: 'ok' }, by: 'desk' });
+    await status(runId, 'completed');
+    const open = await startWorkflow({ storage: holder.storage, registry, workflow: 'follow-up', input: { customers: [] } });
+    await status(open.runId, 'waiting');
+    // The policy is the registry's, workflows included (their runs record the workflow's name).
+    const policy = retentionPolicy({ registry, defaultDays: 1 });
+    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'waits-forever']);
+    const result = await dropExpiredRuns({
+      storage: holder.storage,
+      policy,
+      now: new Date(Date.now() + 2 * 86_400_000),
+      droppedBy: 'test-retention',
+      batchSize: 1000,
+    });
+    const dropped = result.dropped.map((r) => r.runId);
+    expect(dropped).toEqual(expect.arrayContaining([runId, `${runId}/notify/0`]));
+    expect(dropped).not.toContain(open.runId);
+    expect(await journal().getRun(runId)).toBeUndefined();
+    expect(await journal().getRun(`${runId}/notify/0`)).toBeUndefined();
+    expect((await journal().getRun(open.runId))?.status).toBe('waiting');
+    const log = await retentionLog({ storage: holder.storage, agent: 'follow-up' });
+    expect(log.map((e) => e.runId)).toContain(runId);
   });
 
   it('a cancel of a waiting parent reaches its open child, recorded with who and why', async () => {

@@ -22,6 +22,8 @@ export interface WorkflowDefinition<INPUT extends z.ZodType, OUTPUT> {
   events?: Record<string, z.ZodType>;
   /** The workflow itself: deterministic between its primitives (wf.step, wf.sleep, wf.waitForEvent, wf.child, wf.all, wf.now, wf.random). */
   run: (wf: WorkflowContext, input: z.output<INPUT>) => Promise<OUTPUT>;
+  /** Days its ended runs are kept (1 to 36,500, or 'forever'); unset: the fleet's GNL_RETENTION_DAYS (docs/operations.md#retention). */
+  retentionDays?: number | 'forever';
 }
 
 export interface Workflow<INPUT extends z.ZodType = z.ZodType, OUTPUT = unknown> {
@@ -32,11 +34,12 @@ export interface Workflow<INPUT extends z.ZodType = z.ZodType, OUTPUT = unknown>
   readonly input: INPUT;
   readonly events: Readonly<Record<string, z.ZodType>>;
   readonly run: (wf: WorkflowContext, input: z.output<INPUT>) => Promise<OUTPUT>;
+  readonly retentionDays: number | 'forever' | undefined;
 }
 
 export function defineWorkflow<INPUT extends z.ZodType, OUTPUT>(definition: WorkflowDefinition<INPUT, OUTPUT>): Workflow<INPUT, OUTPUT> {
   const problems: string[] = [];
-  const { name, version = '1', description, input, events = {}, run } = definition ?? ({} as WorkflowDefinition<INPUT, OUTPUT>);
+  const { name, version = '1', description, input, events = {}, run, retentionDays } = definition ?? ({} as WorkflowDefinition<INPUT, OUTPUT>);
   if (typeof name !== 'string' || !WORKFLOW_NAME.test(name))
     problems.push('name: lower-case letters, digits and dashes, starting with a letter, at most 64 characters');
   if (typeof version !== 'string' || version.length === 0 || version.length > 64) problems.push('version: 1 to 64 characters');
@@ -46,6 +49,8 @@ export function defineWorkflow<INPUT extends z.ZodType, OUTPUT>(definition: Work
     if (!(schema instanceof z.ZodType)) problems.push(`events.${event}: a zod schema`);
   }
   if (typeof run !== 'function') problems.push('run: the workflow function, (wf, input) => Promise<output>');
+  if (retentionDays !== undefined && retentionDays !== 'forever' && !(Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 36_500))
+    problems.push("retentionDays: a whole number of days from 1 to 36500, or 'forever'");
   if (problems.length > 0) throw new WorkflowInputError({ what: 'defineWorkflow refused the definition', problems });
   return Object.freeze({
     kind: 'workflow' as const,
@@ -55,6 +60,7 @@ export function defineWorkflow<INPUT extends z.ZodType, OUTPUT>(definition: Work
     input,
     events: Object.freeze({ ...events }),
     run,
+    retentionDays,
     [WORKFLOW]: true,
   });
 }

@@ -172,11 +172,14 @@ export class WorkflowContext {
   all(name: string, specs: readonly ChildSpec[], options: FanOutOptions = {}): Promise<ChildOutcome[]> {
     const concurrency = options.concurrency ?? 4;
     const problems: string[] = [];
-    if (!Array.isArray(specs) || specs.length === 0) problems.push('children: at least one');
+    if (!Array.isArray(specs)) problems.push('children: an array of child specs');
     if (!(Number.isInteger(concurrency) && concurrency >= 1)) problems.push('concurrency: a whole number >= 1');
     if (options.onFailure !== undefined && options.onFailure !== 'throw' && options.onFailure !== 'collect') problems.push("onFailure: 'throw' or 'collect'");
     if (problems.length > 0) throw new WorkflowInputError({ what: `wf.all("${name}")`, problems });
     const id = this.nextId();
+    // No children (a fan-out over an empty list): nothing to start or wait for, as Promise.all([]); the id is
+    // still taken, so the numbering of the primitives after it does not depend on the list's length.
+    if (specs.length === 0) return Promise.resolve([]);
     return this.track(this.runChildren(id, name, specs, { concurrency, onFailure: options.onFailure ?? 'throw' }));
   }
 

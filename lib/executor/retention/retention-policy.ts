@@ -40,12 +40,13 @@ export interface RetentionSettings {
   maxBatches?: number;
 }
 
-/** The policy for `registry`'s agents (their current versions) under the fleet default `defaultDays`. */
+/** The policy for `registry`'s agents and workflows (their current versions) under the fleet default `defaultDays`. */
 export function retentionPolicy(args: { registry: AgentRegistry; defaultDays?: number | undefined }): RetentionPolicy {
   const agents: { agent: string; days: number }[] = [];
-  for (const agent of args.registry.listAgents()) {
-    const days = agent.retentionDays ?? args.defaultDays;
-    if (typeof days === 'number') agents.push({ agent: agent.name, days });
+  // A workflow's runs record its name where an agent's record the agent's (a name is one or the other).
+  for (const owner of [...args.registry.listAgents(), ...args.registry.listWorkflows()]) {
+    const days = owner.retentionDays ?? args.defaultDays;
+    if (typeof days === 'number') agents.push({ agent: owner.name, days });
   }
   return { agents };
 }

@@ -9,7 +9,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { createAgentRegistry, defineAgent } from '@/lib/agents';
-import { type JournalEvent, RunRetiredError, runDurable } from '@/lib/durable';
+import { defineWorkflow, type JournalEvent, RunRetiredError, runDurable } from '@/lib/durable';
+import { z } from 'zod';
 import type { Storage } from '@/lib/durable/storage';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { refundAgent } from '@/tests/support/refund-agent';
@@ -269,6 +270,18 @@ describeEachJournal('retention', (target) => {
       { agent: 'short', days: 3 },
     ]);
     expect(retentionPolicy({ registry }).agents).toEqual([{ agent: 'short', days: 3 }]);
+    // Workflows are covered the same way: their runs record the workflow's name.
+    const flow = (name: string, retentionDays?: number | 'forever') =>
+      defineWorkflow({ name, input: z.object({}), run: async () => null, ...(retentionDays !== undefined ? { retentionDays } : {}) });
+    const withFlows = createAgentRegistry([defineAgent({ name: 'plain', model, tools: {} })], {
+      workflows: [flow('flow-short', 2), flow('flow-keep', 'forever'), flow('flow-plain')],
+    });
+    expect(retentionPolicy({ registry: withFlows, defaultDays: 30 }).agents).toEqual([
+      { agent: 'plain', days: 30 },
+      { agent: 'flow-plain', days: 30 },
+      { agent: 'flow-short', days: 2 },
+    ]);
+    expect(() => flow('flow-bad', 0)).toThrow(/retentionDays/);
     expect(() => defineAgent({ name: 'bad', model, tools: {}, retentionDays: 0 })).toThrow(/retentionDays/);
     expect(retentionSettingsFromEnv({ GNL_RETENTION_DAYS: '90' })).toEqual({ defaultDays: 90 });
     expect(retentionSettingsFromEnv({ GNL_RETENTION_DAYS: 'forever' })).toEqual({});
