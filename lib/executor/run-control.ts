@@ -89,21 +89,23 @@ export interface OperatorRequest extends StorageContext {
 export async function cancelRun(given: string, request: OperatorRequest): Promise<ControlledRun> {
   const resolved = resolveStorage(request);
   const runId = await resolved.journal.runIdOf(given); // docs/limits.md, "runIds"
-  await existingRun(resolved, runId);
+  const before = await existingRun(resolved, runId);
   // Read before the cancel too: an agent run's sub-agent calls are in its pending list, which the cancel empties.
-  const openBefore = await openChildrenOf(request, runId);
+  const openBefore = await openChildrenOf(request, runId, before);
   await resolved.journal.cancel({ runId, by: request.by, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
   await resolved.queue.settle(runId, 'canceled');
+  const run = await existingRun(resolved, runId);
   // A workflow's (or a sub-agent caller's) cancel reaches its open child runs (each recorded with who and why), and a child's wakes its parent.
-  // Read after it as well: a child a running invocation started meanwhile is reached too.
-  for (const child of new Set([...openBefore, ...(await openChildrenOf(request, runId))])) {
+  // A workflow's are read after it as well: a child a running invocation started meanwhile is reached too.
+  const openAfter = run.input.workflow ? await openChildrenOf(request, runId, run) : [];
+  for (const child of new Set([...openBefore, ...openAfter])) {
     await cancelRun(child, { ...request, reason: `parent run ${runId} was canceled${request.reason ? `: ${request.reason}` : ''}` }).catch((error: unknown) => {
       // A child that ended meanwhile has nothing to cancel; any other refusal is the caller's to see.
       if (!DecisionConflictError.isInstance(error)) throw error;
     });
   }
-  await wakeParentOf(resolved, runId);
-  return { runId, run: await existingRun(resolved, runId), queue: await resolved.queue.entry(runId) };
+  await wakeParentOf(resolved, runId, run);
+  return { runId, run, queue: await resolved.queue.entry(runId) };
 }
 
 /**

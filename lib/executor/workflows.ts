@@ -122,8 +122,9 @@ export async function sendEvent(options: SendEventOptions): Promise<{ runId: str
 }
 
 /** A run that settled wakes its parent (a workflow waiting for its children, or an agent waiting for its sub-agent call), so the parent looks again. */
-export async function wakeParentOf(resolved: ResolvedStorage, runId: string): Promise<string | undefined> {
-  const parent = (await resolved.journal.getRun(runId))?.input.parent;
+export async function wakeParentOf(resolved: ResolvedStorage, runId: string, known?: Pick<RunSummary, 'input'>): Promise<string | undefined> {
+  // A run's parent link is in its start input, which never changes: a caller that read the run passes it.
+  const parent = (known ?? (await resolved.journal.getRun(runId)))?.input.parent;
   if (!parent) return undefined;
   const parentRun = await resolved.journal.getRun(parent.runId);
   if (parentRun === undefined || parentRun.status === 'completed' || parentRun.status === 'canceled') return undefined;
@@ -137,9 +138,9 @@ export async function wakeParentOf(resolved: ResolvedStorage, runId: string): Pr
  * The child runs a workflow run started and that have not settled, every wait's: what a cancel of the
  * parent reaches. Read from the parent's projection and each child's summary.
  */
-export async function openChildrenOf(context: StorageContext, runId: string): Promise<string[]> {
+export async function openChildrenOf(context: StorageContext, runId: string, known?: RunSummary): Promise<string[]> {
   const { journal } = resolveStorage(context);
-  const run = await journal.getRun(runId);
+  const run = known ?? (await journal.getRun(runId));
   if (run && !run.input.workflow) return openSubAgentsOf({ journal }, run);
   const state = new RunState(await journal.events(runId));
   const open: string[] = [];
