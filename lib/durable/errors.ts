@@ -437,6 +437,17 @@ export class WorkflowInputError extends GnlError {
   static override isInstance = hasName<WorkflowInputError>('WorkflowInputError');
 }
 
+/** A run's memory option, or a thread message it would be given, is refused (runDurable's `memory`): every problem listed. */
+export class MemoryInputError extends GnlError {
+  override name = 'MemoryInputError';
+  readonly problems: string[];
+  constructor(args: { what: string; problems: string[]; cause?: unknown }) {
+    super(`${args.what}: ${args.problems.join('; ')}`, args.cause === undefined ? undefined : { cause: args.cause });
+    this.problems = args.problems;
+  }
+  static override isInstance = hasName<MemoryInputError>('MemoryInputError');
+}
+
 /** A person rejected a workflow step that needed approval: the workflow may catch it, else the run fails with it. */
 export class StepRejectedError extends GnlError {
   override name = 'StepRejectedError';

@@ -25,13 +25,15 @@ export {
 } from './usage';
 export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './tools';
 export { askPerson } from './tools';
-// Memory across runs (docs/memory.md): the port, recall/remember and working memory tools.
+// Memory across runs (docs/memory.md): the port, recall/remember and working memory tools, runDurable's memory option.
 export {
   type MemoryItem,
   type MemoryStore,
   memoryTools,
   type MemoryToolsOptions,
   type RecalledItem,
+  type RunMemory,
+  APPEND_TURN_TOOL,
   unitVector,
   type WorkingMemory,
   type WorkingWrite,
@@ -66,6 +68,7 @@ export {
   type DecisionConflictReason,
   type OutputIssue,
   WorkflowInputError,
+  MemoryInputError,
   StepRejectedError,
   ChildRunFailedError,
   EventRefusedError,

@@ -99,6 +99,19 @@ export const runInputSchema = z.object({
   workflow: z.object({ name: z.string(), version: z.string().optional(), input: z.unknown() }).optional(),
   /** Set when the run is a child run of a workflow (or of an agent's sub-agent tool): the parent and the wait (or call) it answers. */
   parent: z.object({ runId: z.string(), waitId: z.string() }).optional(),
+  /**
+   * Set when the run was given memory (lib/durable/memory/run-memory.ts): whose, which thread, and the
+   * messages read for it when it started (the thread's last messages, and what semantic recall found,
+   * with scores): a resume gives the model these, never a fresh read.
+   */
+  memory: z
+    .object({
+      resource: z.string(),
+      thread: z.string(),
+      messages: z.unknown(),
+      recalled: z.array(z.object({ id: z.number(), kind: z.string(), score: z.number() })).optional(),
+    })
+    .optional(),
 });
 
 /**

@@ -5,3 +5,4 @@
  */
 export { type MemoryItem, type MemoryStore, type RecalledItem, unitVector, type WorkingMemory, type WorkingWrite } from './memory-store';
 export { memoryTools, type MemoryToolsOptions } from './memory-tools';
+export { type RunMemory, APPEND_TURN_TOOL } from './run-memory';

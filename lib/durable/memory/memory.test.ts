@@ -11,7 +11,7 @@ import { MockEmbeddingModelV4 } from 'ai/test';
 import { expect, it } from 'vitest';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { memoryTools, type MemoryStore, runDurable, unitVector } from '../index';
+import { APPEND_TURN_TOOL, memoryTools, type MemoryStore, runDurable, unitVector } from '../index';
 import { z } from 'zod';
 
 const DIMS = 64;
@@ -44,12 +44,12 @@ describeEachJournal('memory', (target) => {
       text,
       embedding: unitVector(wordVector(text)),
     }));
-    const first = await store().add({ resource, key: 'k-1', items: facts });
-    const again = await store().add({ resource, key: 'k-1', items: facts });
+    const first = await store().add({ resource, key: `${resource}:k-1`, items: facts });
+    const again = await store().add({ resource, key: `${resource}:k-1`, items: facts });
     expect([first.replayed, again.replayed]).toEqual([false, true]);
     expect(again.items.map((i) => i.id)).toEqual(first.items.map((i) => i.id));
     for (const [n, text] of ['hello', 'my order is broken', 'sorry to hear', 'thanks'].entries())
-      await store().add({ resource, key: `m-${n}`, items: [{ kind: 'message', thread: 't-1', role: n % 2 ? 'assistant' : 'user', text }] });
+      await store().add({ resource, key: `${resource}:m-${n}`, items: [{ kind: 'message', thread: 't-1', role: n % 2 ? 'assistant' : 'user', text }] });
     expect((await store().history({ resource, thread: 't-1', limit: 2 })).map((m) => m.text)).toEqual(['sorry to hear', 'thanks']);
     const [best, next] = await store().search({ resource, embedding: unitVector(wordVector('does she prefer email')), topK: 2, kinds: ['fact'] });
     expect(best?.text).toBe('prefers email over phone');
@@ -57,20 +57,29 @@ describeEachJournal('memory', (target) => {
     expect(await store().search({ resource: uniqueRunId('nobody'), embedding: unitVector(wordVector('x')), topK: 3 })).toEqual([]);
 
     expect(await store().working(resource)).toBeUndefined();
-    expect(await store().writeWorking({ resource, expectedVersion: 0, value: { tier: 'gold' }, by: 'agent', key: 'w-1' })).toEqual({
+    expect(await store().writeWorking({ resource, expectedVersion: 0, value: { tier: 'gold' }, by: 'agent', key: `${resource}:w-1` })).toEqual({
       ok: true,
       version: 1,
       replayed: false,
     });
     const racing = await Promise.all([
-      store().writeWorking({ resource, expectedVersion: 1, value: { tier: 'gold', channel: 'email' }, by: 'run-a', key: 'w-a' }),
-      store().writeWorking({ resource, expectedVersion: 1, value: { tier: 'silver' }, by: 'run-b', key: 'w-b' }),
+      store().writeWorking({ resource, expectedVersion: 1, value: { tier: 'gold', channel: 'email' }, by: 'run-a', key: `${resource}:w-a` }),
+      store().writeWorking({ resource, expectedVersion: 1, value: { tier: 'silver' }, by: 'run-b', key: `${resource}:w-b` }),
     ]);
     expect(racing.filter((w) => w.ok)).toHaveLength(1);
     expect(racing.find((w) => !w.ok)).toMatchObject({ ok: false, conflict: true, current: { version: 2 } });
-    expect(await store().writeWorking({ resource, expectedVersion: 0, value: {}, by: 'x', key: 'w-1' })).toEqual({ ok: true, version: 1, replayed: true });
-    expect(await store().writeWorking({ resource, expectedVersion: 0, value: {}, by: 'late', key: 'w-late' })).toMatchObject({ ok: false, conflict: true });
+    expect(await store().writeWorking({ resource, expectedVersion: 0, value: {}, by: 'x', key: `${resource}:w-1` })).toEqual({
+      ok: true,
+      version: 1,
+      replayed: true,
+    });
+    expect(await store().writeWorking({ resource, expectedVersion: 0, value: {}, by: 'late', key: `${resource}:w-late` })).toMatchObject({
+      ok: false,
+      conflict: true,
+    });
     expect((await store().workingHistory(resource)).map((w) => w.version)).toEqual([2, 1]);
+    // A key names one write: the same key for another resource's items is refused, not taken for a replay.
+    await expect(store().add({ resource: uniqueRunId('other'), key: `${resource}:k-1`, items: facts })).rejects.toMatchObject({ name: 'MemoryInputError' });
     expect(await store().forget(resource)).toEqual({ items: 6, versions: 2 });
     expect(await store().working(resource)).toBeUndefined();
   });
@@ -108,7 +117,7 @@ describeEachJournal('memory', (target) => {
     // Meanwhile another run remembers something closer to the query: the resumed run must not see it.
     await store().add({
       resource,
-      key: 'later',
+      key: `${resource}:later`,
       items: [{ kind: 'fact', text: 'Ada prefers to be contacted by email', embedding: unitVector(wordVector('Ada prefers to be contacted by email')) }],
     });
     const resumed = await call();
@@ -144,5 +153,85 @@ describeEachJournal('memory', (target) => {
     expect(result.status).toBe('completed');
     const all = await store().search({ resource, embedding: unitVector(wordVector('likes tea')), topK: 10 });
     expect(all.map((i) => i.text)).toEqual(['likes tea']);
+  });
+
+  it('a run with memory: given the thread’s last messages and what recall found, recorded; a resume gets the record; its turn is appended once', async () => {
+    const resource = uniqueRunId('customer');
+    const thread = uniqueRunId('thread');
+    const embedder = embeddingModel();
+    // Keys name one write across the whole store (the Postgres server is shared between runs of the suite): the resource's own.
+    const seed = (key: string, role: string, text: string) =>
+      store().add({ resource, key: `${resource}:${key}`, items: [{ kind: 'message', thread, role, text, embedding: unitVector(wordVector(text)) }] });
+    await seed('h-0', 'user', 'my parcel for order o_17 is late');
+    await seed('h-1', 'assistant', 'Sorry, it ships tomorrow.');
+    await store().add({
+      resource,
+      key: `${resource}:f-0`,
+      items: [{ kind: 'fact', text: 'Ada prefers refunds to vouchers', embedding: unitVector(wordVector('Ada prefers refunds to vouchers')) }],
+    });
+
+    let failOnce = true;
+    const seen: unknown[][] = [];
+    const model = scriptedModel((_step, prompt) => {
+      seen.push(prompt);
+      if (failOnce) {
+        failOnce = false;
+        throw Object.assign(new Error('provider down'), { name: 'ProviderDown' });
+      }
+      return { text: 'A refund of order o_17 is on its way.' };
+    });
+    const runId = uniqueRunId('mem-run');
+    const memory = { store: store(), resource, thread, lastMessages: 2, recall: { embeddingModel: embedder, topK: 3 } };
+    const call = () => runDurable({ runId, journal: storage.runs, model: model.model, prompt: 'Ada wants refunds for order o_17', memory, maxRetries: 0 });
+    await expect(call()).rejects.toThrow(/provider down/);
+    const embedsAfterStart = embedder.doEmbedCalls.length;
+    expect(embedsAfterStart).toBe(1);
+    // The first call's prompt: the recalled fact (with its score) as a system message, the thread's two messages, then the run's own.
+    const first = seen[0] as { role: string; content: unknown }[];
+    expect(first.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(JSON.stringify(first[0]?.content)).toMatch(/Ada prefers refunds to vouchers/);
+    expect(JSON.stringify(first[0]?.content)).toMatch(/similarity 0\.\d\d/);
+    const recorded = (await storage.runs.getRun(runId))?.input.memory;
+    expect(recorded).toMatchObject({ resource, thread, recalled: [expect.objectContaining({ kind: 'fact', score: expect.any(Number) })] });
+
+    // Meanwhile the thread grows: the resumed run is given what it was given when it started, and embeds nothing more.
+    await seed('h-2', 'user', 'also, order o_17 needs a new address');
+    const done = await call();
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(seen[1])).toBe(JSON.stringify(seen[0]));
+    // The turn is appended to the thread through the door: once, under the journal's key, embedded for later recall.
+    const history = await store().history({ resource, thread, limit: 10 });
+    expect(history.map((m) => [m.role, m.text]).slice(-2)).toEqual([
+      ['user', 'Ada wants refunds for order o_17'],
+      ['assistant', 'A refund of order o_17 is on its way.'],
+    ]);
+    expect(embedder.doEmbedCalls.length).toBe(embedsAfterStart + 1);
+    const events = await storage.runs.events(runId);
+    const append = events.filter((e) => e.type === 'tool-call-end' && e.toolName === APPEND_TURN_TOOL);
+    expect(append).toHaveLength(1);
+    // Called again: answered from its record, nothing appended again.
+    expect((await call()).status).toBe('completed');
+    expect((await store().history({ resource, thread, limit: 10 })).length).toBe(history.length);
+
+    // The next run of the thread sees the turn; another resource or thread for an existing run is refused.
+    const next = scriptedModel(() => ({ text: 'ok' }));
+    await runDurable({
+      runId: uniqueRunId('mem-next'),
+      journal: storage.runs,
+      model: next.model,
+      prompt: 'and now?',
+      memory: { store: store(), resource, thread, lastMessages: 2 },
+    });
+    expect(JSON.stringify(next.prompts[0])).toContain('A refund of order o_17 is on its way.');
+    await expect(
+      runDurable({ runId, journal: storage.runs, model: model.model, prompt: 'Ada wants refunds for order o_17', memory: { ...memory, thread: 'other' } }),
+    ).rejects.toMatchObject({
+      name: 'RunDivergedError',
+    });
+    await expect(
+      runDurable({ runId: uniqueRunId('bad'), journal: storage.runs, model: next.model, prompt: 'x', memory: { store: store(), resource: '', thread } }),
+    ).rejects.toMatchObject({
+      name: 'MemoryInputError',
+    });
   });
 });

@@ -41,6 +41,17 @@ import { resolveModel } from '../model/resolve-model';
 import { buildRunInput, type RunInputSource } from './run-input';
 import { toolGate } from '../tools/tool-gate';
 import type { DurableResult, PendingApproval, PendingToolResult } from './durable-result';
+import {
+  APPEND_TURN_CALL,
+  APPEND_TURN_TOOL,
+  appendTurnTool,
+  parseRunMemory,
+  readRunMemory,
+  type RunMemory,
+  userTexts,
+  withMemoryMessages,
+} from '../memory/run-memory';
+import { callThroughDoor } from '../tools/journaled-tool';
 
 export type { DurableResult, PendingApproval, PendingToolResult } from './durable-result';
 
@@ -117,6 +128,13 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * How an agent declaring `onChange: 'continue'` takes over open runs (lib/agents/version-change.ts).
    */
   acceptChange?: AcceptChange;
+  /**
+   * Memory across runs (docs/memory.md): the thread's last messages (and, with `recall`, the resource's
+   * most similar items) are read when the run starts, recorded in its start input and given to the model
+   * before the run's own messages; later invocations give the recorded ones. When the run completes, its
+   * turn is appended to the thread through the door, once.
+   */
+  memory?: RunMemory;
 };
 
 /** Step and finish events carry `replayed`: true when the model's answer came from the journal. */
@@ -202,11 +220,12 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     toolRetry,
     keyScheme,
     acceptChange,
+    memory: givenMemory,
     onStepFinish,
     onStepEnd,
     onFinish,
     onEnd,
-    ...rest
+    ...given
   } = options as RunDurableOptions<TOOLS> & { prepareStep?: (...a: any[]) => any } & ReplayCallbacks;
   const startedAt = performance.timeOrigin + performance.now();
   // One spelling per job (run-id.ts): the NFC form, or the id as recorded by a run from before the rule.
@@ -216,13 +235,19 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   const maxEvents = eventLimitOption(maxEventsPerRun);
   const baseModel = resolveModel(model as LanguageModel);
   const scheme = keySchemeOption(keyScheme);
-  const input = await buildRunInput({
+  const built = await buildRunInput({
     source: options as unknown as RunInputSource,
     model: baseModel,
     defaultStepLimit: stopWhen === undefined ? DEFAULT_MAX_STEPS : undefined,
     // Scheme 1 is what a start input without one means: recorded only when it is another.
     ...(scheme !== 1 ? { keyScheme: scheme } : {}),
   });
+  // With memory: what the run was given when it started (its record), else read now; the model gets it before the run's own messages.
+  const memory = givenMemory === undefined ? undefined : parseRunMemory(givenMemory);
+  const recordedMemory = memory ? await memoryOf(journal, runId, memory, options) : undefined;
+  const input = recordedMemory ? { ...built, memory: recordedMemory } : built;
+  // What recall found is a system message before the thread's (the SDK's allowSystemInMessages permits it there).
+  const rest = recordedMemory ? { ...withoutPrompt(given), messages: withMemoryMessages(recordedMemory, options), allowSystemInMessages: true } : given;
   // This invocation's span (tracing.ts), started once the run's record says which trace it continues.
   let invocation: InvocationTrace | undefined;
   const traceOf = (state: RunState | undefined, kind: string): InvocationTrace =>
@@ -253,6 +278,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     }
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     session.trace = traceOf(begun.state, 'resume');
+    if (memory) session.beforeCompletion = (result) => appendTurn(session, memory, userTexts(options), result.text);
     linkJob(session, journal);
     // A completed run replayed: its step and finish callbacks are called (replayed: true), the others not (replay-callbacks.ts).
     const quiet = begun.state.status === 'completed' && !how.completedCallbacks;
@@ -389,8 +415,43 @@ async function finish<TOOLS extends ToolSet>(session: RunSession, result: Genera
     return { status: 'waiting-tool-result', runId, pending: session.waitingResults.map(toPendingToolResult) };
   }
   // With the SDK's answer, for later calls to answer from (completed-result.ts).
-  if (session.state.status !== 'completed') await recordCompletion(session, result);
+  if (session.state.status !== 'completed') {
+    await session.beforeCompletion?.({ text: result.text });
+    if (session.failure !== undefined) throw session.failure;
+    await recordCompletion(session, result);
+  }
   return completedDurableResult(runId, result, session.replayedSteps.size);
+}
+
+/** The run's turn appended to its memory thread through the door (one call per run, its key the job's). */
+async function appendTurn(session: RunSession, memory: RunMemory, asked: string[], answer: string): Promise<void> {
+  const messages = [...asked.map((text) => ({ role: 'user' as const, text })), ...(answer.trim() ? [{ role: 'assistant' as const, text: answer }] : [])];
+  if (messages.length === 0) return;
+  await callThroughDoor({
+    session,
+    toolName: APPEND_TURN_TOOL,
+    tool: appendTurnTool(memory, session.runId),
+    toolCallId: APPEND_TURN_CALL,
+    input: { messages },
+  });
+}
+
+/**
+ * What a run with memory is given: its record's for a run that exists (a resume never reads the store or
+ * embeds again), read now for a new one. A run that exists with other memory (or none) gets this call's
+ * resource and thread, which the start-input comparison then refuses (RunDivergedError).
+ */
+async function memoryOf(journal: Journal, runId: string, memory: RunMemory, own: { prompt?: unknown; messages?: unknown }) {
+  const run = await journal.getRun(runId);
+  if (!run) return readRunMemory(memory, own, runId);
+  const recorded = run.input.memory;
+  if (recorded && recorded.resource === memory.resource && recorded.thread === memory.thread) return recorded;
+  return { resource: memory.resource, thread: memory.thread, messages: [] };
+}
+
+function withoutPrompt(options: Record<string, unknown>): Record<string, unknown> {
+  const { prompt: _prompt, messages: _messages, ...rest } = options;
+  return rest;
 }
 
 /** Canceled while executing: the cancel is the journal's last word (no complete or fail after it). */

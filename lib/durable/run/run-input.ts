@@ -64,6 +64,9 @@ export function runInputDifferences(recorded: RunInput, given: RunInput): Diverg
   compare('workflow', recorded.workflow?.name, given.workflow?.name);
   compare('workflow input', recorded.workflow?.input, given.workflow?.input);
   compare('conversationId', recorded.conversationId, given.conversationId);
+  // Memory's resource and thread; the messages it was given are the record's (run-memory.ts), never compared.
+  compare('memory resource', recorded.memory?.resource, given.memory?.resource);
+  compare('memory thread', recorded.memory?.thread, given.memory?.thread);
   compare('prompt', recorded.prompt, given.prompt);
   compare('messages', recorded.messages, given.messages);
   compare('system', recorded.system, given.system);

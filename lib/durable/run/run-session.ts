@@ -51,6 +51,8 @@ export class RunSession {
   job: (() => Promise<string | undefined>) | undefined;
   /** This invocation's spans (tracing.ts): no-ops without a tracer provider. */
   trace: InvocationTrace | undefined;
+  /** Work through the door before the run's completion is recorded (a memory option's append of the turn, run-memory.ts). */
+  beforeCompletion: ((result: { text: string }) => Promise<void>) | undefined;
   /** The events-per-run limit, with room kept for side effects' outcomes (outcome-room.ts). */
   private readonly room: OutcomeRoom;
 

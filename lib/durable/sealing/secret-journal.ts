@@ -167,15 +167,23 @@ export class JournalSecrets {
   }
 
   /**
-   * The start input's user data: the prompt fields, and a workflow's typed input (`workflow.input`; its
-   * name and version stay clear: executors dispatch by them, and an erased run is still listed by them).
+   * The start input's user data: the prompt fields, a workflow's typed input (`workflow.input`; its
+   * name and version stay clear: executors dispatch by them, and an erased run is still listed by them),
+   * and the memory messages read for the run (`memory.messages`).
    */
   private mapRunInput(input: RunInput, walk: Walk): RunInput {
-    const mapped = this.mapFields(input, RUN_INPUT_DATA, walk);
-    const workflow = mapped.workflow;
-    if (!workflow) return mapped;
-    const inner = this.mapFields(workflow, ['input'], (value) => walk(value, 'workflow.input'));
-    return inner === workflow ? mapped : { ...mapped, workflow: inner };
+    let mapped = this.mapFields(input, RUN_INPUT_DATA, walk);
+    const { workflow, memory } = mapped;
+    if (workflow) {
+      const inner = this.mapFields(workflow, ['input'], (value) => walk(value, 'workflow.input'));
+      if (inner !== workflow) mapped = { ...mapped, workflow: inner };
+    }
+    // The memory read for the run (a customer's earlier messages): sealed like its prompt; resource and thread stay clear.
+    if (memory) {
+      const inner = this.mapFields(memory, ['messages'], (value) => walk(value, 'memory.messages'));
+      if (inner !== memory) mapped = { ...mapped, memory: inner };
+    }
+    return mapped;
   }
 
   sealPending(pending: PendingItem[], runId: string): PendingItem[] {

@@ -7,7 +7,7 @@
  * Writes are idempotent by key (a unique index), working memory versioned by its primary key.
  */
 import { sql } from 'drizzle-orm';
-import type { MemoryItem, MemoryStore, RecalledItem, WorkingMemory, WorkingWrite } from '../internal';
+import { MemoryInputError, type MemoryItem, type MemoryStore, type RecalledItem, type WorkingMemory, type WorkingWrite } from '../internal';
 import { query, type TransactionalDb } from './sql-rows';
 
 interface ItemRow {
@@ -94,7 +94,15 @@ export class SqlMemoryStore implements MemoryStore {
         inserted += rows.length;
       }
     });
-    return { items: (await this.written(request.key)) ?? [], replayed: inserted === 0 };
+    const items = (await this.written(request.key)) ?? [];
+    // A key names one write: the same key for other items (another resource, other texts) is a caller's mistake, never a replay.
+    const same = items.length === request.items.length && items.every((it, i) => it.resource === request.resource && it.text === request.items[i]?.text);
+    if (!same)
+      throw new MemoryInputError({
+        what: `memory write under key "${request.key}" refused`,
+        problems: ['the key was used for another write (another resource or other items): give each write its own key'],
+      });
+    return { items, replayed: inserted === 0 };
   }
 
   async written(key: string): Promise<MemoryItem[] | undefined> {
