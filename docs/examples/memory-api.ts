@@ -6,10 +6,12 @@
 import type { EmbeddingModel } from 'ai';
 import { z } from 'zod';
 import { supportTools } from '@/lib/demo/support-tools';
-import { memoryTools } from '@gnldev/durable';
+import type { LanguageModel } from 'ai';
+import { memoryTools, runDurable } from '@gnldev/durable';
 import { storageFromEnv } from '@gnldev/durable/storage';
 
 declare const embeddingModel: EmbeddingModel;
+declare const model: LanguageModel;
 const storage = storageFromEnv();
 
 // #region tools
@@ -23,4 +25,21 @@ const tools = {
   }),
 };
 // #endregion
-export { tools };
+
+// #region run
+const result = await runDurable({
+  runId: 'ticket:8812',
+  journal: storage.runs,
+  model,
+  tools,
+  prompt: 'Where is my refund for order o_17?',
+  memory: {
+    store: storage.memory,
+    resource: 'customer:c_42',
+    thread: 'support:c_42',
+    lastMessages: 10,
+    recall: { embeddingModel, topK: 5 },
+  },
+});
+// #endregion
+export { result, tools };
