@@ -13,12 +13,13 @@ import { appendFileSync } from 'node:fs';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockEmbeddingModelV4, MockLanguageModelV4 } from 'ai/test';
 import {
   type GnlToolOptions,
   gnlTool,
   type Journal,
   type JournalEvent,
+  type MemoryStore,
   RunBusyError,
   runDurable,
   SideEffectRetryBlockedError,
@@ -36,6 +37,7 @@ import {
   FINAL_TEXT,
   type JournalKind,
   type ModelLogLine,
+  memoryOf,
   ORDER_ID,
   PROMPT,
   type Scenario,
@@ -81,10 +83,56 @@ function script(step: number): ScriptedStep {
   return { text: FINAL_TEXT };
 }
 
-const scripted = scriptedModel((step) => {
-  logModel({ pid: process.pid, step });
+const scripted = scriptedModel((step, prompt) => {
+  // In memory mode: what the model was given besides the run's own prompt (the thread's messages, the recall).
+  const seen =
+    mode === 'memory'
+      ? prompt.flatMap((m) =>
+          m.role === 'system' ? [m.content] : m.role === 'user' ? m.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])) : [],
+        )
+      : undefined;
+  logModel({ pid: process.pid, step, ...(seen ? { seen } : {}) });
   return script(step);
 });
+
+/** A deterministic embedding model: the words of a text hashed into 32 dimensions. */
+const embeddingModel = new MockEmbeddingModelV4({
+  provider: 'test',
+  modelId: 'words-32',
+  maxEmbeddingsPerCall: 100,
+  doEmbed: async ({ values }) => ({
+    embeddings: values.map((value) => {
+      const v = new Array<number>(32).fill(0);
+      for (const word of String(value)
+        .toLowerCase()
+        .match(/[a-z0-9_]+/g) ?? []) {
+        let h = 0;
+        for (const c of word) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+        v[h % 32] = (v[h % 32] ?? 0) + 1;
+      }
+      return v;
+    }),
+    warnings: [],
+  }),
+});
+
+/** The journal's memory store; at `in-memory-append-after-write` the child dies right after the turn's append wrote. */
+function memoryStore(store: MemoryStore): MemoryStore {
+  if (crashPoint !== 'in-memory-append-after-write') return store;
+  const add: MemoryStore['add'] = async (request) => {
+    const written = await store.add(request);
+    die('inside the memory append, after the store wrote the turn, before the journal recorded it');
+    return written;
+  };
+  // The store is a class instance: its other methods keep their own `this`.
+  return new Proxy(store, {
+    get: (target, name) => {
+      if (name === 'add') return add;
+      const value = Reflect.get(target, name, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 /**
  * The same script streamed (doStream), one part per read so a kill lands between parts: at a
@@ -174,14 +222,14 @@ function errorFields(error: unknown): { name: string; message: string } {
   return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
 }
 
-async function openJournal(): Promise<{ journal: Journal; close(): Promise<void> }> {
+async function openJournal(): Promise<{ journal: Journal; memory: MemoryStore; close(): Promise<void> }> {
   if (journalKind === 'pglite') {
     const storage = new PGliteStorage({ dataDir: required(ENV.dataDir) });
-    return { journal: storage.runs, close: () => storage.close() };
+    return { journal: storage.runs, memory: storage.memory, close: () => storage.close() };
   }
   if (journalKind === 'postgres') {
     const storage = new PostgresStorage({ connectionString: required(ENV.databaseUrl), max: 2 });
-    return { journal: storage.runs, close: () => storage.close() };
+    return { journal: storage.runs, memory: storage.memory, close: () => storage.close() };
   }
   throw new Error(`no journal for ${journalKind}`);
 }
@@ -198,7 +246,11 @@ async function runWithGnl(): Promise<AgentOutcome> {
     });
     const refund = gnlTool(refundTool, refundOptions());
     const options = { runId, journal, tools: { lookupOrder, refund }, stopWhen: stepCountIs(10), prompt: PROMPT };
-    const result = mode === 'stream' ? await streamDurable({ ...options, model: streaming }).durable : await runDurable({ ...options, model: scripted.model });
+    const memory = { store: memoryStore(opened.memory), ...memoryOf(runId), lastMessages: 5, recall: { embeddingModel, topK: 2 } };
+    const result =
+      mode === 'stream'
+        ? await streamDurable({ ...options, model: streaming }).durable
+        : await runDurable({ ...options, model: scripted.model, ...(mode === 'memory' ? { memory } : {}) });
     if (result.status === 'completed') return { outcome: 'completed', pid: process.pid, text: result.text, replayedSteps: result.replayedSteps };
     if (result.status === 'canceled') throw new Error(`unexpected: run canceled by ${result.by}`);
     return {

@@ -9,14 +9,14 @@
  * reached the model twice (the children's model log counts real calls per step), that the service saw
  * only the journal's idempotency key for the refund, and that the run's sequence numbers are 1..n.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Journal, RecordedEvent, RunStatus, RunSummary } from '@/lib/durable';
+import { type Journal, type MemoryStore, type RecordedEvent, type RunStatus, type RunSummary, unitVector } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
 import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { type AgentConfig, type ChildEnd, describeEnd, modelCallsByStep, newModelLog, repeatedModelCalls, runAgent, startAgent, totals } from './harness';
-import { type AgentOutcome, type CrashPoint, FINAL_TEXT, ORDER_ID, type Scenario } from './protocol';
+import { type AgentOutcome, type CrashPoint, FINAL_TEXT, type ModelLogLine, memoryOf, ORDER_ID, PROMPT, type Scenario } from './protocol';
 import { type RefundService, type RefundServiceOptions, startRefundService } from './refund-service';
 
 const CASE_TIMEOUT_MS = 240_000;
@@ -65,6 +65,8 @@ interface JournalAccess {
   childConfig: Pick<AgentConfig, 'journal' | 'dataDir' | 'databaseUrl'>;
   /** For PGlite: opens the folder (only while no child runs: the folder lock allows one process) and closes it after. */
   use<T>(fn: (journal: Journal) => Promise<T>): Promise<T>;
+  /** The same, for the journal's memory store. */
+  memory<T>(fn: (store: MemoryStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,14 @@ function pgliteAccess(): JournalAccess {
       const storage = new PGliteStorage({ dataDir });
       try {
         return await fn(storage.runs);
+      } finally {
+        await storage.close();
+      }
+    },
+    async memory(fn) {
+      const storage = new PGliteStorage({ dataDir });
+      try {
+        return await fn(storage.memory);
       } finally {
         await storage.close();
       }
@@ -96,6 +106,7 @@ function postgresAccess(): JournalAccess {
   return {
     childConfig: { journal: 'postgres', databaseUrl: DATABASE_URL as string },
     use: (fn) => fn(storage.runs),
+    memory: (fn) => fn(storage.memory),
     close: () => storage.close(),
   };
 }
@@ -429,6 +440,74 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
       await journal.approve({ runId: c.runId, toolCallId: 'call-refund', by: 'crash-suite' });
     });
     expect(expectOutcome(await c.run('approval', 'none'), 'completed').text).toBe(FINAL_TEXT);
+    return { status: 'completed', executions: 1, requests: 1 };
+  });
+
+  // Memory given to a run (runDurable's memory option): what the run was given is recorded when it starts;
+  // a process started after a SIGKILL is given the record, though the thread grew meanwhile, and the
+  // turn's append (a side effect through the door) is written once, counted in the store itself.
+  const words32 = (text: string) => {
+    const v = new Array<number>(32).fill(0);
+    for (const word of text.toLowerCase().match(/[a-z0-9_]+/g) ?? []) {
+      let h = 0;
+      for (const ch of word) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+      v[h % 32] = (v[h % 32] ?? 0) + 1;
+    }
+    return unitVector(v);
+  };
+  const EARLIER = 'earlier: my order o_17 was late';
+  const LATER = 'later: please use my new address';
+  const FACT = 'order o_17 refunds go to the card';
+  async function seedMemory(c: Case): Promise<void> {
+    const { resource, thread } = memoryOf(c.runId);
+    await c.access.memory(async (store) => {
+      await store.add({ resource, key: `${c.runId}:seed`, items: [{ kind: 'message', thread, role: 'user', text: EARLIER }] });
+      await store.add({ resource, key: `${c.runId}:fact`, items: [{ kind: 'fact', text: FACT, embedding: words32(FACT) }] });
+    });
+  }
+  async function turnsWritten(c: Case): Promise<string[]> {
+    const { resource, thread } = memoryOf(c.runId);
+    const history = await c.access.memory((store) => store.history({ resource, thread, limit: 50 }));
+    return history.filter((item) => item.runId === c.runId).map((item) => `${item.role}: ${item.text}`);
+  }
+  function seenByTheModel(c: Case): string[][] {
+    const lines = readFileSync(c.modelLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as ModelLogLine);
+    return lines.flatMap((line) => ('seen' in line && line.seen ? [line.seen] : []));
+  }
+
+  crashCase(
+    'memory: kill after the run started with its memory; the thread grows; the restart is given the record and appends its turn once',
+    {},
+    async (c) => {
+      await seedMemory(c);
+      expectKilled(await c.run('retrySafe', 'after:run-start', { mode: 'memory' }));
+      const { resource, thread } = memoryOf(c.runId);
+      await c.access.memory((store) => store.add({ resource, key: `${c.runId}:later`, items: [{ kind: 'message', thread, role: 'user', text: LATER }] }));
+      expect(expectOutcome(await c.run('retrySafe', 'none', { mode: 'memory' }), 'completed').text).toBe(FINAL_TEXT);
+      const seen = seenByTheModel(c);
+      expect(seen.length).toBeGreaterThan(0);
+      for (const given of seen) {
+        expect(
+          given.some((text) => text.includes(FACT) && /similarity/.test(text)),
+          'the recalled fact, with its similarity',
+        ).toBe(true);
+        expect(given, 'the thread as it was when the run started').toContain(EARLIER);
+        expect(given, 'never the message added after the start').not.toContain(LATER);
+      }
+      expect(await turnsWritten(c)).toEqual([`user: ${PROMPT}`, `assistant: ${FINAL_TEXT}`]);
+      return { status: 'completed', executions: 1, requests: 1 };
+    },
+  );
+
+  crashCase('memory: kill inside the turn’s append after the store wrote it: the restart writes nothing more', {}, async (c) => {
+    await seedMemory(c);
+    expectKilled(await c.run('retrySafe', 'in-memory-append-after-write', { mode: 'memory' }));
+    expect(await turnsWritten(c)).toEqual([`user: ${PROMPT}`, `assistant: ${FINAL_TEXT}`]);
+    expect(expectOutcome(await c.run('retrySafe', 'none', { mode: 'memory' }), 'completed').text).toBe(FINAL_TEXT);
+    expect(await turnsWritten(c)).toEqual([`user: ${PROMPT}`, `assistant: ${FINAL_TEXT}`]);
     return { status: 'completed', executions: 1, requests: 1 };
   });
 

@@ -18,15 +18,24 @@ export type Scenario = 'plain' | 'retrySafe' | 'check' | 'approval' | 'control';
  * - 'in-refund-after-response': inside the refund tool's execute, after the refund service answered and
  *   before the result could be recorded.
  */
-export type CrashPoint = 'none' | 'in-refund-after-response' | 'announce-appends' | `after:${string}` | `mid-stream-${'before' | 'after'}-call:${number}`;
+export type CrashPoint =
+  | 'none'
+  | 'in-refund-after-response'
+  | 'in-memory-append-after-write'
+  | 'announce-appends'
+  | `after:${string}`
+  | `mid-stream-${'before' | 'after'}-call:${number}`;
 
 /**
  * How the child runs the agent: 'generate' (runDurable, the default) or 'stream' (streamDurable with a
  * streaming model). In 'stream' mode `mid-stream-before-call:<step>` kills the child inside that step's
  * model stream once the call's input has begun streaming, and `mid-stream-after-call:<step>` once the
- * call itself has come out of the model, in both cases before the step's finish.
+ * call itself has come out of the model, in both cases before the step's finish. 'memory': runDurable
+ * with the memory option (resource and thread named by the runId: memoryOf), its store the journal's; each
+ * real model call logs the user and system texts it was given (`seen`), and `in-memory-append-after-write`
+ * kills the child inside the turn's append, after the store wrote it and before the journal recorded it.
  */
-export type AgentMode = 'generate' | 'stream';
+export type AgentMode = 'generate' | 'stream' | 'memory';
 
 /** With 'announce-appends' the child does not kill itself: it writes this line (and the event types) to stderr as each append begins. */
 export const APPEND_BEGIN = '[append-begin]';
@@ -48,7 +57,12 @@ export const ENV = {
  * answers, and one `{ pid, recorded: step }` line right after a model-step append committed (missing
  * when the kill came first: it can hide a repeat, never invent one).
  */
-export type ModelLogLine = { pid: number; step: number } | { pid: number; recorded: number };
+export type ModelLogLine = { pid: number; step: number; seen?: string[] } | { pid: number; recorded: number };
+
+/** The memory a run of `mode: 'memory'` is given: the runId's own resource and thread. */
+export function memoryOf(runId: string): { resource: string; thread: string } {
+  return { resource: `customer:${runId}`, thread: `thread:${runId}` };
+}
 
 export interface ErrorFields {
   name: string;
