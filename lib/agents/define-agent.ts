@@ -5,9 +5,9 @@
  * whether the definition still matches what a run was started with.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import type { LanguageModel, ToolSet } from 'ai';
+import type { EmbeddingModel, LanguageModel, ToolSet } from 'ai';
 import { z } from 'zod';
-import { type RunDurableOptions, resolveModel } from '@/lib/durable';
+import { type MemoryStore, type RunDurableOptions, resolveModel } from '@/lib/durable';
 import { type AgentFingerprint, agentFingerprint, versionOf } from './agent-version';
 import { AgentDefinitionError } from './errors';
 import { problemsOf } from './problems';
@@ -19,7 +19,31 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * What an agent fixes itself (model, tools, system), what each run supplies (runId, journal, prompt or
  * messages), and `instructions`, which the journal does not record (use `system`): none are settings.
  */
-export type NotAgentSettings = 'runId' | 'journal' | 'agent' | 'prompt' | 'messages' | 'model' | 'tools' | 'system' | 'instructions' | 'acceptChange';
+export type NotAgentSettings =
+  | 'runId'
+  | 'journal'
+  | 'agent'
+  | 'prompt'
+  | 'messages'
+  | 'model'
+  | 'tools'
+  | 'system'
+  | 'instructions'
+  | 'acceptChange'
+  | 'memory';
+
+/**
+ * An agent's memory (docs/memory.md): each run of it whose input names a `subject` (the resource) and a
+ * `conversationId` (the thread) is given that thread's last messages and, with `recall`, the resource's
+ * most similar items, and its turn is appended to the thread (runDurable's memory option). A run without
+ * both is given no memory. Not part of the version.
+ */
+export interface AgentMemory {
+  /** The store: the journal's own (`storage.memory`), or a function that returns it on first use. */
+  store: MemoryStore | (() => MemoryStore);
+  lastMessages?: number;
+  recall?: { embeddingModel: EmbeddingModel; topK?: number };
+}
 
 /**
  * What this definition, deployed as a new version, means for runs started on an earlier one
@@ -59,6 +83,8 @@ export type AgentDefinition<TOOLS extends ToolSet> = AgentSettings<TOOLS> & {
    * fleet default (GNL_RETENTION_DAYS). Default: the fleet default. The current version's applies. Not part of the version.
    */
   retentionDays?: number | 'forever';
+  /** Memory across its runs (AgentMemory): keyed by each run's subject and conversationId. */
+  memory?: AgentMemory;
 };
 
 /** `Agent` without a type argument is any agent: a registry holds agents of different tool sets. */
@@ -75,6 +101,8 @@ export interface Agent<TOOLS extends ToolSet = any> {
   readonly retry: RetryPolicy;
   /** How long its ended runs are kept (days, or 'forever'); undefined: the fleet default. */
   readonly retentionDays: number | 'forever' | undefined;
+  /** Memory across its runs, if the definition gave it. */
+  readonly memory: AgentMemory | undefined;
   /** What the version is computed from: tool names and input-schema hashes, model provider and id, system prompt. */
   readonly fingerprint: AgentFingerprint;
   /** 16 hex characters; equal definitions have equal versions in every process. */
@@ -116,6 +144,16 @@ const definitionSchema = z.object({
   instructions: z.undefined({ error: 'the journal records `system`, not `instructions`: use system' }).optional(),
   retry: retryPolicySchema.optional(),
   retentionDays: retentionDaysSchema.optional(),
+  memory: z
+    .object({
+      store: z.custom<AgentMemory['store']>(
+        (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
+        'memory.store: a MemoryStore (storage.memory)',
+      ),
+      lastMessages: z.number().int().min(0).max(100).optional(),
+      recall: z.object({ embeddingModel: z.unknown(), topK: z.number().int().min(1).max(20).optional() }).optional(),
+    })
+    .optional(),
 });
 
 export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
@@ -133,6 +171,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     onChange = 'pinned',
     retry,
     retentionDays,
+    memory,
     ...settings
   } = definition as AgentDefinition<TOOLS> & Record<string, unknown>;
   let resolved: LanguageModelV4 | undefined;
@@ -147,6 +186,7 @@ export function defineAgent<TOOLS extends ToolSet>(definition: AgentDefinition<T
     settings: Object.freeze(settings) as unknown as AgentSettings<TOOLS>,
     retry: resolveRetryPolicy(retry),
     retentionDays,
+    memory,
     get model() {
       resolved ??= resolveModel(typeof model === 'function' ? model() : model);
       return resolved;

@@ -2,7 +2,17 @@
  * The agent layer's public surface: define agents, list them in a registry, run one durably.
  * Sits on the runtime core (`@/lib/durable`) and nothing else of GNL.
  */
-export { defineAgent, isAgent, AGENT_NAME, retentionDaysSchema, type Agent, type AgentDefinition, type AgentSettings, type OnChange } from './define-agent';
+export {
+  defineAgent,
+  isAgent,
+  AGENT_NAME,
+  retentionDaysSchema,
+  type Agent,
+  type AgentDefinition,
+  type AgentMemory,
+  type AgentSettings,
+  type OnChange,
+} from './define-agent';
 export type { AgentFingerprint } from './agent-version';
 export {
   createAgentRegistry,

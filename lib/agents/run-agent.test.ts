@@ -32,8 +32,34 @@ function refundsAgent(change: { schema?: z.ZodType; modelId?: string; system?: s
 }
 
 describeEachJournal('runAgent', (target) => {
-  const { journal } = target.open();
+  const { journal, storage } = target.open();
   const input = { prompt: 'Refund o_17' };
+
+  it("an agent's memory: each run of a subject's conversation is given the thread so far, and adds its turn; a run without both is given none", async () => {
+    const model = scriptedModel(() => ({ text: 'Noted.' }));
+    const agent = defineAgent({ name: 'remembers', model: model.model, tools: {}, memory: { store: () => storage.memory, lastMessages: 4 } });
+    const subject = uniqueRunId('customer');
+    const conversationId = uniqueRunId('conv');
+    await runAgent({ agent, runId: uniqueRunId('turn'), input: { prompt: 'my order is o_17', subject, conversationId }, journal });
+    await runAgent({ agent, runId: uniqueRunId('turn'), input: { prompt: 'is it refunded?', subject, conversationId }, journal });
+    expect(JSON.stringify(model.prompts[1])).toContain('my order is o_17');
+    expect(JSON.stringify(model.prompts[1])).toContain('Noted.');
+    expect((await storage.memory.history({ resource: subject, thread: conversationId, limit: 10 })).map((m) => m.text)).toEqual([
+      'my order is o_17',
+      'Noted.',
+      'is it refunded?',
+      'Noted.',
+    ]);
+    // No conversation: no memory given, none written.
+    const alone = uniqueRunId('alone');
+    await runAgent({ agent, runId: alone, input: { prompt: 'hello', subject }, journal });
+    expect((await journal.getRun(alone))?.input.memory).toBeUndefined();
+    expect(() => defineAgent({ name: 'bad-memory', model: model.model, tools: {}, memory: { store: storage.memory, lastMessages: 500 } })).toThrow(
+      /lastMessages|memory/,
+    );
+    // The memory is the agent's, not a per-run setting.
+    await expect(runAgent({ agent, runId: uniqueRunId('x'), input, journal, memory: {} } as never)).rejects.toSatisfy(AgentInputError.isInstance);
+  });
 
   it("runs the agent durably and records the agent's name in the run's start input", async () => {
     const { agent, executions } = refundsAgent();

@@ -15,6 +15,7 @@ import {
   type Journal,
   MAX_CONVERSATION_ID_LENGTH,
   type RunDurableOptions,
+  type RunMemory,
   runDurable,
   type StreamDurableOptions,
   type StreamDurableResult,
@@ -81,7 +82,7 @@ const requestSchema = z.object({
 });
 
 /** What the agent or the input fixes: given beside them, runAgent refuses instead of letting one silently win. */
-const AGENT_OWNED: readonly NotAgentSettings[] = ['prompt', 'messages', 'model', 'tools', 'system', 'instructions'];
+const AGENT_OWNED: readonly NotAgentSettings[] = ['prompt', 'messages', 'model', 'tools', 'system', 'instructions', 'memory'];
 
 /** Validates a runAgent request; AgentInputError lists every problem. */
 export function parseRunAgentRequest(options: Record<string, unknown>): void {
@@ -112,9 +113,25 @@ export function streamAgent<TOOLS extends ToolSet>(options: StreamAgentOptions<T
   return streamDurable(durableOptionsOf(options) as StreamDurableOptions<TOOLS>);
 }
 
+/** The agent's memory for this run: its subject's, in its conversation's thread; none without both. */
+function memoryOf(agent: Agent, input: AgentInput): RunMemory | undefined {
+  const { memory } = agent;
+  if (!memory || input.subject === undefined || input.conversationId === undefined) return undefined;
+  const store = typeof memory.store === 'function' ? memory.store() : memory.store;
+  return {
+    store,
+    resource: input.subject,
+    thread: input.conversationId,
+    ...(memory.lastMessages !== undefined ? { lastMessages: memory.lastMessages } : {}),
+    ...(memory.recall ? { recall: memory.recall } : {}),
+  };
+}
+
 function durableOptionsOf<TOOLS extends ToolSet>(options: RunAgentOptions<TOOLS>): Record<string, unknown> {
   const { agent, runId, input, journal, ...overrides } = options;
+  const memory = memoryOf(agent, input);
   return {
+    ...(memory ? { memory } : {}),
     ...agent.settings,
     ...overrides,
     runId,
