@@ -28,6 +28,8 @@ export interface AgentRegistry {
   hasWorkflow(name: string): boolean;
   /** Every registered workflow's current version, sorted by name. */
   listWorkflows(): Workflow[];
+  /** Every registered version of the workflow `name`, in registration order (the last is the current one). */
+  listWorkflowVersions(name: string): Workflow[];
 }
 
 export interface AgentRegistryOptions {
@@ -117,6 +119,7 @@ export function createAgentRegistry(agents: readonly Agent[], options: AgentRegi
     },
     hasWorkflow: (name) => typeof name === 'string' && workflowVersions.has(name),
     listWorkflows: () => [...currentWorkflows],
+    listWorkflowVersions: (name) => [...(workflowVersions.get(name) ?? [])],
   };
 }
 

@@ -16,7 +16,10 @@ export function registerMigrateCommand(program: Command, session: CliSession): v
     .command('migrate')
     .description('move a run to another registered version of its agent (e.g. one stranded by a deploy); recorded steps and finished calls are kept')
     .argument('<runId>', 'the run')
-    .option('--to <version>', "the version to move to (16 hex characters, as gnl show / gnl agents print them; default: the agent's current version)")
+    .option(
+      '--to <version>',
+      "the version to move to (an agent's: 16 hex characters, as gnl show / gnl agents print them; a workflow's: as its definition names it; default: the current one)",
+    )
     .option('--by <who>', "who migrates (recorded: an operator's login or a service name); required unless --dry-run")
     .option('--reason <text>', 'why (recorded); required unless --dry-run')
     .option('--dry-run', 'print the preview only; write nothing')

@@ -69,9 +69,9 @@ export async function invokeRun(args: {
     // Completed by an invocation whose lease expired before it could release it: nothing to run. (Invoked
     // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
     if (run.status === 'completed') return { kind: 'settled', outcome: 'completed' };
-    const recordedWorkflow = run.input.workflow;
+    // A workflow's run: its registered version (the one it records, or its last run-migrate's; else the current one), invoked by runWorkflow.
+    const recordedWorkflow = run.input.workflow && (new RunState(await journal.events(runId)).input?.workflow ?? run.input.workflow);
     if (recordedWorkflow) {
-      // A workflow's run: its registered version (the one it records, else the current one), invoked by runWorkflow.
       const workflow = registry.getWorkflow(recordedWorkflow.name, recordedWorkflow.version);
       const beforeNewWork = async () => {
         const why = stopRequested();

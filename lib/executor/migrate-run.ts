@@ -54,9 +54,12 @@ export interface MigratedRun {
 
 const printable = (value: string) => !/[\p{Cc}\p{Cs}]/u.test(value);
 const requestSchema = z.object({
+  // An agent's version is 16 hex characters; a workflow's is the string its definition gives (1 to 64 characters).
   to: z
     .string()
-    .regex(/^[0-9a-f]{16}$/, 'to: an agent version is 16 hex characters')
+    .min(1, 'to: a version')
+    .max(64, 'to: a version is at most 64 characters')
+    .refine(printable, 'to must contain only printable characters')
     .optional(),
   by: z.string().trim().min(1, 'by: say who migrates').max(200).refine(printable, 'by must contain only printable characters'),
   reason: z.string().trim().min(1, 'reason: say why the run moves to another version').max(4000),
@@ -86,8 +89,11 @@ export async function migrateRun(given: string, request: MigrateRunRequest): Pro
       const state = new RunState(await hold.load());
       preview = await previewOf(runId, state, resolved.registry, parsed.data.to);
       if (!preview.safe && !force) throw new MigrationRefusedError({ runId, reason: 'unsafe', refusals: preview.refusals });
-      const agent = resolved.registry.findVersion(preview.agent, preview.to) as Agent;
-      const input = await startInputOf(agent, agentInputOf(state.input as NonNullable<RunState['input']>));
+      const recorded = state.input as NonNullable<RunState['input']>;
+      // A workflow run keeps its input and moves to the other version's code; an agent run's input is made anew by the agent.
+      const input = recorded.workflow
+        ? { ...recorded, agentVersion: preview.to, workflow: { ...recorded.workflow, version: preview.to } }
+        : await startInputOf(resolved.registry.findVersion(preview.agent, preview.to) as Agent, agentInputOf(recorded));
       try {
         [event] = (await hold.appendAfter(state.lastSeq, [
           {
@@ -121,6 +127,7 @@ async function previewOf(runId: string, state: RunState, registry: AgentRegistry
   if (!recorded || state.status === undefined) throw new MigrationRefusedError({ runId, reason: 'unknown-run' });
   if (!recorded.agent) throw new MigrationRefusedError({ runId, reason: 'no-agent' });
   if (state.status === 'completed' || state.status === 'canceled') throw new MigrationRefusedError({ runId, reason: 'finished', detail: state.status });
+  if (recorded.workflow) return previewWorkflow(runId, state, registry, to);
   const target = to === undefined ? registry.getAgent(recorded.agent) : registry.findVersion(recorded.agent, to);
   if (!target) {
     const known = registry.listVersions(recorded.agent).map((a) => a.version);
@@ -130,6 +137,44 @@ async function previewOf(runId: string, state: RunState, registry: AgentRegistry
   if (differences.length === 0) throw new MigrationRefusedError({ runId, reason: 'same-version', detail: target.version });
   const plan = await planMigration({ state, agent: target, differences });
   return { runId, agent: recorded.agent, from: state.agentVersion, to: target.version, status: state.status, ...plan, safe: plan.refusals.length === 0 };
+}
+
+/**
+ * A workflow run moved to another registered version of its workflow: its recorded steps, waits and
+ * events are kept and replayed by the new version's code, which must call them in the same order (a
+ * replay that meets another step stops the run with RunDivergedError naming it, as on any deploy).
+ * That is checked when the run continues, not here: the preview lists what is kept and refuses nothing.
+ */
+function previewWorkflow(runId: string, state: RunState, registry: AgentRegistry, to: string | undefined): MigrationPreview {
+  const recorded = state.input?.workflow as NonNullable<NonNullable<RunState['input']>['workflow']>;
+  const versions = registry.listWorkflowVersions(recorded.name);
+  const target = to === undefined ? versions.at(-1) : versions.find((w) => w.version === to);
+  if (!target)
+    throw new MigrationRefusedError({
+      runId,
+      reason: 'unknown-version',
+      detail: `${recorded.name} ${to ?? ''}; registered: ${versions.map((w) => w.version).join(', ') || 'none'}`.replace('  ', ' '),
+    });
+  if (target.version === recorded.version) throw new MigrationRefusedError({ runId, reason: 'same-version', detail: target.version });
+  const kept = [...state.operations.values()].flatMap((op) =>
+    op.result
+      ? [...op.toolCallIds].map((toolCallId) => ({ toolCallId, toolName: op.toolName, idempotencyKey: op.idempotencyKey, outcome: op.result?.kind }))
+      : [],
+  ) as MigrationPlan['kept'];
+  return {
+    runId,
+    agent: recorded.name,
+    from: recorded.version,
+    to: target.version,
+    status: state.status as RunStatus,
+    changed: [{ field: 'workflow version', recorded: recorded.version, given: target.version }],
+    kept,
+    reruns: [],
+    // The workflow's next primitive (wf-<n>): every one before it replays as recorded.
+    nextStep: state.operations.size + state.workflowWaits.size,
+    refusals: [],
+    safe: true,
+  };
 }
 
 /** Makes the migrated run runnable: an executor invokes it on the new version (a run still waiting for people answers at once). */

@@ -11,7 +11,7 @@ import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunState } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { until, untilStatus } from '@/tests/support/run-waits';
-import { cancelRun, Executor, forkRun, sendEvent, startWorkflow } from './index';
+import { cancelRun, Executor, forkRun, migrateRun, previewMigration, sendEvent, startWorkflow } from './index';
 import { dropExpiredRuns, retentionLog, retentionPolicy } from './retention';
 
 describeEachStorage('workflows in the executor', (holder) => {
@@ -58,7 +58,20 @@ describeEachStorage('workflows in the executor', (holder) => {
       input: z.object({}),
       run: async (wf) => wf.child('child', { workflow: 'follow-up', input: { customers: ['z@x'] } }).catch(() => 'x'),
     });
-    registry = createAgentRegistry([], { workflows: [notify, followUp, waitsForever] });
+    // Two versions of one workflow: the same steps, another answer. Listed last, version 1 is the current one.
+    const versioned = (version: string) =>
+      defineWorkflow({
+        name: 'versioned',
+        version,
+        input: z.object({}),
+        events: { go: z.object({}) },
+        run: async (wf) => {
+          const first = await wf.step('first', { input: null }, () => 'ran once');
+          await wf.waitForEvent('go', { timeoutMs: 600_000 });
+          return `${first} on version ${version}`;
+        },
+      });
+    registry = createAgentRegistry([], { workflows: [notify, followUp, waitsForever, versioned('2'), versioned('1')] });
     executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
   });
   afterAll(async () => {
@@ -140,7 +153,7 @@ describeEachStorage('workflows in the executor', (holder) => {
     await status(open.runId, 'waiting');
     // The policy is the registry's, workflows included (their runs record the workflow's name).
     const policy = retentionPolicy({ registry, defaultDays: 1 });
-    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'waits-forever']);
+    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'versioned', 'waits-forever']);
     const result = await dropExpiredRuns({
       storage: holder.storage,
       policy,
@@ -156,6 +169,29 @@ describeEachStorage('workflows in the executor', (holder) => {
     expect((await journal().getRun(open.runId))?.status).toBe('waiting');
     const log = await retentionLog({ storage: holder.storage, agent: 'follow-up' });
     expect(log.map((e) => e.runId)).toContain(runId);
+  });
+
+  it('a waiting workflow run migrated to another registered version keeps its steps and finishes on the new code; unknown or same versions are refused', async () => {
+    const { runId } = await startWorkflow({ storage: holder.storage, registry, workflow: 'versioned', input: {} });
+    await status(runId, 'waiting');
+    expect((await journal().getRun(runId))?.input.workflow?.version).toBe('1');
+    const preview = await previewMigration(runId, { storage: holder.storage, registry, to: '2' });
+    expect(preview).toMatchObject({ agent: 'versioned', from: '1', to: '2', safe: true, refusals: [], changed: [{ field: 'workflow version' }] });
+    expect(preview.kept.map((k) => k.toolName)).toEqual(['first']);
+    await expect(migrateRun(runId, { storage: holder.storage, registry, to: '9', by: 'ops@acme', reason: 'x' })).rejects.toMatchObject({
+      reason: 'unknown-version',
+    });
+    await expect(migrateRun(runId, { storage: holder.storage, registry, to: '1', by: 'ops@acme', reason: 'x' })).rejects.toMatchObject({
+      reason: 'same-version',
+    });
+    const migrated = await migrateRun(runId, { storage: holder.storage, registry, to: '2', by: 'ops@acme', reason: 'the fix is in version 2' });
+    expect(migrated.event).toMatchObject({ type: 'run-migrate', fromVersion: '1', toVersion: '2', by: 'ops@acme' });
+    await sendEvent({ storage: holder.storage, registry, runId, name: 'go', payload: {}, by: 'desk' });
+    await status(runId, 'completed');
+    const state = new RunState(await journal().events(runId));
+    expect(state.completedOutput).toBe('ran once on version 2');
+    // The step recorded on version 1 was replayed, not run again.
+    expect([...state.operations.values()].filter((op) => op.toolName === 'first')).toHaveLength(1);
   });
 
   it('a cancel of a waiting parent reaches its open child, recorded with who and why', async () => {
