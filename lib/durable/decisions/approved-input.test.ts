@@ -80,6 +80,25 @@ describeEachJournal('edit, then approve', (target) => {
     expect(performedUnder(key)).toBe(1);
   });
 
+  it('records, hashes and executes the arguments as the schema parsed them: keys it does not know (__proto__, constructor, injected) are dropped', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ idempotency: 'args' });
+    await call(agent, runId);
+    // As a browser's JSON arrives: "__proto__" an own key, not the prototype.
+    const hostile = JSON.parse('{"customerId":"c_42","orderId":"o_18","amount":60,"__proto__":{"admin":true},"constructor":{"x":1},"injected":"yes"}');
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme', input: hostile, inputSchema: issueRefundInput });
+    expect((await call(agent, runId)).status).toBe('completed');
+    const events = await journal.events(runId);
+    const response = events.find((e) => e.type === 'tool-approval-response') as { approvedInput?: unknown; approvedInputHash?: string };
+    expect(response.approvedInput).toEqual(EDITED);
+    expect(Object.keys(response.approvedInput as object).sort()).toEqual(Object.keys(EDITED).sort());
+    expect(response.approvedInputHash).toBe(approvedInputHash(EDITED));
+    const start = events.find((e) => e.type === 'tool-call-start') as { input: unknown; idempotencyKey: string };
+    expect(Object.keys(start.input as object).sort()).toEqual(Object.keys(EDITED).sort());
+    // The outside service performed the parsed arguments' refund, once.
+    expect(performedUnder(idempotencyKey({ kind: 'args', runId, toolName: 'issueRefund', input: EDITED }))).toBe(1);
+  });
+
   it("keeps the call's key under 'call' scope and executes the edited amount once", async () => {
     const runId = uniqueRunId();
     const agent = refundAgent();

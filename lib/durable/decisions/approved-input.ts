@@ -22,9 +22,10 @@ export function approvedInputHash(input: unknown): string {
 }
 
 /** Refuses approved arguments that do not match the tool's input schema (each field named), before anything is recorded. */
-export async function assertInputMatchesSchema(args: { schema: FlexibleSchema<unknown> | undefined; toolCallId: string; input: unknown }): Promise<void> {
+export async function assertInputMatchesSchema(args: { schema: FlexibleSchema<unknown> | undefined; toolCallId: string; input: unknown }): Promise<unknown> {
   const checked = await checkOutputSchema({ schema: args.schema, output: args.input });
-  if (checked.ok) return;
+  // The parsed arguments are what is recorded, hashed and executed: keys the schema does not know are stripped (or refused, by a strict schema).
+  if (checked.ok) return checked.value;
   const fields = checked.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
   throw new JournalDataError(
     `approve: the arguments for call ${args.toolCallId} do not match the tool's input schema${fields ? `: ${fields}` : ''}. Nothing was recorded.`,

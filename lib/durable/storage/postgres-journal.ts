@@ -198,8 +198,9 @@ export class PostgresJournal implements LiveJournal, RunEraser {
   async approve(request: ApproveRequest): Promise<Decision> {
     const parsed = parse(approveRequestSchema, request, 'approve');
     if (parsed.input === undefined) return this.decide({ kind: 'approve', ...parsed });
-    await assertInputMatchesSchema({ schema: parsed.inputSchema, toolCallId: parsed.toolCallId, input: parsed.input });
-    return this.decide({ kind: 'approve', ...parsed, inputHash: approvedInputHash(parsed.input) });
+    // What the tool's schema parsed is recorded, hashed and executed, never the raw value given.
+    const input = await assertInputMatchesSchema({ schema: parsed.inputSchema, toolCallId: parsed.toolCallId, input: parsed.input });
+    return this.decide({ kind: 'approve', ...parsed, input, inputHash: approvedInputHash(input) });
   }
 
   async reject(request: ApprovalDecisionRequest): Promise<Decision> {
@@ -208,14 +209,20 @@ export class PostgresJournal implements LiveJournal, RunEraser {
 
   async resolveSideEffect(request: SideEffectResolutionRequest): Promise<Decision> {
     const parsed = parse(sideEffectResolutionSchema, request, 'resolveSideEffect');
-    if (parsed.outcome === 'done') await assertOutputMatchesSchema({ schema: parsed.outputSchema, toolCallId: parsed.toolCallId, output: parsed.output });
-    return this.decide({ kind: 'resolve', ...parsed });
+    if (parsed.outcome !== 'done') return this.decide({ kind: 'resolve', ...parsed });
+    const output = await assertOutputMatchesSchema({ schema: parsed.outputSchema, toolCallId: parsed.toolCallId, output: parsed.output });
+    return this.decide({ kind: 'resolve', ...parsed, output });
   }
 
   async provideToolResult(request: ToolResultRequest): Promise<Decision> {
     const parsed = parse(toolResultSchema, request, 'provideToolResult');
-    await assertOutputMatchesSchema({ schema: parsed.outputSchema, toolCallId: parsed.toolCallId, output: parsed.output, what: 'provideToolResult' });
-    return this.decide({ kind: 'provide', ...parsed });
+    const output = await assertOutputMatchesSchema({
+      schema: parsed.outputSchema,
+      toolCallId: parsed.toolCallId,
+      output: parsed.output,
+      what: 'provideToolResult',
+    });
+    return this.decide({ kind: 'provide', ...parsed, output: output as typeof parsed.output });
   }
 
   /**

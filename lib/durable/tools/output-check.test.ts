@@ -11,13 +11,22 @@ const refundOutput = z.discriminatedUnion('ok', [
 
 describe("an operator's output for a side effect", () => {
   it('is accepted as any JSON when the tool has no output schema', async () => {
-    expect(await checkOutputSchema({ schema: undefined, toolName: 'refund', output: { anything: [1, 'two'] } })).toEqual({ ok: true });
+    expect(await checkOutputSchema({ schema: undefined, toolName: 'refund', output: { anything: [1, 'two'] } })).toEqual({
+      ok: true,
+      value: { anything: [1, 'two'] },
+    });
   });
 
   it('is checked against a zod output schema, naming the fields that do not fit', async () => {
     expect(await checkOutputSchema({ schema: refundOutput, toolName: 'issueRefund', output: { ok: true, refund: { refundId: 'r_1', amount: 40 } } })).toEqual({
       ok: true,
+      value: { ok: true, refund: { refundId: 'r_1', amount: 40 } },
     });
+    // What is recorded is the parsed value: keys the schema does not know are dropped, "__proto__" too.
+    const hostile = JSON.parse('{"ok":true,"refund":{"refundId":"r_1","amount":40,"injected":1},"__proto__":{"admin":true},"constructor":"x"}');
+    const parsed = await checkOutputSchema({ schema: refundOutput, toolName: 'issueRefund', output: hostile });
+    expect(parsed).toEqual({ ok: true, value: { ok: true, refund: { refundId: 'r_1', amount: 40 } } });
+    expect(Object.keys((parsed as { value: object }).value)).toEqual(['ok', 'refund']);
     const refused = await checkOutputSchema({ schema: refundOutput, toolName: 'issueRefund', output: { ok: true, refund: { refundId: 7 } } });
     if (refused.ok) throw new Error('expected a refusal');
     expect(refused.issues.map((i) => i.path)).toEqual(['refund.refundId', 'refund.amount']);
@@ -38,7 +47,7 @@ describe("an operator's output for a side effect", () => {
         ? { success: true as const, value: value as { sent: boolean } }
         : { success: false as const, error: new Error('sent: expected a boolean') };
     const checked = jsonSchema<{ sent: boolean }>(shape, { validate });
-    expect(await checkOutputSchema({ schema: checked, output: { sent: true } })).toEqual({ ok: true });
+    expect(await checkOutputSchema({ schema: checked, output: { sent: true } })).toEqual({ ok: true, value: { sent: true } });
     expect(await checkOutputSchema({ schema: checked, output: { sent: 'yes' } })).toMatchObject({
       ok: false,
       message: "The output does not match the tool's output schema: sent: expected a boolean.",
@@ -62,6 +71,9 @@ describe("an operator's output for a side effect", () => {
       /^resolveSideEffect: the output for call call-1 does not match the tool's output schema: refund\.amount: .*\. Nothing was recorded\.$/,
     );
     expect(refused.cause).toBeDefined();
-    await expect(assertOutputMatchesSchema({ schema: refundOutput, toolCallId: 'c', output: { ok: false, refused: 'no' } })).resolves.toBeUndefined();
+    await expect(assertOutputMatchesSchema({ schema: refundOutput, toolCallId: 'c', output: { ok: false, refused: 'no', extra: 1 } })).resolves.toEqual({
+      ok: false,
+      refused: 'no',
+    });
   });
 });

@@ -15,7 +15,8 @@ import { JournalDataError, type OutputIssue } from '../errors';
 export type { OutputIssue };
 
 export type OutputCheck =
-  | { ok: true }
+  /** `value`: what the schema parsed (unknown keys stripped, as the schema says), or the output itself without a schema: what is recorded. */
+  | { ok: true; value: unknown }
   | {
       ok: false;
       /** Each field that does not fit, and why. */
@@ -28,23 +29,23 @@ export type OutputCheck =
 
 /** `output` against `schema`; ok when it matches or there is no schema. `toolName` is named in the message. */
 export async function checkOutputSchema(args: { schema: FlexibleSchema<unknown> | undefined; output: unknown; toolName?: string }): Promise<OutputCheck> {
-  if (!args.schema) return { ok: true };
+  if (!args.schema) return { ok: true, value: args.output };
   const result = await safeValidateTypes({ value: args.output, schema: args.schema });
-  if (result.success) return { ok: true };
+  if (result.success) return { ok: true, value: result.value };
   const issues = issuesOf(result.error.cause);
   return { ok: false, issues, message: `The output ${mismatchText(args.toolName, issues)}.`, cause: result.error };
 }
 
-/** Throws JournalDataError (its `outputMismatch` names the call and the fields) when the output does not match. */
+/** The output as the schema parsed it (what is recorded); JournalDataError (its `outputMismatch` names the call and the fields) when it does not match. */
 export async function assertOutputMatchesSchema(args: {
   schema: FlexibleSchema<unknown> | undefined;
   toolCallId: string;
   output: unknown;
   /** The operation named in the refusal. Default 'resolveSideEffect'. */
   what?: 'resolveSideEffect' | 'provideToolResult';
-}): Promise<void> {
+}): Promise<unknown> {
   const checked = await checkOutputSchema(args);
-  if (checked.ok) return;
+  if (checked.ok) return checked.value;
   throw new JournalDataError(
     `${args.what ?? 'resolveSideEffect'}: the output for call ${args.toolCallId} ${mismatchText(undefined, checked.issues)}. Nothing was recorded.`,
     { cause: checked.cause, outputMismatch: { toolCallId: args.toolCallId, issues: checked.issues } },

@@ -70,22 +70,21 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
   const { runId, toolCallId, by, reason } = request;
   try {
     let decision: Decision;
+    // An output is recorded as the tool's schema parses it (unknown keys stripped or refused), never as given.
     if (request.kind === 'provide') {
-      const invalid = await outputRefusal(runId, toolCallId, 'tool-result', request.output);
-      if (invalid) return invalid;
-      decision = await journal.provideToolResult({ runId, toolCallId, by, output: request.output, ...(reason ? { reason } : {}) });
+      const checked = await checkedOutput(runId, toolCallId, 'tool-result', request.output);
+      if (!checked.ok) return checked;
+      decision = await journal.provideToolResult({ runId, toolCallId, by, output: checked.value as never, ...(reason ? { reason } : {}) });
     } else if (request.kind === 'resolve') {
-      if (request.outcome === 'done') {
-        const invalid = await outputRefusal(runId, toolCallId, 'side-effect', request.output);
-        if (invalid) return invalid;
-      }
+      const checked = request.outcome === 'done' ? await checkedOutput(runId, toolCallId, 'side-effect', request.output) : undefined;
+      if (checked && !checked.ok) return checked;
       decision = await journal.resolveSideEffect({
         runId,
         toolCallId,
         by,
         reason,
         outcome: request.outcome,
-        ...(request.outcome === 'done' ? { output: request.output } : {}),
+        ...(checked?.ok ? { output: checked.value } : {}),
       });
     } else if (request.kind === 'approve' && request.input !== undefined) {
       const inputSchema = await inputSchemaOfCall(runId, toolCallId);
@@ -99,13 +98,21 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
   }
 }
 
-/** An output that does not match the tool's output schema (found through the agent registry), refused before the journal is asked. */
-async function outputRefusal(runId: string, toolCallId: string, kind: 'side-effect' | 'tool-result', output: unknown): Promise<Refusal | undefined> {
+/**
+ * The output checked against the tool's output schema (found through the agent registry) before the
+ * journal is asked: the parsed value to record, or the refusal naming each field.
+ */
+async function checkedOutput(
+  runId: string,
+  toolCallId: string,
+  kind: 'side-effect' | 'tool-result',
+  output: unknown,
+): Promise<{ ok: true; value: unknown } | Refusal> {
   const run = await storageFromEnv().runs.getRun(runId);
   const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === kind);
-  if (!item) return undefined; // the journal says why it is refused
+  if (!item) return { ok: true, value: output }; // the journal says why it is refused
   const checked = await checkToolOutput({ agentName: run?.input.agent, toolName: item.toolName, output });
-  return checked.ok ? undefined : { ok: false, kind: 'invalid', message: checked.message, issues: checked.issues };
+  return checked.ok ? { ok: true, value: checked.value } : { ok: false, kind: 'invalid', message: checked.message, issues: checked.issues };
 }
 
 /** The input schema of the call's tool (through the agent registry): the journal refuses changed arguments that do not match it. */
