@@ -9,7 +9,14 @@ export async function register() {
   } catch (error) {
     console.error('studio: traces are not exported:', error);
   }
-  const { bootStudio } = await import('@/lib/studio/boot');
+  const { bootStudio, checkStudioSettings } = await import('@/lib/studio/boot');
+  // A setting that is wrong (a trace URL that is not http(s), a retention value out of range) stops the
+  // start with the variable's name, rather than a server that answers 500 on the pages that read it.
+  const wrong = checkStudioSettings();
+  if (wrong) {
+    console.error(`studio: refusing to start: ${wrong}`);
+    process.exit(1);
+  }
   try {
     await bootStudio();
   } catch (error) {

@@ -194,6 +194,7 @@ function fullProjects() {
         'spoofing.spec.ts',
         'schedules.spec.ts',
         'resume-at.spec.ts',
+        'settings.spec.ts',
       ],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${longPort}` },
     },

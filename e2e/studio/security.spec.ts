@@ -160,6 +160,34 @@ test.describe('without a session', () => {
 
 test.describe('signed in', () => {
   test.setTimeout(120_000);
+  test('text no run holds (a NUL, a line break) in a run id, a filter or a call is a 4xx with a reason on every route, never a 500', async ({ page }) => {
+    await signIn(page);
+    const nulRun = runHref(`${LONG.runId}\u0000x`).split('/').pop() as string;
+    const realRun = runHref(LONG.runId).split('/').pop() as string;
+    const expectations: [string, number][] = [
+      ['/api/runs?q=%00%0Aforged%20log%20line', 400],
+      ['/api/runs?agent=support%00', 400],
+      [`/api/runs/${nulRun}`, 404],
+      [`/api/runs/${nulRun}/export`, 404],
+      [`/api/runs/${nulRun}/chunks/0`, 404],
+      [`/api/runs/${nulRun}/decision?call=c1`, 404],
+      [`/api/runs/${realRun}/decision?call=c%001`, 400],
+      [`/api/runs/${realRun}/decision?call=${'c'.repeat(201)}`, 400],
+    ];
+    const problems: string[] = [];
+    for (const [url, status] of expectations) {
+      const response = await page.request.get(url, { maxRedirects: 0 });
+      const body = await response.text();
+      if (response.status() !== status) problems.push(`${url}: ${response.status()} ${body.slice(0, 200)}`);
+      // Each refusal says why in a short JSON body.
+      else if (!(JSON.parse(body) as { error?: string }).error) problems.push(`${url}: no reason in ${body.slice(0, 200)}`);
+    }
+    expect(problems).toEqual([]);
+    // The pages clean a filter's control characters instead of failing: the runs page still renders.
+    const listed = await page.request.get('/?q=%00%0A', { maxRedirects: 0 });
+    expect(listed.status()).toBe(200);
+  });
+
   test('a server action POST with the session but a foreign Origin is refused before it runs; from this origin it runs', async ({ page, baseURL }) => {
     await signIn(page);
     const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');

@@ -10,6 +10,7 @@ import { demoModelInfo } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { getExecutor, retentionSettingsFromEnv } from '@/lib/executor';
 import { demoInvocationHook } from './demo';
+import { traceUrlTemplate } from './trace-link';
 import { metricsToken } from './auth/metrics-token';
 import { studioMetrics } from './metrics';
 import { hostPolicyFromEnv } from './auth/request-host';
@@ -30,6 +31,18 @@ function announceHosts(): void {
     console.log(`studio: answers ${names}${policy.trustProxy ? ' (the host the proxy in front forwards: GNL_STUDIO_TRUST_PROXY)' : ''}`);
   if (!isLoopbackHost(bound) && policy.allowed.length === 0)
     console.log(`studio: listening on ${bound} but answering loopback names only: set GNL_STUDIO_ALLOWED_HOSTS to the names people reach it by`);
+}
+
+/** The settings the Studio reads later, checked at start: what is wrong (naming the variable), or undefined. */
+export function checkStudioSettings(env: Record<string, string | undefined> = process.env): string | undefined {
+  for (const check of [() => traceUrlTemplate(env), () => retentionSettingsFromEnv(env)]) {
+    try {
+      check();
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+  return undefined;
 }
 
 export async function bootStudio(): Promise<void> {

@@ -1,4 +1,5 @@
 import { createUIMessageStreamResponse } from 'ai';
+import { AgentInputError } from '@/lib/agents';
 import { followRunStream } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { operatorOrRefusal } from '@/lib/studio/auth/session';
@@ -25,6 +26,8 @@ export async function POST(request: Request) {
     ({ runId } = await startChatTurn(parsed.data));
   } catch (error) {
     if (ChatBusyError.isInstance(error)) return Response.json({ error: error.message, status: error.status }, { status: 409 });
+    // A message the agent's input rules refuse is the sender's to fix: a 400 that says why, not a 500.
+    if (AgentInputError.isInstance(error)) return Response.json({ error: error.message }, { status: 400 });
     throw error;
   }
   return createUIMessageStreamResponse({

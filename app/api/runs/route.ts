@@ -1,11 +1,13 @@
 import { operatorOrRefusal } from '@/lib/studio/auth/session';
-import { listRuns, parseFilterText, parsePageSize, parseRunStatus } from '@/lib/studio/reads/runs';
+import { filterTextProblem, listRuns, parseFilterText, parsePageSize, parseRunStatus } from '@/lib/studio/reads/runs';
 
 /** One page of runs as JSON (the runs page re-reads it when its live stream says it may have missed changes). */
 export async function GET(request: Request) {
   const auth = await operatorOrRefusal();
   if ('refusal' in auth) return auth.refusal;
   const params = new URL(request.url).searchParams;
+  const problem = filterTextProblem('q', params.get('q')) ?? filterTextProblem('agent', params.get('agent'));
+  if (problem) return Response.json({ error: problem }, { status: 400 });
   const cursor = params.get('cursor') || undefined;
   const page = await listRuns({
     status: parseRunStatus(params.get('status')),

@@ -18,7 +18,8 @@ export const userMessageSchema = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, 'a message id is letters, digits, - and _'),
   role: z.literal('user', { error: 'Only a user message can be sent.' }),
   parts: z
-    .array(z.object({ type: z.literal('text', { error: 'A message is text only.' }), text: z.string() }).passthrough())
+    // Only what a text part is: any other key (providerMetadata, a part's state) is dropped here, never passed on to the run.
+    .array(z.object({ type: z.literal('text', { error: 'A message is text only.' }), text: z.string() }))
     .min(1)
     .refine(
       (parts) =>

@@ -8,6 +8,9 @@
  * resolves `.` and `..` segments away.
  */
 const PLAIN = /^[A-Za-z0-9_.:@-]$/;
+/** What no run id holds (lib/durable/identity/run-id.ts: control characters, lone surrogates; at most 512 characters). Kept here: this file is in the browser's bundle too. */
+const NOT_IN_A_RUN_ID = /[\p{Cc}\p{Cs}]/u;
+const MAX_RUN_ID_LENGTH = 512;
 
 export function encodeRunSegment(runId: string): string {
   const allDots = /^\.+$/.test(runId);
@@ -43,11 +46,15 @@ export function decodeRunSegment(received: string): string | undefined {
       return undefined;
     }
   }
+  let runId: string;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
+    runId = new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
   } catch {
     return undefined;
   }
+  // An id no run can have (a NUL or another control character, empty, too long) names no run: every route answers it 404.
+  if (runId.length === 0 || [...runId].length > MAX_RUN_ID_LENGTH || NOT_IN_A_RUN_ID.test(runId)) return undefined;
+  return runId;
 }
 
 /** The URL of a run's page. */

@@ -62,8 +62,17 @@ const MAX_FILTER_LENGTH = 200;
 /** A `?q=` or `?agent=` value: trimmed, at most 200 characters; empty or absent means none. */
 export function parseFilterText(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const text = value.trim().slice(0, MAX_FILTER_LENGTH);
+  // Control characters (a NUL the database refuses, a newline that would forge a log line) are no text to search for.
+  const text = value.replace(CONTROL_CHARACTERS, '').trim().slice(0, MAX_FILTER_LENGTH);
   return text === '' ? undefined : text;
+}
+
+const CONTROL_CHARACTERS = /[\p{Cc}\p{Cs}]/gu;
+
+/** For the JSON routes: why a filter's text is refused (with a 400), or undefined. The pages drop the characters instead (parseFilterText). */
+export function filterTextProblem(name: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  return /[\p{Cc}\p{Cs}]/u.test(value) ? `${name} must not contain control characters (a NUL, a line break).` : undefined;
 }
 
 /** The agents the filter offers: the registered ones (agents/index.ts), sorted. */
