@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SESSION_MAX_AGE_SECONDS, secretFilePath, sessionSecret, signSessionToken, verifySessionToken } from './session-token';
+import { checkSecretFile, SESSION_MAX_AGE_SECONDS, secretFilePath, sessionSecret, signSessionToken, verifySessionToken } from './session-token';
 
 const secret = Buffer.from('s'.repeat(40));
 
@@ -62,5 +62,32 @@ describe('session token signatures', () => {
     for (const bad of [`${mac.slice(0, -1)}${last}`, mac.slice(0, -1), `${mac}A`, `${mac}==`])
       expect(verifySessionToken(`${payload}.${bad}`, { secret }), bad).toBeUndefined();
     expect(verifySessionToken(`${payload}.${mac}`, { secret })?.operatorId).toBe('op-1');
+  });
+});
+
+describe('the session secret file (issue 34, finding 4)', () => {
+  it('made readable by others (chmod 644): tightened to 0600 at start, and said', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gnl-secret-'));
+    const file = path.join(dir, 'data.session-secret');
+    writeFileSync(file, `${'k'.repeat(43)}\n`);
+    chmodSync(file, 0o644);
+    const lines: string[] = [];
+    checkSecretFile(file, (line) => lines.push(line));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(lines.join('\n')).toMatch(/was readable by others \(mode 644\): made 0600/);
+    // Already private: nothing to say.
+    const quiet: string[] = [];
+    checkSecretFile(file, (line) => quiet.push(line));
+    expect(quiet).toEqual([]);
+  });
+
+  it('in a folder everyone may write to (no sticky bit): said', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gnl-secret-open-'));
+    chmodSync(dir, 0o777);
+    const file = path.join(dir, 'data.session-secret');
+    writeFileSync(file, `${'k'.repeat(43)}\n`, { mode: 0o600 });
+    const lines: string[] = [];
+    checkSecretFile(file, (line) => lines.push(line));
+    expect(lines.join('\n')).toMatch(/is writable by everyone/);
   });
 });

@@ -15,7 +15,7 @@
  * Plain node:crypto and node:fs, no server-only import: the proxy and the tests use it too.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { secretsEqual } from './security-compare';
 
@@ -45,10 +45,33 @@ export function sessionSecret(env: Env = process.env): Buffer {
   return global[cacheKey];
 }
 
+/** A secret file another user owns is refused; one others may read is made 0600, and that is said (anyone who read it can mint sessions). */
+export function checkSecretFile(file: string, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
+  const stat = statSync(file);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (uid !== undefined && stat.uid !== uid)
+    throw new Error(`The session secret ${file} belongs to another user (uid ${stat.uid}); this process runs as uid ${uid}. Remove it, or set ${SECRET_ENV}.`);
+  if ((stat.mode & 0o077) !== 0) {
+    chmodSync(file, 0o600);
+    log(
+      `studio: the session secret ${file} was readable by others (mode ${(stat.mode & 0o777).toString(8)}): made 0600. Anyone who read it could sign sessions: delete the file to make a new one (everyone signs in again).`,
+    );
+  }
+  const parent = statSync(path.dirname(file));
+  // World-writable without the sticky bit: anyone can replace the file with a secret they know.
+  if ((parent.mode & 0o002) !== 0 && (parent.mode & 0o1000) === 0)
+    log(
+      `studio: ${path.dirname(file)}, the folder of the session secret, is writable by everyone: anyone could replace the secret. Use a folder of your own (GNL_DATA_DIR).`,
+    );
+}
+
 function readOrCreateSecret(file: string): Buffer {
   try {
     const text = readFileSync(file, 'utf8').trim();
-    if (text.length >= 32) return Buffer.from(text, 'utf8');
+    if (text.length >= 32) {
+      checkSecretFile(file);
+      return Buffer.from(text, 'utf8');
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
