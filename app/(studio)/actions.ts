@@ -49,7 +49,8 @@ const resumeAtSchema = z.object({
   runId,
   at: z.iso
     .datetime({ offset: true, error: 'Choose a date and a time.' })
-    .refine((at) => Date.parse(at) > Date.now(), 'Choose a time in the future (a resume now is Resume).'),
+    .refine((at) => Date.parse(at) > Date.now(), 'Choose a time in the future (a resume now is Resume).')
+    .refine((at) => Date.parse(at) <= Date.now() + 366 * 86_400_000, 'Choose a time within a year and a day.'),
   reason: requiredReason,
 });
 const migrateSchema = z.object({

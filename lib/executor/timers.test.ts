@@ -176,6 +176,11 @@ describeEachStorage('executor timers', (holder) => {
     await expect(scheduleResume(waiting.runId, { storage: holder.storage, at: '2026-12-02T09:00:00', by: 'ops' })).rejects.toMatchObject({
       name: 'JournalDataError',
     });
+    // Bounded: a year and a day ahead at most (9999-12-31 is refused, naming the bound).
+    await expect(scheduleResume(waiting.runId, { storage: holder.storage, at: '9999-12-31T00:00:00Z', by: 'ops' })).rejects.toMatchObject({
+      name: 'JournalDataError',
+      message: expect.stringMatching(/resumeAt: at most 366 days ahead/),
+    });
     expect((await journal().getRun(runId))?.lastSeq).toBe(lastSeq);
     expect((await journal().getRun(waiting.runId))?.lastSeq).toBe(seq);
     await cancelRun(waiting.runId, { storage: holder.storage, by: 'test', reason: 'done with it' });

@@ -66,6 +66,10 @@ export const cancelRequestSchema = runRequestSchema;
 export const restartLinkRequestSchema = z.object({ runId: base.runId, restartedAs: base.runId, by: base.by, newAttempt: z.boolean().optional() });
 export type RestartLinkRequest = z.input<typeof restartLinkRequestSchema>;
 const isoInstant = z.iso.datetime({ offset: true });
+/** How far ahead a resume may be scheduled: a year and a day. */
+export const MAX_RESUME_AHEAD_DAYS = 366;
+const MAX_RESUME_AHEAD_MS = MAX_RESUME_AHEAD_DAYS * 86_400_000;
+
 export const resumeRequestSchema = runRequestSchema.extend({
   /** A scheduled resume: the instant (ISO 8601 with a zone, or a Date) before which no executor invokes the run. Absent: at once. */
   resumeAt: z
@@ -74,6 +78,8 @@ export const resumeRequestSchema = runRequestSchema.extend({
       'resumeAt: an ISO 8601 date-time with a zone (2026-12-02T09:00:00Z) or a valid Date',
     )
     .transform((value) => new Date(value).toISOString())
+    // A timer far beyond any wait a run should have (9999-12-31) is a typo or an attack on the queue's ordering: refused.
+    .refine((iso) => Date.parse(iso) <= Date.now() + MAX_RESUME_AHEAD_MS, `resumeAt: at most ${MAX_RESUME_AHEAD_DAYS} days ahead`)
     .optional(),
 });
 

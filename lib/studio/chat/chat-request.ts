@@ -8,7 +8,8 @@ import { z } from 'zod';
 
 export const MAX_CHAT_MESSAGE_CHARS = 4000;
 
-export const conversationIdSchema = z.uuid({ error: 'A conversation id is a UUID the Studio made.' });
+/** One spelling per conversation: a UUID in lower case (the upper-case spelling of one is the same conversation, not a second). */
+export const conversationIdSchema = z.uuid({ error: 'A conversation id is a UUID the Studio made.' }).transform((id) => id.toLowerCase());
 
 export const userMessageSchema = z.object({
   id: z

@@ -32,6 +32,11 @@ describe('input hygiene at the Studio’s edges', () => {
       message: { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hello', providerMetadata: { openai: { x: 1 } }, injected: true }] },
     });
     expect(parsed.message.parts).toEqual([{ type: 'text', text: 'hello' }]);
+    // One spelling per conversation: the upper-case one is the same conversation.
+    expect(
+      chatRequestSchema.parse({ ...{ id: '6F1C2B9E-3D4A-4B5C-9D8E-7F6A5B4C3D2E' }, message: { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'x' }] } })
+        .id,
+    ).toBe('6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e');
     expect(
       chatRequestSchema.safeParse({ id: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e', message: { id: 'm1', role: 'user', parts: [{ type: 'file', url: 'x' }] } })
         .success,
