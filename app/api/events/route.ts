@@ -5,5 +5,5 @@ import { runsEventsResponse } from '@/lib/studio/live/live';
 export async function GET(request: Request) {
   const auth = await operatorOrRefusal();
   if ('refusal' in auth) return auth.refusal;
-  return runsEventsResponse({ signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session) });
+  return runsEventsResponse({ signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session), holder: auth.operator.id });
 }

@@ -75,12 +75,19 @@ function sendEvents(channel: SseChannel, events: readonly RecordedEvent[]): void
 }
 
 /** One run's journal after `afterSeq`, then live. The caller checked that the run exists. */
-export function runEventsResponse(args: { runId: string; afterSeq: number; signal: AbortSignal; stillAuthorized(): Promise<boolean> }): Response {
+export function runEventsResponse(args: {
+  runId: string;
+  afterSeq: number;
+  signal: AbortSignal;
+  stillAuthorized(): Promise<boolean>;
+  holder?: string;
+}): Response {
   const { runId, afterSeq, signal } = args;
   return sseResponse({
     ...streamSettings(),
     signal,
     stillAuthorized: args.stillAuthorized,
+    ...(args.holder !== undefined ? { holder: args.holder } : {}),
     onError: logError(`event stream of ${runId}`),
     async start(channel) {
       const journal = storageFromEnv().runs;
@@ -104,11 +111,12 @@ export function runEventsResponse(args: { runId: string; afterSeq: number; signa
 }
 
 /** Every run's summary as it changes. */
-export function runsEventsResponse(args: { signal: AbortSignal; stillAuthorized(): Promise<boolean> }): Response {
+export function runsEventsResponse(args: { signal: AbortSignal; stillAuthorized(): Promise<boolean>; holder?: string }): Response {
   return sseResponse({
     ...streamSettings(),
     signal: args.signal,
     stillAuthorized: args.stillAuthorized,
+    ...(args.holder !== undefined ? { holder: args.holder } : {}),
     onError: logError('runs stream'),
     async start(channel) {
       const journal = storageFromEnv().runs;

@@ -15,6 +15,8 @@
  * stream reaches maxMs, its session ends, or `start` fails.
  */
 
+import { takeStreamPlace } from './stream-limits';
+
 export interface SseMessage {
   /** The SSE event name (addEventListener on the browser side). */
   event: string;
@@ -45,6 +47,8 @@ export interface SseOptions {
   start(channel: SseChannel): Promise<() => unknown>;
   /** Told about a failed start or release (the server's log). */
   onError?(error: unknown): void;
+  /** Who opens it (an operator id): counted against the live-stream bounds (stream-limits.ts); past them the answer is 429. */
+  holder?: string;
 }
 
 export const SSE_HEADERS = {
@@ -60,6 +64,9 @@ export function formatSse(message: SseMessage): string {
 }
 
 export function sseResponse(options: SseOptions): Response {
+  const place = options.holder === undefined ? undefined : takeStreamPlace(options.holder);
+  if (place && 'refused' in place)
+    return Response.json({ error: place.refused }, { status: 429, headers: { 'Retry-After': '10', 'Cache-Control': 'no-store' } });
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const maxMs = options.maxMs ?? 5 * 60_000;
   const encoder = new TextEncoder();
@@ -102,6 +109,7 @@ export function sseResponse(options: SseOptions): Response {
       finish = () => {
         if (closed) return;
         closed = true;
+        place?.release();
         clearInterval(heartbeat);
         clearTimeout(lifetime);
         options.signal.removeEventListener('abort', finish);

@@ -10,5 +10,11 @@ export async function GET(request: Request, { params }: { params: Promise<{ runI
   const runId = decodeRunSegment((await params).runId);
   const run = runId === undefined ? undefined : await findRun(runId);
   if (!run) return Response.json({ error: 'No run has this id in this journal.' }, { status: 404 });
-  return runEventsResponse({ runId: run.runId, afterSeq: resumeAfter(request), signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session) });
+  return runEventsResponse({
+    runId: run.runId,
+    afterSeq: resumeAfter(request),
+    signal: request.signal,
+    stillAuthorized: () => sessionStillOn(auth.session),
+    holder: auth.operator.id,
+  });
 }
