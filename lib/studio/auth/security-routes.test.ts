@@ -293,6 +293,22 @@ describe('the Studio surface, enumerated from app/', () => {
     expect(problems).toEqual([]);
   });
 
+  it('a server action POST whose body is over 1 MB is refused with 413 and its size, before anything runs (issue 34)', async () => {
+    const session = signSessionToken({ operatorId: 'alice-id', sessionId: 'session-id' });
+    const post = (length: number) =>
+      proxy(
+        request('/demo', {
+          method: 'POST',
+          cookie: session,
+          headers: { 'next-action': 'f'.repeat(42), origin: 'http://127.0.0.1:3000', host: '127.0.0.1:3000', 'content-length': String(length) },
+        }),
+      );
+    const over = post(1024 * 1024 + 1);
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { error: string }).error).toMatch(/1048577 bytes; a Studio action takes at most 1048576/);
+    expect(post(1024).headers.get('x-middleware-next')).toBe('1');
+  });
+
   it('X-Forwarded-Host counts only behind a declared proxy, and only hosts the Studio is configured for are answered', async () => {
     const session = signSessionToken({ operatorId: 'alice-id', sessionId: 'session-id' });
     const post = (headers: Record<string, string>) =>

@@ -7,7 +7,8 @@
  */
 const key = Symbol.for('gnl.studio.streamLimits');
 const scope = globalThis as Record<symbol, { total: number; byHolder: Map<string, number> } | undefined>;
-const counts = (scope[key] ??= { total: 0, byHolder: new Map() });
+scope[key] ??= { total: 0, byHolder: new Map() };
+const counts = scope[key];
 
 function limit(name: string, fallback: number, env: Record<string, string | undefined>): number {
   const raw = env[name]?.trim();
