@@ -10,6 +10,7 @@ import { demoModelInfo } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { getExecutor, retentionSettingsFromEnv } from '@/lib/executor';
 import { demoInvocationHook } from './demo';
+import { logText } from './log-text';
 import { traceUrlTemplate } from './trace-link';
 import { metricsToken } from './auth/metrics-token';
 import { studioMetrics } from './metrics';
@@ -60,8 +61,8 @@ export async function bootStudio(): Promise<void> {
     ...(aroundInvocation ? { aroundInvocation } : {}),
     onEvent: (event) => {
       studioMetrics().observe(event);
-      if (event.type === 'error') console.error(`studio executor: ${event.where}: ${event.error}`);
-      if (event.type === 'finished' && event.error) console.log(`studio executor: ${event.runId} ${event.outcome}: ${event.error}`);
+      if (event.type === 'error') console.error(`studio executor: ${logText(event.where)}: ${logText(event.error)}`);
+      if (event.type === 'finished' && event.error) console.log(`studio executor: ${logText(event.runId)} ${event.outcome}: ${logText(event.error)}`);
       if (event.type === 'retention-pass') console.log(`studio executor: retention dropped ${event.dropped} runs (${event.skipped} skipped)`);
       if (event.type === 'schedule-missed')
         console.log(`studio executor: schedule ${event.scheduleId} missed ${event.first} … ${event.last} (${event.policy})`);

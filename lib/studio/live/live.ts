@@ -14,6 +14,7 @@
 import 'server-only';
 import type { RecordedEvent } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
+import { logText } from '../log-text';
 import { type SseChannel, sseResponse } from './sse';
 import { toWireEvent, toWireRun } from '../reads/wire';
 
@@ -30,7 +31,7 @@ export function streamSettings(): { heartbeatMs: number; maxMs: number } {
 }
 
 export function logError(where: string) {
-  return (error: unknown) => console.error(`studio: ${where}:`, error instanceof Error ? error.message : error);
+  return (error: unknown) => console.error(`studio: ${logText(where)}: ${logText(error)}`);
 }
 
 /** Calls `task` now, or once more after the running call when asked during it (never two at once). */

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { chatRequestSchema } from '../chat/chat-request';
 import { decodeRunSegment, encodeRunSegment } from './run-path';
 import { filterTextProblem, parseFilterText } from './runs';
+import { logText } from '../log-text';
 
 describe('input hygiene at the Studio’s edges', () => {
   it('a run segment that decodes to an id with a control character, an empty one or one too long names no run', () => {
@@ -41,5 +42,13 @@ describe('input hygiene at the Studio’s edges', () => {
       chatRequestSchema.safeParse({ id: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e', message: { id: 'm1', role: 'user', parts: [{ type: 'file', url: 'x' }] } })
         .success,
     ).toBe(false);
+  });
+});
+
+describe('a log line holds outside text as escapes', () => {
+  it('a newline, a NUL or a line separator cannot end the line', () => {
+    expect(logText('bad\nstudio: forged line\u0000\u2028')).toBe('bad\\nstudio: forged line\\u0000\\u2028');
+    expect(logText(new Error('tool said\r\nno'))).toBe('tool said\\r\\nno');
+    expect(logText('plain: ünïcode ok')).toBe('plain: ünïcode ok');
   });
 });

@@ -10,6 +10,7 @@ import { registry } from '@/agents';
 import { toolLookupOf } from '@/lib/agents';
 import type { PendingItem } from '@/lib/durable';
 import { jsonSafe } from './wire';
+import { logText } from '../log-text';
 
 export type OutsideRecord =
   /** `record`: what the system holds, shown as text; `output`: the tool's result it amounts to, the form's prefill. */
@@ -28,7 +29,7 @@ export async function outsideRecord(args: {
     if (!found.found) return { state: 'not-found' };
     return { state: 'found', record: jsonSafe(found.record), ...(found.output !== undefined ? { output: jsonSafe(found.output) } : {}) };
   } catch (error) {
-    console.error(`studio: the lookup of ${item.toolName} (${item.toolCallId}) in run ${runId} failed:`, error);
+    console.error(`studio: the lookup of ${logText(item.toolName)} (${logText(item.toolCallId)}) in run ${logText(runId)} failed: ${logText(error)}`);
     return { state: 'failed', message: error instanceof Error ? error.message : String(error) };
   }
 }
