@@ -246,8 +246,6 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   const memory = givenMemory === undefined ? undefined : parseRunMemory(givenMemory);
   const recordedMemory = memory ? await memoryOf(journal, runId, memory, options) : undefined;
   const input = recordedMemory ? { ...built, memory: recordedMemory } : built;
-  // What recall found is a system message before the thread's (the SDK's allowSystemInMessages permits it there).
-  const rest = recordedMemory ? { ...withoutPrompt(given), messages: withMemoryMessages(recordedMemory, options), allowSystemInMessages: true } : given;
   // This invocation's span (tracing.ts), started once the run's record says which trace it continues.
   let invocation: InvocationTrace | undefined;
   const traceOf = (state: RunState | undefined, kind: string): InvocationTrace =>
@@ -276,6 +274,11 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
       await hold.release();
       return answered(traceOf(begun.state, 'answer'), answer as DurableResult<TOOLS>, replayCallbacks);
     }
+    // The memory the model is given is the run's record once it has one: another process that started this
+    // run first (its read was the one recorded) wins over this call's read. What recall found is a system
+    // message before the thread's (the SDK's allowSystemInMessages permits it there).
+    const memoryOfRun = recordedMemory ? (begun.state.input?.memory ?? recordedMemory) : undefined;
+    const rest = memoryOfRun ? { ...withoutPrompt(given), messages: withMemoryMessages(memoryOfRun, options), allowSystemInMessages: true } : given;
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     session.trace = traceOf(begun.state, 'resume');
     if (memory) session.beforeCompletion = (result) => appendTurn(session, memory, userTexts(options), result.text);
