@@ -10,9 +10,14 @@ const refund = { refundId: 'r_1', customerId: 'c_42', orderId: 'o_17', amount: 4
 
 describe('demo tool output schemas through the registry', () => {
   it('accepts what issueRefund returns, performed or refused', async () => {
-    expect(await checkToolOutput({ agentName: 'support', toolName: 'issueRefund', output: { ok: true, refund } })).toEqual({ ok: true });
+    // The value to record is the parsed one: a key the schema does not know is dropped.
+    expect(await checkToolOutput({ agentName: 'support', toolName: 'issueRefund', output: { ok: true, refund, injected: 1 } })).toEqual({
+      ok: true,
+      value: { ok: true, refund },
+    });
     expect(await checkToolOutput({ agentName: 'support', toolName: 'issueRefund', output: { ok: false, refused: 'over the order total' } })).toEqual({
       ok: true,
+      value: { ok: false, refused: 'over the order total' },
     });
   });
 
@@ -32,6 +37,6 @@ describe('demo tool output schemas through the registry', () => {
   it('shows the JSON Schema beside the form; a run of no registered agent accepts any JSON', async () => {
     expect(JSON.stringify(await toolOutputJsonSchema('support', 'issueRefund'))).toContain('refundId');
     expect(await toolOutputJsonSchema(undefined, 'issueRefund')).toBeUndefined();
-    expect(await checkToolOutput({ agentName: undefined, toolName: 'issueRefund', output: 'anything' })).toEqual({ ok: true });
+    expect(await checkToolOutput({ agentName: undefined, toolName: 'issueRefund', output: 'anything' })).toEqual({ ok: true, value: 'anything' });
   });
 });
