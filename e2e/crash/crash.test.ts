@@ -73,24 +73,18 @@ interface JournalAccess {
 function pgliteAccess(): JournalAccess {
   const dataDir = tempDataDir();
   tempDirs.push(path.dirname(dataDir));
+  const withStorage = async <T>(fn: (storage: PGliteStorage) => Promise<T>): Promise<T> => {
+    const storage = new PGliteStorage({ dataDir });
+    try {
+      return await fn(storage);
+    } finally {
+      await storage.close();
+    }
+  };
   return {
     childConfig: { journal: 'pglite', dataDir },
-    async use(fn) {
-      const storage = new PGliteStorage({ dataDir });
-      try {
-        return await fn(storage.runs);
-      } finally {
-        await storage.close();
-      }
-    },
-    async memory(fn) {
-      const storage = new PGliteStorage({ dataDir });
-      try {
-        return await fn(storage.memory);
-      } finally {
-        await storage.close();
-      }
-    },
+    use: (fn) => withStorage((storage) => fn(storage.runs)),
+    memory: (fn) => withStorage((storage) => fn(storage.memory)),
     close: async () => {},
   };
 }

@@ -15,8 +15,8 @@
  */
 import { type EmbeddingModel, embed, embedMany, type Tool, tool } from 'ai';
 import { z } from 'zod';
-import { gnlTool } from '../tools/gnl-tool';
-import { type MemoryStore, unitVector } from './memory-store';
+import { type GnlToolOptions, gnlTool } from '../tools/gnl-tool';
+import { type MemoryItem, type MemoryStore, unitVector } from './memory-store';
 
 export interface MemoryToolsOptions<WORKING extends z.ZodType = z.ZodType> {
   store: MemoryStore;
@@ -33,6 +33,21 @@ export interface MemoryToolsOptions<WORKING extends z.ZodType = z.ZodType> {
 }
 
 const recalledShape = z.object({ id: z.number(), kind: z.enum(['message', 'fact']), text: z.string(), score: z.number(), createdAt: z.string() });
+
+/**
+ * How a write into memory goes through the door: a side effect, retrySafe (the store writes a key once),
+ * and checked by asking the store whether the key was written, answering with `output` of those items.
+ */
+export function memoryWriteOptions<OUTPUT>(store: MemoryStore, output: (items: MemoryItem[]) => OUTPUT): GnlToolOptions<unknown, OUTPUT> {
+  return {
+    sideEffect: true,
+    retrySafe: true,
+    check: async ({ idempotencyKey }) => {
+      const items = await store.written(idempotencyKey);
+      return items ? { done: true, output: output(items) } : { done: false };
+    },
+  };
+}
 
 export function memoryTools<WORKING extends z.ZodType>(options: MemoryToolsOptions<WORKING>): Record<string, Tool> {
   const { store, resource, embeddingModel } = options;
@@ -67,14 +82,7 @@ export function memoryTools<WORKING extends z.ZodType>(options: MemoryToolsOptio
         return rememberedOf(written.items);
       },
     }),
-    {
-      sideEffect: true,
-      retrySafe: true,
-      check: async ({ idempotencyKey }) => {
-        const items = await store.written(idempotencyKey);
-        return items ? { done: true, output: rememberedOf(items) } : { done: false };
-      },
-    },
+    memoryWriteOptions(store, rememberedOf),
   );
 
   const tools: Record<string, Tool> = { recall: recall as Tool, remember: remember as Tool };

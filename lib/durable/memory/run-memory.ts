@@ -18,6 +18,7 @@ import type { RunInput } from '../journal/events';
 import { gnlTool } from '../tools/gnl-tool';
 import type { MemoryItem, MemoryStore, RecalledItem } from './memory-store';
 import { unitVector } from './memory-store';
+import { memoryWriteOptions } from './memory-tools';
 
 export interface RunMemory {
   store: MemoryStore;
@@ -140,13 +141,6 @@ export function appendTurnTool(memory: RunMemory, runId: string): Tool {
         return output(written.items);
       },
     }),
-    {
-      sideEffect: true,
-      retrySafe: true,
-      check: async ({ idempotencyKey }) => {
-        const items = await store.written(idempotencyKey);
-        return items ? { done: true, output: output(items) } : { done: false };
-      },
-    },
+    memoryWriteOptions(store, output),
   ) as Tool;
 }
