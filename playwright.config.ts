@@ -72,6 +72,8 @@ function studioDatabaseUrl(url: string): string {
 const smoke = process.env.GNL_E2E_SMOKE === '1';
 
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, readonly unknown[]>;
+/** One Studio of the suite: where it answers, the seed script (e2e/studio) that fills its journal first, its variables. */
+type Studio = { name: string; url: string; seed: string; env: Record<string, string> };
 
 // Every Studio the suite starts (also those a spec starts itself) runs with the tests' V8 flags (child-bundles.ts).
 process.env.GNL_STUDIO_NODE_FLAGS ??= CHILD_NODE_FLAGS.join(' ');
@@ -130,7 +132,7 @@ export default defineConfig({
         ]
       : fullProjects()),
   ],
-  webServer: smoke ? [mainServer()] : [mainServer(), ...otherServers()],
+  webServer: webServers(smoke ? [mainStudio()] : [mainStudio(), ...otherStudios()]),
 });
 
 /**
@@ -239,11 +241,40 @@ function fullProjects() {
   ];
 }
 
-function mainServer(): WebServer {
+/**
+ * Every Studio starts from one launcher (e2e/studio/start-studios.mjs), Playwright's first webServer: it
+ * builds once while every seed runs beside the build (each seed before its Studio: the folder lock admits
+ * one process, and a Studio keeps its folder while it runs), then starts them all together. Playwright
+ * starts webServers one after another, so four `seed && start` commands cost four seeds and four starts
+ * in a row (docs/testing.md). The other entries only wait, so Playwright still waits until each answers.
+ */
+function webServers(studios: Studio[]): WebServer[] {
+  const [first, ...rest] = studios as [Studio, ...Studio[]];
+  const shared = { timeout: 300_000, stdout: 'pipe' as const, stderr: 'pipe' as const };
+  return [
+    {
+      ...shared,
+      name: 'studios',
+      command: 'node e2e/studio/start-studios.mjs',
+      url: first.url,
+      env: { GNL_E2E_STUDIOS: JSON.stringify(studios.map(({ name, seed, env }) => ({ name, seed, env }))) },
+      reuseExistingServer: false,
+    },
+    // Its ports are free ones picked for this run: what answers there is the launcher's Studio.
+    ...rest.map((studio) => ({
+      ...shared,
+      name: studio.name,
+      command: 'node e2e/studio/start-studios.mjs --wait',
+      url: studio.url,
+      reuseExistingServer: true,
+    })),
+  ];
+}
+
+function mainStudio(): Studio {
   return {
-    // Seed first: the folder lock admits one process, and the Studio keeps the folder while it runs.
-    // scripts/studio.mjs builds when the sources are newer than the last build, then starts on loopback.
-    command: 'npx tsx e2e/studio/seed.ts && node scripts/studio.mjs',
+    name: 'main',
+    seed: 'seed.ts',
     url: baseURL,
     env: {
       GNL_DATA_DIR: process.env.GNL_E2E_DATA_DIR as string,
@@ -267,18 +298,14 @@ function mainServer(): WebServer {
       OPENAI_API_KEY: '',
       ANTHROPIC_API_KEY: '',
     },
-    timeout: 300_000,
-    reuseExistingServer: false,
-    stdout: 'pipe' as const,
-    stderr: 'pipe' as const,
   };
 }
 
-function otherServers(): WebServer[] {
+function otherStudios(): Studio[] {
   return [
     {
-      // Started after the first one is up (Playwright starts web servers in order), so the build is shared.
-      command: 'npx tsx e2e/studio/seed-long.ts && node scripts/studio.mjs',
+      name: 'long',
+      seed: 'seed-long.ts',
       url: `http://127.0.0.1:${longPort}/sign-in`,
       env: {
         GNL_DATA_DIR: longDataDir,
@@ -298,14 +325,11 @@ function otherServers(): WebServer[] {
         // A schedule (agents/schedules.ts from these), with runs seed-long.ts seeded: schedules.spec.ts.
         ...SCHEDULE.env,
       },
-      timeout: 300_000,
-      reuseExistingServer: false,
-      stdout: 'pipe' as const,
-      stderr: 'pipe' as const,
     },
     {
-      // The same build, after the first server (which builds it), on a journal holding a run stranded by a deploy.
-      command: 'npx tsx e2e/studio/seed-versions.ts && node scripts/studio.mjs',
+      // On a journal holding a run stranded by a deploy.
+      name: 'versions',
+      seed: 'seed-versions.ts',
       url: `http://127.0.0.1:${versionsPort}/sign-in`,
       env: {
         GNL_DATA_DIR: versionsDataDir,
@@ -327,16 +351,13 @@ function otherServers(): WebServer[] {
         GNL_STUDIO_OPERATOR_NAME: VERSIONS.operator.name,
         GNL_STUDIO_OPERATOR_PASSWORD: VERSIONS.operator.password,
       },
-      timeout: 300_000,
-      reuseExistingServer: false,
-      stdout: 'pipe' as const,
-      stderr: 'pipe' as const,
     },
     ...(postgresUrl
       ? [
           {
-            // The same build on the database DATABASE_URL names (shared, never assumed empty); its own demo service.
-            command: 'npx tsx e2e/studio/seed-postgres.ts && node scripts/studio.mjs',
+            // On the database DATABASE_URL names (shared, never assumed empty); its own demo service.
+            name: 'postgres',
+            seed: 'seed-postgres.ts',
             url: `http://127.0.0.1:${postgresPort}/sign-in`,
             env: {
               DATABASE_URL: postgresUrl,
@@ -356,10 +377,6 @@ function otherServers(): WebServer[] {
               OPENAI_API_KEY: '',
               ANTHROPIC_API_KEY: '',
             },
-            timeout: 300_000,
-            reuseExistingServer: false,
-            stdout: 'pipe' as const,
-            stderr: 'pipe' as const,
           },
         ]
       : []),

@@ -12,6 +12,7 @@
  *      signal (a demo crash point SIGKILLs it on purpose) is started again at once, and its in-process
  *      executor takes the interrupted runs up; browsers reconnect and catch up.
  * It listens on loopback unless told otherwise; every page needs a signed-in operator.
+ * `--build-only`: steps 1 and 2, then exit (the e2e launcher builds once before it starts its Studios).
  * On a Node older than 22 it first switches to the pinned Node 24 LTS (node-lts.mjs).
  * Plain Node on purpose: it must run before any dependency is installed.
  */
@@ -81,6 +82,7 @@ if (built === undefined || built < sources) {
   console.log('studio: the build is up to date');
   privateBuild(nextDir, { log: (line) => console.error(line) }); // a build from before this rule says so
 }
+if (process.argv.includes('--build-only')) process.exit(0);
 
 // The scripted demo model streams an answer word by word, 30 ms apart, so a chat visibly streams (0: at once).
 const env = { GNL_DEMO_STREAM_WORD_MS: '30', ...process.env, PORT: port, GNL_STUDIO_HOST: host };
