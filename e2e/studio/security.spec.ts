@@ -207,6 +207,26 @@ test.describe('signed in', () => {
     expect(problems).toEqual([]);
   });
 
+  test('a server action body over a million bytes is a 413 with the reason, before the action runs (Next 1 MiB, React a million slots: a 500 between); one just under reaches the action', async ({
+    page,
+    baseURL,
+  }) => {
+    await signIn(page);
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const action = builtActions().find((a) => !PUBLIC_ACTIONS.includes(a.name));
+    if (!action) throw new Error('the build has no signed-in server action');
+    const headers = { cookie, Origin: baseURL as string };
+    const over = await postAction(page.request, action, headers, [{}, 'x'.repeat(1_000_000)]);
+    expect(over.status()).toBe(413);
+    expect(over.headers()['cache-control']).toBe('no-store');
+    expect((await over.json()) as { error?: string }).toEqual({
+      error: expect.stringMatching(/^The request body is \d+ bytes; a Studio action takes at most 1000000\.$/),
+    });
+    const under = await postAction(page.request, action, headers, [{}, 'x'.repeat(1_000_000 - 16)]);
+    expect(under.status()).toBe(200);
+    expect(await under.text()).toContain('"kind":"invalid"');
+  });
+
   test('the session cookie is HttpOnly and SameSite=Strict; Secure over https or at another host name, not on loopback http', async ({ page, baseURL }) => {
     let signInPost: { url: string; headers: Record<string, string>; body: Buffer } | undefined;
     page.on('request', (request) => {
