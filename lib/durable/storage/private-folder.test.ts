@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childArgs, type ChildEntry } from '@/tests/support/child-bundles';
-import { describeLoose, tightenTree } from './private-folder';
+import { PGliteStorage } from './pglite-storage';
+import { describeLoose, prepareJournalFolder, tightenTree } from './private-folder';
 
 // Each child sets its umask to 000 before anything else runs, and proves it by creating a probe file:
 // 0666 means nothing in the child narrows modes but GNL itself.
@@ -133,6 +134,44 @@ describe('the embedded journal is private to its user', { timeout: 240_000 }, ()
     } finally {
       await killed(again.child);
     }
+  });
+});
+
+describe('whose folder, in which place (issue 34 finding 4)', () => {
+  // Only root can give a folder to another user; CI runs as root.
+  it.runIf(process.getuid?.() === 0)('a journal folder another user owns is refused, naming both users, and nothing in it is touched', async () => {
+    const dataDir = path.join(tempFolder(), 'data');
+    mkdirSync(dataDir, { mode: 0o755 });
+    writeFileSync(path.join(dataDir, 'PG_VERSION'), '17\n', { mode: 0o644 });
+    chownSync(dataDir, 65534, 65534);
+    const lines: string[] = [];
+    expect(() => prepareJournalFolder(dataDir, (line) => lines.push(line))).toThrow(
+      new RegExp(`^The embedded journal's folder ${dataDir} belongs to another user \\(uid 65534\\); this process runs as uid 0\\.`),
+    );
+    expect(lstatSync(dataDir).mode & 0o777).toBe(0o755);
+    expect(lstatSync(path.join(dataDir, 'PG_VERSION')).mode & 0o777).toBe(0o644);
+    // Through the storage too: the first use says it, before PGlite opens anything.
+    const storage = new PGliteStorage({ dataDir });
+    await expect(storage.database()).rejects.toThrow(/belongs to another user \(uid 65534\)/);
+    await storage.close();
+  });
+
+  it('a journal in a folder everyone may write (no sticky bit) is said at every start; under a sticky one (as /tmp) nothing is said', () => {
+    const open = tempFolder();
+    chmodSync(open, 0o777);
+    const lines: string[] = [];
+    prepareJournalFolder(path.join(open, 'data'), (line) => lines.push(line));
+    prepareJournalFolder(path.join(open, 'data'), (line) => lines.push(line));
+    expect(lines).toEqual([
+      `gnl: ${open}, the folder that holds the embedded journal, is writable by everyone (mode 0777): anyone could replace the journal. Use a folder of your own (GNL_DATA_DIR) or take the write bit off (chmod o-w).`,
+      `gnl: ${open}, the folder that holds the embedded journal, is writable by everyone (mode 0777): anyone could replace the journal. Use a folder of your own (GNL_DATA_DIR) or take the write bit off (chmod o-w).`,
+    ]);
+    const sticky = tempFolder();
+    chmodSync(sticky, 0o1777);
+    const none: string[] = [];
+    prepareJournalFolder(path.join(sticky, 'data'), (line) => none.push(line));
+    expect(none).toEqual([]);
+    expect(lstatSync(path.join(sticky, 'data')).mode & 0o777).toBe(0o700);
   });
 });
 

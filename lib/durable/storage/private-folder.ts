@@ -12,7 +12,7 @@
  * checkpoint). Between those, Postgres creates its files 0600 itself (measured: new relations, new WAL
  * segments), and WAL segments are recycled by rename, keeping the mode they were given.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { GnlError } from '../internal';
 
@@ -33,7 +33,9 @@ export function prepareJournalFolder(dataDir: string, log: (line: string) => voi
   const parent = path.dirname(dataDir);
   const ours = path.basename(parent) === '.gnl';
   const existed = existsSync(dataDir);
+  if (existed) refuseForeignFolder(dataDir);
   makePrivateFolder(dataDir);
+  warnOpenParent(dataDir, log);
   const loose = [...(ours ? [tightenEntry(parent)] : []), ...(existed ? tightenTree(dataDir) : [])].filter((entry) => entry !== undefined);
   // A first start says nothing: no journal was there to be exposed (a loose .gnl may be only moments old,
   // made by whatever wrote into it first: the Studio's session secret).
@@ -44,6 +46,45 @@ export function prepareJournalFolder(dataDir: string, log: (line: string) => voi
     );
   }
   return loose;
+}
+
+/**
+ * A journal folder another user owns is refused, as Postgres refuses a data directory with the wrong
+ * owner: that user can read every password hash and secret in it, or swap its files for a journal of
+ * their own. Nothing in it is touched.
+ */
+export function refuseForeignFolder(dataDir: string): void {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const stats = statSyncOrThrow(dataDir);
+  if (uid === undefined || stats.uid === uid) return;
+  throw new GnlError(
+    `The embedded journal's folder ${dataDir} belongs to another user (uid ${stats.uid}); this process runs as uid ${uid}. ` +
+      'Run GNL as the folder\'s owner, or use a folder of your own (GNL_DATA_DIR).',
+  );
+}
+
+/**
+ * One line when the folder that holds the journal is writable by everyone without the sticky bit (as
+ * /tmp has): anyone could rename the journal away and put one of their own in its place. Said at every
+ * start, the first too: it is about the place, not about what was found in it.
+ */
+export function warnOpenParent(dataDir: string, log: (line: string) => void): boolean {
+  const parent = path.dirname(dataDir);
+  const stats = statOrMissing(parent);
+  if (!stats || (stats.mode & 0o002) === 0 || (stats.mode & 0o1000) !== 0) return false;
+  log(
+    `gnl: ${parent}, the folder that holds the embedded journal, is writable by everyone (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')}): ` +
+      'anyone could replace the journal. Use a folder of your own (GNL_DATA_DIR) or take the write bit off (chmod o-w).',
+  );
+  return true;
+}
+
+function statSyncOrThrow(entry: string): Stats {
+  try {
+    return statSync(entry);
+  } catch (error) {
+    throw new GnlError(`Could not read the owner of ${entry}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** Creates `dir` and its missing parents as 0700 (exactly: the umask can only take bits away, and then they are put back). */
