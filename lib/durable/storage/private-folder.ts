@@ -59,7 +59,7 @@ export function refuseForeignFolder(dataDir: string): void {
   if (uid === undefined || stats.uid === uid) return;
   throw new GnlError(
     `The embedded journal's folder ${dataDir} belongs to another user (uid ${stats.uid}); this process runs as uid ${uid}. ` +
-      'Run GNL as the folder\'s owner, or use a folder of your own (GNL_DATA_DIR).',
+      "Run GNL as the folder's owner, or use a folder of your own (GNL_DATA_DIR).",
   );
 }
 
