@@ -8,6 +8,7 @@
  *   forged one, with an expired one and with a validly signed one for an account that does not exist.
  * - A server action POST with carol's session but a foreign Origin is refused before it runs (the same
  *   POST from this origin reaches the action: it answers "invalid" to the empty input).
+ * - Live event streams are bounded per operator (24): the next is a 429 with the reason; closed ones give their places back.
  * - The session cookie is HttpOnly, SameSite=Strict, not Secure on loopback http, Secure over https or
  *   at another host name.
  * - Sign-in is rate-limited per login and per address. This Studio runs as behind a reverse proxy
@@ -225,6 +226,40 @@ test.describe('signed in', () => {
     const under = await postAction(page.request, action, headers, [{}, 'x'.repeat(1_000_000 - 16)]);
     expect(under.status()).toBe(200);
     expect(await under.text()).toContain('"kind":"invalid"');
+  });
+
+  test('live event streams are bounded per operator: past 24 a new one is a 429 with the reason and Retry-After; closed ones give their places back', async ({
+    page,
+    baseURL,
+  }) => {
+    await signIn(page);
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    // From this process, not the browser: Chromium opens at most six connections to one host.
+    const held: AbortController[] = [];
+    const open = async (): Promise<Response> => {
+      const controller = new AbortController();
+      const response = await fetch(new URL('/api/events', baseURL), { headers: { cookie }, signal: controller.signal });
+      if (response.status === 200) held.push(controller);
+      return response;
+    };
+    try {
+      let refused: Response | undefined;
+      // carol's other tests may hold a stream or two meanwhile: open until refused, never past the bound.
+      for (let i = 0; i < 30 && !refused; i++) {
+        const response = await open();
+        if (response.status !== 200) refused = response;
+      }
+      expect(refused?.status).toBe(429);
+      expect(refused?.headers.get('retry-after')).toBe('10');
+      expect(((await refused?.json()) as { error?: string }).error).toMatch(/^You have 24 live streams open \(the limit is 24\)/);
+      expect(held.length).toBeGreaterThan(0);
+      expect(held.length).toBeLessThanOrEqual(24);
+      for (const controller of held.splice(0)) controller.abort();
+      // The server sees each connection close and gives its place back: a new stream is accepted again.
+      await expect.poll(async () => (await open()).status, { timeout: 15_000 }).toBe(200);
+    } finally {
+      for (const controller of held.splice(0)) controller.abort();
+    }
   });
 
   test('the session cookie is HttpOnly and SameSite=Strict; Secure over https or at another host name, not on loopback http', async ({ page, baseURL }) => {
