@@ -21,7 +21,8 @@
  * `retention_log` records every run the retention job dropped (lib/executor/retention/retention.ts): append-only;
  * `maintenance_passes` is when a periodic job (retention) last started, so one pass runs per interval.
  * `memory_items` and `working_memory` are what agents remember across runs (lib/durable/memory, docs/memory.md), by
- * resource (a customer) and thread; each write made under its idempotency key, once.
+ * resource (a customer) and thread; each write made under its idempotency key, once. `memory_retention_log`
+ * records what the retention job deleted of them (GNL_MEMORY_RETENTION_DAYS): append-only.
  * `demo_crash_points` is the demo's, not the runtime's: the crash point a demo run was started with
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
@@ -522,4 +523,30 @@ export const workingMemory = gnl.table(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.resource, t.version] }), uniqueIndex('working_memory_key_idx').on(t.key)],
+);
+
+/**
+ * What the retention job deleted of a resource's memory (GNL_MEMORY_RETENTION_DAYS, lib/executor/retention,
+ * docs/memory.md#retention): one row per resource per deletion, append-only (a trigger refuses UPDATE,
+ * DELETE and TRUNCATE). Counts and bytes, never the text: the log holds no memory.
+ */
+export const memoryRetentionLog = gnl.table(
+  'memory_retention_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    resource: text('resource').notNull(),
+    /** Facts and messages deleted. */
+    items: integer('items').notNull(),
+    /** Working-memory versions deleted (never the resource's newest). */
+    versions: integer('versions').notNull(),
+    /** Bytes of what was deleted: the items' text and embeddings, the versions' values as JSON text. */
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    /** Everything deleted was written before this instant (the pass's now minus policy_days). */
+    olderThan: timestamp('older_than', { withTimezone: true, mode: 'date' }).notNull(),
+    policyDays: integer('policy_days').notNull(),
+    /** The job that deleted: an executor's owner, or `cli:<os user>@<host>`. */
+    droppedBy: text('dropped_by').notNull(),
+    droppedAt: timestamp('dropped_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('memory_retention_log_resource_idx').on(t.resource, t.id), index('memory_retention_log_dropped_idx').on(t.droppedAt, t.id)],
 );

@@ -28,7 +28,9 @@ export { askPerson } from './tools';
 // Memory across runs (docs/memory.md): the port, recall/remember and working memory tools, runDurable's memory option.
 export {
   type MemoryItem,
+  type MemoryResource,
   type MemoryStore,
+  type MemoryThread,
   memoryTools,
   type MemoryToolsOptions,
   type RecalledItem,

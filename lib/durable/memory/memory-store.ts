@@ -34,6 +34,23 @@ export interface WorkingMemory {
   at: string;
 }
 
+/** A resource that memory holds something about (what the Studio's memory page lists). */
+export interface MemoryResource {
+  resource: string;
+  items: number;
+  versions: number;
+  /** The newest item's or working memory version's time. */
+  lastAt: string;
+}
+
+/** A thread of a resource: its message count and its first and last message's times. */
+export interface MemoryThread {
+  thread: string;
+  messages: number;
+  firstAt: string;
+  lastAt: string;
+}
+
 export type WorkingWrite = { ok: true; version: number; replayed: boolean } | { ok: false; conflict: true; current: WorkingMemory | undefined };
 
 export interface MemoryStore {
@@ -48,6 +65,10 @@ export interface MemoryStore {
   written(key: string): Promise<MemoryItem[] | undefined>;
   /** The resource's newest `limit` items (facts and messages), newest first: what `gnl memory show` lists. */
   items(request: { resource: string; limit: number }): Promise<MemoryItem[]>;
+  /** Resources with memory, the most recently active first; `contains`: only ids holding that text. */
+  resources(request: { limit: number; contains?: string }): Promise<MemoryResource[]>;
+  /** A resource's threads, the most recently active first. */
+  threads(request: { resource: string; limit: number }): Promise<MemoryThread[]>;
   /** A thread's last `limit` messages, oldest first. */
   history(request: { resource: string; thread: string; limit: number }): Promise<MemoryItem[]>;
   /** The `topK` items of the resource most similar to `embedding` (unit length), best first: an exact search, no extension needed. */

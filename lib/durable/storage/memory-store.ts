@@ -7,7 +7,7 @@
  * Writes are idempotent by key (a unique index), working memory versioned by its primary key.
  */
 import { sql } from 'drizzle-orm';
-import { MemoryInputError, type MemoryItem, type MemoryStore, type RecalledItem, type WorkingMemory, type WorkingWrite } from '../internal';
+import { MemoryInputError, type MemoryItem, type MemoryResource, type MemoryStore, type MemoryThread, type RecalledItem, type WorkingMemory, type WorkingWrite } from '../internal';
 import { query, type TransactionalDb } from './sql-rows';
 
 interface ItemRow {
@@ -116,6 +116,29 @@ export class SqlMemoryStore implements MemoryStore {
       sql`select ${ITEM_COLUMNS} from gnl.memory_items where resource = ${request.resource} order by id desc limit ${request.limit}`,
     );
     return rows.map(item);
+  }
+
+  async resources(request: { limit: number; contains?: string }): Promise<MemoryResource[]> {
+    const rows = await query<{ resource: string; items: number | string; versions: number | string; last_at: Date | string }>(
+      await this.database(),
+      sql`select resource, sum(items) as items, sum(versions) as versions, max(last_at) as last_at from (
+            select resource, count(*) as items, 0 as versions, max(created_at) as last_at from gnl.memory_items group by resource
+            union all
+            select resource, 0 as items, count(*) as versions, max(created_at) as last_at from gnl.working_memory group by resource
+          ) held where strpos(resource, ${request.contains ?? ''}) > 0
+          group by resource order by max(last_at) desc, resource limit ${request.limit}`,
+    );
+    return rows.map((row) => ({ resource: row.resource, items: Number(row.items), versions: Number(row.versions), lastAt: iso(row.last_at) }));
+  }
+
+  async threads(request: { resource: string; limit: number }): Promise<MemoryThread[]> {
+    const rows = await query<{ thread: string; messages: number | string; first_at: Date | string; last_at: Date | string }>(
+      await this.database(),
+      sql`select thread, count(*) as messages, min(created_at) as first_at, max(created_at) as last_at from gnl.memory_items
+          where resource = ${request.resource} and kind = 'message' and thread is not null
+          group by thread order by max(id) desc limit ${request.limit}`,
+    );
+    return rows.map((row) => ({ thread: row.thread, messages: Number(row.messages), firstAt: iso(row.first_at), lastAt: iso(row.last_at) }));
   }
 
   async history(request: { resource: string; thread: string; limit: number }): Promise<MemoryItem[]> {
