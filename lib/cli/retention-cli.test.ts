@@ -3,12 +3,13 @@
  * and on a fresh Postgres database (the run drops the deployment's agents' runs: never on the shared one).
  * The deployment's `support` agent sets no retentionDays, so GNL_RETENTION_DAYS=2 applies; a run made to
  * have ended 3 days ago (its summary row's end moved back) is dropped, a recent one and a failed one kept.
+ * With GNL_MEMORY_RETENTION_DAYS=2, a fact written 3 days ago is deleted and logged, a recent one kept.
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '@/lib/durable';
 import { PGliteStorage, PostgresStorage, type Storage } from '@/lib/durable/storage';
-import type { RetentionLogEntry } from '@/lib/executor';
+import type { DroppedMemory, RetentionLogEntry } from '@/lib/executor';
 import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { gnl } from '@/tests/support/gnl-cli';
 import { DATABASE_URL, tempDataDir, uniqueRunId } from '@/tests/support/journals';
@@ -47,12 +48,12 @@ for (const { kind, available } of targets) {
       let drop: (() => Promise<void>) | undefined;
       if (kind === 'pglite') {
         const dataDir = tempDataDir();
-        env = { GNL_DATA_DIR: dataDir, GNL_RETENTION_DAYS: '2' };
+        env = { GNL_DATA_DIR: dataDir, GNL_RETENTION_DAYS: '2', GNL_MEMORY_RETENTION_DAYS: '2' };
         open = () => new PGliteStorage({ dataDir });
       } else {
         const database = await createFreshDatabase(DATABASE_URL as string);
         drop = database.drop;
-        env = { DATABASE_URL: database.url, GNL_RETENTION_DAYS: '2' };
+        env = { DATABASE_URL: database.url, GNL_RETENTION_DAYS: '2', GNL_MEMORY_RETENTION_DAYS: '2' };
         open = () => new PostgresStorage({ connectionString: database.url });
       }
       try {
@@ -60,16 +61,26 @@ for (const { kind, available } of targets) {
         const old = await makeRun(storage, complete, 3);
         const recent = await makeRun(storage, complete, 1);
         const failed = await makeRun(storage, fail, 30);
+        const resource = `customer:${uniqueRunId('ret-cli-mem')}`;
+        await storage.memory.add({ resource, key: `${resource}-old`, items: [{ kind: 'fact', text: 'wrote three days ago' }] });
+        await storage.memory.add({ resource, key: `${resource}-new`, items: [{ kind: 'fact', text: 'wrote today' }] });
+        await (await storage.database()).execute(sql`update gnl.memory_items set created_at = now() - interval '3 days' where key = ${`${resource}-old`}`);
         await storage.close(); // one process at a time on the embedded journal
 
-        const none = await gnl(['retention', 'run', '--dry-run'], { env: { ...env, GNL_RETENTION_DAYS: '' } });
+        const none = await gnl(['retention', 'run', '--dry-run'], { env: { ...env, GNL_RETENTION_DAYS: '', GNL_MEMORY_RETENTION_DAYS: '' } });
         expect(none.code, none.stderr).toBe(0);
         expect(none.stdout).toContain('No policy');
+        expect(none.stdout).toContain('Memory: kept (GNL_MEMORY_RETENTION_DAYS is unset).');
 
         const dry = await gnl(['retention', 'run', '--dry-run', '--json'], { env });
         expect(dry.code, dry.stderr).toBe(0);
-        const preview = JSON.parse(dry.stdout) as { dryRun: boolean; wouldDrop: { runId: string; policyDays: number }[] };
+        const preview = JSON.parse(dry.stdout) as {
+          dryRun: boolean;
+          wouldDrop: { runId: string; policyDays: number }[];
+          memory: { days: number; wouldTrim: string[] };
+        };
         expect(preview.dryRun).toBe(true);
+        expect(preview.memory).toEqual({ days: 2, wouldTrim: [resource] });
         expect(preview.wouldDrop.map((r) => r.runId)).toEqual([old]);
         expect(preview.wouldDrop[0]?.policyDays).toBe(2);
         const dryText = await gnl(['retention', 'run', '--dry-run'], { env });
@@ -83,6 +94,14 @@ for (const { kind, available } of targets) {
         expect(ran.code, ran.stderr).toBe(0);
         expect(ran.stdout).toContain('Dropped 1 runs:');
         expect(ran.stdout).toContain(old);
+        expect(ran.stdout).toContain('Trimmed the memory of 1 resources:');
+        expect(ran.stdout).toContain(resource);
+
+        const memoryLog = await gnl(['retention', 'log', '--memory', '--json'], { env });
+        expect(memoryLog.code, memoryLog.stderr).toBe(0);
+        expect(JSON.parse(memoryLog.stdout) as DroppedMemory[]).toEqual([
+          expect.objectContaining({ resource, items: 1, versions: 0, policyDays: 2, droppedBy: expect.stringMatching(/^cli:os:/) }),
+        ]);
 
         const log = await gnl(['retention', 'log', '--json'], { env });
         expect(log.code, log.stderr).toBe(0);
@@ -103,6 +122,7 @@ for (const { kind, available } of targets) {
         expect(await exists(storage, old)).toBe(false);
         expect(await exists(storage, recent)).toBe(true);
         expect(await exists(storage, failed)).toBe(true);
+        expect((await storage.memory.items({ resource, limit: 10 })).map((item) => item.text)).toEqual(['wrote today']);
         await storage.close();
       } finally {
         await drop?.();

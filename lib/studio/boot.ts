@@ -63,7 +63,13 @@ export async function bootStudio(): Promise<void> {
       studioMetrics().observe(event);
       if (event.type === 'error') console.error(`studio executor: ${logText(event.where)}: ${logText(event.error)}`);
       if (event.type === 'finished' && event.error) console.log(`studio executor: ${logText(event.runId)} ${event.outcome}: ${logText(event.error)}`);
-      if (event.type === 'retention-pass') console.log(`studio executor: retention dropped ${event.dropped} runs (${event.skipped} skipped)`);
+      if (event.type === 'retention-pass')
+        console.log(
+          `studio executor: retention dropped ${event.dropped} runs (${event.skipped} skipped)` +
+            (event.memory.resources > 0
+              ? `, and ${event.memory.items} memory items and ${event.memory.versions} working memory versions of ${event.memory.resources} resources`
+              : ''),
+        );
       if (event.type === 'schedule-missed')
         console.log(`studio executor: schedule ${event.scheduleId} missed ${event.first} … ${event.last} (${event.policy})`);
     },

@@ -3,6 +3,15 @@
  * database. memory-store.ts is the port (storage implements it: lib/durable/storage/memory-store.ts);
  * memory-tools.ts gives an agent recall, remember and its working memory, each through the one door.
  */
-export { type MemoryItem, type MemoryResource, type MemoryStore, type MemoryThread, type RecalledItem, unitVector, type WorkingMemory, type WorkingWrite } from './memory-store';
+export {
+  type MemoryItem,
+  type MemoryResource,
+  type MemoryStore,
+  type MemoryThread,
+  type RecalledItem,
+  unitVector,
+  type WorkingMemory,
+  type WorkingWrite,
+} from './memory-store';
 export { memoryTools, type MemoryToolsOptions } from './memory-tools';
 export { type RunMemory, APPEND_TURN_TOOL } from './run-memory';

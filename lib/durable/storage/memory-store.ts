@@ -7,7 +7,16 @@
  * Writes are idempotent by key (a unique index), working memory versioned by its primary key.
  */
 import { sql } from 'drizzle-orm';
-import { MemoryInputError, type MemoryItem, type MemoryResource, type MemoryStore, type MemoryThread, type RecalledItem, type WorkingMemory, type WorkingWrite } from '../internal';
+import {
+  MemoryInputError,
+  type MemoryItem,
+  type MemoryResource,
+  type MemoryStore,
+  type MemoryThread,
+  type RecalledItem,
+  type WorkingMemory,
+  type WorkingWrite,
+} from '../internal';
 import { query, type TransactionalDb } from './sql-rows';
 
 interface ItemRow {

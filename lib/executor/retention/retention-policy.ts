@@ -16,7 +16,7 @@ export const retentionPolicySchema = z.object({
   agents: z.array(z.object({ agent: z.string().min(1), days: z.number().int().min(1).max(36_500) })),
 });
 
-/** GNL_RETENTION_DAYS, GNL_RETENTION_INTERVAL_MS or GNL_RETENTION_BATCH is not what it must be. */
+/** GNL_RETENTION_DAYS, GNL_MEMORY_RETENTION_DAYS, GNL_RETENTION_INTERVAL_MS or GNL_RETENTION_BATCH is not what it must be. */
 export class RetentionSettingsError extends Error {
   override readonly name = 'RetentionSettingsError';
   constructor(
@@ -38,6 +38,8 @@ export interface RetentionSettings {
   batchSize?: number;
   /** Batches per pass at most; the rest waits for the next pass. Default 50. */
   maxBatches?: number;
+  /** GNL_MEMORY_RETENTION_DAYS: memory older than this is deleted (memory-retention.ts); undefined: kept forever. */
+  memoryDays?: number | undefined;
 }
 
 /** The policy for `registry`'s agents and workflows (their current versions) under the fleet default `defaultDays`. */
@@ -53,7 +55,7 @@ export function retentionPolicy(args: { registry: AgentRegistry; defaultDays?: n
 
 const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-/** The settings from the environment: GNL_RETENTION_DAYS (days or 'forever'), GNL_RETENTION_INTERVAL_MS, GNL_RETENTION_BATCH. */
+/** The settings from the environment: GNL_RETENTION_DAYS and GNL_MEMORY_RETENTION_DAYS (days or 'forever'), GNL_RETENTION_INTERVAL_MS, GNL_RETENTION_BATCH. */
 export function retentionSettingsFromEnv(env: Record<string, string | undefined> = process.env): RetentionSettings {
   const settings: RetentionSettings = {};
   const days = env.GNL_RETENTION_DAYS?.trim();
@@ -64,6 +66,15 @@ export function retentionSettingsFromEnv(env: Record<string, string | undefined>
         cause: parsed.error,
       });
     if (parsed.data !== 'forever') settings.defaultDays = parsed.data;
+  }
+  const memoryDays = env.GNL_MEMORY_RETENTION_DAYS?.trim();
+  if (memoryDays) {
+    const parsed = retentionDaysSchema.safeParse(/^\d+$/.test(memoryDays) ? Number(memoryDays) : memoryDays);
+    if (!parsed.success)
+      throw new RetentionSettingsError('GNL_MEMORY_RETENTION_DAYS', `must be a whole number of days from 1 to 36500, or 'forever' (got "${memoryDays}")`, {
+        cause: parsed.error,
+      });
+    if (parsed.data !== 'forever') settings.memoryDays = parsed.data;
   }
   const interval = env.GNL_RETENTION_INTERVAL_MS?.trim();
   if (interval) {

@@ -9,17 +9,20 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Storage } from '@/lib/durable/storage';
+import { dropExpiredMemory } from './memory-retention';
 import { dropExpiredRuns, type RetentionCursor } from './retention';
 import type { RetentionPolicy, RetentionSettings } from './retention-policy';
 
-export type RetentionEvent = { type: 'retention-pass'; dropped: number; skipped: number; batches: number; more: boolean };
+export type RetentionEvent = { type: 'retention-pass' } & RetentionPassReport;
 
 export interface RetentionPassReport {
   dropped: number;
   skipped: number;
   batches: number;
-  /** The pass stopped at maxBatches with more runs eligible. */
+  /** The pass stopped at maxBatches with more runs (or memory) eligible. */
   more: boolean;
+  /** Memory retention (GNL_MEMORY_RETENTION_DAYS): resources trimmed, and what they lost. */
+  memory: { resources: number; items: number; versions: number };
 }
 
 export interface RetentionTickerOptions {
@@ -44,9 +47,9 @@ export class RetentionTicker {
     this.intervalMs = options.settings.intervalMs ?? 3_600_000;
   }
 
-  /** True when the policy drops anything at all. */
+  /** True when the policy drops anything at all (runs, or memory). */
   get active(): boolean {
-    return this.options.policy.agents.length > 0;
+    return this.options.policy.agents.length > 0 || this.options.settings.memoryDays !== undefined;
   }
 
   start(): void {
@@ -65,10 +68,10 @@ export class RetentionTicker {
   async pass(options: { force?: boolean; now?: Date } = {}): Promise<RetentionPassReport | undefined> {
     if (!this.active) return undefined;
     if (!(await this.claim(options.force === true))) return undefined;
-    const report: RetentionPassReport = { dropped: 0, skipped: 0, batches: 0, more: false };
+    const report: RetentionPassReport = { dropped: 0, skipped: 0, batches: 0, more: false, memory: { resources: 0, items: 0, versions: 0 } };
     const maxBatches = this.options.settings.maxBatches ?? 50;
     let after: RetentionCursor | undefined;
-    for (;;) {
+    for (; this.options.policy.agents.length > 0; ) {
       const batch = await dropExpiredRuns({
         storage: this.options.storage,
         policy: this.options.policy,
@@ -87,8 +90,35 @@ export class RetentionTicker {
         break;
       }
     }
+    if (this.options.settings.memoryDays !== undefined) await this.memoryPass(report, maxBatches, options);
     this.emit({ type: 'retention-pass', ...report });
     return report;
+  }
+
+  /** Memory older than GNL_MEMORY_RETENTION_DAYS, a batch of resources at a time, against one cut for the whole pass. */
+  private async memoryPass(report: RetentionPassReport, maxBatches: number, options: { force?: boolean; now?: Date }): Promise<void> {
+    let olderThan: Date | undefined;
+    for (let batches = 0; ; batches++) {
+      if (batches >= maxBatches || (!this.running && !options.force && batches > 0)) {
+        report.more = true;
+        return;
+      }
+      const batch = await dropExpiredMemory({
+        storage: this.options.storage,
+        days: this.options.settings.memoryDays as number,
+        droppedBy: this.options.owner,
+        ...(this.options.settings.batchSize ? { batchSize: this.options.settings.batchSize } : {}),
+        ...(options.now ? { now: options.now } : {}),
+        ...(olderThan ? { olderThan } : {}),
+      });
+      olderThan = batch.olderThan;
+      report.memory.resources += batch.dropped.length;
+      for (const dropped of batch.dropped) {
+        report.memory.items += dropped.items;
+        report.memory.versions += dropped.versions;
+      }
+      if (!batch.more) return;
+    }
   }
 
   /** Starts a pass in gnl.maintenance_passes if none started within the interval: true if this call did. */
