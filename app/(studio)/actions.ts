@@ -9,6 +9,7 @@ import { CRASH_POINTS } from '@/lib/demo';
 import { type ActionResult, cancel, decide, type ResumeNote, resume, scheduleResumeAt, startDemoRun } from '@/lib/studio/actions/operator-actions';
 import { migrate } from '@/lib/studio/actions/migrate-action';
 import { eraseRun } from '@/lib/studio/actions/erase-action';
+import { editWorkingMemory, type MemoryEditResult } from '@/lib/studio/actions/memory-actions';
 import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions';
 import { sendWorkflowEvent, startDemoWorkflow } from '@/lib/studio/actions/workflow-actions';
@@ -44,6 +45,22 @@ const provideSchema = z.object({ runId, toolCallId, output: jsonText, reason: re
 const resumeSchema = z.object({ runId, reason: requiredReason });
 const cancelSchema = z.object({ runId, reason: requiredReason });
 const eraseSchema = z.object({ runId, reason: requiredReason });
+/** A working memory edit: the resource, the version edited, the record as JSON text (an object, at most 64 KiB), why, and the form's request id. */
+const memoryEditSchema = z.object({
+  resource: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((v) => !/[\p{Cc}\p{Cf}]/u.test(v), 'The resource id holds control or invisible characters.'),
+  expectedVersion: z.number().int().min(0),
+  value: z
+    .string()
+    .max(65_536, 'The working memory is at most 64 KiB of JSON.')
+    .pipe(jsonText)
+    .refine((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'Working memory is a JSON object: { "field": value, … }.'),
+  reason: requiredReason,
+  requestId: z.uuid(),
+});
 /** An instant with its zone (the browser turns the operator's local time into one), in the future. */
 const resumeAtSchema = z.object({
   runId,
@@ -155,6 +172,13 @@ export async function eraseRunAction(input: z.input<typeof eraseSchema>): Promis
   const parsed = await authenticate(eraseSchema, input);
   if (!parsed.ok) return parsed;
   return eraseRun({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Writes a resource's working memory in the operator's name with the reason, as the version after the one edited; audited. */
+export async function editWorkingMemoryAction(input: z.input<typeof memoryEditSchema>): Promise<MemoryEditResult> {
+  const parsed = await authenticate(memoryEditSchema, input);
+  if (!parsed.ok) return parsed;
+  return editWorkingMemory({ ...parsed.data, value: parsed.data.value as Record<string, unknown>, by: parsed.by as string });
 }
 
 export async function startDemoRunAction(input: z.input<typeof demoSchema>): Promise<ActionResult<{ runId: string }>> {

@@ -31,6 +31,9 @@ export default async function StudioLayout({ children }: { children: React.React
             <Link href="/chat" className="hover:text-foreground">
               Chat
             </Link>
+            <Link href="/memory" className="hover:text-foreground">
+              Memory
+            </Link>
             <Link href="/schedules" className="hover:text-foreground">
               Schedules
             </Link>

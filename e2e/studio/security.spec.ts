@@ -108,7 +108,12 @@ test.describe.configure({ mode: 'default' });
 test.describe('without a session', () => {
   test('every enumerated page and route handler refuses a request with no cookie, a forged, an expired, or one for no account', async ({ request }) => {
     const routes = appRoutes();
-    const values = { runId: runHref(LONG.runId).split('/').pop() as string, chunk: '0', conversationId: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e' };
+    const values = {
+      runId: runHref(LONG.runId).split('/').pop() as string,
+      chunk: '0',
+      conversationId: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e',
+      resource: 'customer:c_42',
+    };
     expect(routes.length).toBeGreaterThanOrEqual(12);
     const problems: string[] = [];
     for (const route of routes) {

@@ -11,18 +11,24 @@ import { storageFromEnv } from '@/lib/durable/storage';
 import { OperatorDisabledError, UnknownOperatorError } from './errors';
 import { loginSchema, parseOrThrow } from './operator-input';
 import { type AccountsContext, type Operator, operatorOf } from './operator-record';
+import type { OperatorAuditAction } from './operators';
 
 export async function auditRevealedExport(request: { login: string; runId: string } & AccountsContext): Promise<Operator> {
   return auditOperatorAct({ ...request, action: 'revealed-export', detail: { runId: request.runId }, what: 'a revealed export needs an operator account' });
 }
 
 /**
- * An operator's act on customer data (a revealed export, an erasure), recorded in gnl.operator_audit in
+ * An operator's act on customer data (a revealed export, an erasure, an edit of memory), recorded in gnl.operator_audit in
  * the transaction that checks the account: only an enabled one may act, and the row is written before
  * the act, so none goes unrecorded. UnknownOperatorError / OperatorDisabledError otherwise.
  */
 export async function auditOperatorAct(
-  request: { login: string; action: 'revealed-export' | 'erased-runs'; detail: Record<string, unknown>; what: string } & AccountsContext,
+  request: {
+    login: string;
+    action: Extract<OperatorAuditAction, 'revealed-export' | 'erased-runs' | 'edited-memory'>;
+    detail: Record<string, unknown>;
+    what: string;
+  } & AccountsContext,
 ): Promise<Operator> {
   const login = parseOrThrow(loginSchema, request.login, request.what);
   const db = await (request.storage ?? storageFromEnv()).database();

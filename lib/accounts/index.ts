@@ -23,7 +23,7 @@ export {
   type VerifyResult,
   type AccountsContext,
 } from './operators';
-export { auditRevealedExport } from './export-audit';
+export { auditRevealedExport, auditOperatorAct } from './export-audit';
 export { eraseRunsAs, type EraseTarget } from './erasure-audit';
 export { startOperatorSession, sessionOperator, endOperatorSession, signOutEverywhere, type SessionEndReason } from './sessions';
 export { loginSchema, passwordSchema, nameSchema, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './operator-input';

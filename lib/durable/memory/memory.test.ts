@@ -7,31 +7,14 @@
  *   items it recalled before (a fact added meanwhile does not change them) and the embedding model is not
  *   called again; a remember whose process lost its answer after the write is written once.
  */
-import { MockEmbeddingModelV4 } from 'ai/test';
 import { expect, it } from 'vitest';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { scriptedModel } from '@/tests/support/scripted-model';
+import { wordEmbeddingModel, wordVector } from '@/tests/support/word-embeddings';
 import { APPEND_TURN_TOOL, memoryTools, type MemoryStore, runDurable, unitVector } from '../index';
 import { z } from 'zod';
 
-const DIMS = 64;
-function wordVector(text: string): number[] {
-  const v = new Array<number>(DIMS).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z0-9_]+/g) ?? []) {
-    let h = 0;
-    for (const c of word) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-    v[h % DIMS] = (v[h % DIMS] ?? 0) + 1;
-  }
-  return v;
-}
-function embeddingModel() {
-  return new MockEmbeddingModelV4({
-    provider: 'test',
-    modelId: 'words-64',
-    maxEmbeddingsPerCall: 100,
-    doEmbed: async ({ values }) => ({ embeddings: values.map((value) => wordVector(String(value))), warnings: [] }),
-  });
-}
+const embeddingModel = wordEmbeddingModel;
 
 describeEachJournal('memory', (target) => {
   const { storage } = target.open();

@@ -30,7 +30,12 @@ const TOKEN_ROUTES = ['/api/metrics'];
 const PUBLIC_ACTIONS = ['app/(auth)/actions.ts#signInAction', 'app/(auth)/actions.ts#setupAction', 'app/(auth)/actions.ts#signOutAction'];
 
 const SECRET = 'security-routes-test-secret-0123456789abcdef';
-const SAMPLE: Record<string, string> = { runId: 'support~3Ao_18', chunk: '0', conversationId: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e' };
+const SAMPLE: Record<string, string> = {
+  runId: 'support~3Ao_18',
+  chunk: '0',
+  conversationId: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e',
+  resource: 'customer:c_42',
+};
 
 // ---- Next's parser (SWC), as Next itself reads these files ----
 

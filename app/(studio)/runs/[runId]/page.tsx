@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
+import { RunMemory } from '@/components/memory/run-memory';
 import { LiveRunNotifications } from '@/components/runs/live-run-notifications';
 import { RunErasure } from '@/components/runs/run-erasure';
 import { RunExportLink } from '@/components/runs/run-export-link';
@@ -12,6 +13,7 @@ import { RunWorkflow } from '@/components/workflows/run-workflow';
 import { loadConversationTurn } from '@/lib/studio/reads/conversation';
 import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
 import { loadRunNotifications } from '@/lib/studio/reads/notifications';
+import { runMemoryView } from '@/lib/studio/reads/run-memory-view';
 import { decodeRunSegment } from '@/lib/studio/reads/run-path';
 import { getRunView } from '@/lib/studio/reads/runs';
 import { erasureAvailable } from '@/lib/studio/actions/erase-action';
@@ -40,6 +42,7 @@ export default async function RunPage({ params }: { params: Params }) {
   const version = await loadRunVersion(view.run.runId);
   const notifications = await loadRunNotifications(view.run.runId);
   const workflow = await loadWorkflowView(view.run.runId);
+  const memory = view.run.erased ? undefined : runMemoryView(view.run.input);
 
   return (
     <RunView initial={view} traceUrl={traceUrlTemplate()}>
@@ -67,6 +70,7 @@ export default async function RunPage({ params }: { params: Params }) {
         {version ? <RunVersionLine info={version} runId={view.run.runId} /> : null}
         <LiveRunNotifications runId={view.run.runId} initial={notifications} />
         {workflow ? <RunWorkflow runId={view.run.runId} view={workflow} /> : null}
+        {memory ? <RunMemory view={memory} /> : null}
         {view.run.erased ? <RunErasure run={view.run} available={false} /> : null}
       </div>
     </RunView>

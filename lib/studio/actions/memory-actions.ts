@@ -1,0 +1,64 @@
+/**
+ * Editing a resource's working memory from the Studio (docs/memory.md#in-the-studio): in the signed-in
+ * operator's name with a reason, audited in gnl.operator_audit (action `edited-memory`) before anything
+ * is written, then written as the version after the one the operator saw. The version row itself keeps
+ * who and why; a version written meanwhile (an agent's update, another operator) is a conflict the form
+ * shows with the current version, never a lost update. The form's request id is the write's key: a
+ * second click of the same form writes nothing more. Server-only.
+ */
+import 'server-only';
+import { auditOperatorAct } from '@/lib/accounts';
+import { GnlError } from '@/lib/durable';
+import { storageFromEnv } from '@/lib/durable/storage';
+import type { Refusal } from './operator-actions';
+
+export interface MemoryEditRequest {
+  resource: string;
+  /** The version the operator edited (0: the resource had none). */
+  expectedVersion: number;
+  value: Record<string, unknown>;
+  reason: string;
+  by: string;
+  /** One per opened form: the write's idempotency key. */
+  requestId: string;
+}
+
+export type MemoryEditResult =
+  | { ok: true; version: number; replayed: boolean }
+  | Refusal
+  | { ok: false; kind: 'changed'; message: string; current?: { version: number; updatedBy: string; at: string } };
+
+export async function editWorkingMemory(request: MemoryEditRequest): Promise<MemoryEditResult> {
+  try {
+    const storage = storageFromEnv();
+    await auditOperatorAct({
+      storage,
+      login: request.by,
+      action: 'edited-memory',
+      detail: { resource: request.resource, expectedVersion: request.expectedVersion, reason: request.reason },
+      what: 'editing memory needs an operator account',
+    });
+    const written = await storage.memory.writeWorking({
+      resource: request.resource,
+      expectedVersion: request.expectedVersion,
+      value: request.value,
+      by: request.by,
+      reason: request.reason,
+      key: `studio:memory-edit:${request.requestId}`,
+    });
+    if (written.ok) return { ok: true, version: written.version, replayed: written.replayed };
+    const current = written.current;
+    return {
+      ok: false,
+      kind: 'changed',
+      message: current
+        ? `Not saved: version ${current.version} was written meanwhile by ${current.updatedBy}. Read it, then edit again.`
+        : 'Not saved: the working memory changed meanwhile. Read it, then edit again.',
+      ...(current ? { current: { version: current.version, updatedBy: current.updatedBy, at: current.at } } : {}),
+    };
+  } catch (error) {
+    if (GnlError.isInstance(error)) return { ok: false, kind: 'invalid', message: error.message };
+    console.error('studio: memory edit', error);
+    return { ok: false, kind: 'error', message: 'Something went wrong; the Studio’s server log says why. Read the page again before you retry.' };
+  }
+}
