@@ -203,7 +203,7 @@ function fullProjects() {
     {
       // Its own Studio; after `live` only to fill the phase of `crash`, which keeps one worker (the note above fullProjects).
       name: 'versions',
-      testMatch: ['versions.spec.ts', 'notifications.spec.ts'],
+      testMatch: ['versions.spec.ts', 'notifications.spec.ts', 'memory.spec.ts'],
       dependencies: ['live'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${versionsPort}` },
     },
