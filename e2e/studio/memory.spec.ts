@@ -16,7 +16,10 @@ test.beforeEach(async ({ page }) => {
   await expect(page.getByTestId('signed-in-as')).toContainText(VERSIONS.operator.name);
 });
 
-test('a customer’s memory: listed and searched, its working memory edited with a reason as the next version, a stale edit refused', async ({ page, context }) => {
+test('a customer’s memory: listed and searched, its working memory edited with a reason as the next version, a stale edit refused', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(90_000);
   await page.getByRole('link', { name: 'Memory', exact: true }).click();
   const rows = page.getByTestId('memory-resource');
