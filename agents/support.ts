@@ -3,10 +3,16 @@
  * every refund), emails the customer the outcome. Its tools call the demo's outside service
  * (lib/demo/outside-service.ts, `npm run demo:service`); its model is a real provider when GNL_MODEL
  * and that provider's key are set, else the deterministic scripted model (lib/demo/demo-model.ts).
+ *
+ * It remembers (docs/memory.md): a run whose input names a `subject` (the customer) and a
+ * `conversationId` is given that conversation's last messages and the customer's three most similar
+ * earlier messages (recall with lib/demo/demo-embedding.ts: OpenAI's when its key is set, else a local
+ * deterministic one), in the database its runs are journaled in; its turn is appended when it completes.
  */
 import { type LanguageModel, stepCountIs } from 'ai';
 import { defineAgent } from '@/lib/agents';
 import { demoApprovalExpiresInMs, demoChecks } from '@/lib/demo/demo-config';
+import { demoEmbeddingModel } from '@/lib/demo/demo-embedding';
 import { demoModel } from '@/lib/demo/demo-model';
 import { type SupportToolsOptions, supportTools } from '@/lib/demo/support-tools';
 
@@ -42,6 +48,8 @@ export function supportAgent(options: SupportAgentOptions = {}) {
     tools: supportTools({ checks: demoChecks(), ...(expires !== undefined ? { approvalExpiresInMs: expires } : {}), ...tools }),
     system: SUPPORT_SYSTEM,
     stopWhen: stepCountIs(12),
+    // No store named: the executor's own (the journal's database).
+    memory: { lastMessages: 6, recall: { embeddingModel: demoEmbeddingModel(), topK: 3 } },
   });
 }
 

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { VisibleText } from '@/components/ui/visible-text';
 import { memoryHref } from '@/lib/studio/reads/memory-path';
-import type { RunMemoryView } from '@/lib/studio/reads/run-memory-view';
+import type { RunMemoryView } from '@/lib/durable';
 
 /** On a run's page: the memory it was given when it started (its record, which every resume gives again), each recalled item with its score. */
 export function RunMemory({ view }: { view: RunMemoryView }) {

@@ -39,8 +39,12 @@ export type NotAgentSettings =
  * both is given no memory. Not part of the version.
  */
 export interface AgentMemory {
-  /** The store: the journal's own (`storage.memory`), or a function that returns it on first use. */
-  store: MemoryStore | (() => MemoryStore);
+  /**
+   * The store: the journal's own (`storage.memory`), or a function that returns it on first use. Absent:
+   * the store of whoever runs the run (an executor passes its storage's: runAgent's `memoryStore`), so an
+   * agent defined without a database still remembers in the one its runs are journaled in.
+   */
+  store?: MemoryStore | (() => MemoryStore);
   lastMessages?: number;
   recall?: { embeddingModel: EmbeddingModel; topK?: number };
 }
@@ -146,10 +150,9 @@ const definitionSchema = z.object({
   retentionDays: retentionDaysSchema.optional(),
   memory: z
     .object({
-      store: z.custom<AgentMemory['store']>(
-        (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
-        'memory.store: a MemoryStore (storage.memory)',
-      ),
+      store: z
+        .custom<AgentMemory['store']>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null), 'memory.store: a MemoryStore (storage.memory)')
+        .optional(),
       lastMessages: z.number().int().min(0).max(100).optional(),
       recall: z.object({ embeddingModel: z.unknown(), topK: z.number().int().min(1).max(20).optional() }).optional(),
     })

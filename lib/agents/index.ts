@@ -26,7 +26,7 @@ export {
 } from './registry';
 export { absorbableChange, calledToolNames, type ChangeVerdict } from './version-change';
 export { planMigration, type MigrationPlan, type KeptCall, type RerunCall } from './migration-plan';
-export { runAgent, streamAgent, agentInputSchema, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
+export { runAgent, streamAgent, agentInputSchema, agentRunMemory, type AgentInput, type RunAgentOptions, type StreamAgentOptions } from './run-agent';
 export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy, type RetryPolicyInput } from './retry-policy';
 export { UnknownAgentError, AgentDefinitionError, AgentInputError } from './errors';
 export { describeWorkflow, jsonSchemaOf, type WorkflowDescription } from './workflow-schemas';

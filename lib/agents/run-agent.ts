@@ -14,6 +14,7 @@ import {
   type DurableResult,
   type Journal,
   MAX_CONVERSATION_ID_LENGTH,
+  type MemoryStore,
   type RunDurableOptions,
   type RunMemory,
   runDurable,
@@ -38,6 +39,8 @@ export type RunAgentOptions<TOOLS extends ToolSet> = Partial<AgentSettings<TOOLS
   runId: string;
   input: AgentInput;
   journal: Journal;
+  /** Where an agent whose memory names no store of its own remembers: an executor passes its storage's (`storage.memory`). */
+  memoryStore?: MemoryStore;
 };
 
 const notBlank = (what: string) => z.string().refine((s) => s.trim().length > 0, `${what} must not be empty`);
@@ -79,6 +82,9 @@ const requestSchema = z.object({
   runId: runIdSchema,
   input: agentInputSchema,
   journal: z.custom<Journal>((j) => typeof j === 'object' && j !== null && typeof (j as Journal).hold === 'function', 'journal must be a Journal'),
+  memoryStore: z
+    .custom<MemoryStore>((m) => typeof m === 'object' && m !== null && typeof (m as MemoryStore).history === 'function', 'memoryStore must be a MemoryStore')
+    .optional(),
 });
 
 /** What the agent or the input fixes: given beside them, runAgent refuses instead of letting one silently win. */
@@ -113,11 +119,20 @@ export function streamAgent<TOOLS extends ToolSet>(options: StreamAgentOptions<T
   return streamDurable(durableOptionsOf(options) as StreamDurableOptions<TOOLS>);
 }
 
-/** The agent's memory for this run: its subject's, in its conversation's thread; none without both. */
-function memoryOf(agent: Agent, input: AgentInput): RunMemory | undefined {
+/**
+ * The agent's memory for a run of this input: its subject's, in its conversation's thread; none without
+ * both. `given`: the store for an agent whose memory names none (an executor's storage's). startRun uses
+ * it too, to record the memory a run is given in the run-start it writes.
+ */
+export function agentRunMemory(agent: Agent, input: AgentInput, given: MemoryStore | undefined): RunMemory | undefined {
   const { memory } = agent;
   if (!memory || input.subject === undefined || input.conversationId === undefined) return undefined;
-  const store = typeof memory.store === 'function' ? memory.store() : memory.store;
+  const store = memory.store === undefined ? given : typeof memory.store === 'function' ? memory.store() : memory.store;
+  if (!store)
+    throw new AgentInputError({
+      what: `runAgent cannot give agent "${agent.name}" its memory`,
+      problems: ['its memory names no store, and this call was given none (memoryStore: an executor passes its storage’s)'],
+    });
   return {
     store,
     resource: input.subject,
@@ -128,8 +143,8 @@ function memoryOf(agent: Agent, input: AgentInput): RunMemory | undefined {
 }
 
 function durableOptionsOf<TOOLS extends ToolSet>(options: RunAgentOptions<TOOLS>): Record<string, unknown> {
-  const { agent, runId, input, journal, ...overrides } = options;
-  const memory = memoryOf(agent, input);
+  const { agent, runId, input, journal, memoryStore, ...overrides } = options;
+  const memory = agentRunMemory(agent, input, memoryStore);
   return {
     ...(memory ? { memory } : {}),
     ...agent.settings,

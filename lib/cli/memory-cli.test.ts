@@ -1,5 +1,10 @@
-/** `gnl memory show` as a real gnl process on a temp embedded journal: a resource's working memory versions and its items, and a resource with none. */
+/**
+ * Memory from the command line, as real gnl processes on a temp embedded journal: `gnl memory show` (a
+ * resource's working memory versions and its items, and a resource with none), and the demo agent's
+ * memory through `gnl start --subject --conversation`, `gnl show` and a SIGKILL mid-run.
+ */
 import { expect, it } from 'vitest';
+import { startOutsideService } from '@/lib/demo';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { gnl, gnlJson } from '@/tests/support/gnl-cli';
 import { tempDataDir } from '@/tests/support/journals';
@@ -29,4 +34,71 @@ it('gnl memory show lists what memory holds about a resource: working memory by 
   expect(data.working.map((v: { version: number }) => v.version)).toEqual([2, 1]);
   const none = await gnl(['memory', 'show', 'customer:nobody'], { env });
   expect(none.stdout.trim()).toBe('Memory holds nothing about customer:nobody.');
+});
+
+it('the demo agent remembers: a customer’s second conversation recalls the first; killed after its ticket, the resumed run is given the same memory and opens one ticket', {
+  timeout: 240_000,
+}, async () => {
+  const service = await startOutsideService();
+  const dataDir = tempDataDir();
+  // The scripted model and the local words embedding model: no key, no network (lib/demo/demo-embedding.ts).
+  const env = { GNL_DATA_DIR: dataDir, GNL_DEMO_SERVICE_URL: service.url, GNL_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' };
+  const recorded = async (runId: string) => {
+    const storage = new PGliteStorage({ dataDir });
+    try {
+      return (await storage.runs.getRun(runId))?.input.memory;
+    } finally {
+      await storage.close();
+    }
+  };
+  try {
+    const first = await gnlJson(
+      [
+        'start',
+        'support',
+        '--subject',
+        'customer:c_42',
+        '--conversation',
+        'conv-a',
+        '--run-id',
+        'mem-a',
+        '--prompt',
+        'Customer c_42: the blue lamp of order o_17 arrived broken.',
+        '--wait',
+      ],
+      { env },
+    );
+    expect(first.run.status).toBe('completed');
+    expect(first.run.input.memory).toMatchObject({ resource: 'customer:c_42', thread: 'conv-a', messages: [] });
+
+    const second = ['start', 'support', '--subject', 'customer:c_42', '--conversation', 'conv-b', '--run-id', 'mem-b'];
+    const crashed = await gnl([...second, '--prompt', 'Customer c_42 again: the blue lamp is still broken.', '--crash-at', 'after-ticket-created', '--wait'], {
+      env,
+    });
+    expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
+    expect(service.stats().tickets.performed).toBe(2);
+    const before = await recorded('mem-b');
+    // The first conversation's turn (the customer's words and the answer) is recalled: it shares "blue lamp … broken".
+    expect(before?.recalled?.length).toBeGreaterThan(0);
+    expect(JSON.stringify(before?.messages)).toContain('the blue lamp of order o_17 arrived broken');
+
+    // Meanwhile memory grows: a fact closer to the question than anything recalled. The resume is given the record, not a fresh read.
+    const storage = new PGliteStorage({ dataDir });
+    await storage.memory.add({
+      resource: 'customer:c_42',
+      key: 'later-fact',
+      items: [{ kind: 'fact', text: 'Customer c_42 again: the blue lamp is still broken.' }],
+    });
+    await storage.close();
+    const resumed = await gnlJson(['resume', 'mem-b', '--by', 'test', '--wait'], { env });
+    expect(resumed.run.status).toBe('completed');
+    expect(await recorded('mem-b')).toEqual(before);
+    expect(service.stats().tickets.performed).toBe(2); // the ticket opened before the kill was found by its check, not opened again
+
+    const shown = await gnl(['show', 'mem-b'], { env });
+    expect(shown.stdout).toMatch(/^Memory {4}of customer:c_42: 0 messages of thread conv-b, \d recalled:$/m);
+    expect(shown.stdout).toMatch(/^ {12}-?\d\.\d\d {2}message {2}Customer c_42: the blue lamp of order o_17 arrived broken\.$/m);
+  } finally {
+    await service.close();
+  }
 });

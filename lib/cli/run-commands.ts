@@ -59,32 +59,40 @@ export function registerRunCommands(program: Command, session: CliSession): void
     .argument('<agent>', 'the agent, by its registered name (gnl agents lists them)')
     .requiredOption('--prompt <text>', 'what the run is asked')
     .option('--run-id <id>', 'names the job (default <agent>:<uuid>); starting the same id with the same prompt returns the existing run')
+    .option('--subject <id>', 'whom the run is about (a customer id): erasure by subject, and whose memory an agent with memory is given')
+    .option('--conversation <id>', 'the conversation the run is a turn of: with --subject, the memory thread it reads and appends to')
     .addOption(new Option('--crash-at <point>', 'demo: the process executing the run SIGKILLs itself at this point, once').choices(CRASH_POINTS));
   waitOptions(start);
-  jsonOption(start).action(async (agent: string, opts: WaitFlags & { prompt: string; runId?: string; crashAt?: CrashPoint }) => {
-    // The demo's crash point is recorded before the run is queued (a worker may claim it at once), under
-    // the run id it will have; the executing process arms it (lib/demo crash-point-store.ts).
-    const runId = opts.runId ?? (opts.crashAt ? `${session.registry.getAgent(agent).name}:${randomUUID()}` : undefined);
-    if (opts.crashAt && runId) await new CrashPointStore(session.storage()).arm(runId, opts.crashAt);
-    const started = await startRun({
-      storage: session.storage(),
-      registry: session.registry,
-      agent,
-      input: { prompt: opts.prompt },
-      ...(runId !== undefined ? { runId } : {}),
-    });
-    const intro = started.created
-      ? [`Started run ${clean(started.runId)} (agent ${clean(started.agent)}).`]
-      : [`Run ${clean(started.runId)} exists already with this input (${started.run.status}); nothing new was started.`];
-    const result = await maybeWait(session, {
-      runId: started.runId,
-      afterSeq: started.created ? 0 : started.run.lastSeq,
-      flags: opts,
-      intro,
-      data: { runId: started.runId, agent: started.agent, created: started.created, run: started.run },
-    });
-    session.print(result, opts.json);
-  });
+  jsonOption(start).action(
+    async (agent: string, opts: WaitFlags & { prompt: string; runId?: string; subject?: string; conversation?: string; crashAt?: CrashPoint }) => {
+      // The demo's crash point is recorded before the run is queued (a worker may claim it at once), under
+      // the run id it will have; the executing process arms it (lib/demo crash-point-store.ts).
+      const runId = opts.runId ?? (opts.crashAt ? `${session.registry.getAgent(agent).name}:${randomUUID()}` : undefined);
+      if (opts.crashAt && runId) await new CrashPointStore(session.storage()).arm(runId, opts.crashAt);
+      const started = await startRun({
+        storage: session.storage(),
+        registry: session.registry,
+        agent,
+        input: {
+          prompt: opts.prompt,
+          ...(opts.subject !== undefined ? { subject: opts.subject } : {}),
+          ...(opts.conversation !== undefined ? { conversationId: opts.conversation } : {}),
+        },
+        ...(runId !== undefined ? { runId } : {}),
+      });
+      const intro = started.created
+        ? [`Started run ${clean(started.runId)} (agent ${clean(started.agent)}).`]
+        : [`Run ${clean(started.runId)} exists already with this input (${started.run.status}); nothing new was started.`];
+      const result = await maybeWait(session, {
+        runId: started.runId,
+        afterSeq: started.created ? 0 : started.run.lastSeq,
+        flags: opts,
+        intro,
+        data: { runId: started.runId, agent: started.agent, created: started.created, run: started.run },
+      });
+      session.print(result, opts.json);
+    },
+  );
 
   const resume = byOption(
     program

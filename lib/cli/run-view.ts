@@ -12,6 +12,7 @@ import {
   type RunPage,
   RunState,
   type RunSummary,
+  runMemoryView,
   type RunTimer,
   runTimers,
 } from '@/lib/durable';
@@ -58,6 +59,7 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
     `Agent     ${input.agent ? `${clean(input.agent)}${versionText(events, input.agentVersion)}` : '- (runDurable called directly)'}`,
     // A chat's turn: the conversation it belongs to (its other turns are runs of their own).
     ...(input.conversationId !== undefined ? [`Chat      turn of conversation ${clean(input.conversationId)}`] : []),
+    ...memoryLines(run),
     `Model     ${clean(input.provider)}/${clean(input.modelId)}`,
     `Created   ${dateTime(run.createdAt)} · updated ${dateTime(run.updatedAt)}`,
     `Steps     ${run.stepCount} · tokens ${totals(events)} · ${run.lastSeq} events`,
@@ -65,6 +67,17 @@ export function runHeaderLines(run: RunSummary, queue: QueueEntry | undefined, e
   lines.push(...timerLines(new RunState(events)));
   if (queue) lines.push(`Executor  ${queueText(queue)}`);
   return [...lines, ...forkLines(run, events)];
+}
+
+/** The memory the run was given when it started (its record: every resume is given the same), each recalled item with its score. */
+function memoryLines(run: RunSummary): string[] {
+  const memory = run.erased ? undefined : runMemoryView(run.input);
+  if (!memory) return [];
+  const given = `${memory.messages} message${memory.messages === 1 ? '' : 's'} of thread ${clean(memory.thread)}`;
+  return [
+    `Memory    of ${clean(memory.resource)}: ${given}${memory.recalled.length > 0 ? `, ${memory.recalled.length} recalled:` : ', nothing recalled'}`,
+    ...memory.recalled.map((item) => `            ${item.score.toFixed(2)}  ${item.kind}  ${item.text === undefined ? `item ${item.id}` : clean(item.text)}`),
+  ];
 }
 
 /** The webhooks that announced the run's waits and failures (docs/notifications.md): one line each, as the outbox recorded it. */

@@ -4,6 +4,7 @@
  * is agents/support.ts; its parts (tools, scripted model) stay inside this folder.
  */
 export { demoModelInfo, type DemoModelInfo } from './demo-model';
+export { demoEmbeddingInfo, demoEmbeddingModel, type DemoEmbeddingInfo, wordsVector, WordsEmbeddingModel } from './demo-embedding';
 export { startOutsideService, DEFAULT_SERVICE_PORT, type OutsideService, type OutsideServiceOptions } from './outside-service';
 export {
   DEMO_CUSTOMERS,

@@ -37,6 +37,34 @@ describeEachStorage('in-process executor', (holder) => {
     throw new Error(`run ${runId} did not settle as ${outcome}: ${JSON.stringify(await queueEntry(runId, { storage: holder.storage }))}`);
   };
 
+  it('a run of an agent with memory, started with a subject and a conversation: its run-start records the memory it is given, the executor gives it that, and its turn is remembered', async () => {
+    const subject = `customer:exec-${crypto.randomUUID()}`;
+    const conversationId = `conv-${crypto.randomUUID()}`;
+    await holder.storage.memory.add({
+      resource: subject,
+      key: `${subject}-earlier`,
+      items: [
+        { kind: 'message', thread: conversationId, role: 'user', text: 'Customer c_7: my parcel is late.' },
+        { kind: 'message', thread: conversationId, role: 'assistant', text: 'It ships tomorrow.' },
+      ],
+    });
+    const prompt = 'Customer c_7: the parcel of order o_21 is still late.';
+    const { runId } = await executor.startRun({ agent: 'support', input: { prompt, subject, conversationId } });
+    const started = await holder.storage.runs.getRun(runId);
+    expect(started?.input.memory).toMatchObject({ resource: subject, thread: conversationId });
+    expect(JSON.stringify(started?.input.memory?.messages)).toContain('my parcel is late');
+    // Its first invocation is given that record (before the fix it diverged: the run-start had no memory).
+    await settled(runId, 'completed');
+    const history = await holder.storage.memory.history({ resource: subject, thread: conversationId, limit: 10 });
+    expect(history.map((m) => m.text).slice(0, 3)).toEqual(['Customer c_7: my parcel is late.', 'It ships tomorrow.', prompt]);
+    expect(history).toHaveLength(4);
+    // The same start again is the same run; another thread for it is refused.
+    expect((await startRun({ storage: holder.storage, registry, runId, agent: 'support', input: { prompt, subject, conversationId } })).created).toBe(false);
+    await expect(
+      startRun({ storage: holder.storage, registry, runId, agent: 'support', input: { prompt, subject, conversationId: 'another' } }),
+    ).rejects.toMatchObject({ name: 'RunDivergedError' });
+  });
+
   it('runs a started run in the background to its approval, and after the approval and a resume to the end: one ticket, one refund, one email', async () => {
     const before = service.stats();
     const { runId, leased } = await executor.startRun({ agent: 'support', input: REFUND });

@@ -382,6 +382,7 @@ export class Executor {
         ...(this.options.aroundInvocation ? { around: this.options.aroundInvocation } : {}),
         ...(this.options.streamRuns ? { stream: true } : {}),
         children: workflowChildren({ storage, registry }),
+        memory: storage.memory,
       });
       const takeOver =
         invocation.kind === 'given-back' &&

@@ -17,6 +17,7 @@ import {
   HoldLostError,
   journaledFailureOf,
   type LiveJournal,
+  type MemoryStore,
   RunBusyError,
   RunCanceledError,
   RunDivergedError,
@@ -58,8 +59,10 @@ export async function invokeRun(args: {
   stream?: boolean;
   /** Starts a workflow's child runs (workflows.ts). */
   children?: ChildStarter;
+  /** Where agents whose memory names no store remember: the executor's storage's (runAgent's memoryStore). */
+  memory?: MemoryStore;
 }): Promise<Invocation> {
-  const { claim, journal, registry, owner, stopRequested, around, stream, children } = args;
+  const { claim, journal, registry, owner, stopRequested, around, stream, children, memory } = args;
   const { runId } = claim;
   let invoke: () => Promise<DurableResult<any>>;
   try {
@@ -101,7 +104,7 @@ export async function invokeRun(args: {
         return own ? own(options) : undefined;
       };
       const input: AgentInput = agentInputOf(run.input);
-      const options = { agent, runId, input, journal, prepareStep } as Parameters<typeof runAgent>[0];
+      const options = { agent, runId, input, journal, prepareStep, ...(memory ? { memoryStore: memory } : {}) } as Parameters<typeof runAgent>[0];
       invoke = stream ? () => streamAgent({ ...options, resumable: true }).durable : () => runAgent(options);
     }
   } catch (error) {

@@ -6,8 +6,8 @@
  * input (or agent) it is refused with RunDivergedError naming each field, and nothing is written.
  */
 import { randomUUID } from 'node:crypto';
-import { type Agent, type AgentInput, AgentInputError, agentInputSchema } from '@/lib/agents';
-import { DEFAULT_KEY_SCHEME, type Journal, RunBusyError, RunDivergedError, type RunInput, type RunSummary } from '@/lib/durable';
+import { type Agent, type AgentInput, AgentInputError, agentInputSchema, agentRunMemory } from '@/lib/agents';
+import { DEFAULT_KEY_SCHEME, type Journal, RunBusyError, RunDivergedError, type RunInput, type RunSummary, readRunMemory } from '@/lib/durable';
 import { type ExecutorContext, resolveContext } from './context';
 import { startInputDifferences, startInputOf } from './start-input';
 
@@ -43,22 +43,32 @@ export async function startAndEnqueue(
 ): Promise<StartedRun> {
   const { leaseTo } = extra;
   const restartOf = extra.restartOf?.runId;
-  const { journal, registry, queue } = resolveContext(options);
+  const { journal, registry, queue, storage } = resolveContext(options);
   const input = parseInput(options);
   const agent = typeof options.agent === 'string' ? registry.getAgent(options.agent) : options.agent;
   // One spelling per job (docs/limits.md, "runIds"): the NFC form, or the id of a run recorded before the rule.
   const runId = await journal.runIdOf(options.runId ?? `${agent.name}:${randomUUID()}`);
   // A restart's run-start names the run it restarts: its side effects answer from that run's record (the door's related-effects).
   // Keyed by the scheme runDurable starts a run with (a recorded run keeps its own: startInputDifferences ignores it).
+  let existing = await journal.getRun(runId);
+  // An agent with memory (docs/memory.md): a new run's start records what it is given (the thread's last
+  // messages and what recall finds) as runAgent's would, so its first invocation, on any executor, is
+  // given that record; an existing run is compared by resource and thread only (its record is its own).
+  const memory = agentRunMemory(agent, input, storage.memory);
+  const recordedMemory = memory
+    ? existing
+      ? { resource: memory.resource, thread: memory.thread, messages: [] }
+      : await readRunMemory(memory, input, runId)
+    : undefined;
   const startInput: RunInput = {
     ...(await startInputOf(agent, input)),
+    ...(recordedMemory ? { memory: recordedMemory } : {}),
     ...(extra.restartOf ? { restartOf: extra.restartOf } : {}),
     // A child run of a workflow names its parent and the wait it answers (lib/executor/workflows.ts).
     ...(extra.parent ? { parent: extra.parent } : {}),
     ...(DEFAULT_KEY_SCHEME !== 1 ? { keyScheme: DEFAULT_KEY_SCHEME } : {}),
   };
 
-  let existing = await journal.getRun(runId);
   const created = existing ? false : await create(journal, runId, startInput);
   if (!created) {
     existing ??= await journal.getRun(runId);

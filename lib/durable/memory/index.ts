@@ -14,4 +14,5 @@ export {
   type WorkingWrite,
 } from './memory-store';
 export { memoryTools, type MemoryToolsOptions } from './memory-tools';
-export { type RunMemory, APPEND_TURN_TOOL } from './run-memory';
+export { type RunMemory, APPEND_TURN_TOOL, readRunMemory } from './run-memory';
+export { runMemoryView, type RunMemoryView, type RecalledView } from './recorded-memory';

@@ -13,7 +13,7 @@ import { RunWorkflow } from '@/components/workflows/run-workflow';
 import { loadConversationTurn } from '@/lib/studio/reads/conversation';
 import { conversationHref, conversationIdOf } from '@/lib/studio/reads/conversation-path';
 import { loadRunNotifications } from '@/lib/studio/reads/notifications';
-import { runMemoryView } from '@/lib/studio/reads/run-memory-view';
+import { runMemoryView } from '@/lib/durable';
 import { decodeRunSegment } from '@/lib/studio/reads/run-path';
 import { getRunView } from '@/lib/studio/reads/runs';
 import { erasureAvailable } from '@/lib/studio/actions/erase-action';

@@ -1,11 +1,12 @@
 /**
- * What a run was given from memory, as its start input recorded it (lib/durable/memory/run-memory.ts):
+ * What a run was given from memory, as its start input recorded it (run-memory.ts):
  * whose memory, which thread, how many messages, and each recalled item with its score. The recalled
  * items' texts are read back from the recall message the run was given (one line per item, in the
- * same order, each opening with its kind, date and similarity): the record the model saw, not the store
- * as it is now (retention or an erasure may have taken the items since). Browser-safe.
+ * same order, each opening with its kind, date and similarity: run-memory.ts's recallText): the record
+ * the model saw, not the store as it is now (retention or an erasure may have taken the items since).
+ * What the Studio's run page and `gnl show` print. Browser-safe.
  */
-import type { RunInput } from '@/lib/durable';
+import type { RunInput } from '../journal/events';
 
 export interface RecalledView {
   id: number;

@@ -1,7 +1,7 @@
-/** The run page's memory section (run-memory-view.ts): what the run's start input recorded, recalled texts read back from its recall message. */
+/** What a run was given from memory (recorded-memory.ts), as the run page and gnl show print it: what the run's start input recorded, recalled texts read back from its recall message. */
 import { expect, it } from 'vitest';
-import type { RunInput } from '@/lib/durable';
-import { runMemoryView } from './run-memory-view';
+import type { RunInput } from '../journal/events';
+import { runMemoryView } from './recorded-memory';
 
 const base: RunInput = { prompt: 'p', modelId: 'm', provider: 'x', toolNames: [] };
 const recallMessage = [
