@@ -1,7 +1,6 @@
 /**
  * The embedding model the demo agent recalls with (its memory: agents/support.ts). With OPENAI_API_KEY
- * set, OpenAI's (GNL_EMBEDDING_MODEL, default text-embedding-3-small; OPENAI_BASE_URL is honoured, as the
- * provider package reads it). Otherwise a deterministic local model: each word hashed into one of 256
+ * set, OpenAI's (GNL_EMBEDDING_MODEL, default text-embedding-3-small; at OPENAI_BASE_URL when set). Otherwise a deterministic local model: each word hashed into one of 256
  * dimensions, so texts that share words are similar. It needs no network and gives equal vectors in any
  * process, as the scripted chat model gives equal answers: the demo's recall works, and is testable,
  * with no key at all. demoEmbeddingInfo() says which, and why.
@@ -27,7 +26,8 @@ export function demoEmbeddingInfo(env: Env = process.env): DemoEmbeddingInfo {
 export function demoEmbeddingModel(env: Env = process.env): EmbeddingModelV4 {
   const info = demoEmbeddingInfo(env);
   if (info.kind === 'words') return new WordsEmbeddingModel();
-  return createOpenAI({ apiKey: env.OPENAI_API_KEY }).embeddingModel(info.modelId);
+  const baseURL = env.OPENAI_BASE_URL?.trim();
+  return createOpenAI({ apiKey: env.OPENAI_API_KEY, ...(baseURL ? { baseURL } : {}) }).embeddingModel(info.modelId);
 }
 
 /** Words (letters and digits, lower case) hashed into 256 counts: shared words make similar vectors. */
