@@ -258,6 +258,19 @@ export class RunQueue {
     return entry && withDates(entry);
   }
 
+  /**
+   * Whether an executor holds the run or will claim it again (runnable, or leased and the lease not
+   * lapsed, by the database's clock), so its invocation's end (a retry of a failure) is still to be
+   * decided: a failed child is not settled for its parent meanwhile (child-runs.ts). A run not in the queue: false.
+   */
+  async settling(runId: string): Promise<boolean> {
+    const [row] = await this.rows<{ settling: boolean }>(
+      sql`select exists (select 1 from gnl.run_queue where run_id = ${runId} and abandoned_at is null
+            and (runnable or (lease_owner is not null and lease_expires_at > now()))) as settling`,
+    );
+    return row?.settling === true;
+  }
+
   /** Runnable runs not leased to anyone live (for listings and tests). */
   async runnableCount(): Promise<number> {
     const [row] = await this.rows<{ n: number }>(sql`select count(*)::int as n from gnl.run_queue where runnable and abandoned_at is null`);

@@ -58,7 +58,8 @@ export async function answerParent(resolved: ResolvedStorage, childRunId: string
   if (!parent || parent.input.workflow) return false;
   const waiting = parent.pending.find((item) => item.kind === 'tool-result' && item.toolCallId === link.waitId && !item.decision);
   if (!waiting) return false;
-  const outcome = await readChild(resolved.journal, childRunId);
+  // A failure its executor may still retry is not the child's answer yet (child-runs.ts).
+  const outcome = await readChild(resolved.journal, childRunId, { settling: (runId) => resolved.queue.settling(runId) });
   if (outcome === undefined || outcome === 'open') return false;
   const output: SubAgentOutput =
     outcome.status === 'completed'

@@ -6,13 +6,16 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgentRegistry } from '@/lib/agents';
+import { createAgentRegistry, defineAgent } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
-import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunState } from '@/lib/durable';
+import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunState, runWorkflow } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { until, untilStatus } from '@/tests/support/run-waits';
+import { scriptedModel } from '@/tests/support/scripted-model';
 import { cancelRun, Executor, forkRun, migrateRun, previewMigration, sendEvent, startWorkflow } from './index';
 import { dropExpiredRuns, retentionLog, retentionPolicy } from './retention';
+import { RunQueue } from './run-queue';
+import { workflowChildren } from './workflows';
 
 describeEachStorage('workflows in the executor', (holder) => {
   let service: OutsideService;
@@ -203,5 +206,44 @@ describeEachStorage('workflows in the executor', (holder) => {
     const child = new RunState(await journal().events(childId));
     expect(child.status).toBe('canceled');
     expect(child.canceled).toEqual({ by: 'ops@acme', reason: `parent run ${runId} was canceled: customer left` });
+  });
+});
+
+// No executor runs here: the test plays the child's executor itself, so the moment between a child's
+// run-fail and its executor's decision (a run-retry, or none) is held open deterministically.
+describeEachStorage('a failed child and its executor’s decision', (holder) => {
+  const flaky = defineAgent({ name: 'flaky', model: scriptedModel(() => ({ text: 'done' })).model, tools: {}, retry: { attempts: 2, initialDelayMs: 0 } });
+  const parentFlow = defineWorkflow({
+    name: 'waits-on-flaky',
+    input: z.object({}),
+    run: async (wf) => {
+      try {
+        return { answer: await wf.child<string>('c', { agent: 'flaky', input: { prompt: 'go' } }) };
+      } catch (error) {
+        return { failed: (error as Error).message };
+      }
+    },
+  });
+  const registry = createAgentRegistry([flaky], { workflows: [parentFlow] });
+
+  it('is not the parent’s to take while its executor may still journal a retry: the parent waits until the child’s invocation is finished', async () => {
+    const context = { storage: holder.storage, registry };
+    const { runId } = await startWorkflow({ ...context, workflow: 'waits-on-flaky', input: {} });
+    const invokeParent = () => runWorkflow({ workflow: parentFlow, runId, input: {}, journal: holder.storage.runs, children: workflowChildren(context) });
+    expect((await invokeParent()).status).toBe('waiting');
+    const childId = `${runId}/c`;
+    // The child's executor claims it, and its invocation journals a transient failure; the retry is not decided yet.
+    const queue = new RunQueue(() => holder.storage.database());
+    const [claim] = await queue.claim({ owner: 'child-executor', limit: 1, leaseMs: 60_000, runId: childId });
+    expect(claim?.runId).toBe(childId);
+    const hold = await holder.storage.runs.hold(childId);
+    await hold.append([{ type: 'run-fail', error: { name: 'AI_APICallError', message: 'Too Many Requests' } }]);
+    await hold.release();
+    // Woken meanwhile (another child settled, an event): the parent does not take the failure.
+    expect(await invokeParent()).toMatchObject({ status: 'waiting' });
+    expect(new RunState(await holder.storage.runs.events(runId)).status).toBe('waiting');
+    // The executor decides: no retry (its invocation finished, the run is not runnable). Now the failure is final.
+    expect(await queue.finish({ runId: childId, owner: 'child-executor', wakeups: claim?.wakeups ?? 0, runnable: 'done', outcome: 'failed' })).toBe(true);
+    expect(await invokeParent()).toMatchObject({ status: 'completed', output: { failed: expect.stringContaining('Too Many Requests') } });
   });
 });

@@ -70,7 +70,10 @@ async function startWorkflowRun(options: StartWorkflowOptions, parent?: NonNulla
 
 /** The starter of a workflow's children: an agent's run (startRun) or a workflow's, with the parent link, each enqueued. */
 export function workflowChildren(context: ExecutorContext): ChildStarter {
+  const { queue } = resolveContext(context);
   return {
+    // A failed child whose executor may still journal its retry is not settled (child-runs.ts).
+    settling: (runId) => queue.settling(runId),
     async start(child) {
       if (child.kind === 'workflow') {
         await startWorkflowRun({ ...context, workflow: child.name, runId: child.runId, input: child.input }, child.parent);

@@ -28,6 +28,12 @@ export type ChildOutcome =
 /** Starts a child run (idempotent by its runId: the same child again is the run that exists). */
 export interface ChildStarter {
   start(child: ChildRef & { input: unknown; parent: { runId: string; waitId: string } }): Promise<void>;
+  /**
+   * Whether whoever runs the child is still deciding what its failure means: its executor holds it, or
+   * will claim it again, and may yet journal an automatic retry (its `run-retry` comes after its
+   * `run-fail`). A failed child is not settled while this says so. Absent: a failure is final at once.
+   */
+  settling?(runId: string): Promise<boolean>;
 }
 
 export function childRef(spec: ChildSpec, runId: string): ChildRef {
@@ -36,10 +42,10 @@ export function childRef(spec: ChildSpec, runId: string): ChildRef {
 
 /**
  * Where the child stands: not started (undefined), still going ('open': running, waiting for people,
- * blocked, or failed with an automatic retry ahead), or settled. An agent's output is its answer's text,
- * a workflow's its return value.
+ * blocked, or failed with an automatic retry ahead or still to be decided: `children.settling`), or
+ * settled. An agent's output is its answer's text, a workflow's its return value.
  */
-export async function readChild(journal: Journal, runId: string): Promise<ChildOutcome | 'open' | undefined> {
+export async function readChild(journal: Journal, runId: string, children?: Pick<ChildStarter, 'settling'>): Promise<ChildOutcome | 'open' | undefined> {
   const summary = await journal.getRun(runId);
   if (!summary) return undefined;
   if (summary.status !== 'completed' && summary.status !== 'failed' && summary.status !== 'canceled') return 'open';
@@ -49,7 +55,8 @@ export async function readChild(journal: Journal, runId: string): Promise<ChildO
   }
   if (state.status === 'canceled')
     return { runId, status: 'canceled', by: state.canceled?.by ?? 'unknown', ...(state.canceled?.reason ? { reason: state.canceled.reason } : {}) };
-  if (state.status === 'failed' && state.nextAttemptAt === undefined)
+  // Its executor journals the retry (if any) after the failure: until it has decided, the failure is not the child's last word.
+  if (state.status === 'failed' && state.nextAttemptAt === undefined && !(await children?.settling?.(runId)))
     return { runId, status: 'failed', error: state.failure ?? { name: 'Error', message: 'failed' } };
   return 'open';
 }

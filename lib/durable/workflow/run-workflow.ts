@@ -95,7 +95,7 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     if (erased) throw new RunErasedError(runId, erased);
     return { status: 'completed', runId, output: before.completedOutput as OUTPUT };
   }
-  if (before.status === 'waiting' && !(await somethingDue(before, journal, workflow, clock())))
+  if (before.status === 'waiting' && !(await somethingDue(before, journal, workflow, clock(), options.children)))
     return { status: 'waiting', runId, waitingFor: waitingFor(before) };
 
   // This invocation's span (telemetry/tracing.ts), under the run's first recorded trace: steps are tool-call spans under it.
@@ -188,7 +188,7 @@ export function waitingFor(state: RunState): WaitingFor[] {
 }
 
 /** Whether invoking a waiting run now can move it: a sleep or deadline is over, an event it waits for was sent, or a child settled. */
-async function somethingDue(state: RunState, journal: Journal, workflow: Workflow, now: number): Promise<boolean> {
+async function somethingDue(state: RunState, journal: Journal, workflow: Workflow, now: number, children?: ChildStarter): Promise<boolean> {
   for (const { wait, end } of state.workflowWaits.values()) {
     if (end) continue;
     if (wait.kind === 'sleep' && now >= Date.parse(wait.until)) return true;
@@ -202,7 +202,7 @@ async function somethingDue(state: RunState, journal: Journal, workflow: Workflo
         return true;
     }
     if (wait.kind === 'children') {
-      for (const child of wait.children) if ((await readChild(journal, child.runId)) !== 'open') return true;
+      for (const child of wait.children) if ((await readChild(journal, child.runId, children)) !== 'open') return true;
     }
   }
   // Nothing open (a wait that ended before the suspend was written): let the invocation look.

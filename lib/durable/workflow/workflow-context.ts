@@ -338,7 +338,7 @@ export class WorkflowContext {
       });
     }
     const inputs = specs.map((spec) => spec.input);
-    const outcomes = await Promise.all(wait.children.map((child) => readChild(journal, child.runId)));
+    const outcomes = await Promise.all(wait.children.map((child) => readChild(journal, child.runId, children)));
     const failed = () => outcomes.some((o) => o !== undefined && o !== 'open' && o.status !== 'completed');
     let open = outcomes.filter((o) => o === 'open').length;
     for (const [k, child] of wait.children.entries()) {
@@ -346,7 +346,7 @@ export class WorkflowContext {
       if (wait.onFailure === 'throw' && failed()) continue;
       if (open >= wait.concurrency) break;
       await children.start({ ...child, input: inputs[k], parent: { runId: this.runId, waitId: id } });
-      outcomes[k] = (await readChild(journal, child.runId)) ?? 'open';
+      outcomes[k] = (await readChild(journal, child.runId, children)) ?? 'open';
       if (outcomes[k] === 'open') open++;
     }
     // Settled when none is running and none can still start (after a failure, 'throw' starts no more).
