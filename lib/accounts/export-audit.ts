@@ -18,14 +18,14 @@ export async function auditRevealedExport(request: { login: string; runId: strin
 }
 
 /**
- * An operator's act on customer data (a revealed export, an erasure, an edit of memory), recorded in gnl.operator_audit in
+ * An operator's act on customer data (a revealed export, an erasure, an edit or an export of memory), recorded in gnl.operator_audit in
  * the transaction that checks the account: only an enabled one may act, and the row is written before
  * the act, so none goes unrecorded. UnknownOperatorError / OperatorDisabledError otherwise.
  */
 export async function auditOperatorAct(
   request: {
     login: string;
-    action: Extract<OperatorAuditAction, 'revealed-export' | 'erased-runs' | 'edited-memory'>;
+    action: Extract<OperatorAuditAction, 'revealed-export' | 'erased-runs' | 'edited-memory' | 'exported-memory'>;
     detail: Record<string, unknown>;
     what: string;
   } & AccountsContext,

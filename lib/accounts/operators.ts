@@ -21,7 +21,15 @@ import { revokeOperatorSessions } from './sessions';
 export { type AccountsContext, type Operator, operatorOf } from './operator-record';
 
 /** `revealed-export`: the operator exported a run with its secrets in clear (export-audit.ts; detail `{ runId }`). */
-export type OperatorAuditAction = 'added' | 'disabled' | 'signed-out' | 'signed-out-everywhere' | 'revealed-export' | 'erased-runs' | 'edited-memory';
+export type OperatorAuditAction =
+  | 'added'
+  | 'disabled'
+  | 'signed-out'
+  | 'signed-out-everywhere'
+  | 'revealed-export'
+  | 'erased-runs'
+  | 'edited-memory'
+  | 'exported-memory';
 
 export interface OperatorAuditEntry {
   id: number;

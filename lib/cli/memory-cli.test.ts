@@ -1,9 +1,11 @@
 /**
  * Memory from the command line, as real gnl processes on a temp embedded journal: `gnl memory show` (a
  * resource's working memory versions and its items, and a resource with none), and the demo agent's
- * memory through `gnl start --subject --conversation`, `gnl show` and a SIGKILL mid-run.
+ * memory through `gnl start --subject --conversation`, `gnl show` and a SIGKILL mid-run, and `gnl memory
+ * export` (audited).
  */
 import { expect, it } from 'vitest';
+import { addOperator } from '@/lib/accounts';
 import { startOutsideService } from '@/lib/demo';
 import { PGliteStorage } from '@/lib/durable/storage';
 import { gnl, gnlJson } from '@/tests/support/gnl-cli';
@@ -101,4 +103,47 @@ it('the demo agent remembers: a customer’s second conversation recalls the fir
   } finally {
     await service.close();
   }
+});
+
+it('gnl memory export writes all a resource’s memory as JSON lines, audited under an operator account before anything is read', {
+  timeout: 120_000,
+}, async () => {
+  const dataDir = tempDataDir();
+  const storage = new PGliteStorage({ dataDir });
+  await addOperator({ storage, login: 'dpo', name: 'Data Officer', password: 'data-officer-password', by: 'test' });
+  await storage.memory.add({ resource: 'customer:c_9', key: 'k-1', items: [{ kind: 'fact', text: 'prefers email', embedding: [1, 0] }] });
+  await storage.memory.add({ resource: 'customer:c_9', key: 'k-2', items: [{ kind: 'message', thread: 't-1', role: 'user', text: 'hello' }] });
+  await storage.memory.writeWorking({ resource: 'customer:c_9', expectedVersion: 0, value: { channel: 'email' }, by: 'agent', key: 'w-1' });
+  await storage.memory.add({ resource: 'customer:c_10', key: 'k-3', items: [{ kind: 'fact', text: 'someone else' }] });
+  await storage.close();
+  const env = { GNL_DATA_DIR: dataDir };
+
+  const refused = await gnl(['memory', 'export', 'customer:c_9', '--by', 'nobody'], { env });
+  expect(refused.code).not.toBe(0);
+  expect(refused.stdout).toBe('');
+  const exported = await gnl(['memory', 'export', 'customer:c_9', '--by', 'dpo'], { env });
+  expect(exported.code, exported.stderr).toBe(0);
+  const lines = exported.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines[0]).toMatchObject({
+    type: 'header',
+    format: 'gnl-memory-export',
+    version: 1,
+    resource: 'customer:c_9',
+    exportedBy: 'dpo',
+    versions: 1,
+    items: 2,
+  });
+  expect(lines.slice(1)).toEqual([
+    expect.objectContaining({ type: 'working', version: 1, value: { channel: 'email' }, updatedBy: 'agent' }),
+    expect.objectContaining({ type: 'item', kind: 'fact', text: 'prefers email' }),
+    expect.objectContaining({ type: 'item', kind: 'message', thread: 't-1', role: 'user', text: 'hello' }),
+  ]);
+  expect(exported.stdout).not.toContain('someone else');
+  expect(exported.stdout).not.toContain('embedding');
+
+  const audit = await gnlJson(['operators', 'history', 'dpo'], { env });
+  expect(audit).toContainEqual(expect.objectContaining({ action: 'exported-memory', by: 'dpo', detail: { resource: 'customer:c_9' } }));
 });

@@ -1,9 +1,14 @@
 /**
- * What memory holds about a resource (docs/memory.md), from the command line: its working memory (every
- * version, who wrote it and why) and its newest items. Read-only: a person's memory is erased with the
- * audited `gnl erase --subject` (docs/erasure.md).
+ * What memory holds about a resource (docs/memory.md), from the command line: `gnl memory show` (its
+ * working memory, every version with who and why, and its newest items) and `gnl memory export` (all of
+ * it as JSON lines, for a person's request for their data; audited under an operator account before
+ * anything is read). A person's memory is erased with the audited `gnl erase --subject` (docs/erasure.md).
  */
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { auditOperatorAct } from '@/lib/accounts';
+import { exportMemory, memoryExportText } from '@/lib/durable';
+import { CliError, EXIT } from './failures';
 import { clean, json } from './format';
 import { jsonOption, wholeNumber } from './options';
 import type { CliSession } from './session';
@@ -34,5 +39,36 @@ export function registerMemoryCommands(program: Command, session: CliSession): v
             ),
           ];
     session.print({ text, data: { resource, working: versions, items } }, opts.json);
+  });
+
+  jsonOption(
+    memory
+      .command('export')
+      .description('all a resource’s memory as JSON lines (working memory versions, facts, messages; no embeddings), audited')
+      .argument('<resource>', 'whose memory: a customer or user id')
+      .requiredOption('--by <login>', 'the operator account that exports it (an enabled one): audited as exported-memory before anything is read')
+      .option('--out <file>', 'write to this new file (0600; never over an existing one) instead of stdout'),
+  ).action(async (resource: string, opts: { by: string; out?: string; json?: boolean }) => {
+    const storage = session.storage();
+    await auditOperatorAct({ storage, login: opts.by, action: 'exported-memory', detail: { resource }, what: 'exporting memory needs an operator account' });
+    const lines = await exportMemory({ store: storage.memory, resource, by: opts.by });
+    const text = memoryExportText(lines);
+    if (opts.out === undefined) {
+      if (opts.json) throw new CliError('--json goes with --out: without it the export itself is what stdout prints.', EXIT.usage);
+      session.io.stdout.write(text);
+      return;
+    }
+    await writeFile(opts.out, text, { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST') throw new CliError(`${opts.out} exists: give a new file (an export never overwrites one).`, EXIT.conflict);
+      throw error;
+    });
+    const header = lines[0] as Extract<(typeof lines)[number], { type: 'header' }>;
+    session.print(
+      {
+        text: [`Exported the memory of ${clean(resource)}: ${header.versions} working memory versions and ${header.items} items, to ${clean(opts.out)}.`],
+        data: { out: opts.out, header },
+      },
+      opts.json,
+    );
   });
 }

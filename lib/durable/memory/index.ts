@@ -16,3 +16,4 @@ export {
 export { memoryTools, type MemoryToolsOptions } from './memory-tools';
 export { type RunMemory, APPEND_TURN_TOOL, readRunMemory } from './run-memory';
 export { runMemoryView, type RunMemoryView, type RecalledView } from './recorded-memory';
+export { exportMemory, memoryExportText, MEMORY_EXPORT_FORMAT, type MemoryExportHeader, type MemoryExportLine } from './memory-export';
