@@ -108,6 +108,9 @@ export {
   type Workflow,
   type WorkflowDefinition,
   type WorkflowResult,
+  WorkflowMemory,
+  type WorkflowMemoryDeclaration,
+  type WorkflowMemoryOptions,
 } from './workflow';
 export { checkOutputSchema, type OutputCheck } from './tools';
 export {

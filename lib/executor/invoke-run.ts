@@ -19,6 +19,8 @@ import {
   type LiveJournal,
   type MemoryStore,
   RunBusyError,
+  type WorkflowMemoryDeclaration,
+  type WorkflowMemoryOptions,
   RunCanceledError,
   RunDivergedError,
   RunErasedError,
@@ -90,6 +92,8 @@ export async function invokeRun(args: {
           ...(children ? { children } : {}),
           ...(run.input.parent ? { parent: run.input.parent } : {}),
           ...(run.input.subject !== undefined ? { subject: run.input.subject } : {}),
+          // A registered workflow's memory: the run's subject's, in the workflow's store or the executor's.
+          ...workflowMemoryOf(workflow.memory, run.input.subject, memory),
         }) as unknown as Promise<DurableResult<any>>;
     } else {
       // The run's own version while it is registered (pinned), or the current one when it takes the run over.
@@ -172,4 +176,22 @@ function find<T>(error: unknown, is: (e: unknown) => e is T): T | undefined {
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function workflowMemoryOf(
+  declared: WorkflowMemoryDeclaration | undefined,
+  subject: string | undefined,
+  given: MemoryStore | undefined,
+): { memory?: WorkflowMemoryOptions } {
+  if (!declared || subject === undefined) return {};
+  const store = declared.store === undefined ? given : typeof declared.store === 'function' ? declared.store() : declared.store;
+  if (!store) return {};
+  return {
+    memory: {
+      store,
+      resource: subject,
+      ...(declared.embeddingModel ? { embeddingModel: declared.embeddingModel } : {}),
+      ...(declared.topK !== undefined ? { topK: declared.topK } : {}),
+    },
+  };
 }

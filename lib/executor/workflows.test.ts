@@ -12,6 +12,7 @@ import { defineWorkflow, exportRun, exportText, parseRunExport, planImport, RunS
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { until, untilStatus } from '@/tests/support/run-waits';
 import { scriptedModel } from '@/tests/support/scripted-model';
+import { wordEmbeddingModel } from '@/tests/support/word-embeddings';
 import { cancelRun, Executor, forkRun, migrateRun, previewMigration, sendEvent, startWorkflow } from './index';
 import { dropExpiredRuns, retentionLog, retentionPolicy } from './retention';
 import { RunQueue } from './run-queue';
@@ -74,7 +75,14 @@ describeEachStorage('workflows in the executor', (holder) => {
           return `${first} on version ${version}`;
         },
       });
-    registry = createAgentRegistry([], { workflows: [notify, followUp, waitsForever, versioned('2'), versioned('1')] });
+    // Its runs are given their subject's memory, in the executor's store (no store declared).
+    const remembers = defineWorkflow({
+      name: 'remembers-customer',
+      input: z.object({ note: z.string() }),
+      memory: { embeddingModel: wordEmbeddingModel() },
+      run: async (wf, { note }) => (await wf.memory.remember('note', [note])).remembered.length,
+    });
+    registry = createAgentRegistry([], { workflows: [notify, followUp, waitsForever, versioned('2'), versioned('1'), remembers] });
     executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
   });
   afterAll(async () => {
@@ -156,7 +164,7 @@ describeEachStorage('workflows in the executor', (holder) => {
     await status(open.runId, 'waiting');
     // The policy is the registry's, workflows included (their runs record the workflow's name).
     const policy = retentionPolicy({ registry, defaultDays: 1 });
-    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'versioned', 'waits-forever']);
+    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'remembers-customer', 'versioned', 'waits-forever']);
     const result = await dropExpiredRuns({
       storage: holder.storage,
       policy,
@@ -195,6 +203,21 @@ describeEachStorage('workflows in the executor', (holder) => {
     expect(state.completedOutput).toBe('ran once on version 2');
     // The step recorded on version 1 was replayed, not run again.
     expect([...state.operations.values()].filter((op) => op.toolName === 'first')).toHaveLength(1);
+  });
+
+  it('a registered workflow with memory, started with a subject, remembers in the executor’s store for that subject', async () => {
+    const subject = `customer:wf-${crypto.randomUUID()}`;
+    const { runId } = await startWorkflow({
+      storage: holder.storage,
+      registry,
+      workflow: 'remembers-customer',
+      input: { note: 'called about the lamp' },
+      subject,
+    });
+    await status(runId, 'completed');
+    expect((await holder.storage.memory.items({ resource: subject, limit: 10 })).map((item) => [item.text, item.runId])).toEqual([
+      ['called about the lamp', runId],
+    ]);
   });
 
   it('a cancel of a waiting parent reaches its open child, recorded with who and why', async () => {

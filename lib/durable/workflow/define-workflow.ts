@@ -3,8 +3,10 @@
  * a run (run-workflow.ts). Its name is what the run records, so any process finds it to continue it; its
  * events are the ones it may wait for, each with the schema a sent payload must match.
  */
+import type { EmbeddingModel } from 'ai';
 import { z } from 'zod';
 import { WorkflowInputError } from '../errors';
+import type { MemoryStore } from '../memory/memory-store';
 import type { WorkflowContext } from './workflow-context';
 import { WORKFLOW_NAME } from './workflow-name';
 
@@ -24,6 +26,18 @@ export interface WorkflowDefinition<INPUT extends z.ZodType, OUTPUT> {
   run: (wf: WorkflowContext, input: z.output<INPUT>) => Promise<OUTPUT>;
   /** Days its ended runs are kept (1 to 36,500, or 'forever'); unset: the fleet's GNL_RETENTION_DAYS (docs/operations.md#retention). */
   retentionDays?: number | 'forever';
+  /**
+   * Its runs' memory (`wf.memory`, docs/memory.md#in-a-workflow): a run started with a `subject` is given
+   * that resource's memory, in `store` or else the executor's. Not part of the version.
+   */
+  memory?: WorkflowMemoryDeclaration;
+}
+
+/** What a registered workflow declares of its runs' memory; the resource is each run's subject. */
+export interface WorkflowMemoryDeclaration {
+  store?: MemoryStore | (() => MemoryStore);
+  embeddingModel?: EmbeddingModel;
+  topK?: number;
 }
 
 export interface Workflow<INPUT extends z.ZodType = z.ZodType, OUTPUT = unknown> {
@@ -35,11 +49,12 @@ export interface Workflow<INPUT extends z.ZodType = z.ZodType, OUTPUT = unknown>
   readonly events: Readonly<Record<string, z.ZodType>>;
   readonly run: (wf: WorkflowContext, input: z.output<INPUT>) => Promise<OUTPUT>;
   readonly retentionDays: number | 'forever' | undefined;
+  readonly memory: WorkflowMemoryDeclaration | undefined;
 }
 
 export function defineWorkflow<INPUT extends z.ZodType, OUTPUT>(definition: WorkflowDefinition<INPUT, OUTPUT>): Workflow<INPUT, OUTPUT> {
   const problems: string[] = [];
-  const { name, version = '1', description, input, events = {}, run, retentionDays } = definition ?? ({} as WorkflowDefinition<INPUT, OUTPUT>);
+  const { name, version = '1', description, input, events = {}, run, retentionDays, memory } = definition ?? ({} as WorkflowDefinition<INPUT, OUTPUT>);
   if (typeof name !== 'string' || !WORKFLOW_NAME.test(name))
     problems.push('name: lower-case letters, digits and dashes, starting with a letter, at most 64 characters');
   if (typeof version !== 'string' || version.length === 0 || version.length > 64) problems.push('version: 1 to 64 characters');
@@ -51,6 +66,10 @@ export function defineWorkflow<INPUT extends z.ZodType, OUTPUT>(definition: Work
   if (typeof run !== 'function') problems.push('run: the workflow function, (wf, input) => Promise<output>');
   if (retentionDays !== undefined && retentionDays !== 'forever' && !(Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 36_500))
     problems.push("retentionDays: a whole number of days from 1 to 36500, or 'forever'");
+  if (memory !== undefined) {
+    if (typeof memory !== 'object' || memory === null) problems.push('memory: { store?, embeddingModel?, topK? }');
+    else if (memory.topK !== undefined && !(Number.isInteger(memory.topK) && memory.topK >= 1 && memory.topK <= 20)) problems.push('memory.topK: 1 to 20');
+  }
   if (problems.length > 0) throw new WorkflowInputError({ what: 'defineWorkflow refused the definition', problems });
   return Object.freeze({
     kind: 'workflow' as const,
@@ -61,6 +80,7 @@ export function defineWorkflow<INPUT extends z.ZodType, OUTPUT>(definition: Work
     events: Object.freeze({ ...events }),
     run,
     retentionDays,
+    memory,
     [WORKFLOW]: true,
   });
 }

@@ -6,10 +6,12 @@
  *   workflow-context.ts  the `wf` primitives: step (through the door), sleep, waitForEvent, child, all, now, random
  *   run-workflow.ts      one invocation: begin, replay, complete, fail or suspend (`waiting`)
  *   child-runs.ts        child ids from the job, a child's outcome from the journal, the starter port
+ *   workflow-memory.ts   `wf.memory`: recall, remember, working memory, each a step through the door
  *   send-event.ts        journal.sendEvent's request and plan (one event id, once); workflow-name.ts the names' rule
  */
 export { type ChildOutcome, type ChildRef, type ChildSpec, type ChildStarter, readChild } from './child-runs';
-export { defineWorkflow, isWorkflow, parseWorkflowInput, type Workflow, type WorkflowDefinition } from './define-workflow';
+export { defineWorkflow, isWorkflow, parseWorkflowInput, type Workflow, type WorkflowDefinition, type WorkflowMemoryDeclaration } from './define-workflow';
+export { WorkflowMemory, type WorkflowMemoryOptions } from './workflow-memory';
 export { parseEventPayload } from './event-payload';
 export { WORKFLOW_NAME } from './workflow-name';
 export { runWorkflow, type RunWorkflowOptions, type WaitingFor, waitingFor, type WorkflowResult, workflowRunInput } from './run-workflow';

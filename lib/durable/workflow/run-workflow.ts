@@ -21,6 +21,7 @@ import { RunSession } from '../run/run-session';
 import { InvocationTrace } from '../telemetry/tracing';
 import { RunErasedError } from '../sealing/run-keys';
 import { type ChildStarter, readChild } from './child-runs';
+import type { WorkflowMemoryOptions } from './workflow-memory';
 import { parseWorkflowInput, type Workflow } from './define-workflow';
 import { parseEventPayload } from './event-payload';
 import { WorkflowContext, WorkflowSuspended } from './workflow-context';
@@ -43,6 +44,8 @@ export interface RunWorkflowOptions {
   maxEventsPerRun?: number;
   /** The clock sleeps and deadlines are measured by (tests). Default Date.now. */
   clock?: () => number;
+  /** The resource whose memory `wf.memory` reads and writes (docs/memory.md#in-a-workflow). */
+  memory?: WorkflowMemoryOptions;
 }
 
 /** What one workflow will wait for when it waits. */
@@ -122,6 +125,7 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
       jobRoot: async () => (await session.job?.()) ?? runId,
       clock,
       beforeNewWork,
+      memory: options.memory,
     });
     let output: unknown;
     try {

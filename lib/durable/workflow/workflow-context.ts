@@ -28,6 +28,7 @@ import { type CheckContext, type CheckResult, gnlTool, type LookupResult } from 
 import { callThroughDoor } from '../tools/journaled-tool';
 import { toolGate } from '../tools/tool-gate';
 import { type ChildOutcome, type ChildRef, type ChildSpec, type ChildStarter, childRef, readChild } from './child-runs';
+import { noMemory, WorkflowMemory, type WorkflowMemoryOptions } from './workflow-memory';
 import { parseEventPayload } from './event-payload';
 
 /** What a step's function is given. */
@@ -104,9 +105,20 @@ export class WorkflowContext {
       clock: () => number;
       /** Asked before a primitive does new work (the executor's stop at a step boundary). */
       beforeNewWork: (() => void | Promise<void>) | undefined;
+      /** The resource whose memory `wf.memory` reads and writes (runWorkflow's `memory`). */
+      memory?: WorkflowMemoryOptions | undefined;
     },
   ) {
     this.runId = args.session.runId;
+  }
+
+  private memoryOf: WorkflowMemory | undefined;
+
+  /** The run's memory (workflow-memory.ts): recall, remember, working memory, each a step through the door. Refused on a run given none. */
+  get memory(): WorkflowMemory {
+    if (!this.args.memory) return noMemory();
+    this.memoryOf ??= new WorkflowMemory(this.args.memory, (name, options, run) => this.step(name, options, run), this.runId);
+    return this.memoryOf;
   }
 
   /** How many primitives the workflow called in this invocation. */
