@@ -7,7 +7,7 @@ import type { EmbeddingModel } from 'ai';
 import { z } from 'zod';
 import { supportTools } from '@/lib/demo/support-tools';
 import type { LanguageModel } from 'ai';
-import { memoryTools, runDurable } from '@gnldev/durable';
+import { defineWorkflow, memoryTools, runDurable } from '@gnldev/durable';
 import { storageFromEnv } from '@gnldev/durable/storage';
 
 declare const embeddingModel: EmbeddingModel;
@@ -42,4 +42,22 @@ const result = await runDurable({
   },
 });
 // #endregion
-export { result, tools };
+
+// #region workflow
+const flow = defineWorkflow({
+  name: 'follow-up',
+  input: z.object({ note: z.string() }),
+  memory: { embeddingModel }, // each run is given its subject's memory (the executor's store)
+  run: async (wf, { note }) => {
+    const earlier = await wf.memory.recall('earlier', note, { topK: 3 }); // a recorded read, with scores
+    await wf.memory.remember('note', [note]); // a side effect, once
+    const { version, value } = await wf.memory.working('profile'); // a recorded read
+    await wf.memory.updateWorking('profile-update', {
+      expectedVersion: version,
+      value: { ...(value as object), lastNote: note },
+    });
+    return earlier.length;
+  },
+});
+// #endregion
+export { flow, result, tools };

@@ -12,6 +12,7 @@
 export { type ChildOutcome, type ChildRef, type ChildSpec, type ChildStarter, readChild } from './child-runs';
 export { defineWorkflow, isWorkflow, parseWorkflowInput, type Workflow, type WorkflowDefinition, type WorkflowMemoryDeclaration } from './define-workflow';
 export { WorkflowMemory, type WorkflowMemoryOptions } from './workflow-memory';
+export type { StepContext, StepOptions } from './step-options';
 export { parseEventPayload } from './event-payload';
 export { WORKFLOW_NAME } from './workflow-name';
 export { runWorkflow, type RunWorkflowOptions, type WaitingFor, waitingFor, type WorkflowResult, workflowRunInput } from './run-workflow';
@@ -19,8 +20,6 @@ export { planSendEvent, type SendEventRequest, sendEventRequestSchema } from './
 export {
   type EventResult,
   type FanOutOptions,
-  type StepContext,
-  type StepOptions,
   type WaitForEventOptions,
   WorkflowContext,
   WorkflowSuspended,

@@ -17,7 +17,7 @@ import { WorkflowInputError } from '../errors';
 import type { MemoryItem, MemoryStore, RecalledItem, WorkingMemory, WorkingWrite } from '../memory/memory-store';
 import { unitVector } from '../memory/memory-store';
 import { memoryWriteOptions } from '../memory/memory-tools';
-import type { StepContext, StepOptions } from './workflow-context';
+import type { StepContext, StepOptions } from './step-options';
 
 export interface WorkflowMemoryOptions {
   store: MemoryStore;
