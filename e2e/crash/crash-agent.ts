@@ -10,7 +10,7 @@
  * replayed by runDurable and never reach it). Ends with one JSON line on stdout and exit code 0.
  */
 import { appendFileSync } from 'node:fs';
-import { generateText, stepCountIs, tool } from 'ai';
+import { generateText, stepCountIs, type Tool, tool } from 'ai';
 import { z } from 'zod';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { MockEmbeddingModelV4, MockLanguageModelV4 } from 'ai/test';
@@ -20,6 +20,7 @@ import {
   type Journal,
   type JournalEvent,
   type MemoryStore,
+  memoryTools,
   RunBusyError,
   runDurable,
   SideEffectRetryBlockedError,
@@ -40,6 +41,7 @@ import {
   memoryOf,
   ORDER_ID,
   PROMPT,
+  RECALL_QUERY,
   type Scenario,
 } from './protocol';
 
@@ -78,6 +80,13 @@ function logRecordedSteps(events: readonly JournalEvent[]): void {
 }
 
 function script(step: number): ScriptedStep {
+  // 'recall' mode: the model asks its memory first, then goes on as in the other modes.
+  if (mode === 'recall')
+    return step === 0 ? { toolCalls: [{ toolCallId: 'call-recall', toolName: 'recall', input: { query: RECALL_QUERY } }] } : plainScript(step - 1);
+  return plainScript(step);
+}
+
+function plainScript(step: number): ScriptedStep {
   if (step === 0) return { toolCalls: [{ toolCallId: 'call-lookup', toolName: 'lookupOrder', input: { orderId: ORDER_ID } }] };
   if (step === 1) return { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: ORDER_ID, amount: 40 } }] };
   return { text: FINAL_TEXT };
@@ -90,7 +99,13 @@ const scripted = scriptedModel((step, prompt) => {
       ? prompt.flatMap((m) =>
           m.role === 'system' ? [m.content] : m.role === 'user' ? m.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])) : [],
         )
-      : undefined;
+      : mode === 'recall'
+        ? prompt.flatMap((m) =>
+            m.role === 'tool'
+              ? m.content.flatMap((part) => (part.type === 'tool-result' && part.toolName === 'recall' ? [JSON.stringify(part.output)] : []))
+              : [],
+          )
+        : undefined;
   logModel({ pid: process.pid, step, ...(seen ? { seen } : {}) });
   return script(step);
 });
@@ -100,20 +115,23 @@ const embeddingModel = new MockEmbeddingModelV4({
   provider: 'test',
   modelId: 'words-32',
   maxEmbeddingsPerCall: 100,
-  doEmbed: async ({ values }) => ({
-    embeddings: values.map((value) => {
-      const v = new Array<number>(32).fill(0);
-      for (const word of String(value)
-        .toLowerCase()
-        .match(/[a-z0-9_]+/g) ?? []) {
-        let h = 0;
-        for (const c of word) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-        v[h % 32] = (v[h % 32] ?? 0) + 1;
-      }
-      return v;
-    }),
-    warnings: [],
-  }),
+  doEmbed: async ({ values }) => {
+    logModel({ pid: process.pid, embedded: values.map(String) });
+    return {
+      embeddings: values.map((value) => {
+        const v = new Array<number>(32).fill(0);
+        for (const word of String(value)
+          .toLowerCase()
+          .match(/[a-z0-9_]+/g) ?? []) {
+          let h = 0;
+          for (const c of word) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+          v[h % 32] = (v[h % 32] ?? 0) + 1;
+        }
+        return v;
+      }),
+      warnings: [],
+    };
+  },
 });
 
 /** The journal's memory store; at `in-memory-append-after-write` the child dies right after the turn's append wrote. */
@@ -247,10 +265,12 @@ async function runWithGnl(): Promise<AgentOutcome> {
     const refund = gnlTool(refundTool, refundOptions());
     const options = { runId, journal, tools: { lookupOrder, refund }, stopWhen: stepCountIs(10), prompt: PROMPT };
     const memory = { store: memoryStore(opened.memory), ...memoryOf(runId), lastMessages: 5, recall: { embeddingModel, topK: 2 } };
+    const recallTool: Record<string, Tool> =
+      mode === 'recall' ? { recall: memoryTools({ store: opened.memory, resource: memoryOf(runId).resource, embeddingModel }).recall as Tool } : {};
     const result =
       mode === 'stream'
         ? await streamDurable({ ...options, model: streaming }).durable
-        : await runDurable({ ...options, model: scripted.model, ...(mode === 'memory' ? { memory } : {}) });
+        : await runDurable({ ...options, tools: { ...options.tools, ...recallTool }, model: scripted.model, ...(mode === 'memory' ? { memory } : {}) });
     if (result.status === 'completed') return { outcome: 'completed', pid: process.pid, text: result.text, replayedSteps: result.replayedSteps };
     if (result.status === 'canceled') throw new Error(`unexpected: run canceled by ${result.by}`);
     return {

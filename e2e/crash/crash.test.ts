@@ -16,7 +16,7 @@ import { type Journal, type MemoryStore, type RecordedEvent, type RunStatus, typ
 import { PGliteStorage, PostgresStorage } from '@/lib/durable/storage';
 import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
 import { type AgentConfig, type ChildEnd, describeEnd, modelCallsByStep, newModelLog, repeatedModelCalls, runAgent, startAgent, totals } from './harness';
-import { type AgentOutcome, type CrashPoint, FINAL_TEXT, type ModelLogLine, memoryOf, ORDER_ID, PROMPT, type Scenario } from './protocol';
+import { type AgentOutcome, type CrashPoint, FINAL_TEXT, type ModelLogLine, memoryOf, ORDER_ID, PROMPT, RECALL_QUERY, type Scenario } from './protocol';
 import { type RefundService, type RefundServiceOptions, startRefundService } from './refund-service';
 
 const CASE_TIMEOUT_MS = 240_000;
@@ -504,6 +504,35 @@ describeEachJournal('crash suite: SIGKILL at each point, restart at once with th
     expect(await turnsWritten(c)).toEqual([`user: ${PROMPT}`, `assistant: ${FINAL_TEXT}`]);
     return { status: 'completed', executions: 1, requests: 1 };
   });
+
+  crashCase(
+    'memory: kill between a recall and its use: the restart is given the recorded items, embeds nothing again, and a closer fact added meanwhile is not among them',
+    {},
+    async (c) => {
+      const { resource } = memoryOf(c.runId);
+      const CLOSER = RECALL_QUERY; // the query itself: as close as a fact can be
+      await c.access.memory((store) => store.add({ resource, key: `${c.runId}:fact`, items: [{ kind: 'fact', text: FACT, embedding: words32(FACT) }] }));
+      expectKilled(await c.run('retrySafe', 'after:tool-call-end:recall', { mode: 'recall' }));
+      await c.access.memory((store) => store.add({ resource, key: `${c.runId}:closer`, items: [{ kind: 'fact', text: CLOSER, embedding: words32(CLOSER) }] }));
+      expect(expectOutcome(await c.run('retrySafe', 'none', { mode: 'recall' }), 'completed').text).toBe(FINAL_TEXT);
+      const lines = readFileSync(c.modelLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ModelLogLine);
+      // The query was embedded once, by the process that was killed; the restart embedded nothing.
+      const embedded = lines.flatMap((line) => ('embedded' in line ? [line] : []));
+      expect(embedded.map((line) => line.embedded)).toEqual([[RECALL_QUERY]]);
+      // The model calls after the recall (the first, before it, was given no result).
+      const seen = seenByTheModel(c).filter((given) => given.length > 0);
+      expect(seen.length).toBeGreaterThan(0);
+      for (const given of seen) {
+        expect(given.join(' '), 'the recalled fact, with its score').toContain(FACT);
+        expect(given.join(' '), 'never the fact added after the recall').not.toContain(`"text":"${CLOSER}"`);
+      }
+      expect(seen.every((given) => given.length === 1)).toBe(true);
+      return { status: 'completed', executions: 1, requests: 1 };
+    },
+  );
 
   // Every journal boundary of the run, in order: a fresh run killed right after each, then resumed.
   // With retrySafe, no boundary may cost a second lookup, refund request or execution.

@@ -143,6 +143,7 @@ export function repeatedModelCalls(modelLog: string): string[] {
       recorded.set(line.recorded, line.pid);
       continue;
     }
+    if (!('step' in line)) continue; // an embedding call ('recall' mode)
     const by = recorded.get(line.step);
     if (by !== undefined) problems.push(`process ${line.pid} called the model for step ${line.step}, already recorded by process ${by}`);
     if (called.has(`${line.pid}:${line.step}`)) problems.push(`process ${line.pid} called the model twice for step ${line.step}`);

@@ -34,8 +34,11 @@ export type CrashPoint =
  * with the memory option (resource and thread named by the runId: memoryOf), its store the journal's; each
  * real model call logs the user and system texts it was given (`seen`), and `in-memory-append-after-write`
  * kills the child inside the turn's append, after the store wrote it and before the journal recorded it.
+ * 'recall': runDurable with memoryTools' `recall` (the resource named by the runId); the model calls
+ * recall first (RECALL_QUERY), then goes on as in 'generate'; each real model call logs the recall
+ * results it was given (`seen`), and each embedding call the texts it embedded (`embedded`).
  */
-export type AgentMode = 'generate' | 'stream' | 'memory';
+export type AgentMode = 'generate' | 'stream' | 'memory' | 'recall';
 
 /** With 'announce-appends' the child does not kill itself: it writes this line (and the event types) to stderr as each append begins. */
 export const APPEND_BEGIN = '[append-begin]';
@@ -57,7 +60,10 @@ export const ENV = {
  * answers, and one `{ pid, recorded: step }` line right after a model-step append committed (missing
  * when the kill came first: it can hide a repeat, never invent one).
  */
-export type ModelLogLine = { pid: number; step: number; seen?: string[] } | { pid: number; recorded: number };
+export type ModelLogLine = { pid: number; step: number; seen?: string[] } | { pid: number; recorded: number } | { pid: number; embedded: string[] };
+
+/** What the model asks `recall` for in 'recall' mode. */
+export const RECALL_QUERY = 'refunds for order o_17';
 
 /** The memory a run of `mode: 'memory'` is given: the runId's own resource and thread. */
 export function memoryOf(runId: string): { resource: string; thread: string } {
