@@ -11,17 +11,12 @@ import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { Time } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
+import type { WorkingMemory } from '@/lib/durable';
 import type { Refusal } from '@/lib/studio/actions/operator-actions';
 import { runHref } from '@/lib/studio/reads/run-path';
 
-export interface WorkingMemoryShown {
-  version: number;
-  value: unknown;
-  updatedBy: string;
-  reason: string | null;
-  runId: string | null;
-  at: string;
-}
+/** What the card shows of a version: the core's record without its resource (the page's). */
+export type WorkingMemoryShown = Omit<WorkingMemory, 'resource'>;
 
 /**
  * A resource's working memory: the version an agent reads now, who wrote it and why, and an edit in the

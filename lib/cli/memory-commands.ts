@@ -4,11 +4,10 @@
  * it as JSON lines, for a person's request for their data; audited under an operator account before
  * anything is read). A person's memory is erased with the audited `gnl erase --subject` (docs/erasure.md).
  */
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { auditOperatorAct } from '@/lib/accounts';
 import { exportMemory, memoryExportText } from '@/lib/durable';
-import { CliError, EXIT } from './failures';
+import { writeExport } from './export-file';
 import { clean, json } from './format';
 import { jsonOption, wholeNumber } from './options';
 import type { CliSession } from './session';
@@ -53,20 +52,13 @@ export function registerMemoryCommands(program: Command, session: CliSession): v
     await auditOperatorAct({ storage, login: opts.by, action: 'exported-memory', detail: { resource }, what: 'exporting memory needs an operator account' });
     const lines = await exportMemory({ store: storage.memory, resource, by: opts.by });
     const text = memoryExportText(lines);
-    if (opts.out === undefined) {
-      if (opts.json) throw new CliError('--json goes with --out: without it the export itself is what stdout prints.', EXIT.usage);
-      session.io.stdout.write(text);
-      return;
-    }
-    await writeFile(opts.out, text, { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') throw new CliError(`${opts.out} exists: give a new file (an export never overwrites one).`, EXIT.conflict);
-      throw error;
-    });
+    const out = await writeExport(session, text, opts.out, opts.json);
+    if (out === undefined) return;
     const header = lines[0] as Extract<(typeof lines)[number], { type: 'header' }>;
     session.print(
       {
-        text: [`Exported the memory of ${clean(resource)}: ${header.versions} working memory versions and ${header.items} items, to ${clean(opts.out)}.`],
-        data: { out: opts.out, header },
+        text: [`Exported the memory of ${clean(resource)}: ${header.versions} working memory versions and ${header.items} items, to ${clean(out)}.`],
+        data: { out, header },
       },
       opts.json,
     );

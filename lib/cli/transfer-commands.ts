@@ -5,10 +5,11 @@
  * operator account (`--by`), audited before anything is read (lib/accounts export-audit.ts). Import is
  * all or nothing; a redacted export comes in as evidence (canceled, never resumed).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { auditRevealedExport, processActor } from '@/lib/accounts';
 import { exportRun, exportText, parseRunExport, planImport, secretFieldsFromEnv } from '@/lib/durable';
+import { writeExport } from './export-file';
 import { CliError, EXIT } from './failures';
 import { clean } from './format';
 import { jsonOption } from './options';
@@ -48,22 +49,15 @@ export function registerTransferCommands(program: Command, session: CliSession):
     } else if (opts.by) throw new CliError('--by goes with --reveal-secrets (a redacted export records nothing).', EXIT.usage);
     const exported = await exportRun({ journal: storage.runs, runId, revealSecrets: opts.revealSecrets === true, fields: secretFieldsFromEnv(process.env) });
     const text = exportText(exported);
-    if (opts.out === undefined) {
-      if (opts.json) throw new CliError('--json goes with --out: without it the export itself is what stdout prints.', EXIT.usage);
-      session.io.stdout.write(text);
-      return;
-    }
-    await writeFile(opts.out, text, { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') throw new CliError(`${opts.out} exists: give a new file (an export never overwrites one).`, EXIT.conflict);
-      throw error;
-    });
+    const out = await writeExport(session, text, opts.out, opts.json);
+    if (out === undefined) return;
     const { header } = exported;
     session.print(
       {
         text: [
-          `Exported run ${clean(runId)}: ${header.eventCount} events (${header.status}), secrets ${header.redacted ? 'redacted' : 'IN CLEAR'}, to ${clean(opts.out)}.`,
+          `Exported run ${clean(runId)}: ${header.eventCount} events (${header.status}), secrets ${header.redacted ? 'redacted' : 'IN CLEAR'}, to ${clean(out)}.`,
         ],
-        data: { out: opts.out, header },
+        data: { out, header },
       },
       opts.json,
     );

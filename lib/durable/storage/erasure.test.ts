@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createFreshDatabase } from '@/tests/support/fresh-database';
 import { DATABASE_URL, describeEachJournal, tempDataDir, uniqueRunId } from '@/tests/support/journals';
+import { refusal } from '@/tests/support/refusal';
 import { refundAgent as ledgerAgent } from '@/tests/support/refund-agent';
 import { scriptedModel, streamingModel } from '@/tests/support/scripted-model';
 import { ERASED_TEXT, gnlTool, JournalDataError, journalKeyFrom, RunErasedError, runDurable, streamDurable } from '../internal';
@@ -46,16 +47,6 @@ function refundAgent() {
       ? { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { customer: NAME, address: ADDRESS, amount: 40 } }] }
       : { text: `Refunded 40 to ${NAME} at ${ADDRESS}.` };
   return { tools: { refund }, script, sent };
-}
-
-/** The database's refusal of a statement: its own message (drizzle wraps it as the cause of "Failed query"). */
-async function refusal(statement: Promise<unknown>): Promise<string> {
-  const error = await statement.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof Error)) throw new Error('the statement was not refused');
-  return error.cause instanceof Error ? error.cause.message : error.message;
 }
 
 /** Every file under `dir` (recursively) whose bytes hold `needle`, relative to `dir`. */

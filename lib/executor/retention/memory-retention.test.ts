@@ -11,6 +11,7 @@ import { expect, it } from 'vitest';
 import { createAgentRegistry } from '@/lib/agents';
 import type { Storage } from '@/lib/durable/storage';
 import { describeEachJournal } from '@/tests/support/journals';
+import { refusal } from '@/tests/support/refusal';
 import { Executor } from '../executor';
 import { dropExpiredMemory, findExpiredMemory, memoryRetentionLog } from './memory-retention';
 import { retentionSettingsFromEnv } from './retention-policy';
@@ -18,15 +19,6 @@ import { retentionSettingsFromEnv } from './retention-policy';
 async function rows<T>(storage: Storage, statement: ReturnType<typeof sql>): Promise<T[]> {
   const result = (await (await storage.database()).execute(statement)) as unknown;
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
-
-async function refusal(statement: Promise<unknown>): Promise<string> {
-  const error = await statement.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof Error)) throw new Error('the statement was not refused');
-  return error.cause instanceof Error ? error.cause.message : error.message;
 }
 
 describeEachJournal('memory retention', (target) => {

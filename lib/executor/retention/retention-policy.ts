@@ -58,24 +58,10 @@ const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(mi
 /** The settings from the environment: GNL_RETENTION_DAYS and GNL_MEMORY_RETENTION_DAYS (days or 'forever'), GNL_RETENTION_INTERVAL_MS, GNL_RETENTION_BATCH. */
 export function retentionSettingsFromEnv(env: Record<string, string | undefined> = process.env): RetentionSettings {
   const settings: RetentionSettings = {};
-  const days = env.GNL_RETENTION_DAYS?.trim();
-  if (days) {
-    const parsed = retentionDaysSchema.safeParse(/^\d+$/.test(days) ? Number(days) : days);
-    if (!parsed.success)
-      throw new RetentionSettingsError('GNL_RETENTION_DAYS', `must be a whole number of days from 1 to 36500, or 'forever' (got "${days}")`, {
-        cause: parsed.error,
-      });
-    if (parsed.data !== 'forever') settings.defaultDays = parsed.data;
-  }
-  const memoryDays = env.GNL_MEMORY_RETENTION_DAYS?.trim();
-  if (memoryDays) {
-    const parsed = retentionDaysSchema.safeParse(/^\d+$/.test(memoryDays) ? Number(memoryDays) : memoryDays);
-    if (!parsed.success)
-      throw new RetentionSettingsError('GNL_MEMORY_RETENTION_DAYS', `must be a whole number of days from 1 to 36500, or 'forever' (got "${memoryDays}")`, {
-        cause: parsed.error,
-      });
-    if (parsed.data !== 'forever') settings.memoryDays = parsed.data;
-  }
+  const defaultDays = daysSetting(env, 'GNL_RETENTION_DAYS');
+  if (defaultDays !== undefined) settings.defaultDays = defaultDays;
+  const memoryDays = daysSetting(env, 'GNL_MEMORY_RETENTION_DAYS');
+  if (memoryDays !== undefined) settings.memoryDays = memoryDays;
   const interval = env.GNL_RETENTION_INTERVAL_MS?.trim();
   if (interval) {
     const parsed = wholeNumber(1_000, 7 * 86_400_000).safeParse(interval);
@@ -93,4 +79,14 @@ export function retentionSettingsFromEnv(env: Record<string, string | undefined>
     settings.batchSize = parsed.data;
   }
   return settings;
+}
+
+/** A days setting: whole days from 1 to 36500, or 'forever' (undefined, as unset); anything else stops the start naming it. */
+function daysSetting(env: Record<string, string | undefined>, name: 'GNL_RETENTION_DAYS' | 'GNL_MEMORY_RETENTION_DAYS'): number | undefined {
+  const days = env[name]?.trim();
+  if (!days) return undefined;
+  const parsed = retentionDaysSchema.safeParse(/^\d+$/.test(days) ? Number(days) : days);
+  if (!parsed.success)
+    throw new RetentionSettingsError(name, `must be a whole number of days from 1 to 36500, or 'forever' (got "${days}")`, { cause: parsed.error });
+  return parsed.data === 'forever' ? undefined : parsed.data;
 }

@@ -39,14 +39,7 @@ export default async function ResourceMemoryPage({ params }: { params: Params })
         </h1>
       </div>
 
-      <WorkingMemoryCard
-        resource={memory.resource}
-        current={
-          current
-            ? { version: current.version, value: current.value, updatedBy: current.updatedBy, reason: current.reason, runId: current.runId, at: current.at }
-            : undefined
-        }
-      />
+      <WorkingMemoryCard resource={memory.resource} current={current} />
 
       {older.length > 0 ? (
         <section className="space-y-2" data-testid="memory-versions">
