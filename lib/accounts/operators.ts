@@ -29,7 +29,8 @@ export type OperatorAuditAction =
   | 'revealed-export'
   | 'erased-runs'
   | 'edited-memory'
-  | 'exported-memory';
+  | 'exported-memory'
+  | 'erased-memory';
 
 export interface OperatorAuditEntry {
   id: number;

@@ -147,3 +147,26 @@ it('gnl memory export writes all a resource’s memory as JSON lines, audited un
   const audit = await gnlJson(['operators', 'history', 'dpo'], { env });
   expect(audit).toContainEqual(expect.objectContaining({ action: 'exported-memory', by: 'dpo', detail: { resource: 'customer:c_9' } }));
 });
+
+it('gnl memory erase deletes all a resource’s memory, audited before, with no journal key; others’ memory stays', { timeout: 120_000 }, async () => {
+  const dataDir = tempDataDir();
+  const storage = new PGliteStorage({ dataDir });
+  await addOperator({ storage, login: 'dpo', name: 'Data Officer', password: 'data-officer-password', by: 'test' });
+  await storage.memory.add({ resource: 'customer:c_11', key: 'k-1', items: [{ kind: 'fact', text: 'Qvzzrt lives on Elm Street' }] });
+  await storage.memory.writeWorking({ resource: 'customer:c_11', expectedVersion: 0, value: { street: 'Elm' }, by: 'agent', key: 'w-1' });
+  await storage.memory.add({ resource: 'customer:c_12', key: 'k-2', items: [{ kind: 'fact', text: 'someone else' }] });
+  await storage.close();
+  const env = { GNL_DATA_DIR: dataDir, GNL_JOURNAL_KEY: '' };
+
+  const erased = await gnl(['memory', 'erase', 'customer:c_11', '--by', 'dpo', '--reason', 'deletion request #77'], { env });
+  expect(erased.code, erased.stderr).toBe(0);
+  expect(erased.stdout.trim()).toBe('Erased the memory of customer:c_11: 1 items and 1 working memory versions, by dpo.');
+  expect((await gnl(['memory', 'show', 'customer:c_11'], { env })).stdout.trim()).toBe('Memory holds nothing about customer:c_11.');
+  expect((await gnl(['memory', 'show', 'customer:c_12'], { env })).stdout).toContain('someone else');
+  const audit = await gnlJson(['operators', 'history', 'dpo'], { env });
+  expect(audit).toContainEqual(
+    expect.objectContaining({ action: 'erased-memory', by: 'dpo', detail: { resource: 'customer:c_11', reason: 'deletion request #77' } }),
+  );
+  const again = await gnl(['memory', 'erase', 'customer:c_11', '--by', 'dpo', '--reason', 'again'], { env });
+  expect(again.stdout.trim()).toBe('Memory held nothing about customer:c_11: nothing was erased (the request is in the audit).');
+});

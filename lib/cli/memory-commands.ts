@@ -2,12 +2,14 @@
  * What memory holds about a resource (docs/memory.md), from the command line: `gnl memory show` (its
  * working memory, every version with who and why, and its newest items) and `gnl memory export` (all of
  * it as JSON lines, for a person's request for their data; audited under an operator account before
- * anything is read). A person's memory is erased with the audited `gnl erase --subject` (docs/erasure.md).
+ * anything is read) and `gnl memory erase` (all of it deleted and the tables rewritten, audited before;
+ * no journal key needed: memory is not sealed). `gnl erase --subject` erases a person's runs and memory together.
  */
 import type { Command } from 'commander';
 import { auditOperatorAct } from '@/lib/accounts';
 import { exportMemory, memoryExportText } from '@/lib/durable';
 import { writeExport } from './export-file';
+import { CliError, EXIT } from './failures';
 import { clean, json } from './format';
 import { jsonOption, wholeNumber } from './options';
 import type { CliSession } from './session';
@@ -62,5 +64,30 @@ export function registerMemoryCommands(program: Command, session: CliSession): v
       },
       opts.json,
     );
+  });
+
+  jsonOption(
+    memory
+      .command('erase')
+      .description('delete everything memory holds about a resource (facts, messages, working memory), its tables rewritten; audited')
+      .argument('<resource>', 'whose memory: a customer or user id')
+      .requiredOption('--by <login>', 'the operator account that erases it (an enabled one): audited as erased-memory before anything is deleted')
+      .requiredOption('--reason <text>', 'why (a deletion request and its reference): recorded in the audit'),
+  ).action(async (resource: string, opts: { by: string; reason: string; json?: boolean }) => {
+    const storage = session.storage();
+    if (opts.reason.trim() === '') throw new CliError('--reason must say why (it is recorded in the audit).', EXIT.usage);
+    await auditOperatorAct({
+      storage,
+      login: opts.by,
+      action: 'erased-memory',
+      detail: { resource, reason: opts.reason },
+      what: 'erasing memory needs an operator account',
+    });
+    const erased = await storage.erasure.eraseMemory(resource);
+    const text =
+      erased.items + erased.versions === 0
+        ? [`Memory held nothing about ${clean(resource)}: nothing was erased (the request is in the audit).`]
+        : [`Erased the memory of ${clean(resource)}: ${erased.items} items and ${erased.versions} working memory versions, by ${clean(opts.by)}.`];
+    session.print({ text, data: { resource, ...erased, by: opts.by } }, opts.json);
   });
 }

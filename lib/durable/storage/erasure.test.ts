@@ -350,6 +350,22 @@ describeEachJournal('erasure', (target) => {
       }
     }, 60_000);
 
+  it('a resource’s memory alone is erased (gnl memory erase): its rows go, the rewritten tables hold none of its text, another resource’s stays', async () => {
+    const resource = `customer:${uniqueRunId('mem-only')}`;
+    const other = `customer:${uniqueRunId('mem-other')}`;
+    await storage.memory.add({ resource, key: `${resource}-fact`, items: [{ kind: 'fact', text: 'Xylofonn lives on Elm Street' }] });
+    await storage.memory.writeWorking({ resource, expectedVersion: 0, value: { secretWord: 'Xylofonn' }, by: 'agent', key: `${resource}-w` });
+    await storage.memory.add({ resource: other, key: `${other}-fact`, items: [{ kind: 'fact', text: 'kept' }] });
+    expect(await storage.erasure.eraseMemory(resource)).toEqual({ items: 1, versions: 1 });
+    expect(await storage.memory.working(resource)).toBeUndefined();
+    expect(await storage.memory.items({ resource, limit: 10 })).toEqual([]);
+    expect((await storage.memory.items({ resource: other, limit: 10 })).map((i) => i.text)).toEqual(['kept']);
+    await checkpoint();
+    const files = await databaseFiles();
+    expect(filesHolding(files.dir, 'Xylofonn', files.isLog)).toEqual([]);
+    expect(await storage.erasure.eraseMemory(resource)).toEqual({ items: 0, versions: 0 });
+  }, 60_000);
+
   it('refused, naming why: a run that does not exist, a request without by or reason, or naming both runs and a subject', async () => {
     expect(await storage.erasure.erase({ runIds: ['no-such-run'], by: 'dpo@acme', reason: 'r' })).toEqual([
       { runId: 'no-such-run', outcome: 'refused', why: 'no run has this id in this journal' },

@@ -145,6 +145,12 @@ const eventsOptionsSchema = z.object({ afterSeq: z.number().int().min(0).default
 /** Erasure (run-keys.ts, docs/erasure.md): both storages' `erasure`. */
 export interface RunEraser {
   erase(request: EraseRequest): Promise<EraseOutcome[]>;
+  /**
+   * Deletes everything memory holds about a resource (its facts, messages and working memory versions)
+   * and rewrites the memory tables, so the text is gone from their files too. Memory is not sealed with
+   * a run's key: this needs no journal key. The counts deleted. Who and why are the caller's to audit.
+   */
+  eraseMemory(resource: string): Promise<{ items: number; versions: number }>;
   erasures(options?: { runId?: string; limit?: number }): Promise<ErasureRecord[]>;
 }
 
@@ -409,19 +415,19 @@ export class PostgresJournal implements LiveJournal, RunEraser {
       ring.forget(runId);
     }
     // A subject's memory (docs/memory.md: the resource named like the subject) is not sealed: erasing is deleting it.
-    const forgot = parsed.subject !== undefined ? await forgetResource(driver, parsed.subject) : 0;
-    // Outside any transaction (VACUUM cannot run in one): the destroyed keys' old row versions go with the
-    // rewrite, once no snapshot from before the erasure is open (VACUUM FULL keeps a row version any open
-    // snapshot may still see: an autoanalyze, another session's long read).
-    if (outcomes.some((outcome) => outcome.outcome === 'erased') || forgot > 0) {
-      await untilSnapshotsAfterNow(driver, ERASE_SNAPSHOT_WAIT_MS);
-      await driver.query('vacuum full gnl.run_keys', []);
-      if (forgot > 0) {
-        await driver.query('vacuum full gnl.memory_items', []);
-        await driver.query('vacuum full gnl.working_memory', []);
-      }
-    }
+    const forgot = parsed.subject !== undefined ? await forgetResource(driver, parsed.subject) : { items: 0, versions: 0 };
+    const erased = outcomes.some((outcome) => outcome.outcome === 'erased');
+    if (erased || forgot.items + forgot.versions > 0) await rewriteErased(driver, { keys: erased, memory: forgot.items + forgot.versions > 0 });
     return outcomes;
+  }
+
+  async eraseMemory(resource: string): Promise<{ items: number; versions: number }> {
+    const given = z.string().min(1).max(200).safeParse(resource);
+    if (!given.success) throw new JournalDataError('eraseMemory: the resource is 1 to 200 characters', { cause: given.error });
+    const { sql: driver } = await this.db();
+    const forgot = await forgetResource(driver, given.data);
+    if (forgot.items + forgot.versions > 0) await rewriteErased(driver, { keys: false, memory: true });
+    return forgot;
   }
 
   /** The erasure log (gnl.erasures), newest first. */
@@ -653,6 +659,20 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.
   const result = schema.safeParse(value);
   if (!result.success) throw new JournalDataError(`${what}: ${z.prettifyError(result.error)}`, { cause: result.error });
   return result.data;
+}
+
+/**
+ * Outside any transaction (VACUUM cannot run in one): the erased rows' old versions go with the rewrite
+ * of their tables, once no transaction from before the erasure is open (VACUUM FULL keeps a row version
+ * any open snapshot may still see: an autoanalyze, another session's long read).
+ */
+async function rewriteErased(driver: SqlDriver, tables: { keys: boolean; memory: boolean }): Promise<void> {
+  await untilSnapshotsAfterNow(driver, ERASE_SNAPSHOT_WAIT_MS);
+  if (tables.keys) await driver.query('vacuum full gnl.run_keys', []);
+  if (tables.memory) {
+    await driver.query('vacuum full gnl.memory_items', []);
+    await driver.query('vacuum full gnl.working_memory', []);
+  }
 }
 
 /** How long an erasure waits for older snapshots to end before it rewrites the key table anyway. */

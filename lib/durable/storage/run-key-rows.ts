@@ -151,10 +151,10 @@ export async function readErasures(db: SqlQuery, options: { runId?: string; limi
 }
 
 /** Deletes what memory holds about a resource (gnl.memory_items, gnl.working_memory), in one transaction: the rows deleted. */
-export async function forgetResource(db: SqlDriver, resource: string): Promise<number> {
+export async function forgetResource(db: SqlDriver, resource: string): Promise<{ items: number; versions: number }> {
   return db.transaction(async (tx) => {
     const items = await tx.query<{ id: number }>('delete from gnl.memory_items where resource = $1::text returning id', [resource]);
     const versions = await tx.query<{ version: number }>('delete from gnl.working_memory where resource = $1::text returning version', [resource]);
-    return items.length + versions.length;
+    return { items: items.length, versions: versions.length };
   });
 }
