@@ -140,9 +140,8 @@ export default defineConfig({
  * order has finished, so a phase lasts as long as its slowest project. The main Studio's chain (sign-in,
  * seeded, live, then crash, chat, fork, bulk one after the other, since crash and chat kill its server)
  * sets the phases; the projects on Studios of their own are placed where a phase leaves a worker idle:
- * `long` and `postgres` beside `seeded`, `versions` beside the one test of `crash`. Measured on a fresh
- * clone: 395 s before (the three ran first, alone, for 136 s), docs/testing.md after. With `postgres`
- * beside `crash` (stop 44's first runs) that phase lasted as long as its one 45 s test.
+ * `long` beside `seeded`, `versions` and `postgres` beside the one test of `crash`. Measured on a fresh
+ * clone: 395 s before (the three ran first, alone, for 136 s), docs/testing.md after.
  */
 function fullProjects() {
   return [
@@ -231,10 +230,10 @@ function fullProjects() {
     ...(postgresUrl
       ? [
           {
-            // Its own Studio; its one long test in the phase of `seeded` and `long`, whose many short tests fill the other worker around it.
+            // Its own Studio; in the phase of `crash`, like `versions`.
             name: 'postgres',
             testMatch: ['postgres.spec.ts'],
-            dependencies: ['sign-in'],
+            dependencies: ['live'],
             use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${postgresPort}` },
           },
         ]

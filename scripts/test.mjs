@@ -9,9 +9,8 @@
  * On a Node older than 22 it first switches to the pinned Node 24 LTS (node-lts.mjs). The Node it runs
  * on is printed first, so a CI log says which Node the suite was tested on.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ensureSupportedNode } from './node-lts.mjs';
 
@@ -52,15 +51,8 @@ const steps = quick
 // Studios): each bundle is compiled once, not once per process. Node checks each entry against its
 // source, so a changed file is compiled afresh. Measured per child: 0.24 → 0.20 CPU-s (docs/testing.md).
 const compileCache = process.env.NODE_COMPILE_CACHE || path.join(root, 'node_modules', '.cache', 'gnl-test-compile');
-// The whole suite: the Studio's production build (Playwright's first need) starts now, beside vitest, at
-// the lowest CPU priority, so it takes the cores vitest leaves idle (its last minutes run one file on one
-// core) rather than the time after it. Playwright's launcher then finds the build up to date
-// (scripts/studio.mjs compares it with its sources). Its output goes to test-results/prebuild.log.
-const prebuild = quick || process.env.GNL_TEST_PREBUILD === '0' ? undefined : startPrebuild();
 let status = 0;
 for (const [command, args, env] of steps) {
-  // Two builds into one .next would corrupt it: Playwright starts once the early one is over.
-  if (command === bin('playwright') && prebuild) await prebuild;
   const started = performance.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...env } });
   const seconds = Math.round((performance.now() - started) / 1000);
@@ -68,35 +60,3 @@ for (const [command, args, env] of steps) {
   if (result.status !== 0 && status === 0) status = result.status ?? 1;
 }
 process.exit(status);
-
-/** `node scripts/studio.mjs --build-only` in the background at nice 19; resolves (never rejects) when it ends, saying how. */
-function startPrebuild() {
-  const log = path.join(root, process.env.GNL_TEST_RESULTS || 'test-results', 'prebuild.log');
-  mkdirSync(path.dirname(log), { recursive: true });
-  // A file, not a pipe: vitest runs under spawnSync, which blocks this process's loop, and a full pipe would stall the build.
-  const out = openSync(log, 'w');
-  const started = performance.now();
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'studio.mjs'), '--build-only'], {
-    cwd: root,
-    env: process.env,
-    stdio: ['ignore', out, out],
-  });
-  closeSync(out);
-  try {
-    setPriority(child.pid, 19); // its workers, started later, inherit it
-  } catch (error) {
-    console.log(`gnl test: the early build runs at normal priority (${error.message})`);
-  }
-  return new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      const seconds = Math.round((performance.now() - started) / 1000);
-      // A failed early build is not the suite's failure: Playwright's launcher builds again and says why.
-      console.log(`gnl test: the Studio's early build ${code === 0 ? 'finished' : `failed (${signal ?? `exit ${code}`}; ${log})`} after ${seconds} s`);
-      resolve(code === 0);
-    });
-    child.on('error', (error) => {
-      console.log(`gnl test: the Studio's early build could not start: ${error.message}`);
-      resolve(false);
-    });
-  });
-}
