@@ -165,32 +165,33 @@ export class SqlMemoryStore implements MemoryStore {
     const target = Float32Array.from(request.embedding);
     const db = await this.database();
     const best: { row: ItemRow; score: number }[] = [];
-    let after = 0;
-    for (;;) {
-      // As base64 text: both drivers carry text fast, PGlite's bytea (hex) several times slower (measured).
-      const rows = await query<ItemRow & { embedding: string }>(
-        db,
-        sql`select ${ITEM_COLUMNS}, encode(embedding, 'base64') as embedding from gnl.memory_items
-            where resource = ${request.resource} and id > ${after} and embedding is not null and kind in (${sql.join(
-              kinds.map((k) => sql`${k}`),
-              sql`, `,
-            )}) and octet_length(embedding) = ${target.length * 4}
-            order by id limit ${SEARCH_BATCH}`,
-      );
-      for (const row of rows) {
-        const v = floatsOf(Buffer.from(row.embedding, 'base64'));
-        let score = 0;
-        for (let i = 0; i < target.length; i++) score += (target[i] as number) * (v[i] as number);
-        if (best.length < request.topK || score > (best[best.length - 1] as { score: number }).score) {
-          const { embedding: _bytes, ...rest } = row;
-          best.push({ row: rest, score });
-          best.sort((a, b) => b.score - a.score || Number(a.row.id) - Number(b.row.id));
-          if (best.length > request.topK) best.pop();
+    // One kind at a time: each batch is then a walk of the (resource, kind, id) index in id order. With
+    // both kinds in one query the database sorted every remaining row for each batch (measured: 10 s for
+    // a recall over 100,000 items on PostgreSQL, bench/memory-recall.ts).
+    for (const kind of kinds)
+      for (let after = 0; ; ) {
+        // As base64 text: both drivers carry text fast, PGlite's bytea (hex) several times slower (measured).
+        const rows = await query<ItemRow & { embedding: string }>(
+          db,
+          sql`select ${ITEM_COLUMNS}, encode(embedding, 'base64') as embedding from gnl.memory_items
+            where resource = ${request.resource} and kind = ${kind} and id > ${after} and embedding is not null
+              and octet_length(embedding) = ${target.length * 4}
+            order by resource, kind, id limit ${SEARCH_BATCH}`,
+        );
+        for (const row of rows) {
+          const v = floatsOf(Buffer.from(row.embedding, 'base64'));
+          let score = 0;
+          for (let i = 0; i < target.length; i++) score += (target[i] as number) * (v[i] as number);
+          if (best.length < request.topK || score > (best[best.length - 1] as { score: number }).score) {
+            const { embedding: _bytes, ...rest } = row;
+            best.push({ row: rest, score });
+            best.sort((a, b) => b.score - a.score || Number(a.row.id) - Number(b.row.id));
+            if (best.length > request.topK) best.pop();
+          }
         }
+        if (rows.length < SEARCH_BATCH) break;
+        after = Number(rows[rows.length - 1]?.id);
       }
-      if (rows.length < SEARCH_BATCH) break;
-      after = Number(rows[rows.length - 1]?.id);
-    }
     return best.map(({ row, score }) => ({ ...item(row), score }));
   }
 
