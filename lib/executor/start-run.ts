@@ -48,8 +48,6 @@ export async function startAndEnqueue(
   const agent = typeof options.agent === 'string' ? registry.getAgent(options.agent) : options.agent;
   // One spelling per job (docs/limits.md, "runIds"): the NFC form, or the id of a run recorded before the rule.
   const runId = await journal.runIdOf(options.runId ?? `${agent.name}:${randomUUID()}`);
-  // A restart's run-start names the run it restarts: its side effects answer from that run's record (the door's related-effects).
-  // Keyed by the scheme runDurable starts a run with (a recorded run keeps its own: startInputDifferences ignores it).
   let existing = await journal.getRun(runId);
   // An agent with memory (docs/memory.md): a new run's start records what it is given (the thread's last
   // messages and what recall finds) as runAgent's would, so its first invocation, on any executor, is
@@ -60,6 +58,8 @@ export async function startAndEnqueue(
       ? { resource: memory.resource, thread: memory.thread, messages: [] }
       : await readRunMemory(memory, input, runId)
     : undefined;
+  // A restart's run-start names the run it restarts: its side effects answer from that run's record (the door's related-effects).
+  // Keyed by the scheme runDurable starts a run with (a recorded run keeps its own: startInputDifferences ignores it).
   const startInput: RunInput = {
     ...(await startInputOf(agent, input)),
     ...(recordedMemory ? { memory: recordedMemory } : {}),
