@@ -1,10 +1,10 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useState } from 'react';
 import { editWorkingMemoryAction } from '@/app/(studio)/actions';
 import { RefusalNote } from '@/components/inbox/action-feedback';
+import { RunIdLink } from '@/components/memory/run-id-link';
 import { JsonPayload, prettyJson } from '@/components/runs/json-payload';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
@@ -13,7 +13,6 @@ import { Time } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import type { WorkingMemory } from '@/lib/durable';
 import type { Refusal } from '@/lib/studio/actions/operator-actions';
-import { runHref } from '@/lib/studio/reads/run-path';
 
 /** What the card shows of a version: the core's record without its resource (the page's). */
 export type WorkingMemoryShown = Omit<WorkingMemory, 'resource'>;
@@ -47,9 +46,7 @@ export function WorkingMemoryCard({ resource, current }: { resource: string; cur
               {current.runId ? (
                 <>
                   {' in '}
-                  <Link href={runHref(current.runId)} className="font-mono text-link hover:underline">
-                    <VisibleText text={current.runId} />
-                  </Link>
+                  <RunIdLink runId={current.runId} />
                 </>
               ) : null}{' '}
               <Time value={current.at} />

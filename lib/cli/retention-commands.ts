@@ -9,7 +9,7 @@ import { processActor } from '@/lib/accounts';
 import {
   type DroppedMemory,
   type DroppedRun,
-  dropExpiredMemory,
+  dropExpiredMemoryBatches,
   dropExpiredRuns,
   findExpiredMemory,
   memoryRetentionLog,
@@ -86,27 +86,16 @@ export function registerRetentionCommands(program: Command, session: CliSession)
       after = batch.cursor;
       if (!batch.more) break;
     }
-    const trimmed: DroppedMemory[] = [];
-    let moreMemory = false;
-    if (memoryDays !== undefined) {
-      let olderThan: Date | undefined;
-      for (let batches = 0; ; batches++) {
-        if (batches >= (opts.maxBatches ?? 1_000)) {
-          moreMemory = true;
-          break;
-        }
-        const batch = await dropExpiredMemory({
-          storage: session.storage(),
-          days: memoryDays,
-          batchSize,
-          droppedBy: `cli:${processActor()}`,
-          ...(olderThan ? { olderThan } : {}),
-        });
-        olderThan = batch.olderThan;
-        trimmed.push(...batch.dropped);
-        if (!batch.more) break;
-      }
-    }
+    const { dropped: trimmed, more: moreMemory } =
+      memoryDays !== undefined
+        ? await dropExpiredMemoryBatches({
+            storage: session.storage(),
+            days: memoryDays,
+            batchSize,
+            droppedBy: `cli:${processActor()}`,
+            maxBatches: opts.maxBatches ?? 1_000,
+          })
+        : { dropped: [] as DroppedMemory[], more: false };
     const text = [
       ...policyLines,
       dropped.length ? `Dropped ${dropped.length} runs:` : 'Dropped no run.',

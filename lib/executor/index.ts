@@ -80,5 +80,5 @@ export type { RetentionSkipReason, DropExpiredRequest, FindExpiredRequest } from
 export { retentionPolicy, retentionSettingsFromEnv, RetentionSettingsError, type RetentionPolicy, type RetentionSettings } from './retention';
 export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from './retention';
 export type { RetentionEvent, RetentionPassReport } from './retention';
-export { dropExpiredMemory, findExpiredMemory, memoryRetentionLog, type DroppedMemory, type MemoryRetentionBatch } from './retention';
+export { dropExpiredMemory, dropExpiredMemoryBatches, findExpiredMemory, memoryRetentionLog, type DroppedMemory, type MemoryRetentionBatch } from './retention';
 export { startTraceExport, type TraceExport } from './observability';

@@ -23,6 +23,7 @@ export { retentionLog, type RetentionLogEntry, type RetentionLogRequest } from '
 export type { RetentionEvent, RetentionPassReport } from './retention-ticker';
 export {
   dropExpiredMemory,
+  dropExpiredMemoryBatches,
   findExpiredMemory,
   memoryRetentionLog,
   type DroppedMemory,

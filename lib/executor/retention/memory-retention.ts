@@ -16,7 +16,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Storage } from '@/lib/durable/storage';
-import { toDate } from './retention';
+import { rows, toDate } from './retention';
 
 type Database = Awaited<ReturnType<Storage['database']>>;
 
@@ -144,6 +144,25 @@ async function trim(db: Database, resource: string, olderThan: Date, days: numbe
   };
 }
 
+/**
+ * Batches until no resource is left or `maxBatches` ran (then `more`), all against the first batch's cut;
+ * `stop` is asked between batches (an executor that is stopping). What the ticker and `gnl retention run` do.
+ */
+export async function dropExpiredMemoryBatches(
+  request: Omit<MemoryRetentionRequest, 'olderThan'> & { maxBatches: number; stop?: () => boolean },
+): Promise<{ dropped: DroppedMemory[]; more: boolean }> {
+  const { maxBatches, stop, ...one } = request;
+  const dropped: DroppedMemory[] = [];
+  let olderThan: Date | undefined;
+  for (let batches = 0; ; batches++) {
+    if (batches >= maxBatches || (batches > 0 && stop?.())) return { dropped, more: true };
+    const batch = await dropExpiredMemory({ ...one, ...(olderThan ? { olderThan } : {}) });
+    olderThan = batch.olderThan;
+    dropped.push(...batch.dropped);
+    if (!batch.more) return { dropped, more: false };
+  }
+}
+
 const logSchema = z.object({ limit: z.number().int().min(1).max(10_000).default(50), resource: z.string().min(1).optional() });
 
 /** gnl.memory_retention_log, newest first (`gnl retention log --memory`). */
@@ -168,9 +187,4 @@ export async function memoryRetentionLog(request: { storage: Storage; limit?: nu
     droppedBy: String(row.droppedBy),
     droppedAt: toDate(row.droppedAt as Date | string),
   }));
-}
-
-async function rows<T>(db: Pick<Database, 'execute'>, statement: ReturnType<typeof sql>): Promise<T[]> {
-  const result = (await db.execute(statement)) as unknown;
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }

@@ -9,7 +9,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Storage } from '@/lib/durable/storage';
-import { dropExpiredMemory } from './memory-retention';
+import { dropExpiredMemoryBatches } from './memory-retention';
 import { dropExpiredRuns, type RetentionCursor } from './retention';
 import type { RetentionPolicy, RetentionSettings } from './retention-policy';
 
@@ -97,27 +97,20 @@ export class RetentionTicker {
 
   /** Memory older than GNL_MEMORY_RETENTION_DAYS, a batch of resources at a time, against one cut for the whole pass. */
   private async memoryPass(report: RetentionPassReport, maxBatches: number, options: { force?: boolean; now?: Date }): Promise<void> {
-    let olderThan: Date | undefined;
-    for (let batches = 0; ; batches++) {
-      if (batches >= maxBatches || (!this.running && !options.force && batches > 0)) {
-        report.more = true;
-        return;
-      }
-      const batch = await dropExpiredMemory({
-        storage: this.options.storage,
-        days: this.options.settings.memoryDays as number,
-        droppedBy: this.options.owner,
-        ...(this.options.settings.batchSize ? { batchSize: this.options.settings.batchSize } : {}),
-        ...(options.now ? { now: options.now } : {}),
-        ...(olderThan ? { olderThan } : {}),
-      });
-      olderThan = batch.olderThan;
-      report.memory.resources += batch.dropped.length;
-      for (const dropped of batch.dropped) {
-        report.memory.items += dropped.items;
-        report.memory.versions += dropped.versions;
-      }
-      if (!batch.more) return;
+    const { dropped, more } = await dropExpiredMemoryBatches({
+      storage: this.options.storage,
+      days: this.options.settings.memoryDays as number,
+      droppedBy: this.options.owner,
+      maxBatches,
+      stop: () => !this.running && !options.force,
+      ...(this.options.settings.batchSize ? { batchSize: this.options.settings.batchSize } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
+    if (more) report.more = true;
+    report.memory.resources += dropped.length;
+    for (const resource of dropped) {
+      report.memory.items += resource.items;
+      report.memory.versions += resource.versions;
     }
   }
 

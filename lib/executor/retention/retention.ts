@@ -216,7 +216,8 @@ export function toDate(value: Date | string | undefined | null): Date {
   return new Date(value);
 }
 
-async function rows<T>(db: Pick<Database, 'execute'>, statement: ReturnType<typeof sql>): Promise<T[]> {
+/** A statement's rows, as either driver returns them (postgres.js: an array; PGlite: `{ rows }`). */
+export async function rows<T>(db: Pick<Database, 'execute'>, statement: ReturnType<typeof sql>): Promise<T[]> {
   const result = (await db.execute(statement)) as unknown;
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }

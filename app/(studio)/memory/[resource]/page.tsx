@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { connection } from 'next/server';
+import { RunIdLink } from '@/components/memory/run-id-link';
 import { WorkingMemoryCard } from '@/components/memory/working-memory-card';
 import { JsonPayload } from '@/components/runs/json-payload';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
@@ -10,7 +11,6 @@ import { VisibleText } from '@/components/ui/visible-text';
 import { requireOperator } from '@/lib/studio/auth/session';
 import { loadResourceMemory, MEMORY_PAGE_LIMIT } from '@/lib/studio/reads/memory';
 import { resourceOfSegment } from '@/lib/studio/reads/memory-path';
-import { runHref } from '@/lib/studio/reads/run-path';
 import { markedText } from '@/lib/text';
 
 type Params = Promise<{ resource: string }>;
@@ -63,9 +63,7 @@ export default async function ResourceMemoryPage({ params }: { params: Params })
                     {v.runId ? (
                       <>
                         {' in '}
-                        <Link href={runHref(v.runId)} className="font-mono text-link hover:underline wrap-anywhere">
-                          <VisibleText text={v.runId} />
-                        </Link>
+                        <RunIdLink runId={v.runId} />
                       </>
                     ) : null}
                   </TableCell>
@@ -142,9 +140,7 @@ export default async function ResourceMemoryPage({ params }: { params: Params })
                   {item.runId ? (
                     <>
                       {' · '}
-                      <Link href={runHref(item.runId)} className="font-mono text-link hover:underline wrap-anywhere">
-                        <VisibleText text={item.runId} />
-                      </Link>
+                      <RunIdLink runId={item.runId} />
                     </>
                   ) : null}
                 </p>
