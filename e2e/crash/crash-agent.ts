@@ -8,6 +8,7 @@
  * options.idempotencyKey as the Idempotency-Key header) -> final text, driven by the scripted model.
  * Every REAL model call appends a line to the model log before the model answers (recorded steps are
  * replayed by runDurable and never reach it). Ends with one JSON line on stdout and exit code 0.
+ * In 'mcp' mode the two tools are a real MCP server's instead (protocol.ts).
  */
 import { appendFileSync } from 'node:fs';
 import { generateText, stepCountIs, type Tool, tool } from 'ai';
@@ -15,10 +16,12 @@ import { z } from 'zod';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { MockEmbeddingModelV4, MockLanguageModelV4 } from 'ai/test';
 import {
+  durableMcpTools,
   type GnlToolOptions,
   gnlTool,
   type Journal,
   type JournalEvent,
+  type McpClientLike,
   type MemoryStore,
   memoryTools,
   RunBusyError,
@@ -54,9 +57,11 @@ function required(name: string): string {
 const journalKind = required(ENV.journal) as JournalKind;
 const scenario = required(ENV.scenario) as Scenario;
 const crashPoint = (process.env[ENV.crashPoint] || 'none') as CrashPoint;
-const serviceUrl = required(ENV.serviceUrl);
 const modelLog = required(ENV.modelLog);
 const mode = (process.env[ENV.mode] || 'generate') as AgentMode;
+const serviceUrl = mode === 'mcp' ? '' : required(ENV.serviceUrl);
+/** The tools' names: the agent's own, or the MCP server's. */
+const NAMES = mode === 'mcp' ? { lookup: 'lookup_order', refund: 'send_refund' } : { lookup: 'lookupOrder', refund: 'refund' };
 
 function die(why: string): never {
   process.stderr.write(`[crash-agent ${process.pid}] SIGKILL ${why}\n`);
@@ -87,8 +92,8 @@ function script(step: number): ScriptedStep {
 }
 
 function plainScript(step: number): ScriptedStep {
-  if (step === 0) return { toolCalls: [{ toolCallId: 'call-lookup', toolName: 'lookupOrder', input: { orderId: ORDER_ID } }] };
-  if (step === 1) return { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: ORDER_ID, amount: 40 } }] };
+  if (step === 0) return { toolCalls: [{ toolCallId: 'call-lookup', toolName: NAMES.lookup, input: { orderId: ORDER_ID } }] };
+  if (step === 1) return { toolCalls: [{ toolCallId: 'call-refund', toolName: NAMES.refund, input: { orderId: ORDER_ID, amount: 40 } }] };
   return { text: FINAL_TEXT };
 }
 
@@ -236,6 +241,25 @@ function refundOptions(): GnlToolOptions<RefundInput, RefundOutput> {
   }
 }
 
+/**
+ * 'mcp' mode: the tools of a real MCP server, a process this child starts (it ends with this child: its
+ * stdin closes). At `in-refund-after-response` the child dies once the server has refunded and answered.
+ */
+async function mcpTools(): Promise<{ tools: Record<string, Tool>; close(): Promise<void> }> {
+  if (scenario !== 'plain') throw new Error(`crash-agent: 'mcp' mode runs scenario 'plain' only, not ${scenario}`);
+  const { connectMcpServer } = await import('@/tests/support/mcp-service');
+  const client = await connectMcpServer({ serverArgs: JSON.parse(required(ENV.mcpServer)) as string[], ledger: required(ENV.mcpLedger) });
+  const callTool: McpClientLike['callTool'] = async (request) => {
+    const result = await client.callTool(request);
+    if (crashPoint === 'in-refund-after-response' && request.name === NAMES.refund)
+      die('inside send_refund, after the MCP server answered, before the result was recorded');
+    return result;
+  };
+  const declared = { send_refund: { sideEffect: true }, lookup_order: { sideEffect: false }, delete_customer: 'omit' } as const;
+  const tools = await durableMcpTools({ client: { tools: () => client.tools(), callTool }, tools: declared });
+  return { tools, close: () => client.close() };
+}
+
 function errorFields(error: unknown): { name: string; message: string } {
   return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
 }
@@ -255,15 +279,17 @@ async function openJournal(): Promise<{ journal: Journal; memory: MemoryStore; c
 async function runWithGnl(): Promise<AgentOutcome> {
   const runId = required(ENV.runId);
   const opened = await openJournal();
+  let mcp: Awaited<ReturnType<typeof mcpTools>> | undefined;
   try {
+    mcp = mode === 'mcp' ? await mcpTools() : undefined;
     const journal = crashingJournal(opened.journal, {
       dieAfter: crashPoint.startsWith('after:') ? crashPoint.slice('after:'.length) : undefined,
       die,
       beforeAppend: announce,
       afterAppend: logRecordedSteps,
     });
-    const refund = gnlTool(refundTool, refundOptions());
-    const options = { runId, journal, tools: { lookupOrder, refund }, stopWhen: stepCountIs(10), prompt: PROMPT };
+    const tools = mcp ? mcp.tools : { lookupOrder, refund: gnlTool(refundTool, refundOptions()) };
+    const options = { runId, journal, tools, stopWhen: stepCountIs(10), prompt: PROMPT };
     const memory = { store: memoryStore(opened.memory), ...memoryOf(runId), lastMessages: 5, recall: { embeddingModel, topK: 2 } };
     const recallTool: Record<string, Tool> =
       mode === 'recall' ? { recall: memoryTools({ store: opened.memory, resource: memoryOf(runId).resource, embeddingModel }).recall as Tool } : {};
@@ -290,7 +316,7 @@ async function runWithGnl(): Promise<AgentOutcome> {
     }
     throw error;
   } finally {
-    await Promise.race([opened.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    await Promise.race([Promise.all([opened.close(), mcp?.close()]), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   }
 }
 

@@ -19,10 +19,13 @@ export interface AgentConfig {
   runId: string;
   scenario: Scenario;
   crashPoint: CrashPoint;
-  serviceUrl: string;
+  /** The refund service (refund-service.ts); none in 'mcp' mode. */
+  serviceUrl?: string;
   modelLog: string;
   /** runDurable (default) or streamDurable (protocol.ts). */
   mode?: AgentMode;
+  /** 'mcp' mode: the MCP server's ledger file (the child starts the server: tests/support/mcp-server.ts). */
+  mcpLedger?: string;
   /** With crashPoint 'announce-appends': the test SIGKILLs the child `delayMs` after its `nth` append began (aiming inside it). */
   killInsideAppend?: { nth: number; delayMs: number };
 }
@@ -55,9 +58,10 @@ export function startAgent(config: AgentConfig): RunningChild {
     [ENV.runId]: config.runId,
     [ENV.scenario]: config.scenario,
     [ENV.crashPoint]: config.crashPoint,
-    [ENV.serviceUrl]: config.serviceUrl,
     [ENV.modelLog]: config.modelLog,
+    ...(config.serviceUrl ? { [ENV.serviceUrl]: config.serviceUrl } : {}),
     ...(config.mode ? { [ENV.mode]: config.mode } : {}),
+    ...(config.mcpLedger ? { [ENV.mcpLedger]: config.mcpLedger, [ENV.mcpServer]: JSON.stringify(childArgs('tests/support/mcp-server.ts')) } : {}),
     ...(config.dataDir ? { [ENV.dataDir]: config.dataDir } : {}),
     ...(config.databaseUrl ? { [ENV.databaseUrl]: config.databaseUrl } : {}),
   });

@@ -37,8 +37,12 @@ export type CrashPoint =
  * 'recall': runDurable with memoryTools' `recall` (the resource named by the runId); the model calls
  * recall first (RECALL_QUERY), then goes on as in 'generate'; each real model call logs the recall
  * results it was given (`seen`), and each embedding call the texts it embedded (`embedded`).
+ * 'mcp': runDurable with the tools of a real MCP server (tests/support/mcp-server.ts, started by the
+ * AI SDK's MCP client on stdio, on the ledger file GNL_CRASH_MCP_LEDGER) through durableMcpTools:
+ * lookup_order (read-only) then send_refund (a side effect; scenario 'plain' only), no HTTP service;
+ * `in-refund-after-response` kills the child after the MCP server answered send_refund.
  */
-export type AgentMode = 'generate' | 'stream' | 'memory' | 'recall';
+export type AgentMode = 'generate' | 'stream' | 'memory' | 'recall' | 'mcp';
 
 /** With 'announce-appends' the child does not kill itself: it writes this line (and the event types) to stderr as each append begins. */
 export const APPEND_BEGIN = '[append-begin]';
@@ -53,6 +57,9 @@ export const ENV = {
   serviceUrl: 'GNL_CRASH_SERVICE_URL',
   modelLog: 'GNL_CRASH_MODEL_LOG',
   mode: 'GNL_CRASH_MODE',
+  /** 'mcp' mode: node's arguments to run the MCP server (JSON), and its ledger file. */
+  mcpServer: 'GNL_CRASH_MCP_SERVER',
+  mcpLedger: 'GNL_CRASH_MCP_LEDGER',
 } as const;
 
 /**

@@ -496,3 +496,40 @@ export class EventRefusedError extends GnlError {
   }
   static override isInstance = hasName<EventRefusedError>('EventRefusedError');
 }
+
+/**
+ * The MCP server's tools and their declarations do not match (durableMcpTools): a tool the server offers
+ * that is not declared (no one said whether it changes the world), or a declared one the server does not
+ * offer (a misspelt name would leave a side effect undeclared). Both lists given; no tool is returned.
+ */
+export class McpDeclarationError extends GnlError {
+  override name = 'McpDeclarationError';
+  readonly undeclared: string[];
+  readonly notOffered: string[];
+  constructor(args: { undeclared: string[]; notOffered: string[] }) {
+    const problems = [
+      ...(args.undeclared.length > 0
+        ? [`the server offers tools with no declaration: ${args.undeclared.join(', ')} (declare each with sideEffect: true or false, or 'omit')`]
+        : []),
+      ...(args.notOffered.length > 0 ? [`declared tools the server does not offer: ${args.notOffered.join(', ')}`] : []),
+    ];
+    super(`MCP tools refused: ${problems.join('; ')}.`);
+    this.undeclared = args.undeclared;
+    this.notOffered = args.notOffered;
+  }
+  static override isInstance = hasName<McpDeclarationError>('McpDeclarationError');
+}
+
+/** An MCP tool answered with an error result (`isError: true`); the message is the result's text. */
+export class McpToolError extends GnlError {
+  override name = 'McpToolError';
+  readonly toolName: string;
+  /** The result as the server sent it. */
+  readonly result: unknown;
+  constructor(args: { toolName: string; message: string; result: unknown }) {
+    super(`MCP tool ${args.toolName} answered with an error: ${args.message}`);
+    this.toolName = args.toolName;
+    this.result = args.result;
+  }
+  static override isInstance = hasName<McpToolError>('McpToolError');
+}

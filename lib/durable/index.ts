@@ -25,6 +25,8 @@ export {
 } from './usage';
 export { gnlTool, toolDeclaration, toolLookup, type GnlToolOptions, type CheckContext, type CheckResult, type LookupResult } from './tools';
 export { askPerson } from './tools';
+// An MCP server's tools under the same door (docs/tool-semantics.md#mcp-tools): each declared, none guessed.
+export { durableMcpTools, type DurableMcpToolsOptions, type McpCallResult, type McpClientLike, type McpToolDeclaration } from './mcp';
 // Memory across runs (docs/memory.md): the port, recall/remember and working memory tools, runDurable's memory option.
 export {
   type MemoryItem,
@@ -81,6 +83,8 @@ export {
   StepRejectedError,
   ChildRunFailedError,
   EventRefusedError,
+  McpDeclarationError,
+  McpToolError,
 } from './errors';
 export {
   defineWorkflow,

@@ -1,6 +1,6 @@
 /**
  * The child processes the suites spawn (the gnl CLI, the crash suite's agent, workers, the demo
- * child, the explorer's child), precompiled once per test run into one folder of .mjs bundles
+ * child, the explorer's child, the MCP server), precompiled once per test run into one folder of .mjs bundles
  * (esbuild, shared chunks), so a child starts in a fifth of the time `node --import tsx` takes to load
  * and transpile the same modules (measured: `gnl --help` 0.19 s against 0.96 s). The code is the same
  * source; only who compiles it differs. bin/gnl.mjs itself stays covered: the CLI suite runs it too.
@@ -29,6 +29,7 @@ export const CHILD_ENTRIES = [
   'tests/support/executor-child.ts',
   'tests/support/notify-child.ts',
   'tests/support/hold-data-dir.ts',
+  'tests/support/mcp-server.ts',
   'docs/examples/test-support/child.ts',
 ] as const;
 
