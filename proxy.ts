@@ -15,6 +15,8 @@
  *    sign-in form) must come from this Studio's own pages: its Origin must name the host of step 1,
  *    else 403. Browsers always send Origin with such requests; Next makes the same check for server
  *    actions but lets a request without Origin through, and trusts X-Forwarded-Host; this does neither.
+ *    /api/v1/ is the HTTP API for services: it takes API tokens only (lib/server), so it passes here
+ *    after the host check, with neither the session nor the Origin check.
  * 4. The page's Content-Security-Policy, with a nonce made for this request (Next reads it from the
  *    request's header and puts it on its scripts): lib/studio/auth/security-headers.ts. The headers every
  *    response carries are set in next.config.ts; the answers made here carry them too.
@@ -71,6 +73,10 @@ export function proxy(request: NextRequest) {
   }
 
   const { pathname, search } = request.nextUrl;
+  // The HTTP API for services (docs/api.md) takes API tokens, never the session cookie, so neither the
+  // session nor the Origin check applies: a browser never sends a bearer token on its own. The API
+  // checks the token on every request (lib/server/api-handler.ts).
+  if (pathname === '/api/v1' || pathname.startsWith('/api/v1/')) return withSecurityHeaders(NextResponse.next());
   // A Prometheus scraper holding GNL_METRICS_TOKEN reads /api/metrics without a session (the route checks again).
   let scraper: boolean;
   try {

@@ -235,6 +235,8 @@ export const operators = gnl.table('operators', {
   disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
   disabledBy: text('disabled_by'),
   disableReason: text('disable_reason'),
+  /** `viewer`, `approver` or `admin` (lib/accounts/roles.ts): what the person may do. Accounts made before roles are admins. */
+  role: text('role').notNull().default('admin'),
 });
 
 /**
@@ -549,4 +551,57 @@ export const memoryRetentionLog = gnl.table(
     droppedAt: timestamp('dropped_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [index('memory_retention_log_resource_idx').on(t.resource, t.id), index('memory_retention_log_dropped_idx').on(t.droppedAt, t.id)],
+);
+
+/**
+ * API tokens: what a service (not a person) presents to the HTTP API (lib/server, docs/api.md). The
+ * token itself is shown once when it is made and kept nowhere: a row holds its SHA-256 (a token is 32
+ * random bytes, so a fast hash is enough) and its first characters to recognise it by. Never deleted:
+ * the journal's decisions keep naming a token (`token:<name>`); revoked or expired, it is refused.
+ */
+export const apiTokens = gnl.table('api_tokens', {
+  /** Stable id (a UUID). */
+  id: text('id').primaryKey(),
+  /** Unique, lower-case: how the journal and the audit name what the token did (`token:<name>`). */
+  name: text('name').notNull().unique('api_tokens_name_key'),
+  /** SHA-256 of the whole token, hex: how a request's token is found (one indexed read). */
+  tokenHash: text('token_hash').notNull().unique('api_tokens_hash_key'),
+  /** The token's first characters (`gnl_` and 6 more), to tell tokens apart in lists; not enough to use it. */
+  prefix: text('prefix').notNull(),
+  /** `read`, `start`, `decide`, `events`, `admin` (lib/server/api-scopes.ts). */
+  scopes: jsonb('scopes').notNull(),
+  /** The agents and workflows the token may touch by name; null: all of them. */
+  agents: jsonb('agents'),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  createdBy: text('created_by').notNull(),
+  /** Past it the token is refused; null: it does not expire. */
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+  /** Set once: the token is refused from then on. */
+  revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  revokedBy: text('revoked_by'),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+});
+
+/**
+ * Every change to a token and every call made with one (method, route, status, run): append-only (a
+ * trigger, migration 0020). The run's own journal names the token too for what changed a run.
+ */
+export const apiTokenAudit = gnl.table(
+  'api_token_audit',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tokenId: text('token_id')
+      .notNull()
+      .references(() => apiTokens.id),
+    /** The token's name when it happened. */
+    name: text('name').notNull(),
+    /** `created`, `revoked`, `call` (a request made with it). */
+    action: text('action').notNull(),
+    /** Who made the change (an operator's login, `os:<user>@<host>`), or `token:<name>` for a call. */
+    by: text('by').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** `{ scopes, agents, expiresAt }` for created, `{ reason }` for revoked, `{ method, route, status, runId? }` for a call. */
+    detail: jsonb('detail').notNull().default({}),
+  },
+  (t) => [index('api_token_audit_token_idx').on(t.tokenId, t.id)],
 );

@@ -60,3 +60,24 @@ export class OperatorDisabledError extends GnlError {
   }
   static override isInstance = hasName<OperatorDisabledError>('OperatorDisabledError');
 }
+
+/** An API token with this name exists already (names are unique). */
+export class ApiTokenExistsError extends GnlError {
+  override name = 'ApiTokenExistsError';
+  readonly tokenName: string;
+  constructor(args: { name: string }) {
+    super(`An API token "${args.name}" exists already; revoked or not, a name is used once (the journal names what it did).`);
+    this.tokenName = args.name;
+  }
+  static override isInstance = hasName<ApiTokenExistsError>('ApiTokenExistsError');
+}
+
+export class UnknownApiTokenError extends GnlError {
+  override name = 'UnknownApiTokenError';
+  readonly tokenName: string;
+  constructor(args: { name: string }) {
+    super(`No API token "${args.name}" exists.`);
+    this.tokenName = args.name;
+  }
+  static override isInstance = hasName<UnknownApiTokenError>('UnknownApiTokenError');
+}

@@ -14,6 +14,7 @@ export {
   getOperator,
   countOperators,
   disableOperator,
+  setOperatorRole,
   verifyOperator,
   operatorAuditTrail,
   processActor,
@@ -27,4 +28,28 @@ export { auditRevealedExport, auditOperatorAct } from './export-audit';
 export { eraseRunsAs, type EraseTarget } from './erasure-audit';
 export { startOperatorSession, sessionOperator, endOperatorSession, signOutEverywhere, type SessionEndReason } from './sessions';
 export { loginSchema, passwordSchema, nameSchema, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './operator-input';
-export { OperatorInputError, OperatorExistsError, UnknownOperatorError, OperatorDisabledError } from './errors';
+export { OperatorInputError, OperatorExistsError, UnknownOperatorError, OperatorDisabledError, ApiTokenExistsError, UnknownApiTokenError } from './errors';
+export {
+  createApiToken,
+  listApiTokens,
+  revokeApiToken,
+  authenticateApiToken,
+  auditApiCall,
+  apiTokenAuditTrail,
+  apiTokenNameSchema,
+  type ApiToken,
+  type ApiTokenAuditEntry,
+  type TokenCheck,
+} from './api-tokens';
+export {
+  authorize,
+  actorOf,
+  permissionsOf,
+  agentInScope,
+  PERMISSIONS,
+  ROLES,
+  type Permission,
+  type Role,
+  type Principal,
+  type Authorization,
+} from './authorize';

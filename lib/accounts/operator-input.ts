@@ -3,6 +3,7 @@
  * functions): a login, a display name, a password, and who makes the change.
  */
 import { z } from 'zod';
+import { ROLES } from './authorize';
 import { OperatorInputError } from './errors';
 
 export const MIN_PASSWORD_LENGTH = 12;
@@ -40,7 +41,13 @@ export const bySchema = z.string({ error: 'by: a string' }).trim().min(1, 'by: s
 
 export const reasonSchema = z.string().trim().max(4000, 'reason: at most 4000 characters').optional();
 
-export const addOperatorSchema = z.object({ login: loginSchema, name: nameSchema, password: passwordSchema, by: bySchema });
+export const addOperatorSchema = z.object({
+  login: loginSchema,
+  name: nameSchema,
+  password: passwordSchema,
+  by: bySchema,
+  role: z.enum(ROLES, { error: `role: one of ${ROLES.join(', ')}` }).optional(),
+});
 export const disableOperatorSchema = z.object({ login: loginSchema, by: bySchema, reason: reasonSchema });
 
 /** Parses or throws OperatorInputError listing every problem (never echoing a password). */

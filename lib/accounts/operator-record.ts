@@ -6,6 +6,7 @@
  */
 import type { operators } from '@/db/schema';
 import type { Storage } from '@/lib/durable/storage';
+import type { Role } from './authorize';
 
 export interface AccountsContext {
   /** Default: storageFromEnv() (DATABASE_URL, else the embedded journal). */
@@ -21,6 +22,8 @@ export interface Operator {
   name: string;
   createdAt: Date;
   createdBy: string;
+  /** What the person may do (authorize.ts): `viewer`, `approver` or `admin`. */
+  role: Role;
   /** Present once the account is disabled: it cannot sign in. */
   disabled?: { at: Date; by: string; reason?: string };
 }
@@ -35,6 +38,7 @@ export function operatorOf(row: OperatorRow): Operator {
     name: row.name,
     createdAt: row.createdAt,
     createdBy: row.createdBy,
+    role: row.role as Role,
     ...(row.disabledAt
       ? { disabled: { at: row.disabledAt, by: row.disabledBy ?? 'unknown', ...(row.disableReason ? { reason: row.disableReason } : {}) } }
       : {}),

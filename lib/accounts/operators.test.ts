@@ -141,7 +141,7 @@ describeEachJournal('operator accounts', (target) => {
     const trail = await operatorAuditTrail({ storage, login });
     expect(trail.map((e) => [e.action, e.by, e.detail])).toEqual([
       ['disabled', 'bob', { reason: 'left the team', sessions: 0 }],
-      ['added', 'alice', { name: 'Leaver' }],
+      ['added', 'alice', { name: 'Leaver', role: 'approver' }],
     ]);
     expect(trail[0]?.at.getTime()).toBe(disabled.disabled?.at.getTime());
 

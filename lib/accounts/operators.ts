@@ -12,11 +12,13 @@ import { hostname, userInfo } from 'node:os';
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { operatorAudit, operators } from '@/db/schema';
 import { storageFromEnv } from '@/lib/durable/storage';
-import { OperatorDisabledError, OperatorExistsError, UnknownOperatorError } from './errors';
-import { addOperatorSchema, disableOperatorSchema, loginSchema, parseOrThrow } from './operator-input';
+import { OperatorDisabledError, OperatorExistsError, OperatorInputError, UnknownOperatorError } from './errors';
+import { z } from 'zod';
+import { addOperatorSchema, bySchema, disableOperatorSchema, loginSchema, parseOrThrow, reasonSchema } from './operator-input';
 import { hashPassword, verifyAgainstNothing, verifyPassword } from './password-hash';
 import { type AccountsContext, type Operator, type OperatorRow as Row, operatorOf } from './operator-record';
 import { revokeOperatorSessions } from './sessions';
+import { ROLES, type Role } from './authorize';
 
 export { type AccountsContext, type Operator, operatorOf } from './operator-record';
 
@@ -30,7 +32,8 @@ export type OperatorAuditAction =
   | 'erased-runs'
   | 'edited-memory'
   | 'exported-memory'
-  | 'erased-memory';
+  | 'erased-memory'
+  | 'role-changed';
 
 export interface OperatorAuditEntry {
   id: number;
@@ -75,21 +78,24 @@ async function rowByLogin(context: AccountsContext, login: string): Promise<Row 
  * Adds an account. The password (at least 12 characters) is hashed with scrypt and a salt of its own;
  * the plain text is kept nowhere. A taken login is OperatorExistsError; bad input OperatorInputError.
  */
-export async function addOperator(request: { login: string; name: string; password: string; by?: string } & AccountsContext): Promise<Operator> {
-  const { login, name, password, by } = parseOrThrow(
+export async function addOperator(request: { login: string; name: string; password: string; by?: string; role?: Role } & AccountsContext): Promise<Operator> {
+  const { login, name, password, by, role } = parseOrThrow(
     addOperatorSchema,
-    { login: request.login, name: request.name, password: request.password, by: request.by ?? processActor() },
+    { login: request.login, name: request.name, password: request.password, by: request.by ?? processActor(), role: request.role },
     'addOperator refused the request',
   );
   const passwordHash = await hashPassword(password);
   const db = await database(request);
   const added = await db.transaction(async (tx) => {
+    // Without a role: the first account administers (someone must assign the others' roles), the others approve.
+    const first = role === undefined && (await tx.select({ n: count() }).from(operators))[0]?.n === 0;
+    const given: Role = role ?? (first ? 'admin' : 'approver');
     const [row] = await tx
       .insert(operators)
-      .values({ id: randomUUID(), login, name, passwordHash, createdBy: by })
+      .values({ id: randomUUID(), login, name, passwordHash, createdBy: by, role: given })
       .onConflictDoNothing({ target: operators.login })
       .returning();
-    if (row) await tx.insert(operatorAudit).values({ operatorId: row.id, login, action: 'added', by, at: row.createdAt, detail: { name } });
+    if (row) await tx.insert(operatorAudit).values({ operatorId: row.id, login, action: 'added', by, at: row.createdAt, detail: { name, role: given } });
     return row;
   });
   if (added) return operatorOf(added);
@@ -205,4 +211,39 @@ export async function operatorAuditTrail(options: { login?: string; limit?: numb
       .limit(limit),
   );
   return rows.map((row) => ({ ...row, action: row.action as OperatorAuditAction, detail: row.detail as Record<string, unknown> }));
+}
+
+/**
+ * Gives the account another role (authorize.ts), audited `role-changed` with the old and new role. The
+ * last enabled admin keeps the role: with none, nobody could assign roles again (short of the command line).
+ */
+export async function setOperatorRole(request: { login: string; role: Role; by: string; reason?: string } & AccountsContext): Promise<Operator> {
+  const parsed = parseOrThrow(
+    z.object({ login: loginSchema, role: z.enum(ROLES, { error: `role: one of ${ROLES.join(', ')}` }), by: bySchema, reason: reasonSchema }),
+    { login: request.login, role: request.role, by: request.by, reason: request.reason },
+    'setOperatorRole refused the request',
+  );
+  const db = await database(request);
+  return db.transaction(async (tx) => {
+    // Every account row locked in one order: two admins demoting each other at once cannot both pass the last-admin check.
+    const rows = await tx.select().from(operators).orderBy(asc(operators.id)).for('update');
+    const row = rows.find((r) => r.login === parsed.login);
+    if (!row) throw new UnknownOperatorError({ login: parsed.login });
+    if (row.role === parsed.role) return operatorOf(row);
+    const admins = rows.filter((r) => r.role === 'admin' && !r.disabledAt);
+    if (row.role === 'admin' && admins.length === 1 && !row.disabledAt)
+      throw new OperatorInputError({
+        what: 'setOperatorRole refused the request',
+        problems: [`${row.login} is the last admin: make another account admin first`],
+      });
+    const [changed] = await tx.update(operators).set({ role: parsed.role }).where(eq(operators.id, row.id)).returning();
+    await tx.insert(operatorAudit).values({
+      operatorId: row.id,
+      login: row.login,
+      action: 'role-changed',
+      by: parsed.by,
+      detail: { from: row.role, to: parsed.role, ...(parsed.reason ? { reason: parsed.reason } : {}) },
+    });
+    return operatorOf(changed as Row);
+  });
 }

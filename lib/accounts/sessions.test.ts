@@ -46,7 +46,8 @@ describeEachJournal('operator sessions', (target) => {
     const trail = await operatorAuditTrail({ storage, login: ada.login });
     expect(trail.map((e) => [e.action, e.by, e.detail])).toEqual([
       ['signed-out', ada.login, { session: laptop.sessionId.slice(0, 8) }],
-      ['added', 'root@example.com', { name: 'ada' }],
+      // Without a role, the journal's first account is an admin, later ones approvers (authorize.ts).
+      ['added', 'root@example.com', { name: 'ada', role: ada.role }],
     ]);
     expect(await rowsOf(storage, laptop.sessionId)).toMatchObject({ revoked_by: ada.login, revoke_reason: 'signed-out', revoked: true });
   });

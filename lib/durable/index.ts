@@ -191,3 +191,5 @@ export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decisi
 export { errorInfo } from './journal';
 export type { RunSummary } from './projection';
 export type { ApprovalDecisionRequest, ApproveRequest, RestartLinkRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';
+// The HTTP API's client (docs/api.md): its wire as zod schemas, and a typed client over fetch.
+export { createGnlClient, GnlApiError, type GnlClient, type GnlClientOptions, type FollowOptions } from './client';

@@ -28,11 +28,9 @@ import {
   RunState,
 } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
-import { cancelRun, getExecutor, RunNotResumableError, scheduleResume } from '@/lib/executor';
+import { registry } from '@/agents';
+import { cancelRun, type DecisionRequest, getExecutor, RunNotResumableError, recordDecision, resumeReason, scheduleResume } from '@/lib/executor';
 import { demoCrashPoints, startSupportRun } from '../demo';
-import { resumeReason } from './resume-reason';
-import { toolInputSchemaOf } from '../reads/tool-input';
-import { checkToolOutput } from '../reads/tool-output';
 
 export type Refusal =
   | { ok: false; kind: 'unauthenticated' | 'error'; message: string }
@@ -57,69 +55,18 @@ export interface ResumeNote {
   message: string;
 }
 
-export type DecisionRequest =
-  | { kind: 'reject'; runId: string; toolCallId: string; by: string; reason?: string }
-  /** `input`: the approver changed the arguments; the call executes with these (checked by the tool's input schema). */
-  | { kind: 'approve'; runId: string; toolCallId: string; by: string; reason?: string; input?: unknown }
-  | { kind: 'resolve'; runId: string; toolCallId: string; by: string; reason: string; outcome: 'done' | 'not-done'; output?: unknown }
-  | { kind: 'provide'; runId: string; toolCallId: string; by: string; reason?: string; output: unknown };
+export type { DecisionRequest } from '@/lib/executor';
 
-/** Records one decision through the journal, then resumes the run here when nothing else is left to decide. */
+/** Records one decision through the journal (the executor layer's recordDecision, as the HTTP API does), then resumes the run here when nothing else is left to decide. */
 export async function decide(request: DecisionRequest): Promise<ActionResult<{ decision: Decision; resume: ResumeNote }>> {
-  const journal = storageFromEnv().runs;
-  const { runId, toolCallId, by, reason } = request;
+  const { runId, toolCallId } = request;
   try {
-    let decision: Decision;
-    // An output is recorded as the tool's schema parses it (unknown keys stripped or refused), never as given.
-    if (request.kind === 'provide') {
-      const checked = await checkedOutput(runId, toolCallId, 'tool-result', request.output);
-      if (!checked.ok) return checked;
-      decision = await journal.provideToolResult({ runId, toolCallId, by, output: checked.value as never, ...(reason ? { reason } : {}) });
-    } else if (request.kind === 'resolve') {
-      const checked = request.outcome === 'done' ? await checkedOutput(runId, toolCallId, 'side-effect', request.output) : undefined;
-      if (checked && !checked.ok) return checked;
-      decision = await journal.resolveSideEffect({
-        runId,
-        toolCallId,
-        by,
-        reason,
-        outcome: request.outcome,
-        ...(checked?.ok ? { output: checked.value } : {}),
-      });
-    } else if (request.kind === 'approve' && request.input !== undefined) {
-      const inputSchema = await inputSchemaOfCall(runId, toolCallId);
-      decision = await journal.approve({ runId, toolCallId, by, ...(reason ? { reason } : {}), input: request.input, ...(inputSchema ? { inputSchema } : {}) });
-    } else {
-      decision = await journal[request.kind]({ runId, toolCallId, by, ...(reason ? { reason } : {}) });
-    }
-    return { ok: true, decision, resume: await resumeWhenDecided(request) };
+    const recorded = await recordDecision(request, { registry });
+    if (!recorded.ok) return recorded;
+    return { ok: true, decision: recorded.decision, resume: await resumeWhenDecided(request) };
   } catch (error) {
     return refusal(error, runId, toolCallId);
   }
-}
-
-/**
- * The output checked against the tool's output schema (found through the agent registry) before the
- * journal is asked: the parsed value to record, or the refusal naming each field.
- */
-async function checkedOutput(
-  runId: string,
-  toolCallId: string,
-  kind: 'side-effect' | 'tool-result',
-  output: unknown,
-): Promise<{ ok: true; value: unknown } | Refusal> {
-  const run = await storageFromEnv().runs.getRun(runId);
-  const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === kind);
-  if (!item) return { ok: true, value: output }; // the journal says why it is refused
-  const checked = await checkToolOutput({ agentName: run?.input.agent, toolName: item.toolName, output });
-  return checked.ok ? { ok: true, value: checked.value } : { ok: false, kind: 'invalid', message: checked.message, issues: checked.issues };
-}
-
-/** The input schema of the call's tool (through the agent registry): the journal refuses changed arguments that do not match it. */
-async function inputSchemaOfCall(runId: string, toolCallId: string) {
-  const run = await storageFromEnv().runs.getRun(runId);
-  const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === 'approval');
-  return item ? toolInputSchemaOf(run?.input.agent, item.toolName) : undefined;
 }
 
 /** After the last open decision, the deciding operator resumes the run, the decision its reason. */

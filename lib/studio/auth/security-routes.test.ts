@@ -26,6 +26,12 @@ const PUBLIC_PAGES = ['/sign-in', '/setup'];
 const PUBLIC_ROUTES = ['/api/health'];
 /** Route handlers a scraper's bearer token also opens: they check it first, then the session as every route does. */
 const TOKEN_ROUTES = ['/api/metrics'];
+/**
+ * The HTTP API for services (lib/server): API tokens only, never the cookie. The proxy lets it through
+ * after the host check; its handler checks the bearer token before anything else (lib/server/api-handler.test.ts
+ * drives every token state, scope and route).
+ */
+const API_ROUTES = ['/api/v1/[...path]'];
 /** Server actions anyone may call: signing in, the first account (needs the setup token), signing out. */
 const PUBLIC_ACTIONS = ['app/(auth)/actions.ts#signInAction', 'app/(auth)/actions.ts#setupAction', 'app/(auth)/actions.ts#signOutAction'];
 
@@ -35,6 +41,7 @@ const SAMPLE: Record<string, string> = {
   chunk: '0',
   conversationId: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e',
   resource: 'customer:c_42',
+  path: 'runs/support~3Ao_18',
 };
 
 // ---- Next's parser (SWC), as Next itself reads these files ----
@@ -238,11 +245,11 @@ describe('the Studio surface, enumerated from app/', () => {
     expect(matchers.some((m) => m.test('/_next/static/chunks/app.js'))).toBe(false);
   });
 
-  it('without a valid session the proxy sends each page to sign-in and refuses each route handler and action POST; only sign-in, setup and health are open', () => {
+  it('without a valid session the proxy sends each page to sign-in and refuses each route handler and action POST; only sign-in, setup, health and the token-only API pass it', () => {
     const problems: string[] = [];
     for (const route of routes) {
       const pathname = pathOf(route, SAMPLE);
-      const isPublic = (route.kind === 'page' ? PUBLIC_PAGES : PUBLIC_ROUTES).includes(route.pattern);
+      const isPublic = (route.kind === 'page' ? PUBLIC_PAGES : [...PUBLIC_ROUTES, ...API_ROUTES]).includes(route.pattern);
       for (const [label, cookie] of Object.entries(BAD_COOKIES)) {
         const get = proxy(request(pathname, { cookie: cookie() }));
         const passed = get.headers.get('x-middleware-next') === '1';
@@ -443,6 +450,13 @@ describe('the Studio surface, enumerated from app/', () => {
     const problems: string[] = [];
     for (const handler of handlers) {
       if (PUBLIC_ROUTES.includes(handler.pattern)) continue;
+      if (API_ROUTES.includes(handler.pattern)) {
+        // Every method is the API's handler, which refuses a request without a valid bearer token first.
+        const text = readFileSync(path.join(repoRoot, handler.file), 'utf8');
+        if (!/const handle = \(request: Request\) => studioApi\(\)\.handle\(request\);/.test(text) || /cookies\(|operatorOrRefusal/.test(text))
+          problems.push(`${handler.file}: does not hand every request to the API's token check`);
+        continue;
+      }
       if (TOKEN_ROUTES.includes(handler.pattern)) {
         // `if (!bearerMatches(…)) { const auth = await operatorOrRefusal(); if ('refusal' in auth) return auth.refusal; }`
         const text = readFileSync(path.join(repoRoot, handler.file), 'utf8');

@@ -1,0 +1,74 @@
+/**
+ * One decision on one call, recorded through the journal for whoever decides: the Studio's server
+ * actions (a person) and the HTTP API (a person's service, with a token). Both check the same things the
+ * same way before the journal is asked: an output against the tool's output schema (found through the
+ * registry), changed arguments against its input schema. The journal then plans the decision under the
+ * run's row lock (DecisionConflictError when someone decided first, the run moved on, or it executes).
+ * What happens next (resuming the run) is the caller's.
+ */
+import { checkOutputSchema, type Decision, type OutputIssue } from '@/lib/durable';
+import { toolInputSchema, toolOutputSchema } from '@/lib/agents';
+import { type ExecutorContext, resolveContext } from './context';
+
+export type DecisionRequest =
+  | { kind: 'reject'; runId: string; toolCallId: string; by: string; reason?: string }
+  /** `input`: the approver changed the arguments; the call executes with these (checked by the tool's input schema). */
+  | { kind: 'approve'; runId: string; toolCallId: string; by: string; reason?: string; input?: unknown }
+  | { kind: 'resolve'; runId: string; toolCallId: string; by: string; reason: string; outcome: 'done' | 'not-done'; output?: unknown }
+  | { kind: 'provide'; runId: string; toolCallId: string; by: string; reason?: string; output: unknown };
+
+export type RecordedDecision =
+  | { ok: true; decision: Decision }
+  /** The output or arguments do not match the tool's schema: `issues` names each field; nothing was recorded. */
+  | { ok: false; kind: 'invalid'; message: string; issues?: OutputIssue[] };
+
+/** Records `request` (journal errors are thrown: conflicts, unknown runs, invalid ids). */
+export async function recordDecision(request: DecisionRequest, context: ExecutorContext): Promise<RecordedDecision> {
+  const { journal, registry } = resolveContext(context);
+  const { runId, toolCallId, by, reason } = request;
+  const because = reason ? { reason } : {};
+  const pendingCall = async (kind: 'approval' | 'side-effect' | 'tool-result') => {
+    const run = await journal.getRun(runId);
+    const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === kind);
+    return item ? { agent: run?.input.agent, toolName: item.toolName } : undefined;
+  };
+  // An output is recorded as the tool's schema parses it (unknown keys stripped or refused), never as given.
+  const checkedOutput = async (kind: 'side-effect' | 'tool-result', output: unknown) => {
+    const call = await pendingCall(kind);
+    if (!call) return { ok: true as const, value: output }; // the journal says why it is refused
+    return checkOutputSchema({ schema: toolOutputSchema(registry, call.agent, call.toolName), toolName: call.toolName, output });
+  };
+  if (request.kind === 'provide') {
+    const checked = await checkedOutput('tool-result', request.output);
+    if (!checked.ok) return { ok: false, kind: 'invalid', message: checked.message, issues: checked.issues };
+    return { ok: true, decision: await journal.provideToolResult({ runId, toolCallId, by, output: checked.value as never, ...because }) };
+  }
+  if (request.kind === 'resolve') {
+    const checked = request.outcome === 'done' ? await checkedOutput('side-effect', request.output) : undefined;
+    if (checked && !checked.ok) return { ok: false, kind: 'invalid', message: checked.message, issues: checked.issues };
+    const output = checked?.ok ? { output: checked.value } : {};
+    return { ok: true, decision: await journal.resolveSideEffect({ runId, toolCallId, by, reason: request.reason, outcome: request.outcome, ...output }) };
+  }
+  if (request.kind === 'approve' && request.input !== undefined) {
+    const call = await pendingCall('approval');
+    const inputSchema = call ? toolInputSchema(registry, call.agent, call.toolName) : undefined;
+    return { ok: true, decision: await journal.approve({ runId, toolCallId, by, ...because, input: request.input, ...(inputSchema ? { inputSchema } : {}) }) };
+  }
+  return { ok: true, decision: await journal[request.kind]({ runId, toolCallId, by, ...because }) };
+}
+
+/** Why a run was resumed after a decision left nothing undecided, e.g. "after approving issueRefund (call-2)". */
+export function resumeReason(decision: {
+  kind: DecisionRequest['kind'];
+  toolCallId: string;
+  /** The call's tool, when the run still lists it. */
+  toolName?: string;
+  /** With kind 'resolve'. */
+  outcome?: 'done' | 'not-done';
+}): string {
+  const call = decision.toolName ? `${decision.toolName} (${decision.toolCallId})` : decision.toolCallId;
+  if (decision.kind === 'approve') return `after approving ${call}`;
+  if (decision.kind === 'reject') return `after rejecting ${call}`;
+  if (decision.kind === 'provide') return `after providing the result of ${call}`;
+  return `after marking ${call} ${decision.outcome === 'done' ? 'done' : 'not done'}`;
+}
