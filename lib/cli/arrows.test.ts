@@ -25,6 +25,8 @@ const ALLOWED = new Set([
   // Prices and cost (pure), and the price files (docs/operations.md#cost).
   '@/lib/cost',
   '@/lib/cost/price-file',
+  // The HTTP API, served without the Studio (gnl serve).
+  '@/lib/server',
   'commander',
 ]);
 

@@ -2,8 +2,19 @@
  * `gnl operators add|list|disable|sign-out|history`: the Studio's operator accounts (lib/accounts), every change
  * audited with who and when.
  */
-import { type Command, Option } from 'commander';
-import { addOperator, disableOperator, listOperators, type Operator, operatorAuditTrail, processActor, signOutEverywhere } from '@/lib/accounts';
+import { Argument, type Command, Option } from 'commander';
+import {
+  addOperator,
+  disableOperator,
+  listOperators,
+  type Operator,
+  operatorAuditTrail,
+  processActor,
+  ROLES,
+  type Role,
+  setOperatorRole,
+  signOutEverywhere,
+} from '@/lib/accounts';
 import { CliError } from './failures';
 import { clean, dateTime, json, table } from './format';
 import { jsonOption, wholeNumber } from './options';
@@ -17,7 +28,7 @@ function status(operator: Operator): string {
 }
 
 export function registerOperatorCommands(program: Command, session: CliSession): void {
-  const operators = program.command('operators').description("the Studio's operator accounts: add, list, disable, sign-out, history");
+  const operators = program.command('operators').description("the Studio's operator accounts: add, list, role, disable, sign-out, history");
 
   const add = operators
     .command('add')
@@ -25,6 +36,7 @@ export function registerOperatorCommands(program: Command, session: CliSession):
     .argument('<login>', 'sign-in name or e-mail (a-z, 0-9, . _ + @ -; case-insensitive)')
     .requiredOption('--name <name>', 'how the operator is shown beside their decisions')
     .option('--by <who>', 'who adds it (recorded; default: your OS account, os:<user>@<host>)')
+    .addOption(new Option('--role <role>', 'what they may do (default: admin for the first account, approver after)').choices(ROLES))
     .addOption(new Option('--password <password>').hideHelp())
     .addHelpText(
       'after',
@@ -32,17 +44,26 @@ export function registerOperatorCommands(program: Command, session: CliSession):
         'stdin when stdin is not a terminal (printf \'%s\\n\' "$PASSWORD" | gnl operators add …). It is never taken from\n' +
         "the command line, where shell history and other users' ps would keep it. It is stored only as a salted scrypt hash.",
     );
-  jsonOption(add).action(async (login: string, opts: { name: string; by?: string; password?: string; json?: boolean }) => {
+  jsonOption(add).action(async (login: string, opts: { name: string; by?: string; role?: Role; password?: string; json?: boolean }) => {
     if (opts.password !== undefined) {
       throw new CliError(
         'passwords are never taken from the command line (shell history and ps keep them): type it at the prompt, or pipe it on stdin. Nothing was added.',
       );
     }
     const password = await readNewPassword(session.io);
-    const operator = await addOperator({ storage: session.storage(), login, name: opts.name, password, by: opts.by ?? processActor() });
+    const operator = await addOperator({
+      storage: session.storage(),
+      login,
+      name: opts.name,
+      password,
+      by: opts.by ?? processActor(),
+      ...(opts.role ? { role: opts.role } : {}),
+    });
     session.print(
       {
-        text: [`Added operator ${clean(operator.login)} (${clean(operator.name)}), by ${clean(operator.createdBy)}. They can sign in to the Studio now.`],
+        text: [
+          `Added operator ${clean(operator.login)} (${clean(operator.name)}, ${operator.role}), by ${clean(operator.createdBy)}. They can sign in to the Studio now.`,
+        ],
         data: operator,
       },
       opts.json,
@@ -58,8 +79,8 @@ export function registerOperatorCommands(program: Command, session: CliSession):
           all.length === 0
             ? ['No operator accounts yet. Add one: gnl operators add <login> --name "<name>"']
             : table(
-                ['LOGIN', 'NAME', 'ADDED', 'BY', 'STATUS'],
-                all.map((o) => [clean(o.login), clean(o.name), dateTime(o.createdAt), clean(o.createdBy), status(o)]),
+                ['LOGIN', 'NAME', 'ROLE', 'ADDED', 'BY', 'STATUS'],
+                all.map((o) => [clean(o.login), clean(o.name), o.role, dateTime(o.createdAt), clean(o.createdBy), status(o)]),
               ),
         data: all,
       },
@@ -76,6 +97,24 @@ export function registerOperatorCommands(program: Command, session: CliSession):
   jsonOption(disable).action(async (login: string, opts: { by: string; reason?: string; json?: boolean }) => {
     const operator = await disableOperator(login, { storage: session.storage(), by: opts.by, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) });
     session.print({ text: [`Disabled operator ${clean(operator.login)} (${clean(operator.name)}): ${status(operator)}.`], data: operator }, opts.json);
+  });
+
+  const role = operators
+    .command('role')
+    .description(`give an account another role (${ROLES.join(', ')}); audited, and the last admin keeps the role`)
+    .argument('<login>', 'the account')
+    .addArgument(new Argument('<role>', 'viewer reads; approver also starts, decides and sends events; admin does everything').choices(ROLES))
+    .option('--by <who>', 'who changes it (recorded; default: your OS account)')
+    .option('--reason <text>', 'why (recorded)');
+  jsonOption(role).action(async (login: string, given: Role, opts: { by?: string; reason?: string; json?: boolean }) => {
+    const operator = await setOperatorRole({
+      storage: session.storage(),
+      login,
+      role: given,
+      by: opts.by ?? processActor(),
+      ...(opts.reason ? { reason: opts.reason } : {}),
+    });
+    session.print({ text: [`Operator ${clean(operator.login)} is ${operator.role} now.`], data: operator }, opts.json);
   });
 
   const signOut = operators

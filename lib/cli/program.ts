@@ -7,6 +7,7 @@ import { registerMemoryCommands } from './memory-commands';
 import { registerMigrateCommand } from './migrate-command';
 import { registerForkCommand } from './fork-command';
 import { registerOperatorCommands } from './operator-commands';
+import { registerTokenCommands } from './token-commands';
 import { registerReadCommands } from './read-commands';
 import { registerEraseCommands } from './erase-commands';
 import { registerRetentionCommands } from './retention-commands';
@@ -57,6 +58,7 @@ export function buildProgram(session: CliSession): Command {
   registerDecisionCommands(program, session);
   registerForkCommand(program, session);
   registerOperatorCommands(program, session);
+  registerTokenCommands(program, session);
   registerScheduleCommands(program, session);
   registerMigrateCommand(program, session);
   registerBulkCommands(program, session);

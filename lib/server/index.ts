@@ -10,3 +10,4 @@ export { createApi, API_PREFIX, API_BODY_LIMIT, type Api } from './api-handler';
 export type { ApiContext } from './api-context';
 export { API_ROUTES, type ApiRoute } from './api-routes';
 export { openApiDocument } from './openapi';
+export { serveApi, type ServedApi } from './serve';

@@ -31,6 +31,7 @@ export const CHILD_ENTRIES = [
   'tests/support/hold-data-dir.ts',
   'tests/support/mcp-server.ts',
   'docs/examples/test-support/child.ts',
+  'docs/examples/api-queue-worker.ts',
 ] as const;
 
 export type ChildEntry = (typeof CHILD_ENTRIES)[number];
