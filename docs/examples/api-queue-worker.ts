@@ -38,4 +38,4 @@ for await (const line of createInterface({ input: process.stdin })) {
     }),
   );
 }
-// #endregion worker
+// #endregion
