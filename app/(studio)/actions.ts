@@ -14,6 +14,7 @@ import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions';
 import { sendWorkflowEvent, startDemoWorkflow } from '@/lib/studio/actions/workflow-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
+import { authorize, type Permission } from '@/lib/accounts';
 import type { Decision } from '@/lib/durable';
 import { RUN_STATUSES } from '@/lib/durable';
 import { BULK_ACTION_NAMES, type BulkApplied, type PausedState } from '@/lib/executor';
@@ -112,11 +113,17 @@ const demoWorkflowSchema = z.object({
   message: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
 });
 
-type Parsed<T> = { ok: true; data: T } | { ok: false; kind: 'invalid' | 'unauthenticated'; message: string };
+type Parsed<T> = { ok: true; data: T } | { ok: false; kind: 'invalid' | 'unauthenticated' | 'forbidden'; message: string };
 
-async function authenticate<T extends z.ZodType>(schema: T, input: unknown): Promise<Parsed<z.output<T>> & { by?: string }> {
+/**
+ * The session, then what the operator's role allows (lib/accounts/authorize.ts: every action names the
+ * permission it needs), then the input.
+ */
+async function authenticate<T extends z.ZodType>(permission: Permission, schema: T, input: unknown): Promise<Parsed<z.output<T>> & { by?: string }> {
   const operator = await currentOperator();
   if (!operator) return { ok: false, kind: 'unauthenticated', message: 'Your session has ended: sign in again.' };
+  const allowed = authorize({ kind: 'operator', login: operator.login, role: operator.role }, permission);
+  if (!allowed.ok) return { ok: false, kind: 'forbidden', message: `${allowed.message} An admin can change your role.` };
   const parsed = schema.safeParse(input);
   if (!parsed.success) return { ok: false, kind: 'invalid', message: parsed.error.issues.map((i) => i.message).join(' ') };
   return { ok: true, data: parsed.data, by: operator.login };
@@ -125,85 +132,85 @@ async function authenticate<T extends z.ZodType>(schema: T, input: unknown): Pro
 export type DecisionResult = ActionResult<{ decision: Decision; resume: ResumeNote }>;
 
 export async function approveAction(input: z.input<typeof approveSchema>): Promise<DecisionResult> {
-  const parsed = await authenticate(approveSchema, input);
+  const parsed = await authenticate('decide', approveSchema, input);
   if (!parsed.ok) return parsed;
   return decide({ kind: 'approve', ...parsed.data, by: parsed.by as string });
 }
 
 export async function rejectAction(input: z.input<typeof rejectSchema>): Promise<DecisionResult> {
-  const parsed = await authenticate(rejectSchema, input);
+  const parsed = await authenticate('decide', rejectSchema, input);
   if (!parsed.ok) return parsed;
   return decide({ kind: 'reject', ...parsed.data, by: parsed.by as string });
 }
 
 export async function resolveSideEffectAction(input: z.input<typeof resolveSchema>): Promise<DecisionResult> {
-  const parsed = await authenticate(resolveSchema, input);
+  const parsed = await authenticate('decide', resolveSchema, input);
   if (!parsed.ok) return parsed;
   return decide({ kind: 'resolve', ...parsed.data, by: parsed.by as string });
 }
 
 export async function provideToolResultAction(input: z.input<typeof provideSchema>): Promise<DecisionResult> {
-  const parsed = await authenticate(provideSchema, input);
+  const parsed = await authenticate('decide', provideSchema, input);
   if (!parsed.ok) return parsed;
   return decide({ kind: 'provide', ...parsed.data, by: parsed.by as string });
 }
 
 export async function resumeRunAction(input: z.input<typeof resumeSchema>): Promise<ActionResult<{ resume: ResumeNote }>> {
-  const parsed = await authenticate(resumeSchema, input);
+  const parsed = await authenticate('decide', resumeSchema, input);
   if (!parsed.ok) return parsed;
   return resume({ ...parsed.data, by: parsed.by as string });
 }
 
 /** Schedules the run's next invocation at a time, in the signed-in operator's name with the reason; replaces an earlier one. */
 export async function scheduleResumeAction(input: z.input<typeof resumeAtSchema>): Promise<ActionResult<{ resumeAt: string }>> {
-  const parsed = await authenticate(resumeAtSchema, input);
+  const parsed = await authenticate('decide', resumeAtSchema, input);
   if (!parsed.ok) return parsed;
   return scheduleResumeAt({ ...parsed.data, by: parsed.by as string });
 }
 
 export async function cancelRunAction(input: z.input<typeof cancelSchema>): Promise<ActionResult<{ canceledBy: string }>> {
-  const parsed = await authenticate(cancelSchema, input);
+  const parsed = await authenticate('decide', cancelSchema, input);
   if (!parsed.ok) return parsed;
   return cancel({ ...parsed.data, by: parsed.by as string });
 }
 
 /** Erases an ended run in the operator's name (docs/erasure.md): its key destroyed, its data unreadable; audited. */
 export async function eraseRunAction(input: z.input<typeof eraseSchema>): Promise<ActionResult<{ erasedBy: string; erasedAt: string }>> {
-  const parsed = await authenticate(eraseSchema, input);
+  const parsed = await authenticate('admin', eraseSchema, input);
   if (!parsed.ok) return parsed;
   return eraseRun({ ...parsed.data, by: parsed.by as string });
 }
 
 /** Writes a resource's working memory in the operator's name with the reason, as the version after the one edited; audited. */
 export async function editWorkingMemoryAction(input: z.input<typeof memoryEditSchema>): Promise<MemoryEditResult> {
-  const parsed = await authenticate(memoryEditSchema, input);
+  const parsed = await authenticate('admin', memoryEditSchema, input);
   if (!parsed.ok) return parsed;
   return editWorkingMemory({ ...parsed.data, value: parsed.data.value as Record<string, unknown>, by: parsed.by as string });
 }
 
 export async function startDemoRunAction(input: z.input<typeof demoSchema>): Promise<ActionResult<{ runId: string }>> {
-  const parsed = await authenticate(demoSchema, input);
+  const parsed = await authenticate('start', demoSchema, input);
   if (!parsed.ok) return parsed;
   return startDemoRun(parsed.data);
 }
 
 /** Moves a run to another registered version of its agent, in the operator's name, after the preview they saw. */
 export async function migrateRunAction(input: z.input<typeof migrateSchema>): Promise<ActionResult<{ seq: number; to: string }>> {
-  const parsed = await authenticate(migrateSchema, input);
+  const parsed = await authenticate('decide', migrateSchema, input);
   if (!parsed.ok) return parsed;
   return migrate({ ...parsed.data, by: parsed.by as string });
 }
 
 /** What forking the run at this model step would keep and which side effects could act again (nothing written). */
 export async function forkPreviewAction(input: z.input<typeof forkPreviewSchema>) {
-  const parsed = await authenticate(forkPreviewSchema, input);
+  const parsed = await authenticate('decide', forkPreviewSchema, input);
   if (!parsed.ok) return parsed;
   return forkPreview(parsed.data);
 }
 
 /** Forks the run at this model step in the signed-in operator's name, with the reason; the Studio's executor runs the fork. */
 export async function forkRunAction(input: z.input<typeof forkSchema>): Promise<ActionResult<{ runId: string }>> {
-  const parsed = await authenticate(forkSchema, input);
+  const parsed = await authenticate('decide', forkSchema, input);
   if (!parsed.ok) return parsed;
   return fork({ ...parsed.data, by: parsed.by as string });
 }
@@ -228,7 +235,7 @@ const bulkApplySchema = z.object({ previewId: z.uuid(), action: z.enum(BULK_ACTI
 
 /** The dry run of a bulk action: what would change and what would be skipped, recorded as a preview to apply. */
 export async function previewBulkAction(input: z.input<typeof bulkPreviewSchema>): Promise<BulkResult<{ preview: StudioPreview }>> {
-  const parsed = await authenticate(bulkPreviewSchema, input);
+  const parsed = await authenticate('read', bulkPreviewSchema, input);
   if (!parsed.ok) return parsed;
   const { action, status, ...rest } = parsed.data;
   const filter = Object.fromEntries(Object.entries({ ...rest, status: status || undefined }).filter(([, value]) => value !== undefined));
@@ -237,7 +244,7 @@ export async function previewBulkAction(input: z.input<typeof bulkPreviewSchema>
 
 /** Applies a preview: each run it listed, judged again now, changed in the operator's name with the reason. */
 export async function applyBulkAction(input: z.input<typeof bulkApplySchema>): Promise<BulkResult<{ applied: BulkApplied }>> {
-  const parsed = await authenticate(bulkApplySchema, input);
+  const parsed = await authenticate('decide', bulkApplySchema, input);
   if (!parsed.ok) return parsed;
   return applyBulkChange({ ...parsed.data, by: parsed.by as string });
 }
@@ -253,28 +260,28 @@ const runNowSchema = z.object({
 
 /** Pauses (no executor starts its slots) or unpauses a schedule, in the operator's name with the reason (audited). */
 export async function setSchedulePausedAction(input: z.input<typeof schedulePauseSchema>): Promise<ActionResult<{ state: PausedState }>> {
-  const parsed = await authenticate(schedulePauseSchema, input);
+  const parsed = await authenticate('decide', schedulePauseSchema, input);
   if (!parsed.ok) return parsed;
   return setSchedulePaused({ ...parsed.data, by: parsed.by as string });
 }
 
 /** Starts one extra run of the schedule now, named by the request (audited with the operator and the reason). */
 export async function runScheduleNowAction(input: z.input<typeof runNowSchema>): Promise<ActionResult<{ runId: string; created: boolean }>> {
-  const parsed = await authenticate(runNowSchema, input);
+  const parsed = await authenticate('start', runNowSchema, input);
   if (!parsed.ok) return parsed;
   return runNow({ ...parsed.data, by: parsed.by as string });
 }
 
 /** Sends a waiting workflow run an event, recorded with the signed-in operator as its sender. */
 export async function sendEventAction(input: z.input<typeof sendEventSchema>): Promise<ActionResult<{ eventId: string; recorded: boolean }>> {
-  const parsed = await authenticate(sendEventSchema, input);
+  const parsed = await authenticate('events', sendEventSchema, input);
   if (!parsed.ok) return parsed;
   return sendWorkflowEvent({ ...parsed.data, by: parsed.by as string });
 }
 
 /** Starts the demo support-flow workflow (agents/support-flow.ts), executed by the Studio's server. */
 export async function startDemoWorkflowAction(input: z.input<typeof demoWorkflowSchema>): Promise<ActionResult<{ runId: string }>> {
-  const parsed = await authenticate(demoWorkflowSchema, input);
+  const parsed = await authenticate('start', demoWorkflowSchema, input);
   if (!parsed.ok) return parsed;
   return startDemoWorkflow(parsed.data);
 }

@@ -56,9 +56,11 @@ export function RefusalNote({ refusal }: { refusal: Refusal }) {
         ? 'Check the form'
         : refusal.kind === 'unauthenticated'
           ? 'Signed out'
-          : refusal.kind === 'not-resumable'
-            ? 'Cannot resume here'
-            : 'Something went wrong';
+          : refusal.kind === 'forbidden'
+            ? 'Not allowed'
+            : refusal.kind === 'not-resumable'
+              ? 'Cannot resume here'
+              : 'Something went wrong';
   return (
     <Alert variant={refusal.kind === 'error' ? 'destructive' : 'warning'} data-testid={`action-${refusal.kind}`}>
       <AlertTitle>{title}</AlertTitle>

@@ -40,7 +40,7 @@ const SELECT = 'h-9 rounded-md border bg-background px-2 text-sm focus-visible:o
 function Refused({ refusal }: { refusal: BulkRefusal }) {
   return (
     <Alert variant="destructive" data-testid="bulk-refusal">
-      <AlertTitle>{refusal.kind === 'invalid' ? 'Check the filter' : 'Not done'}</AlertTitle>
+      <AlertTitle>{refusal.kind === 'invalid' ? 'Check the filter' : refusal.kind === 'forbidden' ? 'Not allowed' : 'Not done'}</AlertTitle>
       <AlertDescription>
         <VisibleText text={refusal.message} />
       </AlertDescription>

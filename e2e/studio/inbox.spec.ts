@@ -78,6 +78,28 @@ test('reject with a reason: the model sees it, apologises, and no refund is sent
   expect(stats.emails.byKey[await keyOf(run, 'sendEmail')]).toEqual({ requests: 1, performed: 1 });
 });
 
+test('a viewer reads the inbox but may not decide: refused as not allowed, nothing recorded; an approver then decides', async ({ page, browser }) => {
+  const runId = await new DemoPage(page).start();
+  await expect(new RunPage(page).event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
+  const vera = await (await browser.newContext({ storageState: storageStatePath('vera') })).newPage();
+  const veraInbox = new InboxPage(vera);
+  await veraInbox.goto();
+  await expect(veraInbox.item(runId, 'approval')).toContainText('issueRefund needs approval');
+  await veraInbox.approve(runId);
+  await expect(vera.getByTestId('action-forbidden')).toContainText('vera (role viewer) may not decide');
+  await expect(veraInbox.item(runId, 'approval')).toHaveCount(1);
+  await vera.context().close();
+
+  const inbox = new InboxPage(page);
+  await inbox.goto();
+  await inbox.approve(runId);
+  await expect(inbox.recentDecisions).toContainText(`You approved issueRefund of ${runId}`);
+  const run = new RunPage(page);
+  await page.goto(runHref(runId));
+  await expect(run.event('tool-approval-response')).toHaveCount(1);
+  await expect(run.event('tool-approval-response')).toContainText('Approved by alice');
+});
+
 test('two operators approving at once make one decision; the other is told who decided first', async ({ page, browser }) => {
   // A run, two signed-in tabs racing and both told: more than the default on a loaded machine.
   test.setTimeout(60_000);

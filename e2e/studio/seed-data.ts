@@ -41,6 +41,8 @@ export const COMPLETED_EVENT_TYPES = ['run-start', 'model-step', 'tool-call-end'
 export const OPERATORS = {
   alice: { login: 'alice', name: 'Alice Operator', password: 'alice-e2e-password' },
   bob: { login: 'bob', name: 'Bob Operator', password: 'bob-e2e-password!' },
+  /** A viewer (lib/accounts/authorize.ts): reads everything, decides nothing. Alice, the first account, is the admin; Bob approves. */
+  vera: { login: 'vera', name: 'Vera Viewer', password: 'vera-e2e-password', role: 'viewer' },
 } as const;
 
 /**

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUNDLES_ENV, buildChildBundles, CHILD_ENTRIES } from './child-bundles';
 import { buildPostgresTemplate } from './fresh-database';
-import { buildPGliteTemplate, PGLITE_TEMPLATE_ENV } from './pglite-template';
+import { cachedPGliteTemplate, PGLITE_TEMPLATE_ENV } from './pglite-template';
 
 /**
  * vitest runs globalSetup once per project (vitest.config.ts has two), in its own process: the first
@@ -43,20 +43,20 @@ export default async function setup(): Promise<() => void> {
 }
 
 async function build(): Promise<() => Promise<void>> {
+  // The three are independent: built side by side (esbuild's threads, PGlite's migrations, the server's).
   const outdir = mkdtempSync(path.join(tmpdir(), 'gnl-test-bundles-'));
-  const { ms } = await buildChildBundles(outdir);
+  const [{ ms }, template, postgresTemplate] = await Promise.all([
+    buildChildBundles(outdir),
+    cachedPGliteTemplate(),
+    process.env.DATABASE_URL ? buildPostgresTemplate(process.env.DATABASE_URL) : undefined,
+  ]);
   process.env[BUNDLES_ENV] = outdir;
   console.log(`[child bundles] ${CHILD_ENTRIES.length} entries built in ${Math.round(ms)} ms (${outdir})`);
-  const templateDir = mkdtempSync(path.join(tmpdir(), 'gnl-test-pglite-template-'));
-  const started = performance.now();
-  await buildPGliteTemplate(path.join(templateDir, 'data'));
-  process.env[PGLITE_TEMPLATE_ENV] = path.join(templateDir, 'data');
-  console.log(`[pglite template] migrated in ${Math.round(performance.now() - started)} ms (${templateDir})`);
-  const postgresTemplate = process.env.DATABASE_URL ? await buildPostgresTemplate(process.env.DATABASE_URL) : undefined;
+  process.env[PGLITE_TEMPLATE_ENV] = template.dataDir;
+  console.log(`[pglite template] ${template.ms === undefined ? 'reused' : `migrated in ${Math.round(template.ms)} ms`} (${template.dataDir})`);
   if (postgresTemplate) console.log(`[postgres template] ${postgresTemplate.name} migrated in ${Math.round(postgresTemplate.ms)} ms`);
   return async () => {
     rmSync(outdir, { recursive: true, force: true });
-    rmSync(templateDir, { recursive: true, force: true });
     await postgresTemplate?.drop();
   };
 }

@@ -19,7 +19,7 @@ import {
   previewBulk,
 } from '@/lib/executor';
 
-export type BulkRefusal = { ok: false; kind: 'unauthenticated' | 'invalid' | 'refused' | 'error'; message: string };
+export type BulkRefusal = { ok: false; kind: 'unauthenticated' | 'forbidden' | 'invalid' | 'refused' | 'error'; message: string };
 export type BulkResult<T extends object> = ({ ok: true } & T) | BulkRefusal;
 
 /** What the page shows of a preview: the preview, and its filter in words. */

@@ -33,7 +33,8 @@ import { cancelRun, type DecisionRequest, getExecutor, RunNotResumableError, rec
 import { demoCrashPoints, startSupportRun } from '../demo';
 
 export type Refusal =
-  | { ok: false; kind: 'unauthenticated' | 'error'; message: string }
+  /** `forbidden`: the operator's role does not allow it (lib/accounts/authorize.ts). */
+  | { ok: false; kind: 'unauthenticated' | 'forbidden' | 'error'; message: string }
   /** Bad input; `issues`: each field the tool's schema refused (all at once), for the form to show beside its fields. */
   | { ok: false; kind: 'invalid'; message: string; issues?: OutputIssue[] }
   /** Someone decided first (or the run finished, is executing, or the question expired): `reason` says which. */

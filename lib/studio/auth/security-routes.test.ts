@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '@/lib/accounts/authorize';
 import nextConfig from '@/next.config';
 import { config, proxy } from '@/proxy';
 import { appRoutes, inlineServerActionFiles, metadataRouteFiles, pathOf, serverActionModules } from '@/tests/support/app-routes';
@@ -477,6 +478,26 @@ describe('the Studio surface, enumerated from app/', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('every Studio action names the permission it needs, checked against the operator’s role (lib/accounts/authorize.ts)', () => {
+    const source = readFileSync(path.join(repoRoot, 'app/(studio)/actions.ts'), 'utf8');
+    const actions = [...source.matchAll(/^export async function (\w+)\(/gm)].map((m) => m[1]);
+    const checks = [...source.matchAll(/^export async function (\w+)\([^]*?await authenticate\('(\w+)', /gm)].map((m) => [m[1], m[2]]);
+    expect(checks.map(([name]) => name)).toEqual(actions);
+    const needs = Object.fromEntries(checks);
+    for (const permission of Object.values(needs)) expect(PERMISSIONS).toContain(permission);
+    // What a viewer may do is read; deciding about money and messages needs an approver; erasing data and editing memory an admin.
+    expect(
+      Object.entries(needs)
+        .filter(([, p]) => p === 'read')
+        .map(([n]) => n),
+    ).toEqual(['previewBulkAction']);
+    expect(needs).toMatchObject({ approveAction: 'decide', resolveSideEffectAction: 'decide', eraseRunAction: 'admin', editWorkingMemoryAction: 'admin' });
+    // The check itself: the role's permissions, before the input is parsed.
+    expect(source).toMatch(
+      /const allowed = authorize\(\{ kind: 'operator', login: operator\.login, role: operator\.role \}, permission\);\s*if \(!allowed\.ok\) return/,
+    );
   });
 
   it('every exported server action checks the session first and returns when there is none, except sign-in, setup and sign-out', async () => {
