@@ -14,7 +14,8 @@ import { fork, forkPreview } from '@/lib/studio/actions/fork-actions';
 import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions';
 import { sendWorkflowEvent, startDemoWorkflow } from '@/lib/studio/actions/workflow-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
-import { authorize, type Permission } from '@/lib/accounts';
+import { changeRole, makeToken, revokeToken, signOutPerson } from '@/lib/studio/actions/people-actions';
+import { authorize, PERMISSIONS, type Permission, ROLES } from '@/lib/accounts';
 import type { Decision } from '@/lib/durable';
 import { RUN_STATUSES } from '@/lib/durable';
 import { BULK_ACTION_NAMES, type BulkApplied, type PausedState } from '@/lib/executor';
@@ -284,4 +285,50 @@ export async function startDemoWorkflowAction(input: z.input<typeof demoWorkflow
   const parsed = await authenticate('start', demoWorkflowSchema, input);
   if (!parsed.ok) return parsed;
   return startDemoWorkflow(parsed.data);
+}
+
+const loginText = z.string().trim().min(1).max(254);
+const roleSchema = z.object({ login: loginText, role: z.enum(ROLES), reason: requiredReason });
+const signOutSchema = z.object({ login: loginText });
+const tokenSchema = z.object({
+  name: z.string().trim().min(2, 'Name the token (2 to 64 characters).').max(64),
+  scopes: z.array(z.enum(PERMISSIONS)).min(1, 'Choose at least one scope.'),
+  agents: z.array(z.string().trim().min(1).max(200)).max(100).optional(),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+const revokeTokenSchema = z.object({ name: z.string().trim().min(1).max(64), reason: requiredReason });
+
+/** Gives an account another role (admins only), audited with the reason; the last admin keeps the role. */
+export async function setRoleAction(input: z.input<typeof roleSchema>): Promise<ActionResult<{ role: string }>> {
+  const parsed = await authenticate('admin', roleSchema, input);
+  if (!parsed.ok) return parsed;
+  return changeRole({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Ends every session of a person: anyone for themselves, an admin for anyone (audited). */
+export async function signOutEverywhereAction(input: z.input<typeof signOutSchema>): Promise<ActionResult<{ sessions: number }>> {
+  const parsed = await authenticate('read', signOutSchema, input);
+  if (!parsed.ok) return parsed;
+  const operator = await currentOperator();
+  if (!operator) return { ok: false, kind: 'unauthenticated', message: 'Your session has ended: sign in again.' };
+  if (parsed.data.login.toLowerCase() !== operator.login) {
+    const allowed = authorize({ kind: 'operator', login: operator.login, role: operator.role }, 'admin');
+    if (!allowed.ok) return { ok: false, kind: 'forbidden', message: `${allowed.message} Only an admin signs another person out.` };
+  }
+  return signOutPerson({ login: parsed.data.login, by: operator.login });
+}
+
+/** Makes an API token (admins only); the answer holds the token this once. */
+export async function createTokenAction(input: z.input<typeof tokenSchema>): Promise<ActionResult<{ token: string }>> {
+  const parsed = await authenticate('admin', tokenSchema, input);
+  if (!parsed.ok) return parsed;
+  const made = await makeToken({ ...parsed.data, by: parsed.by as string });
+  return made.ok ? { ok: true, token: made.token } : made;
+}
+
+/** Revokes an API token (admins only), with the reason. */
+export async function revokeTokenAction(input: z.input<typeof revokeTokenSchema>): Promise<ActionResult<{ alreadyRevoked: boolean }>> {
+  const parsed = await authenticate('admin', revokeTokenSchema, input);
+  if (!parsed.ok) return parsed;
+  return revokeToken({ ...parsed.data, by: parsed.by as string });
 }

@@ -43,6 +43,9 @@ export default async function StudioLayout({ children }: { children: React.React
             <Link href="/demo" className="hover:text-foreground">
               Demo
             </Link>
+            <Link href="/people" className="hover:text-foreground">
+              People
+            </Link>
           </nav>
           <SignOutForm action={signOutAction} className="ml-auto flex items-center gap-3 text-sm">
             <span className="text-muted-foreground" data-testid="signed-in-as">

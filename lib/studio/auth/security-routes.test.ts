@@ -483,7 +483,7 @@ describe('the Studio surface, enumerated from app/', () => {
   it('every Studio action names the permission it needs, checked against the operator’s role (lib/accounts/authorize.ts)', () => {
     const source = readFileSync(path.join(repoRoot, 'app/(studio)/actions.ts'), 'utf8');
     const actions = [...source.matchAll(/^export async function (\w+)\(/gm)].map((m) => m[1]);
-    const checks = [...source.matchAll(/^export async function (\w+)\([^]*?await authenticate\('(\w+)', /gm)].map((m) => [m[1], m[2]]);
+    const checks = [...source.matchAll(/^export async function (\w+)\([\s\S]*?await authenticate\('(\w+)', /gm)].map((m) => [m[1], m[2]]);
     expect(checks.map(([name]) => name)).toEqual(actions);
     const needs = Object.fromEntries(checks);
     for (const permission of Object.values(needs)) expect(PERMISSIONS).toContain(permission);
@@ -492,8 +492,20 @@ describe('the Studio surface, enumerated from app/', () => {
       Object.entries(needs)
         .filter(([, p]) => p === 'read')
         .map(([n]) => n),
-    ).toEqual(['previewBulkAction']);
-    expect(needs).toMatchObject({ approveAction: 'decide', resolveSideEffectAction: 'decide', eraseRunAction: 'admin', editWorkingMemoryAction: 'admin' });
+    ).toEqual(['previewBulkAction', 'signOutEverywhereAction']);
+    // Signing out everywhere: anyone for themselves, and only an admin for another person (checked inside).
+    expect(source).toMatch(
+      /if \(parsed\.data\.login\.toLowerCase\(\) !== operator\.login\) \{\s*const allowed = authorize\([^)]*\}, 'admin'\);\s*if \(!allowed\.ok\) return/,
+    );
+    expect(needs).toMatchObject({
+      approveAction: 'decide',
+      resolveSideEffectAction: 'decide',
+      eraseRunAction: 'admin',
+      editWorkingMemoryAction: 'admin',
+      setRoleAction: 'admin',
+      createTokenAction: 'admin',
+      revokeTokenAction: 'admin',
+    });
     // The check itself: the role's permissions, before the input is parsed.
     expect(source).toMatch(
       /const allowed = authorize\(\{ kind: 'operator', login: operator\.login, role: operator\.role \}, permission\);\s*if \(!allowed\.ok\) return/,
