@@ -365,7 +365,9 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
 
     it('operators sign-out ends every Studio session of the account at once, audited with who; the account stays enabled', async () => {
       const login = `ends-${randomUUID().slice(0, 6)}`;
-      expect((await run(['operators', 'add', login, '--name', 'Ends Sessions', '--by', 'root@example.com'], {}, `${PASSWORD}\n`)).code).toBe(0);
+      expect(
+        (await run(['operators', 'add', login, '--name', 'Ends Sessions', '--by', 'root@example.com', '--role', 'approver'], {}, `${PASSWORD}\n`)).code,
+      ).toBe(0);
       const expiresAt = new Date(Date.now() + 3_600_000);
       const sessions: { sessionId: string; operatorId: string }[] = [];
       const before = openStorage();
@@ -388,7 +390,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       const history = await json(['operators', 'history', login]);
       expect(history.map((e: { action: string; by: string; detail: unknown }) => [e.action, e.by, e.detail])).toEqual([
         ['signed-out-everywhere', 'root@example.com', { sessions: 2 }],
-        ['added', 'root@example.com', { name: 'Ends Sessions' }],
+        ['added', 'root@example.com', { name: 'Ends Sessions', role: 'approver' }],
       ]);
 
       const after = openStorage();
@@ -513,7 +515,8 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
         };
         const login = `tty-${randomUUID().slice(0, 6)}`;
         const ok = await typed(login, PASSWORD, PASSWORD);
-        expect(ok.out).toContain(`Added operator ${login} (Tty User), by root@example.com.`);
+        // Without --role: the journal's first account is its admin, later ones approvers.
+        expect(ok.out).toMatch(new RegExp(`Added operator ${login} \\(Tty User, (admin|approver)\\), by root@example\\.com\\.`));
         expect(ok.out).toContain('Password (at least 12 characters): ');
         expect(ok.out).not.toContain(PASSWORD);
         expect(ok.out).toContain('exit 0');
