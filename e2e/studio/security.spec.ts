@@ -113,6 +113,8 @@ test.describe('without a session', () => {
       chunk: '0',
       conversationId: '6f1c2b9e-3d4a-4b5c-9d8e-7f6a5b4c3d2e',
       resource: 'customer:c_42',
+      // The HTTP API (/api/v1/…): no session opens it either; without a bearer token it is 401 too.
+      path: `runs/${encodeURIComponent(LONG.runId)}`,
     };
     expect(routes.length).toBeGreaterThanOrEqual(12);
     const problems: string[] = [];
