@@ -7,15 +7,11 @@
  * streams per token (the Studio's bound per person, stream-limits.ts).
  */
 import { authenticateApiToken } from '@/lib/accounts';
-import type { RecordedEvent } from '@/lib/durable';
 import { sseResponse } from '@/lib/studio/live/sse';
-import { toWireEvent } from '@/lib/studio/reads/wire';
+import { sendEventBatches } from '@/lib/studio/live/event-batches';
 import type { ApiCall } from './api-context';
 import { problem } from './problem';
 import { runResourceOf } from './run-resource';
-
-/** A batch is cut at about this many bytes of JSON. */
-const BATCH_BYTES = 512 * 1024;
 
 function resumeFrom(call: ApiCall): number | undefined {
   const header = call.request.headers.get('last-event-id');
@@ -50,28 +46,11 @@ export function followRun(call: ApiCall): Response {
           })
           .catch((error) => console.error(`gnl api: reading ${call.run.runId}:`, error));
       };
-      const send = (events: readonly RecordedEvent[]) => {
-        let batch: ReturnType<typeof toWireEvent>[] = [];
-        let bytes = 0;
-        const flush = () => {
-          const last = batch[batch.length - 1];
-          if (last) channel.send({ event: 'events', id: last.seq, data: batch });
-          batch = [];
-          bytes = 0;
-        };
-        for (const event of events) {
-          const wire = toWireEvent(event);
-          batch.push(wire);
-          bytes += JSON.stringify(wire).length;
-          if (bytes >= BATCH_BYTES) flush();
-        }
-        flush();
-      };
       const subscription = await storage.runs.subscribe({
         runId: call.run.runId,
         afterSeq,
         onEvents: (events) => {
-          send(events);
+          sendEventBatches(channel, events);
           sendSummary();
         },
         onError: (error) => console.error(`gnl api: following ${call.run.runId}:`, error),

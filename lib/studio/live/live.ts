@@ -12,14 +12,11 @@
  * heartbeat re-checks the session (sse.ts stillAuthorized), and a signed-out session's stream ends.
  */
 import 'server-only';
-import type { RecordedEvent } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { logText } from '../log-text';
-import { type SseChannel, sseResponse } from './sse';
-import { toWireEvent, toWireRun } from '../reads/wire';
-
-/** A batch is cut at about this many bytes of JSON, so one message never holds a thousand big events. */
-const BATCH_BYTES = 512 * 1024;
+import { sendEventBatches } from './event-batches';
+import { sseResponse } from './sse';
+import { toWireRun } from '../reads/wire';
 
 /** Stream settings: GNL_STUDIO_HEARTBEAT_MS (default 15 s) and GNL_STUDIO_STREAM_MAX_MS (default 5 min). */
 export function streamSettings(): { heartbeatMs: number; maxMs: number } {
@@ -57,24 +54,6 @@ function coalesced(task: () => Promise<void>): () => void {
   return go;
 }
 
-function sendEvents(channel: SseChannel, events: readonly RecordedEvent[]): void {
-  let batch: ReturnType<typeof toWireEvent>[] = [];
-  let bytes = 0;
-  const flush = () => {
-    const last = batch[batch.length - 1];
-    if (last) channel.send({ event: 'events', id: last.seq, data: batch });
-    batch = [];
-    bytes = 0;
-  };
-  for (const event of events) {
-    const wire = toWireEvent(event);
-    batch.push(wire);
-    bytes += JSON.stringify(wire).length;
-    if (bytes >= BATCH_BYTES) flush();
-  }
-  flush();
-}
-
 /** One run's journal after `afterSeq`, then live. The caller checked that the run exists. */
 export function runEventsResponse(args: {
   runId: string;
@@ -101,7 +80,7 @@ export function runEventsResponse(args: {
         runId,
         afterSeq,
         onEvents: (events) => {
-          sendEvents(channel, events);
+          sendEventBatches(channel, events);
           sendSummary();
         },
         onError: logError(`following ${runId}`),
