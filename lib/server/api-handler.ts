@@ -16,7 +16,7 @@
  * no detail of it: the server's log has it.
  */
 import type { z } from 'zod';
-import { auditApiCall, authenticateApiToken, authorize, actorOf, type Principal } from '@/lib/accounts';
+import { auditApiCall, authenticateApiToken, authorize, actorOf } from '@/lib/accounts';
 import { AgentInputError } from '@/lib/agents';
 import {
   DecisionConflictError,
@@ -284,5 +284,3 @@ export function createApi(context: ApiContext): Api {
     },
   };
 }
-
-export type { Principal };

@@ -114,9 +114,10 @@ export function createGnlClient(options: GnlClientOptions): GnlClient {
           headers: { Authorization: `Bearer ${options.token}`, Accept: 'text/event-stream', 'Last-Event-ID': String(lastSeq) },
           ...(followOptions.signal ? { signal: followOptions.signal } : {}),
         });
-      } catch (error) {
+      } catch {
+        // Not reached (a restarting server, a dropped network): asked again after a pause, until the caller aborts.
         if (followOptions.signal?.aborted) return undefined;
-        await pause(backoff, error);
+        await pause(backoff);
         backoff = Math.min(backoff * 2, followOptions.maxBackoffMs ?? 5000);
         continue;
       }
@@ -192,7 +193,7 @@ async function apiError(response: Response): Promise<GnlApiError> {
   });
 }
 
-function pause(ms: number, _cause?: unknown): Promise<void> {
+function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
