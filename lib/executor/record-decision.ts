@@ -6,7 +6,7 @@
  * run's row lock (DecisionConflictError when someone decided first, the run moved on, or it executes).
  * What happens next (resuming the run) is the caller's.
  */
-import { checkOutputSchema, type Decision, type OutputIssue } from '@/lib/durable';
+import { checkOutputSchema, type Decision, type OutputIssue, type RunSummary } from '@/lib/durable';
 import { toolInputSchema, toolOutputSchema } from '@/lib/agents';
 import { type ExecutorContext, resolveContext } from './context';
 
@@ -71,4 +71,26 @@ export function resumeReason(decision: {
   if (decision.kind === 'reject') return `after rejecting ${call}`;
   if (decision.kind === 'provide') return `after providing the result of ${call}`;
   return `after marking ${call} ${decision.outcome === 'done' ? 'done' : 'not done'}`;
+}
+
+/**
+ * What follows a recorded decision, from the run as it stands after it: the calls still undecided, or,
+ * when none is left, the resume to ask for in the decider's name with the decision as its reason. The
+ * caller asks its own executor (the Studio's, the API server's).
+ */
+export function resumeAfterDecision(
+  request: DecisionRequest,
+  run: RunSummary | undefined,
+): { open: number; resume?: undefined } | { open: 0; resume: { by: string; reason: string } } {
+  const open = run?.pending.filter((p) => !p.decision).length ?? 0;
+  if (open > 0) return { open };
+  const toolName = run?.pending.find((p) => p.toolCallId === request.toolCallId)?.toolName;
+  const outcome = request.kind === 'resolve' ? request.outcome : undefined;
+  return {
+    open: 0,
+    resume: {
+      by: request.by,
+      reason: resumeReason({ kind: request.kind, toolCallId: request.toolCallId, ...(toolName ? { toolName } : {}), ...(outcome ? { outcome } : {}) }),
+    },
+  };
 }

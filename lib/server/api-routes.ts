@@ -24,7 +24,7 @@ import {
   workflowEventAnswer,
   workflowEventBody,
 } from '@/lib/durable/client';
-import { cancelRun, type DecisionRequest, recordDecision, resumeReason, sendEvent, startWorkflow } from '@/lib/executor';
+import { cancelRun, type DecisionRequest, recordDecision, resumeAfterDecision, sendEvent, startWorkflow } from '@/lib/executor';
 import { toWireEvent } from '@/lib/studio/reads/wire';
 import type { ApiCall } from './api-context';
 import { problem } from './problem';
@@ -225,17 +225,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
           errors: (recorded.issues ?? []).map((issue) => ({ path: `output${issue.path ? `.${issue.path}` : ''}`, message: issue.message })),
         });
       const after = await reread(call);
-      const open = after.pending.filter((p) => !p.decision);
-      let resumed = false;
-      if (open.length === 0 && WAITING.includes(after.status)) {
-        const toolName = call.run.pending.find((p) => p.toolCallId === body.toolCallId)?.toolName;
-        const outcome = request.kind === 'resolve' ? request.outcome : undefined;
-        await call.context.executor.resumeRun(after.runId, {
-          by: call.by,
-          reason: resumeReason({ kind: request.kind, toolCallId: body.toolCallId, ...(toolName ? { toolName } : {}), ...(outcome ? { outcome } : {}) }),
-        });
-        resumed = true;
-      }
+      const next = resumeAfterDecision(request, after);
+      const resumed = next.resume !== undefined && WAITING.includes(after.status);
+      if (next.resume && resumed) await call.context.executor.resumeRun(after.runId, next.resume);
       return json(201, { recorded: true, resumed, run: runResourceOf(await reread(call)) });
     },
   },

@@ -29,7 +29,7 @@ import {
 } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { registry } from '@/agents';
-import { cancelRun, type DecisionRequest, getExecutor, RunNotResumableError, recordDecision, resumeReason, scheduleResume } from '@/lib/executor';
+import { cancelRun, type DecisionRequest, getExecutor, RunNotResumableError, recordDecision, resumeAfterDecision, scheduleResume } from '@/lib/executor';
 import { demoCrashPoints, startSupportRun } from '../demo';
 
 export type Refusal =
@@ -72,20 +72,13 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
 
 /** After the last open decision, the deciding operator resumes the run, the decision its reason. */
 async function resumeWhenDecided(request: DecisionRequest): Promise<ResumeNote> {
-  const { runId, toolCallId, by } = request;
-  const run = await storageFromEnv().runs.getRun(runId);
-  const open = run?.pending.filter((p) => !p.decision) ?? [];
-  if (open.length > 0)
+  const next = resumeAfterDecision(request, await storageFromEnv().runs.getRun(request.runId));
+  if (!next.resume)
     return {
       state: 'waiting',
-      message: `Recorded. The run resumes once ${open.length === 1 ? 'the other call is' : `${open.length} other calls are`} decided.`,
+      message: `Recorded. The run resumes once ${next.open === 1 ? 'the other call is' : `${next.open} other calls are`} decided.`,
     };
-  const toolName = run?.pending.find((p) => p.toolCallId === toolCallId)?.toolName;
-  const outcome = request.kind === 'resolve' ? request.outcome : undefined;
-  return resumeNote(runId, {
-    by,
-    reason: resumeReason({ kind: request.kind, toolCallId, ...(toolName ? { toolName } : {}), ...(outcome ? { outcome } : {}) }),
-  });
+  return resumeNote(request.runId, next.resume);
 }
 
 async function resumeNote(runId: string, request: { by: string; reason: string }): Promise<ResumeNote> {
