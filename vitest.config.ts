@@ -15,12 +15,18 @@ const TEST_FILES = [
 /**
  * Files that run in a worker of their own (vitest's isolate), each in a fresh one. Sharing the module
  * cache once cut the run from 836 s to 636 s, but these leaked into the files after them (docs/testing.md):
- * - the Studio's (Next's AsyncLocalStorage and request context are process-wide; some set the env);
+ * - the Studio's that run Next's request code or set the env (Next's AsyncLocalStorage and request context
+ *   are process-wide); the Studio's pure reads, forms and auth helpers share a worker like any other file;
  * - the hold-session and notification-crash suites (a connection's session and process handlers outlive the file);
  * - the SIGKILL crash, explorer and fault suites (long, spawning processes: loading is a small share of them).
  */
 const FRESH_WORKER = [
-  'lib/studio/**/*.test.ts',
+  'lib/studio/actions/memory-actions.test.ts',
+  'lib/studio/auth/security-audit.test.ts',
+  'lib/studio/auth/security-routes.test.ts',
+  'lib/studio/live/stream-limits.test.ts',
+  'lib/studio/reads/run-export.test.ts',
+  'lib/studio/reads/runs.test.ts',
   'lib/accounts/arrows.test.ts',
   'lib/durable/storage/hold-session.test.ts',
   'lib/executor/notifications/notify-crash.test.ts',

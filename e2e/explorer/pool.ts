@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { ChildMessage, JournalRead, ParentMessage, RunCommand, RunOutcome } from './protocol';
-import { CHILD_NODE_FLAGS } from '../../tests/support/child-bundles';
+import { SPAWNED_NODE_FLAGS } from '../../tests/support/child-bundles';
 
 const CHILD_TIMEOUT_MS = 60_000;
 
@@ -58,8 +58,8 @@ export class ChildPool {
     delete env.NODE_OPTIONS; // vitest's loader hooks are not wanted in a precompiled child
     delete env.DATABASE_URL;
     // Liftoff only: PGlite's large WASM module is compiled by the baseline compiler and never tiered up,
-    // which halves the CPU a child spends opening PGlite (measured 1.7 s against 3.0 s of CPU).
-    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, this.bundle], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
+    // which halves the CPU a child spends opening PGlite (measured 1.7 s against 3.0 s of CPU); and V8 on one thread (child-bundles.ts).
+    const child = spawn(process.execPath, [...SPAWNED_NODE_FLAGS, this.bundle], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
     this.stats.spawned += 1;
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {

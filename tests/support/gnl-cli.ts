@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { CHILD_NODE_FLAGS, childArgs } from './child-bundles';
+import { childArgs, SPAWNED_NODE_FLAGS } from './child-bundles';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/gnl.mjs');
@@ -37,7 +37,7 @@ export function gnl(args: string[], options: GnlOptions): Promise<GnlResult> {
   for (const name of INHERITED_AWAY) delete env[name];
   for (const [name, value] of Object.entries(options.env)) if (value !== undefined) env[name] = value;
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.viaBin ? [...CHILD_NODE_FLAGS, BIN] : childArgs('lib/cli/cli-entry.ts')), ...args], {
+  const child = spawn(process.execPath, [...(options.viaBin ? [...SPAWNED_NODE_FLAGS, BIN] : childArgs('lib/cli/cli-entry.ts')), ...args], {
     cwd: ROOT,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
