@@ -359,8 +359,10 @@ export class HoldSessionError extends GnlError {
 }
 
 /**
- * Why a fork cannot be made (fork-plan.ts): the parent is unknown, has no such model step, the edit names
- * a call the fork point does not keep, or the fork's id is taken by another run.
+ * Why a fork cannot be made (fork-plan.ts, workflow-fork-plan.ts): the parent is unknown, has no such model
+ * step (a workflow's: no such step), the edit names a call the fork point does not keep (or a workflow's
+ * step still open there, an unregistered version), or the fork's id is taken by another run.
+ * ('not-an-agent-run' is no longer given: workflow runs are forked at their steps.)
  */
 export type ForkRefusal = 'unknown-run' | 'no-such-step' | 'no-agent' | 'not-an-agent-run' | 'invalid-edit' | 'run-id-taken';
 

@@ -20,15 +20,15 @@ import {
 import { type ExecutorContext, resolveContext } from './context';
 
 export interface ForkRunRequest extends ExecutorContext {
-  /** The parent run. */
+  /** The parent run: an agent's, or a workflow's (forked at one of its steps: lib/durable/fork/workflow-fork-plan.ts). */
   runId: string;
-  /** The model step asked again, counted from 1 as the Studio's timeline numbers them ("Model step 2"). */
+  /** The model step asked again, counted from 1 as the Studio's timeline numbers them ("Model step 2"); a workflow's step, from 1. */
   atStep: number;
   /** Who forks: recorded in the fork's run-start (`forkOf.by`) and the parent's run-forked. */
   by: string;
   /** Why: recorded beside `by`. Required. */
   reason: string;
-  /** At most one change at the fork point. Default: none (the model is simply asked again). */
+  /** At most one change at the fork point. Default: none (the model is simply asked again; a workflow's code runs again from the step). */
   edit?: ForkEdit;
   /** The fork's run id. Default `<agent>:fork-<uuid>`; give one to make a repeated fork idempotent. */
   newRunId?: string;
@@ -54,6 +54,8 @@ export interface ForkPreview {
   repeatable: RepeatableSideEffect[];
   /** Every side-effecting tool of the agent: what a call to it after the fork point is keyed by. */
   sideEffectTools: { toolName: string; idempotency: 'call' | 'args'; needsApproval: boolean | 'per-call'; keyScope: ForkKeyScope }[];
+  /** A workflow's fork: the workflow and the version the fork runs (the fork point's, or the one the edit chose). */
+  workflow?: { name: string; version?: string };
   /** previewFork only: the calls of step atStep-1 whose recorded output an edit may replace (`edit.toolResult`), with that output. */
   editableResults?: EditableResult[];
 }
@@ -62,6 +64,7 @@ export interface ForkedRun {
   /** The fork's run id. */
   runId: string;
   forkOf: string;
+  /** The agent the fork runs, or the workflow. */
   agent: string;
   /** False when this fork existed already (the same newRunId, parent and step). */
   created: boolean;
@@ -77,6 +80,10 @@ export async function previewFork(request: PreviewForkRequest): Promise<ForkPrev
   const { runId, atStep, edit } = request;
   const events = await journal.events(runId);
   const plan = planFork({ runId, atStep, by: 'preview', reason: 'preview', ...(edit ? { edit } : {}) }, events);
+  if (plan.input.workflow) {
+    forkWorkflowOf(registry, plan.input.workflow, { runId, atStep });
+    return { ...previewOf({ runId, atStep }, plan, {}), editableResults: editableResults(events, atStep) };
+  }
   const agent = registry.getAgent(agentOf(plan.input.agent, runId, atStep));
   const preview = previewOf({ runId, atStep }, plan, agent.tools as Record<string, Parameters<typeof toolDeclaration>[0]>);
   return { ...preview, editableResults: editableResults(events, atStep) };
@@ -93,8 +100,18 @@ export async function forkRun(request: ForkRunRequest): Promise<ForkedRun> {
   const runId = await journal.runIdOf(request.runId); // docs/limits.md, "runIds"
   const parent = await journal.getRun(runId);
   if (!parent) throw new ForkRefusedError({ runId, atStep, reason: 'unknown-run', detail: 'no such run' });
-  // A workflow's run is refused by the plan itself, before its name is looked up as an agent's.
-  if (parent.input.workflow) planFork({ runId, atStep, by, reason }, await journal.events(runId));
+  if (parent.input.workflow) {
+    // Planned once to check the version the fork runs before anything is written; the journal plans again under its lock.
+    const planned = planFork({ runId, atStep, by, reason, ...(edit ? { edit } : {}) }, await journal.events(runId));
+    const workflow = forkWorkflowOf(registry, planned.input.workflow as NonNullable<RunSummary['input']['workflow']>, { runId, atStep });
+    const childRunId = await journal.runIdOf(request.newRunId ?? `${workflow.name}:fork-${randomUUID()}`);
+    const { created, plan } = await journal.fork({ runId, childRunId, atStep, by, reason, ...(edit ? { edit } : {}) });
+    const before = await journal.getRun(childRunId);
+    if (before?.status === 'running') await queue.enqueue({ runId: childRunId, agent: workflow.name });
+    const run = (await journal.getRun(childRunId)) ?? before;
+    if (!run) throw new Error(`Fork "${childRunId}" was created but cannot be read back.`);
+    return { runId: childRunId, forkOf: runId, agent: workflow.name, created, run, preview: previewOf({ runId, atStep }, plan, {}) };
+  }
   const agent = registry.getAgent(agentOf(parent.input.agent, runId, atStep));
   const childRunId = await journal.runIdOf(request.newRunId ?? `${agent.name}:fork-${randomUUID()}`);
   const { created, plan } = await journal.fork({ runId, childRunId, atStep, by, reason, ...(edit ? { edit } : {}) });
@@ -103,6 +120,26 @@ export async function forkRun(request: ForkRunRequest): Promise<ForkedRun> {
   const run = (await journal.getRun(childRunId)) ?? before;
   if (!run) throw new Error(`Fork "${childRunId}" was created but cannot be read back.`);
   return { runId: childRunId, forkOf: runId, agent: agent.name, created, run, preview: previewOf({ runId, atStep }, plan, agent.tools) };
+}
+
+/** The registered workflow (and version) a workflow's fork runs; a version that is not registered is refused before anything is written. */
+function forkWorkflowOf(
+  registry: ReturnType<typeof resolveContext>['registry'],
+  workflow: NonNullable<RunSummary['input']['workflow']>,
+  at: { runId: string; atStep: number },
+) {
+  const known = registry.listWorkflowVersions(workflow.name);
+  if (known.length === 0)
+    throw new ForkRefusedError({ ...at, reason: 'no-agent', detail: `workflow "${workflow.name}" is not registered here, so no executor could run its fork` });
+  if (workflow.version !== undefined && !known.some((w) => w.version === workflow.version)) {
+    const listed = known.flatMap((w) => (w.version ? [w.version] : [])).join(', ') || 'none';
+    throw new ForkRefusedError({
+      ...at,
+      reason: 'invalid-edit',
+      detail: `workflow "${workflow.name}" has no registered version "${workflow.version}" (registered: ${listed})`,
+    });
+  }
+  return registry.getWorkflow(workflow.name, workflow.version);
 }
 
 function agentOf(agent: string | undefined, runId: string, atStep: number): string {
@@ -133,5 +170,8 @@ function previewOf(
     rootRunId: forkOf?.rootRunId ?? request.runId,
     repeatable: plan.repeatable,
     sideEffectTools,
+    ...(plan.input.workflow
+      ? { workflow: { name: plan.input.workflow.name, ...(plan.input.workflow.version !== undefined ? { version: plan.input.workflow.version } : {}) } }
+      : {}),
   };
 }

@@ -25,6 +25,15 @@ describeEachStorage('workflows in the executor', (holder) => {
   beforeAll(() => holder.storage.database().then(() => undefined), 300_000);
   beforeAll(async () => {
     service = await startOutsideService();
+    const post = (path: string, body: unknown, key: string) =>
+      fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      }).then(async (response) => {
+        if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+        return (await response.json()) as unknown;
+      });
     const email = (to: string, key: string) =>
       fetch(`${service.url}/emails`, {
         method: 'POST',
@@ -75,6 +84,22 @@ describeEachStorage('workflows in the executor', (holder) => {
           return `${first} on version ${version}`;
         },
       });
+    // A refund, a child, an email: forked at each step (the fork test). Two versions, b the current one.
+    const refundFlow = (version: string) =>
+      defineWorkflow({
+        name: 'refund-flow',
+        version,
+        input: z.object({ orderId: z.string() }),
+        run: async (wf, { orderId }) => {
+          const amount = await wf.step('look-up', { input: { orderId } }, () => 40);
+          const refund = await wf.step('refund', { sideEffect: true, retrySafe: true, input: { orderId, amount } }, ({ idempotencyKey }) =>
+            post('/refunds', { customerId: 'c_42', orderId, amount }, idempotencyKey),
+          );
+          const notified = await wf.child('notify', { workflow: 'notify-one', input: { to: 'c42@x' } });
+          await wf.step('email', { sideEffect: true, retrySafe: true, input: { to: 'c42@x' } }, ({ idempotencyKey }) => email('c42@x', idempotencyKey));
+          return { amount, version, refund, notified };
+        },
+      });
     // Its runs are given their subject's memory, in the executor's store (no store declared).
     const remembers = defineWorkflow({
       name: 'remembers-customer',
@@ -82,7 +107,9 @@ describeEachStorage('workflows in the executor', (holder) => {
       memory: { embeddingModel: wordEmbeddingModel() },
       run: async (wf, { note }) => (await wf.memory.remember('note', [note])).remembered.length,
     });
-    registry = createAgentRegistry([], { workflows: [notify, followUp, waitsForever, versioned('2'), versioned('1'), remembers] });
+    registry = createAgentRegistry([], {
+      workflows: [notify, followUp, waitsForever, versioned('2'), versioned('1'), remembers, refundFlow('a'), refundFlow('b')],
+    });
     executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
   });
   afterAll(async () => {
@@ -146,13 +173,58 @@ describeEachStorage('workflows in the executor', (holder) => {
       [...state.workflowWaits.values()].map((w) => [w.name, w.end?.outcome]),
     );
     expect(copy.workflowEvents.map((e) => e.eventId)).toEqual(['reply-1']);
-    // A workflow run is not forked from a model step: refused by name, nothing written.
+  });
+
+  it('forks a workflow run at a step: the kept steps replay, a repeated side effect answers under the parent’s key, an edited result is new work, children after the fork are the fork’s own (the service’s counts)', async () => {
+    const counts = () => ({ refunds: service.stats().refunds.performed, emails: service.stats().emails.performed });
+    const before = counts();
+    const { runId } = await startWorkflow({ storage: holder.storage, registry, workflow: 'refund-flow', input: { orderId: 'o_17' } });
+    await status(runId, 'completed');
+    const parentState = new RunState(await journal().events(runId));
+    expect(parentState.completedOutput).toMatchObject({ amount: 40, version: 'b' });
+    // One refund, two emails (the child's and the last step's).
+    expect(counts()).toEqual({ refunds: before.refunds + 1, emails: before.emails + 2 });
+    const keyOf = (state: RunState, id: string) => state.keyOfCall.get(id);
+    const fork = (atStep: number, extra: Partial<Parameters<typeof forkRun>[0]> = {}) =>
+      forkRun({ storage: holder.storage, registry, runId, atStep, by: 'ops@acme', reason: 'again', ...extra });
+
+    // Refused, nothing written: an edit of a step that is not the last kept, an instruction, an unknown version, a step never reached.
     const lastSeq = (await journal().getRun(runId))?.lastSeq;
-    await expect(forkRun({ storage: holder.storage, registry, runId, atStep: 1, by: 'ops@acme', reason: 'try' })).rejects.toMatchObject({
+    await expect(fork(3, { edit: { toolResult: { toolCallId: 'wf-0', output: 1 } } })).rejects.toMatchObject({
       name: 'ForkRefusedError',
-      reason: 'not-an-agent-run',
+      reason: 'invalid-edit',
     });
+    await expect(fork(2, { edit: { instruction: 'be kind' } })).rejects.toMatchObject({ reason: 'invalid-edit' });
+    await expect(fork(2, { edit: { version: 'z' } })).rejects.toMatchObject({ reason: 'invalid-edit', message: expect.stringContaining('registered: a, b') });
+    await expect(fork(9)).rejects.toMatchObject({ reason: 'no-such-step', message: expect.stringContaining('recorded 4 workflow steps') });
     expect((await journal().getRun(runId))?.lastSeq).toBe(lastSeq);
+
+    // At step 3 (the child), on version a: the look-up and the refund replay; the child is the fork's own; the
+    // last email is the same step with the same arguments: the parent's key, answered from its record.
+    const atChild = await fork(3, { edit: { version: 'a' } });
+    expect(atChild.preview).toMatchObject({ sharedSteps: 2, workflow: { name: 'refund-flow', version: 'a' } });
+    expect(atChild.preview.repeatable.map((r) => [r.toolCallId, r.toolName, r.outcome])).toEqual([['wf-3', 'email', 'done']]);
+    await status(atChild.runId, 'completed');
+    const childFork = new RunState(await journal().events(atChild.runId));
+    expect(childFork.completedOutput).toMatchObject({ amount: 40, version: 'a' });
+    expect(keyOf(childFork, 'wf-1')).toBe(keyOf(parentState, 'wf-1'));
+    expect(keyOf(childFork, 'wf-3')).toBe(keyOf(parentState, 'wf-3'));
+    const ownChild = await journal().getRun(`${atChild.runId}/notify`);
+    expect(ownChild?.status).toBe('completed');
+    expect(ownChild?.input.parent).toEqual({ runId: atChild.runId, waitId: 'wf-2' });
+    expect((await journal().getRun(`${runId}/notify`))?.input.parent).toEqual({ runId, waitId: 'wf-2' });
+    // Only the fork's child emailed: no second refund, no second last email.
+    expect(counts()).toEqual({ refunds: before.refunds + 1, emails: before.emails + 3 });
+
+    // At step 2 with the look-up's result changed: the refund of another amount is new work under a new key.
+    const edited = await fork(2, { edit: { toolResult: { toolCallId: 'wf-0', output: 25 } } });
+    await status(edited.runId, 'completed');
+    const editedState = new RunState(await journal().events(edited.runId));
+    expect(editedState.completedOutput).toMatchObject({ amount: 25, version: 'b' });
+    expect(keyOf(editedState, 'wf-1')).not.toBe(keyOf(parentState, 'wf-1'));
+    expect(keyOf(editedState, 'wf-3')).toBe(keyOf(parentState, 'wf-3'));
+    expect(counts()).toEqual({ refunds: before.refunds + 2, emails: before.emails + 4 });
+    expect(service.records('refunds').at(-1)).toMatchObject({ orderId: 'o_17', amount: 25 });
   });
 
   it('retention covers workflow runs: the fleet default drops an ended parent with its children, one log row each; a waiting run is kept', async () => {
@@ -164,7 +236,7 @@ describeEachStorage('workflows in the executor', (holder) => {
     await status(open.runId, 'waiting');
     // The policy is the registry's, workflows included (their runs record the workflow's name).
     const policy = retentionPolicy({ registry, defaultDays: 1 });
-    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'remembers-customer', 'versioned', 'waits-forever']);
+    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'refund-flow', 'remembers-customer', 'versioned', 'waits-forever']);
     const result = await dropExpiredRuns({
       storage: holder.storage,
       policy,

@@ -8,6 +8,8 @@
  *     lineage recorded after the fork point (`forkOf.inheritedKeys`) repeats it: the fork's n-th such call
  *     (in the order of its model steps) takes the n-th such key. Any other call is new work, with a key
  *     made from the fork's own run id (a call id alone proves nothing across runs: providers reuse them).
+ *     A workflow's step is matched by its place instead: the fork's primitive wf-k with the same tool and
+ *     arguments as the lineage's wf-k (the code calls its primitives in order) takes that key.
  *     Work the job knows was not performed (a final error, a "not done" nothing will retry: the door reads
  *     it at the call, related-effects.ts, and passes `notPerformed`) is no work to repeat: its key is not
  *     taken, so the fork's call is the fork's own new work, never the parent's under the parent's name.
@@ -34,6 +36,14 @@ export function forkCallKey(args: {
   if (!forkOf) return undefined;
   if (options.idempotency === 'args') return idempotencyKey({ kind: 'args', runId: forkOf.rootRunId, toolName, input }, scheme);
   const same = sameWork(toolName, input);
+  // A workflow's primitives are called in the code's order: the fork's wf-k repeats the lineage's wf-k when
+  // it is the same work (workflow-fork-plan.ts); a step of another place, or other arguments, is new work.
+  if (state.input?.workflow) {
+    const inherited = forkOf.inheritedKeys.find((entry) => entry.toolCallId === toolCallId);
+    return inherited && same(inherited.toolName, inherited.input) && notPerformed?.has(inherited.idempotencyKey) !== true
+      ? inherited.idempotencyKey
+      : undefined;
+  }
   const candidates = forkOf.inheritedKeys.filter(
     (inherited) => same(inherited.toolName, inherited.input) && notPerformed?.has(inherited.idempotencyKey) !== true,
   );

@@ -180,3 +180,51 @@ describe('forkCallKey', () => {
     expect(key(new RunState(PARENT), 'c1')).toBeUndefined();
   });
 });
+
+describe('a workflow run’s fork', () => {
+  const flow = { ...input, workflow: { name: 'refund-flow', version: 'b', input: { orderId: 'o_17' } } };
+  const wfStart = (id: string, key: string, args: unknown = refund) => ({ ...start(id, key), input: args, toolName: id === 'wf-0' ? 'look-up' : 'refund' });
+  const wfEnd = (id: string, key: string, output: unknown = { ok: true }) => ({ ...end(id, key), output, toolName: id === 'wf-0' ? 'look-up' : 'refund' });
+  /** wf-0 a look-up, wf-1 a sleep begun beside wf-2 (a refund) and ended after it, wf-3 a refund again. */
+  const PARALLEL = journal([
+    { type: 'run-start', input: flow },
+    { ...wfStart('wf-0', 'k0', { orderId: 'o_17' }), sideEffect: false },
+    wfEnd('wf-0', 'k0', 40),
+    { type: 'workflow-wait', waitId: 'wf-1', name: 'cool-off', wait: { kind: 'sleep', until: '2026-12-01T10:00:01Z' } },
+    wfStart('wf-2', 'k2'),
+    wfEnd('wf-2', 'k2'),
+    { type: 'workflow-wait-end', waitId: 'wf-1', outcome: 'elapsed' },
+    wfStart('wf-3', 'k3'),
+    wfEnd('wf-3', 'k3'),
+    { type: 'run-complete', text: '', finishReason: 'stop', steps: 0, output: { done: true } },
+  ]);
+  const request = { runId: 'flow:1', by: 'ops@acme', reason: 'again' };
+
+  it('keeps the steps before the fork point, not a later step begun beside them; hands the repeatable side effects on with their place', () => {
+    const plan = planFork({ ...request, atStep: 2 }, PARALLEL);
+    expect(plan.history.map((event) => event.type)).toEqual(['tool-call-start', 'tool-call-end']);
+    expect(plan.input.workflow).toEqual(flow.workflow);
+    expect(plan.input.forkOf?.inheritedKeys).toEqual([
+      { toolName: 'refund', input: refund, idempotencyKey: 'k2', toolCallId: 'wf-2' },
+      { toolName: 'refund', input: refund, idempotencyKey: 'k3', toolCallId: 'wf-3' },
+    ]);
+  });
+
+  it('refuses a fork point where a kept step had not finished (a branch beside it), naming the step to fork at instead', () => {
+    expect(() => planFork({ ...request, atStep: 3 }, PARALLEL)).toThrow(/step 2 had not finished when step 3 began .* fork at step 2 or earlier/);
+  });
+
+  it('a fork’s step takes the parent’s key only at the same place with the same arguments; elsewhere it is new work', () => {
+    const plan = planFork({ ...request, atStep: 2, edit: { version: 'a' } }, PARALLEL);
+    expect(plan.input.workflow?.version).toBe('a');
+    const state = new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history]));
+    const scheme = state.keyScheme('flow:fork');
+    const key = (toolCallId: string, args: unknown) =>
+      forkCallKey({ state, toolCallId, toolName: 'refund', input: args, options: { sideEffect: true }, scheme });
+    expect(key('wf-2', refund)).toBe('k2');
+    expect(key('wf-3', refund)).toBe('k3');
+    // The same refund as another primitive (the code's order changed), or another amount at the same place: a new key (undefined: the run's own).
+    expect(key('wf-4', refund)).toBeUndefined();
+    expect(key('wf-2', { ...refund, amount: 25 })).toBeUndefined();
+  });
+});

@@ -17,49 +17,12 @@
  * key the outside service already knows.
  */
 import { ForkRefusedError } from '../errors';
-import type { JournalEvent, RecordedEvent, RunInput } from '../journal/events';
+import type { JournalEvent, RecordedEvent } from '../journal/events';
+import type { ForkOrigin, ForkPlan, ForkRequest, RepeatableSideEffect } from './fork-types';
 import { RunState } from '../projection/run-state';
+import { editableStepResult, planWorkflowFork } from './workflow-fork-plan';
 
-export type ForkOrigin = NonNullable<RunInput['forkOf']>;
-export type InheritedKey = ForkOrigin['inheritedKeys'][number];
-
-/** What an operator changes at the fork point (at most one). */
-export type ForkEdit =
-  /** A user message given to the model at step atStep, after the shared history. */
-  | { instruction: string }
-  /** The output of a call of step atStep-1, replacing the recorded one in the copy (recorded as provided by the operator). */
-  | { toolResult: { toolCallId: string; output: unknown } };
-
-export interface ForkRequest {
-  /** The parent. */
-  runId: string;
-  /** The model step the fork asks again, counted from 1 as the Studio's timeline does. */
-  atStep: number;
-  /** Who forks (an operator account): recorded in the fork's run-start and the parent's run-forked. */
-  by: string;
-  reason: string;
-  edit?: ForkEdit;
-}
-
-/** A side effect the parent performed after the fork point: a fork that repeats it sends this key. */
-export interface RepeatableSideEffect extends InheritedKey {
-  /** The parent's call, when the parent made it (absent for one the parent inherited from its own parent). */
-  toolCallId?: string;
-  /** Its model step, counted from 1; absent for one the parent inherited. */
-  step?: number;
-  /** What the parent's journal knows of it ('inherited': the parent's own parent made it). */
-  outcome: 'done' | 'error' | 'unknown' | 'inherited';
-}
-
-export interface ForkPlan {
-  /** The fork's run-start input: the parent's as it was at the fork point, with `forkOf`. */
-  input: RunInput;
-  /** The parent's events the fork keeps, as they will be appended after its run-start (renumbered from 2). */
-  history: JournalEvent[];
-  /** The parent's seq of the model step the fork asks again: everything before it is kept. */
-  forkSeq: number;
-  repeatable: RepeatableSideEffect[];
-}
+export type { ForkEdit, ForkOrigin, ForkPlan, ForkRequest, InheritedKey, RepeatableSideEffect } from './fork-types';
 
 /** Event types that are the parent's invocations or operator acts, not history a fork replays. */
 const NOT_COPIED = new Set<JournalEvent['type']>([
@@ -80,12 +43,10 @@ export function planFork(request: ForkRequest, events: readonly RecordedEvent[])
   };
   const parent = new RunState(events);
   if (!parent.input) return refuse('unknown-run', 'the run has no run-start in the journal');
-  // A workflow's steps are not model steps: forking one from a model step would replay nothing it recorded.
-  if (parent.input.workflow)
-    return refuse(
-      'not-an-agent-run',
-      `it is a run of workflow "${parent.input.workflow.name}": a workflow is not forked from a model step (start a new run of it; docs/workflows.md)`,
-    );
+  // A workflow's steps are its primitives, not model steps (workflow-fork-plan.ts).
+  if (parent.input.workflow) return planWorkflowFork(request, events, { notCopied: NOT_COPIED, withoutPlace, refuse });
+  if (edit && 'version' in edit)
+    return refuse('invalid-edit', "a version is chosen for a workflow's fork; an agent's fork runs its agent as the registry holds it");
   const forkEvent = events.find((event) => event.type === 'model-step' && event.step === atStep - 1);
   if (!forkEvent) return refuse('no-such-step', `it has ${parent.recordedSteps().length} recorded model steps (steps count from 1)`);
   const forkSeq = forkEvent.seq;
@@ -137,6 +98,7 @@ export interface EditableResult {
  */
 export function editableResults(events: readonly RecordedEvent[], atStep: number): EditableResult[] {
   const parent = new RunState(events);
+  if (parent.input?.workflow) return editableStepResult(events, atStep);
   const forkSeq = events.find((event) => event.type === 'model-step' && event.step === atStep - 1)?.seq ?? Number.POSITIVE_INFINITY;
   const out: EditableResult[] = [];
   for (const toolCallId of callsOfStep(parent, atStep)) {

@@ -28,6 +28,7 @@ export const forkEditSchema = z.union([
         .strict(),
     })
     .strict(),
+  z.object({ version: z.string().trim().min(1, "version: the workflow's registered version the fork runs").max(200) }).strict(),
 ]);
 
 export const forkRequestSchema = z.object({

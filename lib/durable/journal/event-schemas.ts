@@ -51,7 +51,17 @@ export const forkOriginSchema = z.object({
    * The lineage's side effects recorded after the fork point (the parent's, then those it inherited):
    * a call of the fork's own, to the same tool with the same arguments, takes the n-th one's key (fork-keys.ts).
    */
-  inheritedKeys: z.array(z.object({ toolName: z.string(), input: z.unknown(), idempotencyKey: z.string() })),
+  inheritedKeys: z.array(
+    z.object({
+      toolName: z.string(),
+      input: z.unknown(),
+      idempotencyKey: z.string(),
+      /** A workflow's: the primitive (wf-k) that made it; the fork's same primitive with the same arguments takes the key (fork-keys.ts). */
+      toolCallId: z.string().optional(),
+    }),
+  ),
+  /** A workflow's fork: the registered version the operator chose for it (the parent ran another). */
+  version: z.string().optional(),
   /** How many events of the parent's history were copied after the fork's run-start. */
   copiedEvents: z.number().int().min(0),
 });

@@ -63,6 +63,26 @@ export async function jobOf(read: ReadEvents, self: { runId: string; state: RunS
   return runId;
 }
 
+/**
+ * Whose children a workflow run's children are (their ids are made from it: child-runs.ts): up the
+ * restarts only, since a restart is the same run started again and finds the same children; never past a
+ * fork, whose children are its own (the parent's children answer and wake the parent).
+ */
+export async function childrenRootOf(read: ReadEvents, self: { runId: string; state: RunState }): Promise<string> {
+  let runId = self.runId;
+  let origin = restartOriginOf(self.state);
+  for (let depth = 0; origin && depth < MAX_ORIGINS; depth++) {
+    runId = origin;
+    origin = restartOriginOf(new RunState(await read(origin)));
+  }
+  return runId;
+}
+
+function restartOriginOf(state: RunState): string | undefined {
+  const restartOf = state.input?.restartOf;
+  return restartOf && restartOf.newAttempt !== true ? restartOf.runId : undefined;
+}
+
 function originOf(state: RunState): string | undefined {
   const input = state.input;
   return input?.forkOf?.runId ?? (input?.restartOf && input.restartOf.newAttempt !== true ? input.restartOf.runId : undefined);

@@ -20,6 +20,7 @@ import { linkJob, recordFailure } from '../run/run-durable';
 import { RunSession } from '../run/run-session';
 import { InvocationTrace } from '../telemetry/tracing';
 import { RunErasedError } from '../sealing/run-keys';
+import { childrenRootOf } from '../tools/job-lock';
 import { type ChildStarter, readChild } from './child-runs';
 import type { WorkflowMemoryOptions } from './workflow-memory';
 import { parseWorkflowInput, type Workflow } from './define-workflow';
@@ -122,7 +123,8 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
       journal,
       events: workflow.events,
       children,
-      jobRoot: async () => (await session.job?.()) ?? runId,
+      // A fork's children are its own, never its parent's (job-lock.ts's childrenRootOf); a restart's are the run's it restarts.
+      jobRoot: () => childrenRootOf((id) => journal.events(id), { runId, state: session.state }),
       clock,
       beforeNewWork,
       memory: options.memory,
