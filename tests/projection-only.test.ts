@@ -20,6 +20,8 @@ const PROJECTION = [
   'lib/durable/projection/run-summary.ts',
   // A fork's plan: what of a parent's journal a fork copies, and the side effects after the fork point.
   'lib/durable/fork/fork-plan.ts',
+  // A workflow's fork: the same, by its primitives (steps, waits, children) instead of model steps.
+  'lib/durable/fork/workflow-fork-plan.ts',
   // The run on its clock: invocations (how each began and ended) and the waterfall's bars and gaps.
   'lib/durable/projection/run-invocations.ts',
   'lib/durable/projection/run-waterfall.ts',

@@ -15,7 +15,7 @@ import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions
 import { sendWorkflowEvent, startDemoWorkflow } from '@/lib/studio/actions/workflow-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
 import { changeRole, makeToken, revokeToken, signOutPerson } from '@/lib/studio/actions/people-actions';
-import { authorize, PERMISSIONS, type Permission, ROLES } from '@/lib/accounts';
+import { authorize, PERMISSIONS, type Permission, ROLES, type Role } from '@/lib/accounts';
 import type { Decision } from '@/lib/durable';
 import { RUN_STATUSES } from '@/lib/durable';
 import { BULK_ACTION_NAMES, type BulkApplied, type PausedState } from '@/lib/executor';
@@ -120,14 +120,18 @@ type Parsed<T> = { ok: true; data: T } | { ok: false; kind: 'invalid' | 'unauthe
  * The session, then what the operator's role allows (lib/accounts/authorize.ts: every action names the
  * permission it needs), then the input.
  */
-async function authenticate<T extends z.ZodType>(permission: Permission, schema: T, input: unknown): Promise<Parsed<z.output<T>> & { by?: string }> {
+async function authenticate<T extends z.ZodType>(
+  permission: Permission,
+  schema: T,
+  input: unknown,
+): Promise<Parsed<z.output<T>> & { by?: string; role?: Role }> {
   const operator = await currentOperator();
   if (!operator) return { ok: false, kind: 'unauthenticated', message: 'Your session has ended: sign in again.' };
   const allowed = authorize({ kind: 'operator', login: operator.login, role: operator.role }, permission);
   if (!allowed.ok) return { ok: false, kind: 'forbidden', message: `${allowed.message} An admin can change your role.` };
   const parsed = schema.safeParse(input);
   if (!parsed.success) return { ok: false, kind: 'invalid', message: parsed.error.issues.map((i) => i.message).join(' ') };
-  return { ok: true, data: parsed.data, by: operator.login };
+  return { ok: true, data: parsed.data, by: operator.login, role: operator.role };
 }
 
 export type DecisionResult = ActionResult<{ decision: Decision; resume: ResumeNote }>;
@@ -135,7 +139,8 @@ export type DecisionResult = ActionResult<{ decision: Decision; resume: ResumeNo
 export async function approveAction(input: z.input<typeof approveSchema>): Promise<DecisionResult> {
   const parsed = await authenticate('decide', approveSchema, input);
   if (!parsed.ok) return parsed;
-  return decide({ kind: 'approve', ...parsed.data, by: parsed.by as string });
+  // The role goes with it: a call whose approval rule names a role is refused to a lower one (record-decision.ts).
+  return decide({ kind: 'approve', ...parsed.data, by: parsed.by as string, ...(parsed.role ? { role: parsed.role } : {}) });
 }
 
 export async function rejectAction(input: z.input<typeof rejectSchema>): Promise<DecisionResult> {
@@ -192,7 +197,7 @@ export async function editWorkingMemoryAction(input: z.input<typeof memoryEditSc
 export async function startDemoRunAction(input: z.input<typeof demoSchema>): Promise<ActionResult<{ runId: string }>> {
   const parsed = await authenticate('start', demoSchema, input);
   if (!parsed.ok) return parsed;
-  return startDemoRun(parsed.data);
+  return startDemoRun({ ...parsed.data, by: parsed.by as string });
 }
 
 /** Moves a run to another registered version of its agent, in the operator's name, after the preview they saw. */

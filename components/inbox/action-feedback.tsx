@@ -20,6 +20,7 @@ export const OUTCOME_WORD = {
   done: 'marked done',
   'not-done': 'marked not done',
   provided: 'provided',
+  counted: 'counted an approval of',
   canceled: 'canceled',
 } as const;
 

@@ -28,6 +28,7 @@ const DONE_WORDS = {
   done: 'marked done',
   'not-done': 'marked not done',
   provided: 'provided the result of',
+  counted: 'gave one of the approvals needed for',
 } satisfies Record<Decision['outcome'], string>;
 
 /**

@@ -72,6 +72,8 @@ export function compactLine(event: WireEvent, invocation?: Invocation): string {
       return `${event.toolName} needs approval · ${args(event.input)}`;
     case 'tool-approval-response':
       return `${event.expired ? 'Approval expired' : event.approved ? `Approved by ${event.by}` : `Rejected by ${event.by}`}${event.reason ? ` · “${oneLine(event.reason, 100)}”` : ''}`;
+    case 'tool-approval-vote':
+      return `Approval counted from ${event.by}${event.reason ? ` · “${oneLine(event.reason, 100)}”` : ''}`;
     case 'side-effect-check':
       return `Check after an unknown outcome: ${event.result.done === 'unknown' ? 'the outside system could not say' : event.result.done ? 'done' : 'not done'}`;
     case 'side-effect-resolution':

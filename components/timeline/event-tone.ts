@@ -12,6 +12,7 @@ export const TONE = {
   'tool-call-error': 'problem',
   'tool-approval-request': 'waiting',
   'tool-approval-response': 'operator',
+  'tool-approval-vote': 'operator',
   'side-effect-check': 'tool',
   'side-effect-resolution': 'operator',
   'replay-mismatch': 'problem',

@@ -106,6 +106,22 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
     }
     case 'tool-approval-request':
       return <ApprovalRequest event={event} index={index} />;
+    case 'tool-approval-vote': {
+      const call = index.calls.get(event.toolCallId);
+      return (
+        <>
+          <EventHeader title={`Approval counted from ${event.by}`} at={event.at}>
+            {call?.toolName ? (
+              <Chip className="font-mono">
+                <VisibleText text={call.toolName} />
+              </Chip>
+            ) : null}
+          </EventHeader>
+          <Reason reason={event.reason} />
+          <Note>One of the approvals the tool’s rule asks for; the call waits until the last one.</Note>
+        </>
+      );
+    }
     case 'tool-approval-response': {
       const call = index.calls.get(event.toolCallId);
       const verdict = event.expired ? 'Approval expired' : event.approved ? `Approved by ${event.by}` : `Rejected by ${event.by}`;

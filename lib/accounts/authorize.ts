@@ -37,6 +37,15 @@ export function actorOf(principal: Principal): string {
   return principal.kind === 'operator' ? principal.login : `token:${principal.name}`;
 }
 
+/**
+ * The role a principal decides with, for a call whose approval rule names one (ApprovalRule's `role`): an
+ * operator's own; a token's by its scopes (admin: admin; decide: approver; else viewer).
+ */
+export function roleOf(principal: Principal): Role {
+  if (principal.kind === 'operator') return principal.role;
+  return principal.scopes.includes('admin') ? 'admin' : principal.scopes.includes('decide') ? 'approver' : 'viewer';
+}
+
 /** The permissions the principal holds (admin: all of them). */
 export function permissionsOf(principal: Principal): readonly Permission[] {
   const held = principal.kind === 'operator' ? ROLE_PERMISSIONS[principal.role] : principal.scopes;

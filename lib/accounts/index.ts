@@ -46,6 +46,7 @@ export {
   actorOf,
   permissionsOf,
   agentInScope,
+  roleOf,
   PERMISSIONS,
   ROLES,
   type Permission,

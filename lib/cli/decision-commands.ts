@@ -5,7 +5,9 @@
  */
 import { type Command, Option } from 'commander';
 import { toolInputSchema, toolOutputSchema } from '@/lib/agents';
+import { findOperator } from '@/lib/accounts';
 import type { Decision } from '@/lib/durable';
+import { assertApproverRole } from '@/lib/executor';
 import { CliError, EXIT } from './failures';
 import { clean, json, shellQuote } from './format';
 import { byOption, jsonOption, parseJsonOption } from './options';
@@ -44,10 +46,19 @@ export function registerDecisionCommands(program: Command, session: CliSession):
         return;
       }
       const input = opts.args !== undefined ? parseJsonOption('--args', opts.args) : undefined;
+      // A call whose approval rule names a role: --by must be an enabled account with it (the Studio and the API check theirs).
+      const asked = (await journal.getRun(runId))?.pending.find((p) => p.toolCallId === toolCallId && p.kind === 'approval');
+      if (asked?.kind === 'approval' && asked.rule?.role) {
+        const account = await findOperator(opts.by, { storage: session.storage() });
+        const role = account && !account.disabled ? account.role : undefined;
+        assertApproverRole({ runId, toolCallId, toolName: asked.toolName, rule: asked.rule, by: opts.by, role });
+      }
       const inputSchema = input !== undefined ? await schemaOfCall(session, runId, toolCallId, toolInputSchema) : undefined;
       const decision = await journal.approve({ ...request, ...(input !== undefined ? { input } : {}), ...(inputSchema ? { inputSchema } : {}) });
       const extra = input !== undefined ? [`It executes with the arguments you approved: ${json(input, session.maxWidth)}`] : [];
-      await report(session, { runId, toolCallId, decision, verb: input !== undefined ? 'Approved with changed arguments' : verb, extra, asJson: opts.json });
+      const counted = decision.outcome === 'counted' && decision.approvals ? decision.approvals : undefined;
+      const said = counted ? `Counted an approval (${counted.given} of ${counted.needed}) of` : input !== undefined ? 'Approved with changed arguments' : verb;
+      await report(session, { runId, toolCallId, decision, verb: said, extra, asJson: opts.json });
     });
   }
 

@@ -11,6 +11,7 @@ import { OperatorDisabledError, OperatorExistsError, OperatorInputError, Unknown
 import { AgentDefinitionError, AgentInputError, UnknownAgentError } from '@/lib/agents';
 import { PriceFileError } from '@/lib/cost/price-file';
 import {
+  ApprovalRuleError,
   DecisionConflictError,
   EventRefusedError,
   ForkRefusedError,
@@ -88,6 +89,7 @@ const EXPECTED: readonly { is: (error: unknown) => error is GnlError; exitCode: 
   { is: RunNotResumableError.isInstance, exitCode: EXIT.conflict },
   { is: MigrationRefusedError.isInstance, exitCode: EXIT.conflict },
   { is: DecisionConflictError.isInstance, exitCode: EXIT.conflict },
+  { is: ApprovalRuleError.isInstance, exitCode: EXIT.conflict },
   { is: ForkRefusedError.isInstance, exitCode: EXIT.conflict },
   // invalid-line: bad input (usage); unknown-run: not found (isUnknownRun); run-exists: refused.
   { is: RunTransferError.isInstance, exitCode: EXIT.conflict },

@@ -61,10 +61,11 @@ export function registerRunCommands(program: Command, session: CliSession): void
     .option('--run-id <id>', 'names the job (default <agent>:<uuid>); starting the same id with the same prompt returns the existing run')
     .option('--subject <id>', 'whom the run is about (a customer id): erasure by subject, and whose memory an agent with memory is given')
     .option('--conversation <id>', 'the conversation the run is a turn of: with --subject, the memory thread it reads and appends to')
+    .option('--by <who>', 'who starts it (recorded; a tool approved by four eyes is not approved by them)')
     .addOption(new Option('--crash-at <point>', 'demo: the process executing the run SIGKILLs itself at this point, once').choices(CRASH_POINTS));
   waitOptions(start);
   jsonOption(start).action(
-    async (agent: string, opts: WaitFlags & { prompt: string; runId?: string; subject?: string; conversation?: string; crashAt?: CrashPoint }) => {
+    async (agent: string, opts: WaitFlags & { prompt: string; runId?: string; subject?: string; conversation?: string; by?: string; crashAt?: CrashPoint }) => {
       // The demo's crash point is recorded before the run is queued (a worker may claim it at once), under
       // the run id it will have; the executing process arms it (lib/demo crash-point-store.ts).
       const runId = opts.runId ?? (opts.crashAt ? `${session.registry.getAgent(agent).name}:${randomUUID()}` : undefined);
@@ -79,6 +80,7 @@ export function registerRunCommands(program: Command, session: CliSession): void
           ...(opts.conversation !== undefined ? { conversationId: opts.conversation } : {}),
         },
         ...(runId !== undefined ? { runId } : {}),
+        ...(opts.by !== undefined ? { by: opts.by } : {}),
       });
       const intro = started.created
         ? [`Started run ${clean(started.runId)} (agent ${clean(started.agent)}).`]

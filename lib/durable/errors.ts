@@ -250,6 +250,28 @@ export class DecisionConflictError extends GnlError {
   static override isInstance = hasName<DecisionConflictError>('DecisionConflictError');
 }
 
+/**
+ * Why the call's approval rule (ApprovalRule, declared by its tool) refuses an approval: the decider's role
+ * is below the rule's; four eyes (the decider started the run); the same person approving twice toward N;
+ * changed arguments on a call whose rule asks four eyes or more than one approval.
+ */
+export type ApprovalRuleRefusal = 'role' | 'four-eyes' | 'approved-already' | 'no-edit';
+
+/** An approval the call's rule refuses: nothing was recorded; `reason` says which part of the rule. */
+export class ApprovalRuleError extends GnlError {
+  override name = 'ApprovalRuleError';
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly reason: ApprovalRuleRefusal;
+  constructor(args: { runId: string; toolCallId: string; reason: ApprovalRuleRefusal; detail: string }) {
+    super(`Approval refused by the rule of call ${args.toolCallId} of run "${args.runId}": ${args.detail}. Nothing was recorded.`);
+    this.runId = args.runId;
+    this.toolCallId = args.toolCallId;
+    this.reason = args.reason;
+  }
+  static override isInstance = hasName<ApprovalRuleError>('ApprovalRuleError');
+}
+
 /** Something the journal holds, or is asked to hold, cannot be encoded or understood. */
 export class JournalDataError extends GnlError {
   override name = 'JournalDataError';

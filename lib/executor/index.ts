@@ -5,7 +5,15 @@
  */
 export { startRun, type StartRunOptions, type StartedRun } from './start-run';
 // One decision on one call, for the Studio's actions and the HTTP API alike: checked against the tool's schemas, then journaled.
-export { recordDecision, resumeAfterDecision, resumeReason, type DecisionRequest, type RecordedDecision } from './record-decision';
+export {
+  assertApproverRole,
+  type DeciderRole,
+  recordDecision,
+  resumeAfterDecision,
+  resumeReason,
+  type DecisionRequest,
+  type RecordedDecision,
+} from './record-decision';
 // Workflows run by executors (docs/workflows.md): start one, send it an event; their children are started here too.
 export { startWorkflow, sendEvent, openChildrenOf, type StartWorkflowOptions, type StartedWorkflow, type SendEventOptions } from './workflows';
 export { runTree, type RunTreeNode } from './run-tree';

@@ -6,14 +6,21 @@
  * run's row lock (DecisionConflictError when someone decided first, the run moved on, or it executes).
  * What happens next (resuming the run) is the caller's.
  */
-import { checkOutputSchema, type Decision, type OutputIssue, type RunSummary } from '@/lib/durable';
+import { type ApprovalRule, ApprovalRuleError, checkOutputSchema, type Decision, type OutputIssue, type RunSummary } from '@/lib/durable';
 import { toolInputSchema, toolOutputSchema } from '@/lib/agents';
 import { type ExecutorContext, resolveContext } from './context';
 
+/** A decider's role (lib/accounts' roles), for a call whose approval rule names one. */
+export type DeciderRole = 'viewer' | 'approver' | 'admin';
+
 export type DecisionRequest =
   | { kind: 'reject'; runId: string; toolCallId: string; by: string; reason?: string }
-  /** `input`: the approver changed the arguments; the call executes with these (checked by the tool's input schema). */
-  | { kind: 'approve'; runId: string; toolCallId: string; by: string; reason?: string; input?: unknown }
+  /**
+   * `input`: the approver changed the arguments; the call executes with these (checked by the tool's input schema).
+   * `role`: the approver's role, checked against the rule of the call (ApprovalRule's `role`); a call whose
+   * rule names a role is refused to an approver whose role is not given.
+   */
+  | { kind: 'approve'; runId: string; toolCallId: string; by: string; reason?: string; input?: unknown; role?: DeciderRole }
   | { kind: 'resolve'; runId: string; toolCallId: string; by: string; reason: string; outcome: 'done' | 'not-done'; output?: unknown }
   | { kind: 'provide'; runId: string; toolCallId: string; by: string; reason?: string; output: unknown };
 
@@ -22,7 +29,33 @@ export type RecordedDecision =
   /** The output or arguments do not match the tool's schema: `issues` names each field; nothing was recorded. */
   | { ok: false; kind: 'invalid'; message: string; issues?: OutputIssue[] };
 
-/** Records `request` (journal errors are thrown: conflicts, unknown runs, invalid ids). */
+const ROLE_RANK: Record<DeciderRole, number> = { viewer: 0, approver: 1, admin: 2 };
+
+/**
+ * The role part of a call's approval rule (ApprovalRule's `role`), checked where people decide: the
+ * Studio's actions, the HTTP API and the CLI pass the decider's role (undefined: none known). The rest of
+ * the rule (four eyes, N of M, no edits) is the journal's, under the run's lock (decisions.ts).
+ */
+export function assertApproverRole(args: {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  rule: ApprovalRule | undefined;
+  by: string;
+  role: DeciderRole | undefined;
+}): void {
+  const wanted = args.rule?.role;
+  if (!wanted || ROLE_RANK[args.role ?? 'viewer'] >= ROLE_RANK[wanted]) return;
+  const who = args.role ? `${args.role === 'admin' ? 'an' : 'a'} ${args.role}` : 'not known to have a role (no enabled account of that login)';
+  throw new ApprovalRuleError({
+    runId: args.runId,
+    toolCallId: args.toolCallId,
+    reason: 'role',
+    detail: `${args.toolName} is approved by ${wanted === 'admin' ? 'an admin' : 'an approver or an admin'}; ${args.by} is ${who}`,
+  });
+}
+
+/** Records `request` (journal errors are thrown: conflicts, unknown runs, invalid ids; ApprovalRuleError when the call's rule refuses the approver). */
 export async function recordDecision(request: DecisionRequest, context: ExecutorContext): Promise<RecordedDecision> {
   const { journal, registry } = resolveContext(context);
   const { runId, toolCallId, by, reason } = request;
@@ -30,7 +63,7 @@ export async function recordDecision(request: DecisionRequest, context: Executor
   const pendingCall = async (kind: 'approval' | 'side-effect' | 'tool-result') => {
     const run = await journal.getRun(runId);
     const item = run?.pending.find((p) => p.toolCallId === toolCallId && p.kind === kind);
-    return item ? { agent: run?.input.agent, toolName: item.toolName } : undefined;
+    return item ? { agent: run?.input.agent, toolName: item.toolName, rule: item.kind === 'approval' ? item.rule : undefined } : undefined;
   };
   // An output is recorded as the tool's schema parses it (unknown keys stripped or refused), never as given.
   const checkedOutput = async (kind: 'side-effect' | 'tool-result', output: unknown) => {
@@ -48,6 +81,11 @@ export async function recordDecision(request: DecisionRequest, context: Executor
     if (checked && !checked.ok) return { ok: false, kind: 'invalid', message: checked.message, issues: checked.issues };
     const output = checked?.ok ? { output: checked.value } : {};
     return { ok: true, decision: await journal.resolveSideEffect({ runId, toolCallId, by, reason: request.reason, outcome: request.outcome, ...output }) };
+  }
+  if (request.kind === 'approve') {
+    // The role the call's rule asks (the journal knows no accounts: this layer checks it, before anything is written).
+    const call = await pendingCall('approval');
+    if (call) assertApproverRole({ runId, toolCallId, toolName: call.toolName, rule: call.rule, by, role: request.role });
   }
   if (request.kind === 'approve' && request.input !== undefined) {
     const call = await pendingCall('approval');

@@ -17,6 +17,8 @@ export interface StartRunOptions extends ExecutorContext {
   /** Names the job (1 to 512 printable characters, taken in NFC; invisible characters refused: docs/limits.md). Default `<agent>:<uuid>`. */
   runId?: string;
   input: AgentInput;
+  /** Who starts it (an operator's login, `token:<name>`): recorded in its run-start; a four-eyes approval rule keeps them from approving its calls. */
+  by?: string;
 }
 
 export interface StartedRun {
@@ -69,7 +71,7 @@ export async function startAndEnqueue(
     ...(DEFAULT_KEY_SCHEME !== 1 ? { keyScheme: DEFAULT_KEY_SCHEME } : {}),
   };
 
-  const created = existing ? false : await create(journal, runId, startInput);
+  const created = existing ? false : await create(journal, runId, startInput, options.by);
   if (!created) {
     existing ??= await journal.getRun(runId);
     const differences = existing ? startInputDifferences(existing.input, startInput) : [];
@@ -93,11 +95,11 @@ function parseInput(options: StartRunOptions): AgentInput {
 }
 
 /** Writes the run's `run-start` under the run's hold. False if another caller created it first. */
-export async function create(journal: Journal, runId: string, input: RunInput): Promise<boolean> {
+export async function create(journal: Journal, runId: string, input: RunInput, by?: string): Promise<boolean> {
   const hold = await holdSoon(journal, runId);
   try {
     if ((await hold.load()).length > 0) return false;
-    await hold.create(input);
+    await hold.create(input, by !== undefined ? { by } : {});
     return true;
   } finally {
     await hold.release();

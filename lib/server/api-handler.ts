@@ -19,6 +19,7 @@ import type { z } from 'zod';
 import { auditApiCall, authenticateApiToken, authorize, actorOf } from '@/lib/accounts';
 import { AgentInputError } from '@/lib/agents';
 import {
+  ApprovalRuleError,
   DecisionConflictError,
   EventRefusedError,
   InvalidRunIdError,
@@ -121,6 +122,8 @@ function refusalOf(error: unknown): Response | undefined {
         ...(error.decidedAt ? { decidedAt: error.decidedAt.toISOString() } : {}),
       },
     });
+  // The call's approval rule (its tool's `approvers`): the role, four eyes, the same person twice, an edit.
+  if (ApprovalRuleError.isInstance(error)) return problem({ kind: 'approval-rule', status: 403, detail: error.message, extra: { reason: error.reason } });
   if (RunDivergedError.isInstance(error))
     return problem({ kind: 'run-input-conflict', status: 409, detail: error.message, extra: { fields: error.differences.map((d) => d.field) } });
   if (RunNotResumableError.isInstance(error) || RunErasedError.isInstance(error) || RunRetiredError.isInstance(error))

@@ -9,7 +9,7 @@
  * own journal says which service did it.
  */
 import { z } from 'zod';
-import { type Permission, agentInScope } from '@/lib/accounts';
+import { type Permission, agentInScope, roleOf } from '@/lib/accounts';
 import type { RecordedEvent, RunSummary } from '@/lib/durable';
 import {
   decisionAnswer,
@@ -91,7 +91,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
         });
       let started: { runId: string; created: boolean; run: RunSummary };
       if (body.agent !== undefined) {
-        started = await executor.startRun({ agent: name, ...(body.runId ? { runId: body.runId } : {}), input: body.input as never });
+        started = await executor.startRun({ agent: name, ...(body.runId ? { runId: body.runId } : {}), input: body.input as never, by: call.by });
       } else {
         started = await startWorkflow({
           storage,
@@ -204,7 +204,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
       const base = { runId: call.run.runId, toolCallId: body.toolCallId, by: call.by };
       const request: DecisionRequest =
         body.decision === 'approve'
-          ? { kind: 'approve', ...base, ...(body.reason ? { reason: body.reason } : {}), ...(body.input !== undefined ? { input: body.input } : {}) }
+          ? {
+              kind: 'approve',
+              ...base,
+              // A call whose approval rule names a role: the token's, by its scopes (authorize.ts roleOf).
+              role: roleOf(call.principal),
+              ...(body.reason ? { reason: body.reason } : {}),
+              ...(body.input !== undefined ? { input: body.input } : {}),
+            }
           : body.decision === 'reject'
             ? { kind: 'reject', ...base, ...(body.reason ? { reason: body.reason } : {}) }
             : body.decision === 'provide'
@@ -228,7 +235,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       const next = resumeAfterDecision(request, after);
       const resumed = next.resume !== undefined && WAITING.includes(after.status);
       if (next.resume && resumed) await call.context.executor.resumeRun(after.runId, next.resume);
-      return json(201, { recorded: true, resumed, run: runResourceOf(await reread(call)) });
+      const approvals = recorded.decision.approvals ? { approvals: recorded.decision.approvals } : {};
+      return json(201, { recorded: true, resumed, ...approvals, run: runResourceOf(await reread(call)) });
     },
   },
   {

@@ -17,6 +17,7 @@ export type ProblemKind =
   | 'unknown-agent'
   | 'run-input-conflict'
   | 'decision-conflict'
+  | 'approval-rule'
   | 'not-resumable'
   | 'event-refused'
   | 'too-many-streams'
@@ -36,6 +37,7 @@ const TITLES: Record<ProblemKind, string> = {
   'unknown-agent': 'Unknown agent or workflow',
   'run-input-conflict': 'The run exists with another input',
   'decision-conflict': 'Decision conflict',
+  'approval-rule': 'Refused by the call’s approval rule',
   'not-resumable': 'Not resumable',
   'event-refused': 'Event refused',
   'too-many-streams': 'Too many live streams',

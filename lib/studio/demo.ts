@@ -88,11 +88,12 @@ const afterThePageLoads: AroundInvocation = async (run, invoke) => {
 export const DEMO_AGENTS: readonly string[] = ['support', SUPPORT_UNCHECKED];
 
 /** `checks: false` starts the run on the support agent without `check` (agents/support.ts). */
-export async function startSupportRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean }): Promise<StartedRun> {
+export async function startSupportRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean; by?: string }): Promise<StartedRun> {
   const runId = `support:${randomUUID()}`;
   if (request.crashAt) await crashPoints().arm(runId, request.crashAt);
   const agent = request.checks === false ? SUPPORT_UNCHECKED : 'support';
-  return getExecutor().startRun({ agent, runId, input: { prompt: request.prompt } });
+  // Who started it is recorded: a four-eyes approval rule keeps them from approving its calls.
+  return getExecutor().startRun({ agent, runId, input: { prompt: request.prompt }, ...(request.by ? { by: request.by } : {}) });
 }
 
 export interface DemoInfo {

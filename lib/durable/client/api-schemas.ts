@@ -113,6 +113,10 @@ export const decisionAnswer = z
   .object({
     recorded: z.literal(true),
     resumed: z.boolean().meta({ description: 'The run was resumed: nothing it waits for is left undecided.' }),
+    approvals: z
+      .object({ given: z.number().int(), needed: z.number().int() })
+      .optional()
+      .meta({ description: 'A call whose approval rule asks for more than one approval: how many are given, this one included, and how many it needs.' }),
     run: runResource,
   })
   .meta({ id: 'DecisionRecorded' });

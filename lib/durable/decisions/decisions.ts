@@ -7,7 +7,7 @@
  */
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import { z } from 'zod';
-import { DecisionConflictError } from '../errors';
+import { ApprovalRuleError, DecisionConflictError } from '../errors';
 import type { Decision, JournalEvent, PendingItem } from '../journal/events';
 import { assertValidRunId } from '../identity/run-id';
 
@@ -129,9 +129,11 @@ export function planDecision(args: {
    * until it suspends again, so a decision now is refused as 'run-executing' (never kept for later).
    */
   executingSince?: Date;
+  /** Who started the run (its run-start's `by`), for a four-eyes rule. */
+  startedBy?: string;
   now: Date;
 }): PlannedDecision {
-  const { request, pending, prior, canceled, executingSince, now } = args;
+  const { request, pending, prior, canceled, executingSince, startedBy, now } = args;
   const { runId, toolCallId } = request;
   if (pending === undefined) throw new DecisionConflictError({ runId, toolCallId, reason: 'unknown-run' });
   const wantedKind = ANSWERS[request.kind];
@@ -152,11 +154,59 @@ export function planDecision(args: {
   if (item.decision) {
     throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: item.decision.by, decidedAt: new Date(item.decision.at) });
   }
+  if (request.kind === 'approve' && item.kind === 'approval' && item.rule) {
+    const counted = countApproval({ request, item, rule: item.rule, startedBy, now });
+    if (counted) return { ...counted, pending: pending.map((p, i) => (i === index ? counted.item : p)) };
+  }
   const outcome = request.kind === 'resolve' ? request.outcome : request.kind === 'provide' ? 'provided' : request.kind === 'approve' ? 'approved' : 'rejected';
   const edited = request.kind === 'approve' && request.input !== undefined ? { editedInput: true } : {};
-  const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}), ...edited };
+  const needed = item.kind === 'approval' && request.kind === 'approve' ? (item.rule?.approvals ?? 1) : 1;
+  const approvals = needed > 1 ? { approvals: { given: needed, needed } } : {};
+  const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}), ...edited, ...approvals };
   const nextPending = pending.map((p, i) => (i === index ? { ...p, decision } : p));
   return { event: decisionEvent(request, item), pending: nextPending, decision };
+}
+
+type ApprovalItem = Extract<PendingItem, { kind: 'approval' }>;
+
+/**
+ * An approval under the call's rule (ApprovalRule): refused when it breaks the rule (ApprovalRuleError;
+ * the decider's role is the executor layer's to check: the journal knows no accounts), counted as a
+ * `tool-approval-vote` while it is not the N-th, and undefined when it is the approval that decides.
+ */
+function countApproval(args: {
+  request: Extract<DecisionRequest, { kind: 'approve' }>;
+  item: ApprovalItem;
+  rule: NonNullable<ApprovalItem['rule']>;
+  startedBy: string | undefined;
+  now: Date;
+}): { event: JournalEvent; item: ApprovalItem; decision: Decision } | undefined {
+  const { request, item, rule, startedBy, now } = args;
+  const { runId, toolCallId, by } = request;
+  const needed = rule.approvals ?? 1;
+  const refuse = (reason: 'four-eyes' | 'approved-already' | 'no-edit', detail: string): never => {
+    throw new ApprovalRuleError({ runId, toolCallId, reason, detail });
+  };
+  if (request.input !== undefined && (rule.fourEyes || needed > 1)) {
+    refuse(
+      'no-edit',
+      `${item.toolName} is approved ${rule.fourEyes ? 'by four eyes' : `by ${needed} people`}, so its arguments are not changed on approval; reject it saying what to change`,
+    );
+  }
+  if (rule.fourEyes && startedBy !== undefined && by === startedBy) refuse('four-eyes', `${by} started this run; four eyes: another person approves its calls`);
+  const votes = item.votes ?? [];
+  if (votes.some((vote) => vote.by === by)) {
+    refuse('approved-already', `${by} has approved it already (${votes.length} of ${needed}); the next approval must be another person's`);
+  }
+  if (votes.length + 1 >= needed) return undefined;
+  const at = now.toISOString();
+  const because = request.reason ? { reason: request.reason } : {};
+  const given = votes.length + 1;
+  return {
+    event: { type: 'tool-approval-vote', toolCallId, by, ...because },
+    item: { ...item, votes: [...votes, { by, at, ...because }] },
+    decision: { outcome: 'counted', by, at, ...because, approvals: { given, needed } },
+  };
 }
 
 function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEvent {

@@ -78,6 +78,7 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
     requestedAt: at,
     expiresAt: at,
   },
+  'tool-approval-vote': { type: 'tool-approval-vote', toolCallId: 'call-2', by: 'alice', reason: 'fine by me' },
   'tool-approval-response': {
     type: 'tool-approval-response',
     toolCallId: 'call-2',

@@ -147,13 +147,31 @@ export const workflowWaitSchema = z.discriminatedUnion('kind', [
 
 export const errorInfoSchema = z.object({ name: z.string(), message: z.string() });
 
+/**
+ * Who may approve a call, as its tool declares it (gnlTool's `approvers`) and its approval request records
+ * it: the least role of an approver (the Studio, the API and the CLI check it), how many different people
+ * approve before it runs (N of M: each approval before the last is a `tool-approval-vote`; one rejection
+ * rejects), and four eyes (who started the run does not approve, and arguments are not changed on approval).
+ */
+export const approvalRuleSchema = z.object({
+  role: z.enum(['approver', 'admin']).optional(),
+  approvals: z.number().int().min(1).max(10).optional(),
+  fourEyes: z.boolean().optional(),
+});
+
+/** One approval counted toward a rule's N before the N-th decides (`tool-approval-vote`). */
+export const approvalVoteSchema = z.object({ by: z.string(), at: z.string(), reason: z.string().optional() });
+
 export const decisionSchema = z.object({
-  outcome: z.enum(['approved', 'rejected', 'done', 'not-done', 'provided']),
+  /** 'counted': an approval counted toward the N a rule asks (the call still waits for the others); never a pending item's decision. */
+  outcome: z.enum(['approved', 'rejected', 'done', 'not-done', 'provided', 'counted']),
   by: z.string(),
   at: z.string(),
   reason: z.string().optional(),
   /** Approved with arguments the approver changed (the decision event holds them). Absent: as asked. */
   editedInput: z.boolean().optional(),
+  /** With a rule asking for more than one approval: how many are given (this one included) and how many the rule needs. */
+  approvals: z.object({ given: z.number().int(), needed: z.number().int() }).optional(),
 });
 
 export const pendingItemSchema = z.discriminatedUnion('kind', [
@@ -165,6 +183,10 @@ export const pendingItemSchema = z.discriminatedUnion('kind', [
     requestedAt: z.string(),
     /** Past this instant the next resume treats the call as rejected ("expired"). */
     expiresAt: z.string().optional(),
+    /** Who may approve it (approvalRuleSchema). Absent: any one person who may decide. */
+    rule: approvalRuleSchema.optional(),
+    /** Approvals counted so far toward the rule's N, in order. */
+    votes: z.array(approvalVoteSchema).optional(),
     decision: decisionSchema.optional(),
   }),
   z.object({
@@ -196,7 +218,16 @@ export const pendingItemSchema = z.discriminatedUnion('kind', [
  */
 export const traceContextSchema = z.object({ traceId: z.string().regex(/^[0-9a-f]{32}$/), spanId: z.string().regex(/^[0-9a-f]{16}$/) });
 
-const runStart = eventType('run-start', { input: runInputSchema, trace: traceContextSchema.optional() }, ['input']);
+const runStart = eventType(
+  'run-start',
+  {
+    input: runInputSchema,
+    trace: traceContextSchema.optional(),
+    /** Who started the run, when a person or a service started it by name (the Studio, the API, gnl start --by): a four-eyes rule keeps them from approving its calls. Not compared on resume. */
+    by: z.string().optional(),
+  },
+  ['input'],
+);
 
 const runResume = eventType('run-resume', { fromStatus: z.enum(RUN_STATUSES), trace: traceContextSchema.optional() }, []);
 
@@ -293,9 +324,20 @@ const toolCallRepair = eventType(
 
 const toolApprovalRequest = eventType(
   'tool-approval-request',
-  { toolCallId: z.string(), toolName: z.string(), input: z.unknown(), requestedAt: z.string(), expiresAt: z.string().optional() },
+  {
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+    requestedAt: z.string(),
+    expiresAt: z.string().optional(),
+    /** Who may approve it, as the tool declared it when it was asked (a later deploy does not change it). */
+    rule: approvalRuleSchema.optional(),
+  },
   ['input'],
 );
+
+/** An approval counted toward the N of the call's rule; the N-th approval is the tool-approval-response. */
+const toolApprovalVote = eventType('tool-approval-vote', { toolCallId: z.string(), by: z.string(), reason: z.string().optional() }, []);
 
 const toolApprovalResponse = eventType(
   'tool-approval-response',
@@ -503,6 +545,7 @@ const EVENT_TYPES = [
   toolCallRepair,
   toolApprovalRequest,
   toolApprovalResponse,
+  toolApprovalVote,
   sideEffectCheck,
   sideEffectResolution,
   replayMismatch,

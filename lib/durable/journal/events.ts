@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import type {
+  approvalRuleSchema,
   decisionSchema,
   errorInfoSchema,
   journalEventSchema,
@@ -30,6 +31,9 @@ export type TraceContext = z.infer<typeof traceContextSchema>;
 export type PendingItem = z.infer<typeof pendingItemSchema>;
 
 export type Decision = z.infer<typeof decisionSchema>;
+
+/** Who may approve a call (approvalRuleSchema). */
+export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
 /** What a workflow waits for: a time, an event, or child runs (workflow-wait). */
 export type WorkflowWait = z.infer<typeof workflowWaitSchema>;

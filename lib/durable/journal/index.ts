@@ -32,6 +32,7 @@ export {
   type RecordedEvent,
   type PendingItem,
   type Decision,
+  type ApprovalRule,
   type RunInput,
   type ErrorInfo,
   type TraceContext,

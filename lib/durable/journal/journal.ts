@@ -210,8 +210,11 @@ export interface RunHold {
   readonly runId: string;
   /** Every event of the run, in order (empty for a new run). */
   load(): Promise<RecordedEvent[]>;
-  /** Creates the run with its `run-start` event (`trace`: the invocation span that starts it, tracing.ts). */
-  create(input: RunInput, options?: { trace?: TraceContext }): Promise<RecordedEvent>;
+  /**
+   * Creates the run with its `run-start` event (`trace`: the invocation span that starts it, tracing.ts;
+   * `by`: who started it, when a person or a service started it by name: a four-eyes rule reads it).
+   */
+  create(input: RunInput, options?: { trace?: TraceContext; by?: string }): Promise<RecordedEvent>;
   /**
    * Appends events after the last one, atomically with the run summary; durable when it resolves.
    * An event whose encoded payload is over MAX_EVENT_BYTES is refused (JournalDataError) and nothing is written.

@@ -7,7 +7,7 @@
  * status rule (run-summary.ts), and the Studio and the CLI read it; nothing else folds events
  * (projection-only.test.ts keeps it so). Pure and browser-safe; appends update it as they commit.
  */
-import type { Decision, JournalEvent, PendingItem, RecordedEvent, RunInput, WorkflowWait } from '../journal/events';
+import type { ApprovalRule, Decision, JournalEvent, PendingItem, RecordedEvent, RunInput, WorkflowWait } from '../journal/events';
 import { unreachable } from '../journal/exhaustive';
 import { type KeyScheme, keySchemeOf } from '../identity/key-scheme';
 import type { RunStatus } from '../journal/run-status';
@@ -57,6 +57,13 @@ export function pendingAfter(
   if (status === 'canceled') return [];
   if (event.type === 'run-suspend') return event.pending;
   if (changesStatus(event)) return [];
+  if (event.type === 'tool-approval-vote') {
+    // Counted toward the rule's N: the first undecided approval of the call keeps it (decisions.ts plans it).
+    const voted = pending.findIndex((item) => item.toolCallId === event.toolCallId && item.kind === 'approval' && !item.decision);
+    if (voted < 0) return pending;
+    const vote = { by: event.by, at: event.at.toISOString(), ...(event.reason ? { reason: event.reason } : {}) };
+    return pending.map((item, i) => (i === voted && item.kind === 'approval' ? { ...item, votes: [...(item.votes ?? []), vote] } : item));
+  }
   if (!decided) return pending;
   const index = pending.findIndex((item) => item.toolCallId === decided.toolCallId && item.kind === decided.kind && !item.decision);
   if (index < 0) return pending;
@@ -126,6 +133,10 @@ export interface ApprovalState {
   input: unknown;
   requestedAt: string;
   expiresAt?: string;
+  /** Who may approve it, as its request recorded (ApprovalRule). */
+  rule?: ApprovalRule;
+  /** Approvals counted toward the rule's N (tool-approval-vote), in order. */
+  votes?: { by: string; at: string; reason?: string }[];
   /** `policy`: decided by the toolApproval policy, not a person (the event named the call itself). */
   decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean; policy?: boolean; approvedInput?: unknown; approvedInputHash?: string };
 }
@@ -189,6 +200,8 @@ export interface ScheduledResume {
 export class RunState {
   status: RunStatus | undefined;
   lastSeq = 0;
+  /** Who started the run, when its run-start says (a four-eyes rule keeps them from approving its calls). */
+  startedBy: string | undefined;
   /** Who canceled the run, once it is canceled. */
   canceled: { by: string; reason?: string } | undefined;
   /** The first invocation span recorded (run-start's or a run-resume's): the trace the run's invocations continue (tracing.ts). */
@@ -327,6 +340,7 @@ export class RunState {
     switch (event.type) {
       case 'run-start':
         this.input = event.input;
+        if (event.by !== undefined) this.startedBy = event.by;
         this.recordedKeyScheme = event.input.keyScheme;
         this.trace ??= event.trace;
         return;
@@ -442,9 +456,21 @@ export class RunState {
         return;
       }
       case 'tool-approval-request':
-        this.approvals.set(event.toolCallId, { toolName: event.toolName, input: event.input, requestedAt: event.requestedAt, expiresAt: event.expiresAt });
+        this.approvals.set(event.toolCallId, {
+          toolName: event.toolName,
+          input: event.input,
+          requestedAt: event.requestedAt,
+          expiresAt: event.expiresAt,
+          ...(event.rule ? { rule: event.rule } : {}),
+        });
         this.recordInput(event.toolCallId, event.input);
         return;
+      case 'tool-approval-vote': {
+        const approval = this.approvals.get(event.toolCallId);
+        if (approval)
+          approval.votes = [...(approval.votes ?? []), { by: event.by, at: event.at.toISOString(), ...(event.reason ? { reason: event.reason } : {}) }];
+        return;
+      }
       case 'tool-approval-response': {
         // A policy's decision comes with no request before it: it names the call itself.
         const approval =

@@ -175,8 +175,18 @@ export function encodeStored(event: JournalEvent, runId: string, secrets: Journa
   return { json: hashes ? `${split.json.slice(0, -1)},"blobs":${JSON.stringify(hashes)}}` : split.json, blobs: split.blobs };
 }
 
-export async function createRun(db: SqlQuery, runId: string, input: RunInput, options: WriteOptions & { trace?: TraceContext }): Promise<RecordedEvent> {
-  const event = { type: 'run-start' as const, input, ...(options.trace ? { trace: options.trace } : {}) };
+export async function createRun(
+  db: SqlQuery,
+  runId: string,
+  input: RunInput,
+  options: WriteOptions & { trace?: TraceContext; by?: string },
+): Promise<RecordedEvent> {
+  const event = {
+    type: 'run-start' as const,
+    input,
+    ...(options.trace ? { trace: options.trace } : {}),
+    ...(options.by !== undefined ? { by: options.by } : {}),
+  };
   assertValidEvent(event);
   const secrets = secretsOrDefault(options.secrets);
   // With run keys on, the run's own key is made first: the start's user data is sealed with it.

@@ -255,8 +255,14 @@ export class PostgresJournal implements LiveJournal, RunEraser {
          order by seq desc limit 1`,
         [request.runId, decisionType, request.toolCallId, source],
       );
+      // Who started the run, for an approval under a four-eyes rule (decisions.ts): its run-start's `by`, kept in clear.
+      const [starter] =
+        request.kind === 'approve'
+          ? await tx.query<{ by: string | null }>(`select payload->>'by' as by from gnl.run_events where run_id = $1::text and seq = 1`, [request.runId])
+          : [];
       const plan = planDecision({
         request,
+        ...(starter?.by ? { startedBy: starter.by } : {}),
         pending: run ? decodeJson<PendingItem[]>(run.pending) : undefined,
         prior: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined,
         canceled: run?.status === 'canceled' ? await lastCancel(tx, request.runId) : undefined,
@@ -547,7 +553,7 @@ class SqlRunHold implements RunHold {
     return readEvents(this.db, this.runId, 0, undefined, this.secrets);
   }
 
-  async create(input: RunInput, options: { trace?: TraceContext } = {}): Promise<RecordedEvent> {
+  async create(input: RunInput, options: { trace?: TraceContext; by?: string } = {}): Promise<RecordedEvent> {
     const recorded = await createRun(this.db, this.runId, input, {
       ...options,
       fence: this.fence,

@@ -5,6 +5,8 @@
  */
 import type { Tool } from 'ai';
 import type { ToolDeclaration } from '../projection/run-plan';
+import type { ApprovalRule } from '../journal/events';
+import { approvalRuleSchema } from '../journal/event-schemas';
 
 declare module '@ai-sdk/provider-utils' {
   interface ToolExecutionOptions<CONTEXT> {
@@ -55,6 +57,15 @@ export interface GnlToolOptions<INPUT = unknown, OUTPUT = unknown> {
    */
   approvalExpiresInMs?: number;
   /**
+   * Who may approve a call (with needsApproval), journaled with its question and shown on the inbox card:
+   * `role`, the least role of an approver ('approver' or 'admin'; checked where people decide: the Studio,
+   * the HTTP API, the CLI); `approvals`, how many different people approve before it runs (N of M: the
+   * ones before the N-th are counted, one rejection rejects); `fourEyes`, who started the run does not
+   * approve its calls. With four eyes or more than one approval, arguments are not changed on approval.
+   * Default: any one person who may decide.
+   */
+  approvers?: ApprovalRule;
+  /**
    * Retries of a throwing call within one invocation, each attempt journaled (default: runDurable's
    * `toolRetry.maxRetries`, else 2). A read-only tool's last error goes to the model; a side effect is
    * retried only when the unknown-outcome rule says it is safe (retrySafe, or check says not done).
@@ -80,6 +91,15 @@ export function gnlTool<T extends AnyTool>(tool: T, options: GnlToolOptions<Inpu
     const value = options[name];
     if (value !== undefined && !(Number.isInteger(value) && value >= 0))
       throw new TypeError(`gnlTool: ${name} must be a whole number >= 0, got ${String(value)}.`);
+  }
+  if (options.approvers !== undefined) {
+    const parsed = approvalRuleSchema.strict().safeParse(options.approvers);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'approvers'}: ${issue.message}`).join('; ');
+      throw new TypeError(`gnlTool: approvers must be { role?: 'approver' | 'admin', approvals?: 1-10, fourEyes?: boolean }: ${problems}.`, {
+        cause: parsed.error,
+      });
+    }
   }
   if (options.idempotency !== undefined && options.idempotency !== 'call' && options.idempotency !== 'args') {
     throw new TypeError(`gnlTool: idempotency must be 'call' or 'args', got ${String(options.idempotency)}.`);

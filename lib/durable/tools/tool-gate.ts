@@ -48,8 +48,17 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
     }
     if (verdict.kind === 'waiting-approval') {
       // Asked before and still undecided: keep waiting (the policy is not asked twice).
-      const { requestedAt, expiresAt } = verdict.approval;
-      session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt, ...(expiresAt ? { expiresAt } : {}) });
+      const { requestedAt, expiresAt, rule, votes } = verdict.approval;
+      session.waiting.push({
+        kind: 'approval',
+        toolCallId,
+        toolName,
+        input,
+        requestedAt,
+        ...(expiresAt ? { expiresAt } : {}),
+        ...(rule ? { rule } : {}),
+        ...(votes?.length ? { votes } : {}),
+      });
       return { type: 'user-approval' };
     }
     if (verdict.kind === 'ask-policy') {
@@ -71,8 +80,10 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
         const now = Date.now();
         const requestedAt = new Date(now).toISOString();
         const expiry = options.approvalExpiresInMs ? { expiresAt: new Date(now + options.approvalExpiresInMs).toISOString() } : {};
-        await session.append({ type: 'tool-approval-request', toolCallId, toolName, input, requestedAt, ...expiry });
-        session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt, ...expiry });
+        // The rule as the tool declares it now: the question keeps it (a later deploy does not change who may approve).
+        const rule = options.approvers ? { rule: options.approvers } : {};
+        await session.append({ type: 'tool-approval-request', toolCallId, toolName, input, requestedAt, ...expiry, ...rule });
+        session.waiting.push({ kind: 'approval', toolCallId, toolName, input, requestedAt, ...expiry, ...rule });
         return { type: 'user-approval' };
       } else {
         verdict = { kind: 'cleared' };

@@ -17,6 +17,7 @@ import { AgentInputError } from '@/lib/agents';
 import type { CrashPoint } from '@/lib/demo';
 import {
   type Decision,
+  ApprovalRuleError,
   DecisionConflictError,
   type DecisionConflictReason,
   InvalidRunIdError,
@@ -64,14 +65,21 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
   try {
     const recorded = await recordDecision(request, { registry });
     if (!recorded.ok) return recorded;
-    return { ok: true, decision: recorded.decision, resume: await resumeWhenDecided(request) };
+    return { ok: true, decision: recorded.decision, resume: await resumeWhenDecided(request, recorded.decision) };
   } catch (error) {
     return refusal(error, runId, toolCallId);
   }
 }
 
 /** After the last open decision, the deciding operator resumes the run, the decision its reason. */
-async function resumeWhenDecided(request: DecisionRequest): Promise<ResumeNote> {
+async function resumeWhenDecided(request: DecisionRequest, decision?: Decision): Promise<ResumeNote> {
+  if (decision?.outcome === 'counted' && decision.approvals) {
+    const left = decision.approvals.needed - decision.approvals.given;
+    return {
+      state: 'waiting',
+      message: `Your approval is counted: ${decision.approvals.given} of ${decision.approvals.needed}. ${left === 1 ? 'One more person approves' : `${left} more people approve`} before it runs.`,
+    };
+  }
   const next = resumeAfterDecision(request, await storageFromEnv().runs.getRun(request.runId));
   if (!next.resume)
     return {
@@ -135,7 +143,7 @@ export async function cancel(request: { runId: string; by: string; reason: strin
  * Starts the demo support agent on `prompt`, executed by this server's executor. A crash point is
  * refused where this Studio does not allow them (demo.ts demoCrashPoints: off on Postgres by default).
  */
-export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean }): Promise<ActionResult<{ runId: string }>> {
+export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean; by?: string }): Promise<ActionResult<{ runId: string }>> {
   if (request.crashAt) {
     const policy = demoCrashPoints();
     if (!policy.allowed) return { ok: false, kind: 'invalid', message: `${policy.why} Start the run without one.` };
@@ -161,6 +169,8 @@ async function refusal(error: unknown, runId: string, toolCallId: string): Promi
       ...(outcome ? { outcome } : {}),
     };
   }
+  // The call's approval rule (its tool's `approvers`): said as it is, like a role the Studio refuses.
+  if (ApprovalRuleError.isInstance(error)) return { ok: false, kind: 'forbidden', message: error.message };
   // An erased run never runs again; a dropped run's id is not a new job (docs/erasure.md, docs/operations.md#retention).
   if (RunNotResumableError.isInstance(error) || RunErasedError.isInstance(error) || RunRetiredError.isInstance(error))
     return { ok: false, kind: 'not-resumable', message: error.message };
