@@ -14,7 +14,7 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { askPerson, type CheckResult, gnlTool, type LookupResult } from '@/lib/durable';
+import { type ApprovalRule, askPerson, type CheckResult, gnlTool, type LookupResult } from '@/lib/durable';
 import { armedCrashPoint, type CrashPoint, crashIfArmed } from './crash-points';
 import { demoServiceUrl } from './demo-config';
 import { type OperationResult, type ResultOf, serviceClient } from './service-client';
@@ -27,6 +27,8 @@ export interface SupportToolsOptions {
   checks?: boolean;
   /** A refund's approval question expires this long after it is asked (the executor expires it then). Default: never. */
   approvalExpiresInMs?: number;
+  /** Who may approve a refund (gnlTool's `approvers`: role, N of M, four eyes). Default: any one person who may decide. */
+  refundApprovers?: ApprovalRule;
 }
 
 export type LookupOutput = { found: true; customer: Customer } | { found: false; customerId: string };
@@ -160,6 +162,7 @@ export function supportTools(options: SupportToolsOptions = {}) {
       needsApproval: true,
       lookup: lookupByKey('refunds', (refund): RefundOutput => ({ ok: true, refund })),
       ...(options.approvalExpiresInMs !== undefined ? { approvalExpiresInMs: options.approvalExpiresInMs } : {}),
+      ...(options.refundApprovers ? { approvers: options.refundApprovers } : {}),
       ...(checks ? { check: checkByKey('refunds', (refund): RefundOutput => ({ ok: true, refund })) } : {}),
     },
   );

@@ -42,7 +42,14 @@ describeEachStorage('the HTTP API', (holder) => {
 
   beforeAll(async () => {
     service = await startOutsideService();
-    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url })], { workflows: [waitsForReply] });
+    const registry = createAgentRegistry(
+      [
+        supportAgent({ serviceUrl: service.url }),
+        // Its refunds need two admins, neither of them who started the run (the approval-rule test).
+        supportAgent({ name: 'support-guarded', serviceUrl: service.url, refundApprovers: { role: 'admin', approvals: 2, fourEyes: true } }),
+      ],
+      { workflows: [waitsForReply] },
+    );
     executor = new Executor({ storage: holder.storage, registry, concurrency: 3, leaseMs: 5_000, pollMs: 50 }).start();
     api = createApi({ storage: holder.storage, registry, executor, rateLimit: tokenBuckets({ perSecond: 1000, burst: 1000 }), stream: { heartbeatMs: 200 } });
     const make = async (name: string, scopes: string[], extra: { agents?: string[] } = {}) => {
@@ -52,6 +59,7 @@ describeEachStorage('the HTTP API', (holder) => {
     await make('reader', ['read']);
     await make('starter', ['start']);
     await make('other-agent', ['admin'], { agents: ['billing'] });
+    for (const admin of ['admin-a', 'admin-b', 'admin-c']) await make(admin, ['admin']);
     await make('revoked', ['read']);
     await make('expired', ['read']);
     await revokeApiToken({ storage: holder.storage, name: `revoked-${suffix}`, by: 'ops@example.com', reason: 'leaked in a log' });
@@ -147,6 +155,34 @@ describeEachStorage('the HTTP API', (holder) => {
     expect(calls).toContainEqual({ method: 'POST', route: '/runs/{runId}/decisions', status: 201, runId });
     expect(calls).toContainEqual({ method: 'POST', route: '/runs/{runId}/decisions', status: 409, runId });
     expect(calls).toContainEqual({ method: 'POST', route: '/runs', status: 409 });
+  });
+
+  it('a refund under an approval rule: a decide-only token is refused by the role, the starter by four eyes, the same admin twice; two other admins approve, the first counted; one refund', async () => {
+    const before = service.stats().refunds.performed;
+    const runId = uniqueRunId('api-rule');
+    await client(tokens['admin-a']).start({ agent: 'support-guarded', runId, input: REFUND });
+    await settled(runId, 'waiting-approval');
+    const waiting = await client().get(runId);
+    const toolCallId = waiting.pending[0]?.toolCallId as string;
+    const approve = (token: string) =>
+      client(token)
+        .decide(runId, { decision: 'approve', toolCallId })
+        .catch((e: unknown) => e);
+    expect(await approve(tokens.service as string)).toMatchObject({ status: 403, kind: 'approval-rule', problem: { reason: 'role' } });
+    expect(await approve(tokens['admin-a'] as string)).toMatchObject({ status: 403, kind: 'approval-rule', problem: { reason: 'four-eyes' } });
+    expect(await approve(tokens['admin-b'] as string)).toMatchObject({ recorded: true, resumed: false, approvals: { given: 1, needed: 2 } });
+    expect(await approve(tokens['admin-b'] as string)).toMatchObject({ status: 403, problem: { reason: 'approved-already' } });
+    expect(service.stats().refunds.performed).toBe(before);
+    expect(await approve(tokens['admin-c'] as string)).toMatchObject({ recorded: true, resumed: true, approvals: { given: 2, needed: 2 } });
+    for await (const _ of client().follow(runId)) {
+      // to the end
+    }
+    expect((await client().result(runId)).status).toBe('completed');
+    expect(service.stats().refunds.performed - before).toBe(1);
+    const events = (await client().events(runId, { limit: 1000 })).events;
+    expect(events[0]).toMatchObject({ type: 'run-start', by: `token:admin-a-${suffix}` });
+    expect(events.filter((e) => e.type === 'tool-approval-vote')).toMatchObject([{ by: `token:admin-b-${suffix}` }]);
+    expect(events.find((e) => e.type === 'tool-approval-response')).toMatchObject({ by: `token:admin-c-${suffix}`, approved: true });
   });
 
   it('cancels with a reason (none is refused), refuses a resume of a canceled run, and sends a workflow an event once per id, checked by its schema', async () => {
