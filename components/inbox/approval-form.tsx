@@ -26,6 +26,7 @@ export function ApprovalForm({
   toolName,
   input,
   inputSchema,
+  editable = true,
   onDecided,
   onLost,
   onSend,
@@ -38,6 +39,8 @@ export function ApprovalForm({
   input?: unknown;
   /** The JSON Schema of the tool's arguments (absent: one JSON field). */
   inputSchema?: unknown;
+  /** False under an approval rule that takes no edits (four eyes, or more than one approval). Default true. */
+  editable?: boolean;
   onDecided: (result: DecisionResult) => void;
   /** The decision got no answer: whether it was recorded is the journal's to say, not an error's. */
   onLost?: () => void;
@@ -143,9 +146,11 @@ export function ApprovalForm({
           <Button type="button" size="sm" data-key-action="approve" disabled={mutation.isPending} onClick={() => setMode('confirming')}>
             Approve
           </Button>
-          <Button type="button" size="sm" variant="outline" disabled={mutation.isPending} onClick={() => setMode('editing')}>
-            Change arguments…
-          </Button>
+          {editable ? (
+            <Button type="button" size="sm" variant="outline" disabled={mutation.isPending} onClick={() => setMode('editing')}>
+              Change arguments…
+            </Button>
+          ) : null}
           <Button type="button" size="sm" variant="outline" data-key-action="reject" disabled={mutation.isPending} onClick={() => setMode('rejecting')}>
             Reject…
           </Button>

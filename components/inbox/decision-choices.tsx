@@ -51,7 +51,11 @@ export function DecisionChoices({
     ...(onLost ? { onLost } : {}),
     ...(onSend ? { onSend } : {}),
   };
-  if (item.kind === 'approval') return <ApprovalForm {...common} input={item.input} inputSchema={entry.inputSchema} />;
+  if (item.kind === 'approval') {
+    // A rule with four eyes or more than one approval takes no edits on approval (decisions.ts): the form offers none.
+    const editable = !(item.rule?.fourEyes || (item.rule?.approvals ?? 1) > 1);
+    return <ApprovalForm {...common} input={item.input} inputSchema={entry.inputSchema} editable={editable} />;
+  }
   if (item.kind === 'tool-result') return <ToolResultForm {...common} outputSchema={entry.outputSchema} />;
   const found = entry.outsideRecord?.state === 'found' ? entry.outsideRecord.output : undefined;
   return <SideEffectForm {...common} outputSchema={entry.outputSchema} {...(found !== undefined ? { prefill: found } : {})} />;
