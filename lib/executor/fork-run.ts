@@ -100,26 +100,20 @@ export async function forkRun(request: ForkRunRequest): Promise<ForkedRun> {
   const runId = await journal.runIdOf(request.runId); // docs/limits.md, "runIds"
   const parent = await journal.getRun(runId);
   if (!parent) throw new ForkRefusedError({ runId, atStep, reason: 'unknown-run', detail: 'no such run' });
-  if (parent.input.workflow) {
-    // Planned once to check the version the fork runs before anything is written; the journal plans again under its lock.
-    const planned = planFork({ runId, atStep, by, reason, ...(edit ? { edit } : {}) }, await journal.events(runId));
-    const workflow = forkWorkflowOf(registry, planned.input.workflow as NonNullable<RunSummary['input']['workflow']>, { runId, atStep });
-    const childRunId = await journal.runIdOf(request.newRunId ?? `${workflow.name}:fork-${randomUUID()}`);
-    const { created, plan } = await journal.fork({ runId, childRunId, atStep, by, reason, ...(edit ? { edit } : {}) });
-    const before = await journal.getRun(childRunId);
-    if (before?.status === 'running') await queue.enqueue({ runId: childRunId, agent: workflow.name });
-    const run = (await journal.getRun(childRunId)) ?? before;
-    if (!run) throw new Error(`Fork "${childRunId}" was created but cannot be read back.`);
-    return { runId: childRunId, forkOf: runId, agent: workflow.name, created, run, preview: previewOf({ runId, atStep }, plan, {}) };
-  }
-  const agent = registry.getAgent(agentOf(parent.input.agent, runId, atStep));
-  const childRunId = await journal.runIdOf(request.newRunId ?? `${agent.name}:fork-${randomUUID()}`);
+  // What runs the fork: the parent's agent, or its workflow at the version the fork runs (planned once here
+  // to check that version before anything is written; the journal plans again under its lock).
+  const plannedWorkflow = async () => {
+    const planned = planFork({ runId, atStep, by, reason, ...(edit ? { edit } : {}) }, await journal.events(runId)).input.workflow;
+    return { name: forkWorkflowOf(registry, planned as NonNullable<typeof planned>, { runId, atStep }).name, tools: {} };
+  };
+  const runs = parent.input.workflow ? await plannedWorkflow() : registry.getAgent(agentOf(parent.input.agent, runId, atStep));
+  const childRunId = await journal.runIdOf(request.newRunId ?? `${runs.name}:fork-${randomUUID()}`);
   const { created, plan } = await journal.fork({ runId, childRunId, atStep, by, reason, ...(edit ? { edit } : {}) });
   const before = await journal.getRun(childRunId);
-  if (before?.status === 'running') await queue.enqueue({ runId: childRunId, agent: agent.name });
+  if (before?.status === 'running') await queue.enqueue({ runId: childRunId, agent: runs.name });
   const run = (await journal.getRun(childRunId)) ?? before;
   if (!run) throw new Error(`Fork "${childRunId}" was created but cannot be read back.`);
-  return { runId: childRunId, forkOf: runId, agent: agent.name, created, run, preview: previewOf({ runId, atStep }, plan, agent.tools) };
+  return { runId: childRunId, forkOf: runId, agent: runs.name, created, run, preview: previewOf({ runId, atStep }, plan, runs.tools) };
 }
 
 /** The registered workflow (and version) a workflow's fork runs; a version that is not registered is refused before anything is written. */

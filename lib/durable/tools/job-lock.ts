@@ -53,12 +53,17 @@ export async function lockJob(job: string, hold: RunHold): Promise<() => Promise
 const MAX_ORIGINS = 64;
 
 /** The job's name: its first run, up the origins of the run whose state is given. */
-export async function jobOf(read: ReadEvents, self: { runId: string; state: RunState }): Promise<string> {
+export function jobOf(read: ReadEvents, self: { runId: string; state: RunState }): Promise<string> {
+  return firstUp(read, self, originOf);
+}
+
+/** The run at the top of the chain `up` follows from `self` (at most MAX_ORIGINS steps). */
+async function firstUp(read: ReadEvents, self: { runId: string; state: RunState }, up: (state: RunState) => string | undefined): Promise<string> {
   let runId = self.runId;
-  let origin = originOf(self.state);
+  let origin = up(self.state);
   for (let depth = 0; origin && depth < MAX_ORIGINS; depth++) {
     runId = origin;
-    origin = originOf(new RunState(await read(origin)));
+    origin = up(new RunState(await read(origin)));
   }
   return runId;
 }
@@ -68,14 +73,8 @@ export async function jobOf(read: ReadEvents, self: { runId: string; state: RunS
  * restarts only, since a restart is the same run started again and finds the same children; never past a
  * fork, whose children are its own (the parent's children answer and wake the parent).
  */
-export async function childrenRootOf(read: ReadEvents, self: { runId: string; state: RunState }): Promise<string> {
-  let runId = self.runId;
-  let origin = restartOriginOf(self.state);
-  for (let depth = 0; origin && depth < MAX_ORIGINS; depth++) {
-    runId = origin;
-    origin = restartOriginOf(new RunState(await read(origin)));
-  }
-  return runId;
+export function childrenRootOf(read: ReadEvents, self: { runId: string; state: RunState }): Promise<string> {
+  return firstUp(read, self, restartOriginOf);
 }
 
 function restartOriginOf(state: RunState): string | undefined {
