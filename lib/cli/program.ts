@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerBulkCommands } from './bulk-commands';
 import { registerDecisionCommands } from './decision-commands';
+import { checkCliRole, commandPath } from './cli-roles';
 import { EXIT } from './failures';
 import { registerMemoryCommands } from './memory-commands';
 import { registerMigrateCommand } from './migrate-command';
@@ -67,5 +68,10 @@ export function buildProgram(session: CliSession): Command {
   registerEraseCommands(program, session);
   registerWorkflowCommands(program, session);
   registerMemoryCommands(program, session);
+  // A command acting in an operator account's name is refused past that account's role (cli-roles.ts).
+  program.hook('preAction', async (_program, action) => {
+    const by = (action.opts() as { by?: unknown }).by;
+    await checkCliRole(commandPath(action), typeof by === 'string' ? by : undefined, session.storage());
+  });
   return program;
 }
