@@ -2,7 +2,7 @@
  * Approval rules (a tool's `approvers`: role, N of M, four eyes) on both journals, with a real executor
  * and the outside service's own refund counter: every refusal writes nothing, approvals before the N-th
  * are counted in the journal and listed on the pending item, two last approvals at once record one, and
- * the refund is sent once, after the N-th.
+ * the refund is sent once, after the N-th; a bulk approve passes such a call by.
  */
 import { stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { type ApprovalRule, gnlTool, RunState } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { untilStatus } from '@/tests/support/run-waits';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { Executor, recordDecision, resumeAfterDecision } from './index';
+import { Executor, previewBulk, recordDecision, resumeAfterDecision } from './index';
 
 const RULE: ApprovalRule = { role: 'admin', approvals: 2, fourEyes: true };
 
@@ -78,6 +78,9 @@ describeEachStorage('approval rules', (holder) => {
     expect(counted?.pending[0]?.decision).toBeUndefined();
     expect(resumeAfterDecision({ kind: 'approve', runId, toolCallId: 'call-refund', by: 'ann' }, counted)).toEqual({ open: 1 });
     await expect(approve(runId, 'ann', 'admin')).rejects.toMatchObject({ reason: 'approved-already' });
+    // A bulk approve passes it by: a call under a rule is approved on its own, where the role is checked.
+    const bulk = await previewBulk({ storage: holder.storage, action: 'approve', by: 'ann', filter: { agent: 'guarded', tool: 'refund' } });
+    expect(bulk.counts).toMatchObject({ wouldChange: 0, skipped: { 'approval-rule': 1 } });
 
     // Two last approvals at once: the run's lock orders them; one decides, the other is refused naming it.
     const [bob, cat] = await Promise.allSettled([approve(runId, 'bob', 'admin'), approve(runId, 'cat', 'admin')]);

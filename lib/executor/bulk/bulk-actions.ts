@@ -72,8 +72,13 @@ export const retryAction: BulkAction = {
 };
 
 /** The run's undecided, unexpired approval requests for the tool. */
+/**
+ * The undecided, unexpired approvals of `tool` a bulk approve may give. Not those under an approval rule
+ * (a tool's `approvers`: who may approve, how many, four eyes): each of those is approved on its own,
+ * where the decider's role is checked (record-decision.ts), never in bulk.
+ */
 function approvable(pending: readonly PendingItem[], tool: string, now: number) {
-  return pending.filter((p) => p.kind === 'approval' && p.toolName === tool && !p.decision && !(p.expiresAt && Date.parse(p.expiresAt) <= now));
+  return pending.filter((p) => p.kind === 'approval' && p.toolName === tool && !p.decision && !p.rule && !(p.expiresAt && Date.parse(p.expiresAt) <= now));
 }
 
 export const approveAction: BulkAction = {
@@ -87,7 +92,11 @@ export const approveAction: BulkAction = {
     if (run.status !== 'waiting-approval') return skip('not-waiting', `it is ${run.status}`);
     const tool = filter.tool as string;
     if (approvable(run.pending, tool, Date.now()).length > 0) return qualifies;
-    const expired = run.pending.some((p) => p.kind === 'approval' && p.toolName === tool && !p.decision && p.expiresAt);
+    const undecided = run.pending.filter((p) => p.kind === 'approval' && p.toolName === tool && !p.decision);
+    if (undecided.some((p) => p.kind === 'approval' && p.rule)) {
+      return skip('approval-rule', `its approval of ${tool} has a rule (who may approve, how many): approve it on its own, not in bulk`);
+    }
+    const expired = undecided.some((p) => p.kind === 'approval' && p.expiresAt);
     return expired ? skip('expired', `its approval of ${tool} expired`) : skip('no-approval', `no undecided approval of ${tool}`);
   },
   async apply({ run }, { storage, by, reason, filter, resume }) {
