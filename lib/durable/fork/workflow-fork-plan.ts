@@ -10,8 +10,8 @@
  * Edits (at most one): the result of primitive N-1 when it is a step (the code after it reads the
  * replaced value; earlier results stay, since the code that followed them already read them), or the
  * workflow's version the fork runs (the executor checks it is registered). Without an edit the fork runs
- * the same code again from primitive N: read-only steps read afresh; waits wait again for events sent to
- * the fork; a side-effecting step that repeats the parent's (the same primitive with the same arguments)
+ * the same code again from primitive N: read-only steps read afresh; a wait takes an event the parent was
+ * sent before the fork point that no kept wait took (it is copied), else one sent to the fork; a side-effecting step that repeats the parent's (the same primitive with the same arguments)
  * takes the parent's key and answers from its record (fork-keys.ts, the door's related-effects.ts).
  *
  * Children after the fork point are the fork's own: their ids are made from the fork's run id
