@@ -42,10 +42,10 @@ function Wait({ runId, wait, schema }: { runId: string; wait: WaitingFor; schema
 }
 
 /** A workflow run's waits, the run that started it and its children, each linked (docs/workflows.md). */
-export function RunWorkflow({ runId, view }: { runId: string; view: WorkflowView }) {
+export function RunWorkflow({ runId, view, renderedSeq }: { runId: string; view: WorkflowView; renderedSeq: number }) {
   return (
     <section data-testid="run-workflow" className="space-y-2 rounded-md border p-3 text-sm">
-      <RefreshOnRunChange runId={runId} />
+      <RefreshOnRunChange runId={runId} renderedSeq={renderedSeq} />
       <h2 className="text-xs font-medium text-muted-foreground">
         {view.workflow ? (
           <>

@@ -69,7 +69,7 @@ export default async function RunPage({ params }: { params: Params }) {
         ) : null}
         {version ? <RunVersionLine info={version} runId={view.run.runId} /> : null}
         <LiveRunNotifications runId={view.run.runId} initial={notifications} />
-        {workflow ? <RunWorkflow runId={view.run.runId} view={workflow} /> : null}
+        {workflow ? <RunWorkflow runId={view.run.runId} view={workflow} renderedSeq={view.run.lastSeq} /> : null}
         {memory ? <RunMemory view={memory} /> : null}
         {view.run.erased ? <RunErasure run={view.run} available={false} /> : null}
       </div>
