@@ -255,15 +255,17 @@ export class PostgresJournal implements LiveJournal, RunEraser {
          order by seq desc limit 1`,
         [request.runId, decisionType, request.toolCallId, source],
       );
-      // Who started the run, for an approval under a four-eyes rule (decisions.ts): its run-start's `by`, kept in clear.
-      const [starter] =
-        request.kind === 'approve'
-          ? await tx.query<{ by: string | null }>(`select payload->>'by' as by from gnl.run_events where run_id = $1::text and seq = 1`, [request.runId])
-          : [];
+      const pending = run ? decodeJson<PendingItem[]>(run.pending) : undefined;
+      // Who started the run, read only for an approval of a call under a four-eyes rule (decisions.ts): its run-start's `by`, kept in clear.
+      const fourEyes =
+        request.kind === 'approve' && pending?.some((p) => p.kind === 'approval' && p.toolCallId === request.toolCallId && p.rule?.fourEyes === true);
+      const [starter] = fourEyes
+        ? await tx.query<{ by: string | null }>(`select payload->>'by' as by from gnl.run_events where run_id = $1::text and seq = 1`, [request.runId])
+        : [];
       const plan = planDecision({
         request,
         ...(starter?.by ? { startedBy: starter.by } : {}),
-        pending: run ? decodeJson<PendingItem[]>(run.pending) : undefined,
+        pending,
         prior: prior ? { by: prior.by, at: new Date(prior.created_at) } : undefined,
         canceled: run?.status === 'canceled' ? await lastCancel(tx, request.runId) : undefined,
         executingSince: run?.status === 'running' ? await invocationStart(tx, request.runId) : undefined,
