@@ -174,6 +174,7 @@ function fullProjects() {
         'glance.spec.ts',
         'ask-person.spec.ts',
         'workflow.spec.ts',
+        'four-eyes.spec.ts',
       ],
       // Each test starts demo runs and follows them across two or three pages, two workers beside one
       // Next server on two cores: 30 s is met at load, so these get 60 s (specs that need more say so).

@@ -4,14 +4,14 @@
  * each one below, agents first, then workflows.
  */
 import { createAgentRegistry } from '@/lib/agents';
-import { support, supportUnchecked } from './support';
+import { support, supportFourEyes, supportUnchecked } from './support';
 import { supportFlow } from './support-flow';
 
 /** The agents and the workflows (docs/workflows.md) this deployment runs. */
-export const registry = createAgentRegistry([support, supportUnchecked], { workflows: [supportFlow] });
+export const registry = createAgentRegistry([support, supportUnchecked, supportFourEyes], { workflows: [supportFlow] });
 
 /** The name of the support agent without `check` (the Demo page starts runs on it by choice). */
-export { SUPPORT_UNCHECKED } from './support';
+export { SUPPORT_FOUR_EYES, SUPPORT_UNCHECKED } from './support';
 
 /** The agents started on a cron schedule (agents/schedules.ts), checked on first call: every executor ticks them. */
 export { schedules } from './schedules';

@@ -66,3 +66,16 @@ export const supportUnchecked = supportAgent({
   description: 'The support agent without check: an unknown outcome of a refund or an email blocks the run until a person decides.',
   checks: false,
 });
+
+/** The support agent whose refunds four eyes approve (the Demo page's choice). */
+export const SUPPORT_FOUR_EYES = 'support-four-eyes';
+
+/**
+ * The same agent whose refunds an approver or an admin approves, never the person who started the run
+ * nor one who changed the refund's arguments (an approval rule: docs/human-approval.md).
+ */
+export const supportFourEyes = supportAgent({
+  name: SUPPORT_FOUR_EYES,
+  description: 'The support agent whose refunds four eyes approve: not who started the run, nor who changed the refund.',
+  refundApprovers: { role: 'approver', fourEyes: true },
+});

@@ -94,6 +94,8 @@ const demoSchema = z.object({
   crashAt: z.enum(CRASH_POINTS).optional(),
   /** false: the support agent without `check` (an unknown outcome blocks the run). */
   checks: z.boolean().optional(),
+  /** true: the support agent whose refunds another person approves (four eyes). */
+  fourEyes: z.boolean().optional(),
 });
 
 /** An event for a waiting workflow: its payload as JSON text (the workflow's schema judges it on the server), an optional id (sent twice: once). */

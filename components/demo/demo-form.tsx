@@ -36,12 +36,14 @@ export function DemoForm({
   const [prompt, setPrompt] = useState(defaultPrompt);
   const [crashAt, setCrashAt] = useState<CrashPoint | ''>('');
   const [withCheck, setWithCheck] = useState(checks);
+  const [fourEyes, setFourEyes] = useState(false);
   // Typed before the page hydrated, a prompt would be lost (the state keeps the default): the form says
   // when it listens, and cannot be sent before (tests wait for data-hydrated).
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   const start = useMutation({
-    mutationFn: () => startDemoRunAction({ prompt, ...(crashAt ? { crashAt } : {}), ...(checks && !withCheck ? { checks: false } : {}) }),
+    mutationFn: () =>
+      startDemoRunAction({ prompt, ...(crashAt ? { crashAt } : {}), ...(checks && !withCheck ? { checks: false } : {}), ...(fourEyes ? { fourEyes } : {}) }),
     onSuccess: (result) => {
       if (result.ok) router.push(runHref(result.runId));
     },
@@ -89,6 +91,16 @@ export function DemoForm({
           idempotency key happened, and the run goes on by itself; without it the run is <strong>blocked</strong> until a person says whether it happened (try
           it with the crash point after the refund).
           {checks ? '' : ' Here the support agent has no check at all (GNL_DEMO_CHECKS is off): such a crash blocks every run.'}
+        </p>
+      </div>
+      <div className="space-y-1" data-testid="demo-four-eyes">
+        <label className="flex items-center gap-2 text-sm font-medium">
+          <input type="checkbox" name="fourEyes" checked={fourEyes} onChange={(e) => setFourEyes(e.target.checked)} />
+          <span>Four eyes on refunds</span>
+        </label>
+        <p className="text-xs text-muted-foreground">
+          The refund waits for an approver who neither started this run nor changed the refund’s arguments: you may propose other arguments, and another person
+          approves them (the approval rule of <code className="font-mono">support-four-eyes</code>).
         </p>
       </div>
       <Button type="submit" disabled={!hydrated || start.isPending || start.data?.ok === true}>

@@ -19,6 +19,9 @@ type Choice = { kind: 'approve' } | { kind: 'approve-edited'; input: unknown } |
  * Approve; edit the arguments, then approve (a form from the tool's input schema, prefilled with the
  * model's arguments: the call executes with exactly what is approved); or reject with a reason the
  * model will see (as the tool's result). Approve asks first (confirm-step.tsx), as its key does.
+ * Under a rule with four eyes or more than one approval, changed arguments are proposed instead: others
+ * approve them as changed, and Approve then approves the proposal (it sends those arguments back, so an
+ * approval of arguments the approver never saw is refused by the journal).
  */
 export function ApprovalForm({
   runId,
@@ -26,7 +29,8 @@ export function ApprovalForm({
   toolName,
   input,
   inputSchema,
-  editable = true,
+  proposes = false,
+  proposal,
   onDecided,
   onLost,
   onSend,
@@ -39,8 +43,10 @@ export function ApprovalForm({
   input?: unknown;
   /** The JSON Schema of the tool's arguments (absent: one JSON field). */
   inputSchema?: unknown;
-  /** False under an approval rule that takes no edits (four eyes, or more than one approval). Default true. */
-  editable?: boolean;
+  /** Changed arguments are a proposal others approve (an approval rule with four eyes or more than one approval). */
+  proposes?: boolean;
+  /** Arguments someone changed under the rule, waiting for approvals: Approve approves these. */
+  proposal?: { input: unknown; by: string };
   onDecided: (result: DecisionResult) => void;
   /** The decision got no answer: whether it was recorded is the journal's to say, not an error's. */
   onLost?: () => void;
@@ -50,7 +56,7 @@ export function ApprovalForm({
   const [mode, setMode] = useState<'buttons' | 'confirming' | 'rejecting' | 'editing'>('buttons');
   const [reason, setReason] = useState('');
   const [formProblems, setFormProblems] = useState<FormProblem[]>([]);
-  const form = useSchemaForm(inputSchema, input);
+  const form = useSchemaForm(inputSchema, proposal ? proposal.input : input);
   const mutation = useMutation({
     mutationFn: (choice: Choice) =>
       choice.kind === 'reject'
@@ -96,12 +102,19 @@ export function ApprovalForm({
         <ConfirmStep
           question={
             <>
-              Approve <VisibleText text={toolName ?? 'this call'} />? The run goes on with it.
+              Approve <VisibleText text={toolName ?? 'this call'} />
+              {proposal ? (
+                <>
+                  {' '}
+                  with the arguments as <VisibleText text={proposal.by} /> changed them
+                </>
+              ) : null}
+              ? {proposes ? 'It runs once the rule’s approvals are given.' : 'The run goes on with it.'}
             </>
           }
           confirmLabel="Confirm approval"
           disabled={mutation.isPending}
-          onConfirm={() => mutation.mutate({ kind: 'approve' })}
+          onConfirm={() => mutation.mutate(proposal ? { kind: 'approve-edited', input: proposal.input } : { kind: 'approve' })}
           onCancel={() => setMode('buttons')}
         />
       ) : mode === 'editing' ? (
@@ -118,21 +131,23 @@ export function ApprovalForm({
           }}
         >
           <p className="text-xs text-muted-foreground">
-            Change the arguments, then approve: the call executes with exactly these. The journal keeps the model’s arguments, yours, and your name.
+            {proposes
+              ? 'Propose changed arguments: the approval rule asks others to approve them as changed (approvals given so far are void). The journal keeps the model’s arguments, yours, and your name.'
+              : 'Change the arguments, then approve: the call executes with exactly these. The journal keeps the model’s arguments, yours, and your name.'}
           </p>
           <SchemaForm field={form.field} state={form.state} onChange={form.setState} problems={problems} idPrefix={id('arg')} />
           <Label htmlFor={id('edit-reason')}>Why the change? (optional, recorded with your decision)</Label>
           <Textarea id={id('edit-reason')} name="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
           <div className="flex gap-2">
             <Button type="submit" size="sm" disabled={mutation.isPending}>
-              Approve with these arguments
+              {proposes ? 'Propose these arguments' : 'Approve with these arguments'}
             </Button>
             <Button
               type="button"
               size="sm"
               variant="ghost"
               onClick={() => {
-                form.reset(input);
+                form.reset(proposal ? proposal.input : input);
                 setFormProblems([]);
                 setMode('buttons');
               }}
@@ -146,11 +161,9 @@ export function ApprovalForm({
           <Button type="button" size="sm" data-key-action="approve" disabled={mutation.isPending} onClick={() => setMode('confirming')}>
             Approve
           </Button>
-          {editable ? (
-            <Button type="button" size="sm" variant="outline" disabled={mutation.isPending} onClick={() => setMode('editing')}>
-              Change arguments…
-            </Button>
-          ) : null}
+          <Button type="button" size="sm" variant="outline" disabled={mutation.isPending} onClick={() => setMode('editing')}>
+            {proposes ? 'Propose other arguments…' : 'Change arguments…'}
+          </Button>
           <Button type="button" size="sm" variant="outline" data-key-action="reject" disabled={mutation.isPending} onClick={() => setMode('rejecting')}>
             Reject…
           </Button>

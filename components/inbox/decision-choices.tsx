@@ -52,9 +52,17 @@ export function DecisionChoices({
     ...(onSend ? { onSend } : {}),
   };
   if (item.kind === 'approval') {
-    // A rule with four eyes or more than one approval takes no edits on approval (decisions.ts): the form offers none.
-    const editable = !(item.rule?.fourEyes || (item.rule?.approvals ?? 1) > 1);
-    return <ApprovalForm {...common} input={item.input} inputSchema={entry.inputSchema} editable={editable} />;
+    // Under a rule with four eyes or more than one approval, changed arguments are a proposal others approve (decisions.ts).
+    const proposes = item.rule?.fourEyes === true || (item.rule?.approvals ?? 1) > 1;
+    return (
+      <ApprovalForm
+        {...common}
+        input={item.input}
+        inputSchema={entry.inputSchema}
+        proposes={proposes}
+        {...(item.proposal ? { proposal: { input: item.proposal.input, by: item.proposal.by } } : {})}
+      />
+    );
   }
   if (item.kind === 'tool-result') return <ToolResultForm {...common} outputSchema={entry.outputSchema} />;
   const found = entry.outsideRecord?.state === 'found' ? entry.outsideRecord.output : undefined;

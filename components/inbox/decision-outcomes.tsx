@@ -18,6 +18,8 @@ interface Recent {
   runId: string;
   toolName: string;
   outcome: Decision['outcome'];
+  /** A counted decision that changed the arguments under the call's rule (a proposal others approve). */
+  proposed?: boolean;
   resume: string;
 }
 
@@ -75,6 +77,7 @@ export function useDecisionOutcomes() {
         runId: entry.run.runId,
         toolName: entry.item.toolName,
         outcome: result.decision.outcome,
+        ...(result.decision.outcome === 'counted' && result.decision.editedInput ? { proposed: true } : {}),
         resume: result.resume.message,
       },
       ...r.slice(0, 9),
@@ -120,7 +123,7 @@ export function DecisionNotes({ outcomes, again }: { outcomes: DecisionOutcomes;
         <ul className="space-y-1 rounded-lg border bg-muted/40 p-3 text-sm" data-testid="recent-decisions">
           {outcomes.recent.map((r) => (
             <li key={r.key} data-run-id={r.runId}>
-              You {DONE_WORDS[r.outcome]}{' '}
+              You {r.proposed ? 'proposed changed arguments for' : DONE_WORDS[r.outcome]}{' '}
               <code className="font-mono">
                 <VisibleText text={r.toolName} />
               </code>{' '}

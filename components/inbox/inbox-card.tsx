@@ -7,7 +7,7 @@ import { Badge } from '@/components/ui/badge';
 import { CopyButton } from '@/components/ui/copy-button';
 import { Time } from '@/components/ui/time';
 import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
-import type { ApprovalRule } from '@/lib/durable';
+import type { ApprovalRule, ApprovalVote } from '@/lib/durable';
 import type { InboxItem } from '@/lib/studio/reads/inbox';
 import { conversationHref } from '@/lib/studio/reads/conversation-path';
 import { runHref } from '@/lib/studio/reads/run-path';
@@ -193,7 +193,20 @@ export function InboxCard({
 
       {item.kind === 'approval' && item.rule ? <ApprovalRuleNote rule={item.rule} votes={item.votes ?? []} /> : null}
       <HiddenCharsWarning found={hidden} />
-      <PayloadText label="Arguments" value={item.input} data-slot="inbox-arguments" />
+      {item.kind === 'approval' && item.proposal ? (
+        <div className="rounded-md border border-sky-500/40 bg-sky-500/5 p-3" data-slot="approval-proposal">
+          <p className="mb-1 text-sm">
+            <span className="font-medium">Arguments changed</span> by <VisibleText text={item.proposal.by} />, <Time value={item.proposal.at} />: an approval
+            approves these.
+          </p>
+          <PayloadText label="Arguments as changed" value={item.proposal.input} data-slot="inbox-proposed-arguments" />
+        </div>
+      ) : null}
+      <PayloadText
+        label={item.kind === 'approval' && item.proposal ? 'Arguments as the model asked' : 'Arguments'}
+        value={item.input}
+        data-slot="inbox-arguments"
+      />
       {entry.outsideRecord ? <OutsideRecordNote record={entry.outsideRecord} /> : null}
 
       <DecisionChoices
@@ -207,14 +220,15 @@ export function InboxCard({
 }
 
 /** Who may approve the call (its tool's `approvers`, as its question recorded them) and the approvals counted so far. */
-function ApprovalRuleNote({ rule, votes }: { rule: ApprovalRule; votes: readonly { by: string; at: string; reason?: string }[] }) {
+function ApprovalRuleNote({ rule, votes }: { rule: ApprovalRule; votes: readonly ApprovalVote[] }) {
   const needed = rule.approvals ?? 1;
   const who = rule.role === 'admin' ? 'an admin' : rule.role === 'approver' ? 'an approver or an admin' : 'anyone who may decide';
   return (
     <div className="rounded-md border border-amber-500/40 bg-amber-500/5 p-3 text-sm" data-slot="approval-rule">
       <p>
         <span className="font-medium">Approval rule:</span> {needed > 1 ? `${needed} different people approve, each ${who}` : `approved by ${who}`}
-        {rule.fourEyes ? '; four eyes: not by who started the run, and the arguments are not changed on approval' : ''}. One rejection rejects.
+        {rule.fourEyes ? '; four eyes: not by who started the run, nor by who changed its arguments' : ''}.
+        {rule.fourEyes || needed > 1 ? ' Changed arguments are a proposal that others approve as changed.' : ''} One rejection rejects.
       </p>
       {needed > 1 ? (
         <p className="mt-1" data-slot="approval-count">
@@ -225,7 +239,7 @@ function ApprovalRuleNote({ rule, votes }: { rule: ApprovalRule; votes: readonly
         <ul className="mt-1 space-y-0.5 text-xs">
           {votes.map((vote) => (
             <li key={`${vote.by}-${vote.at}`} className="wrap-anywhere">
-              approved by <VisibleText text={vote.by} />, <Time value={vote.at} />
+              {vote.proposed ? 'changed the arguments and approved' : 'approved'} by <VisibleText text={vote.by} />, <Time value={vote.at} />
               {vote.reason ? (
                 <>
                   : <VisibleText text={vote.reason} />

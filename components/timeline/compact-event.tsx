@@ -73,7 +73,7 @@ export function compactLine(event: WireEvent, invocation?: Invocation): string {
     case 'tool-approval-response':
       return `${event.expired ? 'Approval expired' : event.approved ? `Approved by ${event.by}` : `Rejected by ${event.by}`}${event.reason ? ` · “${oneLine(event.reason, 100)}”` : ''}`;
     case 'tool-approval-vote':
-      return `Approval counted from ${event.by}${event.reason ? ` · “${oneLine(event.reason, 100)}”` : ''}`;
+      return `${event.proposedInputHash ? `Arguments changed by ${event.by} · ${args(event.proposedInput)}` : `Approval counted from ${event.by}`}${event.reason ? ` · “${oneLine(event.reason, 100)}”` : ''}`;
     case 'side-effect-check':
       return `Check after an unknown outcome: ${event.result.done === 'unknown' ? 'the outside system could not say' : event.result.done ? 'done' : 'not done'}`;
     case 'side-effect-resolution':

@@ -110,7 +110,7 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
       const call = index.calls.get(event.toolCallId);
       return (
         <>
-          <EventHeader title={`Approval counted from ${event.by}`} at={event.at}>
+          <EventHeader title={event.proposedInputHash ? `Arguments changed by ${event.by}` : `Approval counted from ${event.by}`} at={event.at}>
             {call?.toolName ? (
               <Chip className="font-mono">
                 <VisibleText text={call.toolName} />
@@ -118,7 +118,14 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
             ) : null}
           </EventHeader>
           <Reason reason={event.reason} />
-          <Note>One of the approvals the tool’s rule asks for; the call waits until the last one.</Note>
+          {event.proposedInputHash ? (
+            <>
+              <PayloadText label="Arguments proposed" value={event.proposedInput} />
+              <Note>Proposed under the tool’s approval rule: the approvals before are void; others approve these arguments as changed.</Note>
+            </>
+          ) : (
+            <Note>One of the approvals the tool’s rule asks for; the call waits until the last one.</Note>
+          )}
         </>
       );
     }
@@ -142,6 +149,15 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
           <Reason reason={event.reason} />
           {event.expired ? <Note>Nobody decided in time; the run treats it as rejected.</Note> : null}
           {event.policy ? <Note>Decided by the run’s toolApproval policy; replays keep this decision even if the policy now answers otherwise.</Note> : null}
+          {event.approved && event.approvedInput !== undefined ? (
+            <>
+              <PayloadText label="Approved arguments" value={event.approvedInput} />
+              <Note>
+                The call executes with these, not the model’s
+                {event.editedBy ? <VisibleText text={`: ${event.editedBy} changed them, ${event.by} approved them`} /> : null}.
+              </Note>
+            </>
+          ) : null}
           {!event.approved && !event.expired ? <Note>The model sees the refusal{event.reason ? ' and this reason' : ''} as the tool’s result.</Note> : null}
         </>
       );

@@ -111,8 +111,8 @@ export class DemoPage {
   constructor(readonly page: Page) {}
 
   /** Starts a demo run (optionally with a crash point) and returns its run id, once its page is open. */
-  /** `check: false` unticks the Demo page's check (the run starts on the support agent without one). */
-  async start(options: { prompt?: string; crashAt?: string; check?: boolean } = {}): Promise<string> {
+  /** `check: false` unticks the Demo page's check (the run starts on the support agent without one); `fourEyes`, four eyes on refunds. */
+  async start(options: { prompt?: string; crashAt?: string; check?: boolean; fourEyes?: boolean } = {}): Promise<string> {
     await this.page.goto('/demo');
     // A prompt typed before the form hydrated would be lost (the run would start on the default prompt).
     await expect(this.page.getByTestId('demo-form')).toHaveAttribute('data-hydrated', 'true');
@@ -123,6 +123,7 @@ export class DemoPage {
     }
     if (options.crashAt) await this.page.getByLabel(/Crash point/).selectOption(options.crashAt);
     if (options.check !== undefined) await this.page.getByTestId('demo-check').getByRole('checkbox').setChecked(options.check);
+    if (options.fourEyes !== undefined) await this.page.getByTestId('demo-four-eyes').getByRole('checkbox').setChecked(options.fourEyes);
     await this.page.getByRole('button', { name: 'Start a demo run' }).click();
     await this.page.waitForURL(/\/runs\//);
     const runId = await this.page.getByTestId('run-id').textContent();

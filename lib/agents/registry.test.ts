@@ -43,8 +43,9 @@ describe('agent registry', () => {
     expect(() => createAgentRegistry([{ name: 'fake' } as never])).toThrow('agents[0] is not an Agent made by defineAgent');
   });
 
-  it("the deployment's registry (agents/index.ts) has the demo support agent with its five tools, and the same without check", () => {
-    expect(listAgents().map((a) => a.name)).toEqual(['support', 'support-unchecked']);
+  it("the deployment's registry (agents/index.ts) has the demo support agent with its five tools, the same without check, and with four eyes on refunds", () => {
+    expect(listAgents().map((a) => a.name)).toEqual(['support', 'support-four-eyes', 'support-unchecked']);
+    expect(Object.keys(getAgent('support-four-eyes').tools).sort()).toEqual(['askColleague', 'createTicket', 'issueRefund', 'lookupCustomer', 'sendEmail']);
     const tools = ['askColleague', 'createTicket', 'issueRefund', 'lookupCustomer', 'sendEmail'];
     expect(Object.keys(getAgent('support').tools).sort()).toEqual(tools);
     expect(Object.keys(getAgent('support-unchecked').tools).sort()).toEqual(tools);

@@ -33,21 +33,26 @@ export function registerDecisionCommands(program: Command, session: CliSession):
       'decides',
     ).option('--reason <text>', name === 'reject' ? 'why (recorded; the model sees it)' : 'why (recorded)');
     if (name === 'approve') {
-      command.option(
-        '--args <json>',
-        "approve with these arguments instead of the model's (checked against the tool's input schema; the call executes with them)",
+      command.addOption(
+        new Option(
+          '--args <json>',
+          "approve with these arguments instead of the model's (checked against the tool's input schema; the call executes with them). Under an approval rule with four eyes or more than one approval, they are proposed: others approve them with --as-changed",
+        ).conflicts('asChanged'),
       );
+      command.option('--as-changed', 'approve the arguments as someone changed them under the approval rule (gnl show lists them)');
     }
-    jsonOption(command).action(async (runId: string, toolCallId: string, opts: DecisionFlags & { args?: string }) => {
+    jsonOption(command).action(async (runId: string, toolCallId: string, opts: DecisionFlags & { args?: string; asChanged?: boolean }) => {
       const journal = session.storage().runs;
       const request = { runId, toolCallId, by: opts.by, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) };
       if (name === 'reject') {
         await report(session, { runId, toolCallId, decision: await journal.reject(request), verb, asJson: opts.json });
         return;
       }
-      const input = opts.args !== undefined ? parseJsonOption('--args', opts.args) : undefined;
       // A call whose approval rule names a role: --by must be an enabled account with it (the Studio and the API check theirs).
       const asked = (await journal.getRun(runId))?.pending.find((p) => p.toolCallId === toolCallId && p.kind === 'approval');
+      const proposal = asked?.kind === 'approval' ? asked.proposal : undefined;
+      if (opts.asChanged && !proposal) throw new CliError(`--as-changed: nobody has changed the arguments of ${toolCallId}; approve it as asked.`, EXIT.usage);
+      const input = opts.args !== undefined ? parseJsonOption('--args', opts.args) : opts.asChanged ? proposal?.input : undefined;
       if (asked?.kind === 'approval' && asked.rule?.role) {
         const account = await findOperator(opts.by, { storage: session.storage() });
         const role = account && !account.disabled ? account.role : undefined;
@@ -55,9 +60,21 @@ export function registerDecisionCommands(program: Command, session: CliSession):
       }
       const inputSchema = input !== undefined ? await schemaOfCall(session, runId, toolCallId, toolInputSchema) : undefined;
       const decision = await journal.approve({ ...request, ...(input !== undefined ? { input } : {}), ...(inputSchema ? { inputSchema } : {}) });
-      const extra = input !== undefined ? [`It executes with the arguments you approved: ${json(input, session.maxWidth)}`] : [];
+      const extra =
+        input === undefined
+          ? []
+          : decision.outcome === 'counted'
+            ? [`Arguments proposed: ${json(input, session.maxWidth)}`]
+            : [`It executes with the arguments you approved: ${json(input, session.maxWidth)}`];
       const counted = decision.outcome === 'counted' && decision.approvals ? decision.approvals : undefined;
-      const said = counted ? `Counted an approval (${counted.given} of ${counted.needed}) of` : input !== undefined ? 'Approved with changed arguments' : verb;
+      const proposed = counted && decision.editedInput === true;
+      const said = proposed
+        ? `Proposed changed arguments (approvals: ${counted.given} of ${counted.needed}; others approve them with --as-changed) for`
+        : counted
+          ? `Counted an approval (${counted.given} of ${counted.needed}) of`
+          : input !== undefined
+            ? 'Approved with changed arguments'
+            : verb;
       await report(session, { runId, toolCallId, decision, verb: said, extra, asJson: opts.json });
     });
   }

@@ -156,11 +156,26 @@ export function queueText(entry: QueueEntry): string {
 function pendingLine(item: PendingItem, max: number | undefined): string {
   const call = `${clean(item.toolName)} (${clean(item.toolCallId)})`;
   const decided = item.decision ? ` · decided: ${item.decision.outcome} by ${clean(item.decision.by)}` : '';
-  if (item.kind === 'approval')
-    return `approval of ${call} since ${dateTime(item.requestedAt)}${item.expiresAt ? `, expires ${dateTime(item.expiresAt)}` : ''}${decided} · args ${json(item.input, max)}`;
+  if (item.kind === 'approval') {
+    const rule = item.rule
+      ? ` · rule: ${ruleText(item.rule)}${item.votes?.length ? `; approved so far by ${item.votes.map((v) => clean(v.by)).join(', ')}` : ''}`
+      : '';
+    const changed = item.proposal ? ` · args as changed by ${clean(item.proposal.by)} ${json(item.proposal.input, max)} (asked:` : ' · args';
+    return `approval of ${call} since ${dateTime(item.requestedAt)}${item.expiresAt ? `, expires ${dateTime(item.expiresAt)}` : ''}${decided}${rule}${changed} ${json(item.input, max)}${item.proposal ? ')' : ''}`;
+  }
   if (item.kind === 'tool-result')
     return `the result of ${call} (a tool without execute) since ${dateTime(item.requestedAt)}${decided} · args ${json(item.input, max)}`;
   return `unknown outcome of ${call}, attempt ${item.attempt} started ${dateTime(item.startedAt)}, key ${clean(item.idempotencyKey)} (${clean(item.reason)})${decided} · args ${json(item.input, max)}`;
+}
+
+/** An approval rule in words: its role, its N, four eyes. */
+function ruleText(rule: NonNullable<Extract<PendingItem, { kind: 'approval' }>['rule']>): string {
+  const parts = [
+    rule.role ? `role ${rule.role}` : undefined,
+    (rule.approvals ?? 1) > 1 ? `${rule.approvals} approvals` : undefined,
+    rule.fourEyes ? 'four eyes' : undefined,
+  ];
+  return parts.filter(Boolean).join(', ') || 'any decider';
 }
 
 /** The hidden characters of a value's JSON (as the Studio counts them: a control JSON escapes itself is not hidden there). */
@@ -195,7 +210,8 @@ export function nextStepLines(run: RunSummary, queue: QueueEntry | undefined, ma
     for (const item of open) {
       const call = shellQuote(item.toolCallId);
       if (item.kind === 'approval') {
-        lines.push(`  gnl approve ${id} ${call} --by <you>    or    gnl reject ${id} ${call} --by <you> --reason "…"`);
+        const asChanged = item.proposal ? ' --as-changed' : '';
+        lines.push(`  gnl approve ${id} ${call}${asChanged} --by <you>    or    gnl reject ${id} ${call} --by <you> --reason "…"`);
       } else if (item.kind === 'tool-result') {
         lines.push(`  gnl provide ${id} ${call} --output '<JSON>' --by <you>`);
       } else {

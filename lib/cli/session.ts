@@ -42,6 +42,12 @@ export class CliSession {
     });
   }
 
+  /** Commands run on this storage instead of the environment's (a program that embeds the command line; tests). */
+  useStorage(storage: Storage): this {
+    this.opened = storage;
+    return this;
+  }
+
   storage(): Storage {
     this.opened ??= storageFromEnv();
     return this.opened;

@@ -252,10 +252,10 @@ export class DecisionConflictError extends GnlError {
 
 /**
  * Why the call's approval rule (ApprovalRule, declared by its tool) refuses an approval: the decider's role
- * is below the rule's; four eyes (the decider started the run); the same person approving twice toward N;
- * changed arguments on a call whose rule asks four eyes or more than one approval.
+ * is below the rule's; four eyes (the decider started the run, or proposed the changed arguments); the same
+ * person approving twice toward N; an approval of the arguments as asked after someone changed them.
  */
-export type ApprovalRuleRefusal = 'role' | 'four-eyes' | 'approved-already' | 'no-edit';
+export type ApprovalRuleRefusal = 'role' | 'four-eyes' | 'approved-already' | 'arguments-changed';
 
 /** An approval the call's rule refuses: nothing was recorded; `reason` says which part of the rule. */
 export class ApprovalRuleError extends GnlError {

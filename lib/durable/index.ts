@@ -189,7 +189,19 @@ export {
 export { MAX_EVENT_BYTES, MAX_EVENTS_PER_RUN, MAX_JSON_DEPTH } from './journal';
 export { ERASED_TEXT, RunErasedError, type RunErasure } from './sealing';
 export { REDACTED, redactSecrets, redactingReplacer, looksLikeApiKey, SecretFields, secretFieldsFromEnv, DEFAULT_SECRET_FIELDS } from './secrets';
-export type { JournalEvent, JournalEventType, RecordedEvent, PendingItem, Decision, ApprovalRule, RunInput, ErrorInfo, TraceContext } from './journal';
+export type {
+  JournalEvent,
+  JournalEventType,
+  RecordedEvent,
+  PendingItem,
+  Decision,
+  ApprovalRule,
+  ApprovalVote,
+  ApprovalProposal,
+  RunInput,
+  ErrorInfo,
+  TraceContext,
+} from './journal';
 export { errorInfo } from './journal';
 export type { RunSummary } from './projection';
 export type { ApprovalDecisionRequest, ApproveRequest, RestartLinkRequest, SideEffectResolutionRequest, ToolResultRequest } from './decisions';

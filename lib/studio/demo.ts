@@ -21,7 +21,7 @@ import {
   type ServiceStats,
   serviceClient,
 } from '@/lib/demo';
-import { SUPPORT_UNCHECKED } from '@/agents';
+import { SUPPORT_FOUR_EYES, SUPPORT_UNCHECKED } from '@/agents';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { type AroundInvocation, getExecutor, type StartedRun } from '@/lib/executor';
 
@@ -84,14 +84,26 @@ const afterThePageLoads: AroundInvocation = async (run, invoke) => {
  * first, under the run id it will have, so that the invocation that may begin at once finds it. The
  * caller checked that crash points are allowed here (operator-actions.ts startDemoRun).
  */
-/** The demo's agents: the support agent, and the same without `check` (started by the Demo page's choice). */
-export const DEMO_AGENTS: readonly string[] = ['support', SUPPORT_UNCHECKED];
+/** The demo's agents: the support agent, the same without `check`, and the same with four eyes on refunds (the Demo page's choices). */
+export const DEMO_AGENTS: readonly string[] = ['support', SUPPORT_UNCHECKED, SUPPORT_FOUR_EYES];
 
-/** `checks: false` starts the run on the support agent without `check` (agents/support.ts). */
-export async function startSupportRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean; by?: string }): Promise<StartedRun> {
+/**
+ * `checks: false` starts the run on the support agent without `check`; `fourEyes`, on the one whose refunds
+ * another person approves (agents/support.ts). Both at once are refused: no agent is both.
+ */
+export async function startSupportRun(request: {
+  prompt: string;
+  crashAt?: CrashPoint;
+  checks?: boolean;
+  fourEyes?: boolean;
+  by?: string;
+}): Promise<StartedRun> {
+  if (request.fourEyes && request.checks === false) {
+    throw new TypeError('Four eyes on refunds runs on the support agent with check: untick one of the two.');
+  }
   const runId = `support:${randomUUID()}`;
   if (request.crashAt) await crashPoints().arm(runId, request.crashAt);
-  const agent = request.checks === false ? SUPPORT_UNCHECKED : 'support';
+  const agent = request.fourEyes ? SUPPORT_FOUR_EYES : request.checks === false ? SUPPORT_UNCHECKED : 'support';
   // Who started it is recorded: a four-eyes approval rule keeps them from approving its calls.
   return getExecutor().startRun({ agent, runId, input: { prompt: request.prompt }, ...(request.by ? { by: request.by } : {}) });
 }

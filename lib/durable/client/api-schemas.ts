@@ -95,7 +95,10 @@ export const decisionBody = z
       decision: z.literal('approve'),
       toolCallId: text('toolCallId', 200),
       reason: reason.optional(),
-      input: z.unknown().optional().meta({ description: 'Changed arguments (edit, then approve), checked by the tool’s input schema.' }),
+      input: z.unknown().optional().meta({
+        description:
+          'Changed arguments (edit, then approve), checked by the tool’s input schema. Under an approval rule with four eyes or more than one approval they are a proposal; an approval of a proposal sends its arguments again.',
+      }),
     }),
     z.strictObject({ decision: z.literal('reject'), toolCallId: text('toolCallId', 200), reason: reason.optional() }),
     z.strictObject({

@@ -7,7 +7,7 @@
  */
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import { z } from 'zod';
-import { ApprovalRuleError, DecisionConflictError } from '../errors';
+import { type ApprovalRuleRefusal, ApprovalRuleError, DecisionConflictError } from '../errors';
 import type { Decision, JournalEvent, PendingItem } from '../journal/events';
 import { assertValidRunId } from '../identity/run-id';
 
@@ -112,6 +112,8 @@ export interface PlannedDecision {
   event: JournalEvent;
   pending: PendingItem[];
   decision: Decision;
+  /** The approval item whose arguments this decision changed under its rule (its `proposal` is new, in clear: the journal seals it). */
+  proposed?: PendingItem;
 }
 
 /**
@@ -154,9 +156,14 @@ export function planDecision(args: {
   if (item.decision) {
     throw new DecisionConflictError({ runId, toolCallId, reason: 'already-decided', decidedBy: item.decision.by, decidedAt: new Date(item.decision.at) });
   }
+  let editedBy: string | undefined;
   if (request.kind === 'approve' && item.kind === 'approval' && item.rule) {
     const counted = countApproval({ request, item, rule: item.rule, startedBy, now });
-    if (counted) return { ...counted, pending: pending.map((p, i) => (i === index ? counted.item : p)) };
+    if (counted) {
+      const next = pending.map((p, i) => (i === index ? counted.item : p));
+      return { event: counted.event, decision: counted.decision, pending: next, ...(counted.proposed ? { proposed: counted.item } : {}) };
+    }
+    if (item.proposal && item.proposal.by !== request.by) editedBy = item.proposal.by;
   }
   const outcome = request.kind === 'resolve' ? request.outcome : request.kind === 'provide' ? 'provided' : request.kind === 'approve' ? 'approved' : 'rejected';
   const edited = request.kind === 'approve' && request.input !== undefined ? { editedInput: true } : {};
@@ -164,7 +171,7 @@ export function planDecision(args: {
   const approvals = needed > 1 ? { approvals: { given: needed, needed } } : {};
   const decision: Decision = { outcome, by: request.by, at: now.toISOString(), ...(request.reason ? { reason: request.reason } : {}), ...edited, ...approvals };
   const nextPending = pending.map((p, i) => (i === index ? { ...p, decision } : p));
-  return { event: decisionEvent(request, item), pending: nextPending, decision };
+  return { event: decisionEvent(request, item, editedBy), pending: nextPending, decision };
 }
 
 type ApprovalItem = Extract<PendingItem, { kind: 'approval' }>;
@@ -173,6 +180,12 @@ type ApprovalItem = Extract<PendingItem, { kind: 'approval' }>;
  * An approval under the call's rule (ApprovalRule): refused when it breaks the rule (ApprovalRuleError;
  * the decider's role is the executor layer's to check: the journal knows no accounts), counted as a
  * `tool-approval-vote` while it is not the N-th, and undefined when it is the approval that decides.
+ *
+ * Changed arguments under a rule asking four eyes or more than one approval are a proposal: a vote that
+ * carries them, voiding the approvals before it; the call then waits for approvals that name the same
+ * arguments (their hash), and under four eyes the proposer's own approval does not count (so who started
+ * the run may propose, though never approve). An approval
+ * of the arguments as asked, once they were changed, is refused: the approver saw other arguments.
  */
 function countApproval(args: {
   request: Extract<DecisionRequest, { kind: 'approve' }>;
@@ -180,27 +193,43 @@ function countApproval(args: {
   rule: NonNullable<ApprovalItem['rule']>;
   startedBy: string | undefined;
   now: Date;
-}): { event: JournalEvent; item: ApprovalItem; decision: Decision } | undefined {
+}): { event: JournalEvent; item: ApprovalItem; decision: Decision; proposed?: true } | undefined {
   const { request, item, rule, startedBy, now } = args;
   const { runId, toolCallId, by } = request;
   const needed = rule.approvals ?? 1;
-  const refuse = (reason: 'four-eyes' | 'approved-already' | 'no-edit', detail: string): never => {
+  const refuse = (reason: ApprovalRuleRefusal, detail: string): never => {
     throw new ApprovalRuleError({ runId, toolCallId, reason, detail });
   };
-  if (request.input !== undefined && (rule.fourEyes || needed > 1)) {
+  const { proposal } = item;
+  const asProposed = proposal !== undefined && request.input !== undefined && request.inputHash === proposal.inputHash;
+  const at = now.toISOString();
+  const because = request.reason ? { reason: request.reason } : {};
+  if (request.input !== undefined && !asProposed && (rule.fourEyes || needed > 1)) {
+    // A proposal: the votes so far approved other arguments. Under four eyes it is not an approval itself.
+    const votes = rule.fourEyes ? [] : [{ by, at, ...because, proposed: true }];
+    const inputHash = request.inputHash;
+    if (inputHash === undefined) throw new TypeError('planDecision: changed arguments come with their hash (journal.approve makes it)');
+    return {
+      event: { type: 'tool-approval-vote', toolCallId, by, ...because, proposedInput: request.input, proposedInputHash: inputHash },
+      item: { ...item, votes, proposal: { input: request.input, inputHash, by, at } },
+      decision: { outcome: 'counted', by, at, ...because, editedInput: true, approvals: { given: votes.length, needed } },
+      proposed: true,
+    };
+  }
+  // Who started the run may propose arguments (under four eyes a proposal approves nothing), never approve.
+  if (rule.fourEyes && startedBy !== undefined && by === startedBy) refuse('four-eyes', `${by} started this run; four eyes: another person approves its calls`);
+  if (proposal && !asProposed) {
     refuse(
-      'no-edit',
-      `${item.toolName} is approved ${rule.fourEyes ? 'by four eyes' : `by ${needed} people`}, so its arguments are not changed on approval; reject it saying what to change`,
+      'arguments-changed',
+      `${proposal.by} changed its arguments at ${proposal.at}; approve them as changed (send them as the input) or change them again`,
     );
   }
-  if (rule.fourEyes && startedBy !== undefined && by === startedBy) refuse('four-eyes', `${by} started this run; four eyes: another person approves its calls`);
+  if (proposal && rule.fourEyes && by === proposal.by) refuse('four-eyes', `${by} changed its arguments; four eyes: another person approves them`);
   const votes = item.votes ?? [];
   if (votes.some((vote) => vote.by === by)) {
     refuse('approved-already', `${by} has approved it already (${votes.length} of ${needed}); the next approval must be another person's`);
   }
   if (votes.length + 1 >= needed) return undefined;
-  const at = now.toISOString();
-  const because = request.reason ? { reason: request.reason } : {};
   const given = votes.length + 1;
   return {
     event: { type: 'tool-approval-vote', toolCallId, by, ...because },
@@ -209,7 +238,8 @@ function countApproval(args: {
   };
 }
 
-function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEvent {
+/** `editedBy`: who proposed the changed arguments an approval approves, when another person (countApproval). */
+function decisionEvent(request: DecisionRequest, item: PendingItem, editedBy?: string): JournalEvent {
   const reason = request.reason ? { reason: request.reason } : {};
   if (request.kind === 'provide') {
     // The call's own end, as if execute had returned it: replay hands it to the model like any recorded result.
@@ -220,7 +250,16 @@ function decisionEvent(request: DecisionRequest, item: PendingItem): JournalEven
   if (request.kind === 'approve' && request.input !== undefined) {
     // The original arguments stay in the request; these are the ones the call executes with.
     const { toolCallId, by, input, inputHash } = request;
-    return { type: 'tool-approval-response', toolCallId, approved: true, by, ...reason, approvedInput: input, approvedInputHash: inputHash };
+    return {
+      type: 'tool-approval-response',
+      toolCallId,
+      approved: true,
+      by,
+      ...reason,
+      approvedInput: input,
+      approvedInputHash: inputHash,
+      ...(editedBy ? { editedBy } : {}),
+    };
   }
   if (request.kind !== 'resolve') {
     return { type: 'tool-approval-response', toolCallId: request.toolCallId, approved: request.kind === 'approve', by: request.by, ...reason };

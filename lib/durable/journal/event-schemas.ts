@@ -151,7 +151,10 @@ export const errorInfoSchema = z.object({ name: z.string(), message: z.string() 
  * Who may approve a call, as its tool declares it (gnlTool's `approvers`) and its approval request records
  * it: the least role of an approver (the Studio, the API and the CLI check it), how many different people
  * approve before it runs (N of M: each approval before the last is a `tool-approval-vote`; one rejection
- * rejects), and four eyes (who started the run does not approve, and arguments are not changed on approval).
+ * rejects), and four eyes (neither who started the run nor who changed its arguments approves it).
+ * Under a rule asking four eyes or more than one approval, changed arguments are a proposal (a vote that
+ * carries them): the approvals counted before it are void, and the call runs with them only once others
+ * approve them as changed.
  */
 export const approvalRuleSchema = z.object({
   role: z.enum(['approver', 'admin']).optional(),
@@ -160,7 +163,23 @@ export const approvalRuleSchema = z.object({
 });
 
 /** One approval counted toward a rule's N before the N-th decides (`tool-approval-vote`). */
-export const approvalVoteSchema = z.object({ by: z.string(), at: z.string(), reason: z.string().optional() });
+export const approvalVoteSchema = z.object({
+  by: z.string(),
+  at: z.string(),
+  reason: z.string().optional(),
+  /** This vote changed the arguments (a proposal): the approvals before it were void. */
+  proposed: z.boolean().optional(),
+});
+
+/** Arguments changed under a rule, waiting for others to approve them as changed (decisions.ts). */
+export const approvalProposalSchema = z.object({
+  /** The arguments as changed (user data: sealed like the request's). */
+  input: z.unknown(),
+  /** SHA-256 of them (approved-input.ts): an approval of the proposal names the same arguments. */
+  inputHash: z.string(),
+  by: z.string(),
+  at: z.string(),
+});
 
 export const decisionSchema = z.object({
   /** 'counted': an approval counted toward the N a rule asks (the call still waits for the others); never a pending item's decision. */
@@ -185,8 +204,10 @@ export const pendingItemSchema = z.discriminatedUnion('kind', [
     expiresAt: z.string().optional(),
     /** Who may approve it (approvalRuleSchema). Absent: any one person who may decide. */
     rule: approvalRuleSchema.optional(),
-    /** Approvals counted so far toward the rule's N, in order. */
+    /** Approvals counted so far toward the rule's N, in order (since the last change of arguments). */
     votes: z.array(approvalVoteSchema).optional(),
+    /** Arguments changed under the rule, waiting to be approved as changed. Absent: as asked. */
+    proposal: approvalProposalSchema.optional(),
     decision: decisionSchema.optional(),
   }),
   z.object({
@@ -336,8 +357,23 @@ const toolApprovalRequest = eventType(
   ['input'],
 );
 
-/** An approval counted toward the N of the call's rule; the N-th approval is the tool-approval-response. */
-const toolApprovalVote = eventType('tool-approval-vote', { toolCallId: z.string(), by: z.string(), reason: z.string().optional() }, []);
+/**
+ * An approval counted toward the N of the call's rule; the N-th approval is the tool-approval-response.
+ * With `proposedInput`, the voter changed the arguments: the votes before it are void, and the call waits
+ * for approvals of these arguments (under four eyes, the proposer's own does not count).
+ */
+const toolApprovalVote = eventType(
+  'tool-approval-vote',
+  {
+    toolCallId: z.string(),
+    by: z.string(),
+    reason: z.string().optional(),
+    proposedInput: z.unknown().optional(),
+    /** SHA-256 of proposedInput (approved-input.ts). Present with it. */
+    proposedInputHash: z.string().optional(),
+  },
+  ['proposedInput'],
+);
 
 const toolApprovalResponse = eventType(
   'tool-approval-response',
@@ -354,11 +390,13 @@ const toolApprovalResponse = eventType(
     policy: z.object({ toolName: z.string(), input: z.unknown() }).optional(),
     /**
      * Approved with changed arguments (edit, then approve): the arguments the call executes with, instead of
-     * those the request holds (the original stays there). Who changed them is `by`. Absent: as asked.
+     * those the request holds (the original stays there). Who changed them is `by`, or `editedBy`. Absent: as asked.
      */
     approvedInput: z.unknown().optional(),
     /** SHA-256 of approvedInput (approved-input.ts), checked before the call executes. Present with approvedInput. */
     approvedInputHash: z.string().optional(),
+    /** Under a rule: who proposed the changed arguments this approval approves (a tool-approval-vote), when another person. */
+    editedBy: z.string().optional(),
   },
   ['policy', 'approvedInput'],
 );

@@ -9,7 +9,9 @@
  */
 import type { z } from 'zod';
 import type {
+  approvalProposalSchema,
   approvalRuleSchema,
+  approvalVoteSchema,
   decisionSchema,
   errorInfoSchema,
   journalEventSchema,
@@ -34,6 +36,12 @@ export type Decision = z.infer<typeof decisionSchema>;
 
 /** Who may approve a call (approvalRuleSchema). */
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
+
+/** One approval counted toward a rule's N (approvalVoteSchema). */
+export type ApprovalVote = z.infer<typeof approvalVoteSchema>;
+
+/** Arguments changed under a rule, waiting to be approved as changed (approvalProposalSchema). */
+export type ApprovalProposal = z.infer<typeof approvalProposalSchema>;
 
 /** What a workflow waits for: a time, an event, or child runs (workflow-wait). */
 export type WorkflowWait = z.infer<typeof workflowWaitSchema>;

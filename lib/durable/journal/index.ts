@@ -33,6 +33,8 @@ export {
   type PendingItem,
   type Decision,
   type ApprovalRule,
+  type ApprovalVote,
+  type ApprovalProposal,
   type RunInput,
   type ErrorInfo,
   type TraceContext,

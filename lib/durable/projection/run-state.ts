@@ -7,7 +7,17 @@
  * status rule (run-summary.ts), and the Studio and the CLI read it; nothing else folds events
  * (projection-only.test.ts keeps it so). Pure and browser-safe; appends update it as they commit.
  */
-import type { ApprovalRule, Decision, JournalEvent, PendingItem, RecordedEvent, RunInput, WorkflowWait } from '../journal/events';
+import type {
+  ApprovalProposal,
+  ApprovalRule,
+  ApprovalVote,
+  Decision,
+  JournalEvent,
+  PendingItem,
+  RecordedEvent,
+  RunInput,
+  WorkflowWait,
+} from '../journal/events';
 import { unreachable } from '../journal/exhaustive';
 import { type KeyScheme, keySchemeOf } from '../identity/key-scheme';
 import type { RunStatus } from '../journal/run-status';
@@ -61,13 +71,27 @@ export function pendingAfter(
     // Counted toward the rule's N: the first undecided approval of the call keeps it (decisions.ts plans it).
     const voted = pending.findIndex((item) => item.toolCallId === event.toolCallId && item.kind === 'approval' && !item.decision);
     if (voted < 0) return pending;
-    const vote = { by: event.by, at: event.at.toISOString(), ...(event.reason ? { reason: event.reason } : {}) };
-    return pending.map((item, i) => (i === voted && item.kind === 'approval' ? { ...item, votes: [...(item.votes ?? []), vote] } : item));
+    return pending.map((item, i) => (i === voted && item.kind === 'approval' ? withVote(item, event) : item));
   }
   if (!decided) return pending;
   const index = pending.findIndex((item) => item.toolCallId === decided.toolCallId && item.kind === decided.kind && !item.decision);
   if (index < 0) return pending;
   return pending.map((item, i) => (i === index ? { ...item, decision: decided.decision } : item));
+}
+
+/**
+ * An approval with a vote counted: a plain vote is added; a proposal (changed arguments) voids the votes
+ * before it, and counts as an approval itself unless the rule asks four eyes (decisions.ts plans both).
+ */
+export function withVote<T extends { rule?: ApprovalRule; votes?: ApprovalVote[]; proposal?: ApprovalProposal }>(
+  item: T,
+  event: Extract<RecordedEvent, { type: 'tool-approval-vote' }>,
+): T {
+  const at = event.at.toISOString();
+  const vote = { by: event.by, at, ...(event.reason ? { reason: event.reason } : {}) };
+  if (event.proposedInputHash === undefined) return { ...item, votes: [...(item.votes ?? []), vote] };
+  const proposal = { input: event.proposedInput, inputHash: event.proposedInputHash, by: event.by, at };
+  return { ...item, votes: item.rule?.fourEyes ? [] : [{ ...vote, proposed: true }], proposal };
 }
 
 /** The decision an event records, if it is one: which call, the pending kind it answers, and the outcome. */
@@ -135,8 +159,10 @@ export interface ApprovalState {
   expiresAt?: string;
   /** Who may approve it, as its request recorded (ApprovalRule). */
   rule?: ApprovalRule;
-  /** Approvals counted toward the rule's N (tool-approval-vote), in order. */
-  votes?: { by: string; at: string; reason?: string }[];
+  /** Approvals counted toward the rule's N (tool-approval-vote), in order, since the arguments last changed. */
+  votes?: ApprovalVote[];
+  /** Arguments changed under the rule, waiting to be approved as changed (a tool-approval-vote that proposed them). */
+  proposal?: ApprovalProposal;
   /** `policy`: decided by the toolApproval policy, not a person (the event named the call itself). */
   decision?: Pick<Decision, 'by' | 'reason'> & { approved: boolean; policy?: boolean; approvedInput?: unknown; approvedInputHash?: string };
 }
@@ -467,8 +493,7 @@ export class RunState {
         return;
       case 'tool-approval-vote': {
         const approval = this.approvals.get(event.toolCallId);
-        if (approval)
-          approval.votes = [...(approval.votes ?? []), { by: event.by, at: event.at.toISOString(), ...(event.reason ? { reason: event.reason } : {}) }];
+        if (approval) this.approvals.set(event.toolCallId, withVote(approval, event));
         return;
       }
       case 'tool-approval-response': {

@@ -65,6 +65,18 @@ describe('JournalSecrets', () => {
     expect(secrets.openRunInput(sealedInput, 'run-1', 'run')).toEqual(input);
   });
 
+  it("seals an approval's proposed arguments in the pending list, with the list or alone (a decision's new proposal), and opens them", () => {
+    const proposal = { input: { password: 'proposed-secret-1' }, inputHash: 'h', by: 'bob', at: 'now' };
+    const item = { kind: 'approval' as const, toolCallId: 'c', toolName: 't', input: { amount: 4 }, requestedAt: 'now', proposal };
+    const sealedList = secrets.sealPending([item], 'run-1');
+    expect(JSON.stringify(sealedList)).not.toContain('proposed-secret-1');
+    expect(secrets.openPending(sealedList, 'run-1', 'run')).toEqual([item]);
+    const sealedItem = secrets.sealPendingProposal(item, 'run-1');
+    expect(JSON.stringify(sealedItem)).not.toContain('proposed-secret-1');
+    expect(sealedItem).toMatchObject({ input: { amount: 4 }, proposal: { inputHash: 'h', by: 'bob' } });
+    expect(secrets.openPending([sealedItem], 'run-1', 'run')).toEqual([item]);
+  });
+
   it('refuses to open without the key, with another key, or in another run, naming the field', () => {
     const sealed = secrets.sealEvent(start, 'run-1');
     const open =

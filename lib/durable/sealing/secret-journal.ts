@@ -187,12 +187,28 @@ export class JournalSecrets {
   }
 
   sealPending(pending: PendingItem[], runId: string): PendingItem[] {
-    if (this.sealsWhole(runId)) return this.mapList(pending, (item) => this.mapFields(item, ['input'], (value) => this.sealWhole(value, runId)));
-    return this.mapList(pending, (item, i) => this.mapFields(item, ['input'], (value) => this.sealValue(value, runId, `run "${runId}" pending[${i}].input`)));
+    if (this.sealsWhole(runId)) return this.mapList(pending, (item) => this.mapPendingData(item, (value) => this.sealWhole(value, runId)));
+    return this.mapList(pending, (item, i) => this.mapPendingData(item, (value, path) => this.sealValue(value, runId, `run "${runId}" pending[${i}].${path}`)));
   }
 
   openPending(pending: PendingItem[], runId: string, where: string): PendingItem[] {
-    return this.mapList(pending, (item, i) => this.mapFields(item, ['input'], (value, path) => this.openValue(value, runId, `${where} pending[${i}].${path}`)));
+    return this.mapList(pending, (item, i) => this.mapPendingData(item, (value, path) => this.openValue(value, runId, `${where} pending[${i}].${path}`)));
+  }
+
+  /** A pending item's user data sealed (or opened) as an event's: its input, and an approval's proposed arguments (`proposal.input`). */
+  sealPendingProposal(item: PendingItem, runId: string): PendingItem {
+    if (item.kind !== 'approval' || !item.proposal) return item;
+    const seal: Walk = this.sealsWhole(runId)
+      ? (value) => this.sealWhole(value, runId)
+      : (value, path) => this.sealValue(value, runId, `run "${runId}" ${path}`);
+    return { ...item, proposal: this.mapFields(item.proposal, ['input'], (value) => seal(value, 'proposal.input')) };
+  }
+
+  private mapPendingData(item: PendingItem, walk: Walk): PendingItem {
+    const mapped = this.mapFields(item, ['input'], walk);
+    if (mapped.kind !== 'approval' || !mapped.proposal) return mapped;
+    const proposal = this.mapFields(mapped.proposal, ['input'], (value) => walk(value, 'proposal.input'));
+    return proposal === mapped.proposal ? mapped : { ...mapped, proposal };
   }
 
   private mapList<T>(list: T[], map: (item: T, index: number) => T): T[] {

@@ -271,9 +271,16 @@ export class PostgresJournal implements LiveJournal, RunEraser {
         executingSince: run?.status === 'running' ? await invocationStart(tx, request.runId) : undefined,
         now: new Date((clock as { now: Date | string }).now),
       });
-      // The pending list goes back as it was read: its secrets stay sealed (deciding needs no journal key).
+      // The pending list goes back as it was read: its secrets stay sealed (deciding needs no journal key),
+      // but for arguments this decision proposed, in clear until sealed here like the event that carries them.
+      let nextPending = plan.pending;
+      if (plan.proposed) {
+        await ensureRunKeys(tx, this.secrets, [request.runId]);
+        const sealed = this.secrets.sealPendingProposal(plan.proposed, request.runId);
+        nextPending = plan.pending.map((item) => (item === plan.proposed ? sealed : item));
+      }
       const events = await appendEvents(tx, request.runId, [plan.event], {
-        pending: plan.pending,
+        pending: nextPending,
         pendingSealed: true,
         notifyInStatement: announcer.mode === 'in-statement',
         secrets: this.secrets,

@@ -48,7 +48,7 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
     }
     if (verdict.kind === 'waiting-approval') {
       // Asked before and still undecided: keep waiting (the policy is not asked twice).
-      const { requestedAt, expiresAt, rule, votes } = verdict.approval;
+      const { requestedAt, expiresAt, rule, votes, proposal } = verdict.approval;
       session.waiting.push({
         kind: 'approval',
         toolCallId,
@@ -58,6 +58,7 @@ export function toolGate(args: { session: RunSession; tools: ToolSet; userToolAp
         ...(expiresAt ? { expiresAt } : {}),
         ...(rule ? { rule } : {}),
         ...(votes?.length ? { votes } : {}),
+        ...(proposal ? { proposal } : {}),
       });
       return { type: 'user-approval' };
     }

@@ -143,7 +143,16 @@ export async function cancel(request: { runId: string; by: string; reason: strin
  * Starts the demo support agent on `prompt`, executed by this server's executor. A crash point is
  * refused where this Studio does not allow them (demo.ts demoCrashPoints: off on Postgres by default).
  */
-export async function startDemoRun(request: { prompt: string; crashAt?: CrashPoint; checks?: boolean; by?: string }): Promise<ActionResult<{ runId: string }>> {
+export async function startDemoRun(request: {
+  prompt: string;
+  crashAt?: CrashPoint;
+  checks?: boolean;
+  fourEyes?: boolean;
+  by?: string;
+}): Promise<ActionResult<{ runId: string }>> {
+  if (request.fourEyes && request.checks === false) {
+    return { ok: false, kind: 'invalid', message: 'Four eyes on refunds runs on the support agent with check: untick one of the two.' };
+  }
   if (request.crashAt) {
     const policy = demoCrashPoints();
     if (!policy.allowed) return { ok: false, kind: 'invalid', message: `${policy.why} Start the run without one.` };
