@@ -101,6 +101,12 @@ export interface Journal {
   listRuns(options?: ListRunsOptions): Promise<RunPage>;
   /** The run's events in order, after `afterSeq` (default 0), at most `limit` (default: all). */
   events(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<RecordedEvent[]>;
+  /**
+   * In one read: of a completed run, only the events its answer needs (its run-start, run-migrate and
+   * run-resume events, its last model-step and its run-complete); of any other run, all its events, as
+   * `events`. runDurable reads it before the hold (completed-answer.ts). Optional: without it, `events`.
+   */
+  answerEvents?(runId: string): Promise<RecordedEvent[]>;
 }
 
 /**

@@ -255,8 +255,9 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   const replayCallbacks = { onStepFinish, onStepEnd, onFinish, onEnd };
   if (answerable) {
     // A completed run is answered without its hold: nothing executes, and nothing but inert events follows
-    // a run-complete (a cancel or a decision on it is refused). One read; a run that is not completed goes on.
-    const state = new RunState(await journal.events(runId));
+    // a run-complete (a cancel or a decision on it is refused). One read (of a completed run, only the
+    // events its answer needs: journal.answerEvents); a run that is not completed goes on.
+    const state = new RunState(await (journal.answerEvents ? journal.answerEvents(runId) : journal.events(runId)));
     const answer = await answerFromRecord<TOOLS>({ runId, state, input, context: options });
     if (answer) return answered(traceOf(state, 'answer'), answer, replayCallbacks);
   }

@@ -314,16 +314,42 @@ const LOAD = {
     union all
     (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
       select unnest(blobs) from gnl.run_events where run_id = $1::text and seq > $2::int and blobs is not null)))`,
+  /**
+   * What a completed run's answer needs (completed-answer.ts): its start, migrations and resumes (its input
+   * and trace), its last model step and its run-complete; every event of a run that is not completed.
+   * One statement either way, and the run's other events never leave the server.
+   */
+  answer: `with wanted as (
+      select seq, type, payload, created_at, blobs from gnl.run_events e
+      where e.run_id = $1::text and seq > $2::int and (
+        (select status from gnl.runs where run_id = $1::text) is distinct from 'completed'
+        or e.type in ('run-start', 'run-migrate', 'run-resume', 'run-complete')
+        or e.seq = (select max(seq) from gnl.run_events where run_id = $1::text and type = 'model-step')))
+    (select seq, type, payload, created_at, null::text as hash from wanted order by seq)
+    union all
+    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
+      select unnest(blobs) from wanted where blobs is not null)))`,
   page: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int)
     union all
     (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
       select unnest(blobs) from (select blobs from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int) page)))`,
 };
 
-export async function readEvents(db: SqlQuery, runId: string, afterSeq: number, limit: number | undefined, secrets?: JournalSecrets): Promise<RecordedEvent[]> {
+export async function readEvents(
+  db: SqlQuery,
+  runId: string,
+  afterSeq: number,
+  limit: number | undefined,
+  secrets?: JournalSecrets,
+  /** 'answer': of a completed run, only the events its answer needs (LOAD.answer). */
+  only?: 'answer',
+): Promise<RecordedEvent[]> {
   const opener = secretsOrDefault(secrets);
   await ensureRunKeys(db, opener, [runId]);
-  const rows = await db.query<LoadedRow>(limit === undefined ? LOAD.all : LOAD.page, limit === undefined ? [runId, afterSeq] : [runId, afterSeq, limit]);
+  const rows = await db.query<LoadedRow>(
+    only === 'answer' ? LOAD.answer : limit === undefined ? LOAD.all : LOAD.page,
+    limit === undefined || only === 'answer' ? [runId, afterSeq] : [runId, afterSeq, limit],
+  );
   const bodies = new Map<string, unknown>();
   const events: LoadedRow[] = [];
   for (const row of rows) {

@@ -75,6 +75,27 @@ describeEachJournal('journal contract', (target) => {
     await hold.release();
   });
 
+  it('answerEvents reads all of a run that is not completed, and of a completed run only what its answer needs', async () => {
+    const runId = uniqueRunId();
+    const hold = await journal.hold(runId);
+    await hold.create(input);
+    const step = (n: number): JournalEvent => ({ type: 'model-step', step: n, provider: 'x', modelId: 'm', latencyMs: 1, result: { n } });
+    await hold.append([step(0), note(1), step(1)]);
+    const answerEvents = journal.answerEvents?.bind(journal);
+    expect(answerEvents).toBeDefined();
+    if (!answerEvents) return;
+    expect(await answerEvents(runId)).toEqual(await journal.events(runId));
+    await hold.append([step(2), { type: 'run-complete', text: 't', finishReason: 'stop', steps: 3, answer: { v: 1 } }]);
+    await hold.release();
+    const needed = await answerEvents(runId);
+    expect(needed.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'run-start'],
+      [5, 'model-step'],
+      [6, 'run-complete'],
+    ]);
+    expect(needed).toEqual((await journal.events(runId)).filter((e) => [1, 5, 6].includes(e.seq)));
+  });
+
   it('a resume request is recorded with who, why and when, announced live, and changes neither the status nor the pending list', async () => {
     const pending = [{ kind: 'approval' as const, toolCallId: 'c', toolName: 't', input: {}, requestedAt: new Date().toISOString() }];
     for (const status of ['waiting-approval', 'blocked'] as const) {

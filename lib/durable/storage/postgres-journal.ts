@@ -514,6 +514,11 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     return readEvents((await this.db()).sql, runId, afterSeq, limit, this.secrets);
   }
 
+  async answerEvents(given: string): Promise<RecordedEvent[]> {
+    const runId = await this.runIdOf(given);
+    return readEvents((await this.db()).sql, runId, 0, undefined, this.secrets, 'answer');
+  }
+
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (options.afterSeq !== undefined) parse(eventsOptionsSchema, { afterSeq: options.afterSeq }, 'subscribe');
     return this.live.subscribe({ ...options, runId: await this.runIdOf(options.runId) });
