@@ -36,6 +36,18 @@ const CONFLICT_TITLE = {
 
 /** Why an action was refused, said plainly: a conflict names who decided first and when. */
 export function RefusalNote({ refusal }: { refusal: Refusal }) {
+  if (refusal.kind === 'conflict' && refusal.yours) {
+    // The person's own first decision stands (a double click, a second tab): nothing of theirs was refused.
+    const what = refusal.outcome ? OUTCOME_WORD[refusal.outcome] : 'decided';
+    return (
+      <Alert data-testid="action-already-yours">
+        <AlertTitle>
+          Already recorded: you {what} it{refusal.decidedAt ? `, ${ago(refusal.decidedAt)}` : ''}
+        </AlertTitle>
+        <AlertDescription>Your decision stands; this repeat changed nothing.</AlertDescription>
+      </Alert>
+    );
+  }
   if (refusal.kind === 'conflict' && refusal.decidedBy) {
     const what = refusal.outcome ? OUTCOME_WORD[refusal.outcome] : 'decided';
     return (

@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { approveAction, type DecisionResult, rejectAction } from '@/app/(studio)/actions';
 import { Button } from '@/components/ui/button';
+import { useHydrated } from '@/components/ui/use-hydrated';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -53,6 +54,7 @@ export function ApprovalForm({
   /** The decision is on its way: a card that leaves meanwhile left by it, not by someone else's. */
   onSend?: () => void;
 }) {
+  const hydrated = useHydrated();
   const [mode, setMode] = useState<'buttons' | 'confirming' | 'rejecting' | 'editing'>('buttons');
   const [reason, setReason] = useState('');
   const [formProblems, setFormProblems] = useState<FormProblem[]>([]);
@@ -113,7 +115,7 @@ export function ApprovalForm({
             </>
           }
           confirmLabel="Confirm approval"
-          disabled={mutation.isPending}
+          disabled={!hydrated || mutation.isPending}
           onConfirm={() => mutation.mutate(proposal ? { kind: 'approve-edited', input: proposal.input } : { kind: 'approve' })}
           onCancel={() => setMode('buttons')}
         />
@@ -139,7 +141,7 @@ export function ApprovalForm({
           <Label htmlFor={id('edit-reason')}>Why the change? (optional, recorded with your decision)</Label>
           <Textarea id={id('edit-reason')} name="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
           <div className="flex gap-2">
-            <Button type="submit" size="sm" disabled={mutation.isPending}>
+            <Button type="submit" size="sm" disabled={!hydrated || mutation.isPending}>
               {proposes ? 'Propose these arguments' : 'Approve with these arguments'}
             </Button>
             <Button
@@ -158,13 +160,20 @@ export function ApprovalForm({
         </form>
       ) : (
         <div className="flex gap-2">
-          <Button type="button" size="sm" data-key-action="approve" disabled={mutation.isPending} onClick={() => setMode('confirming')}>
+          <Button type="button" size="sm" data-key-action="approve" disabled={!hydrated || mutation.isPending} onClick={() => setMode('confirming')}>
             Approve
           </Button>
-          <Button type="button" size="sm" variant="outline" disabled={mutation.isPending} onClick={() => setMode('editing')}>
+          <Button type="button" size="sm" variant="outline" disabled={!hydrated || mutation.isPending} onClick={() => setMode('editing')}>
             {proposes ? 'Propose other arguments…' : 'Change arguments…'}
           </Button>
-          <Button type="button" size="sm" variant="outline" data-key-action="reject" disabled={mutation.isPending} onClick={() => setMode('rejecting')}>
+          <Button
+            type="button"
+            size="sm"
+            variant="outline"
+            data-key-action="reject"
+            disabled={!hydrated || mutation.isPending}
+            onClick={() => setMode('rejecting')}
+          >
             Reject…
           </Button>
         </div>

@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { resumeRunAction } from '@/app/(studio)/actions';
 import { Button } from '@/components/ui/button';
+import { useHydrated } from '@/components/ui/use-hydrated';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -17,6 +18,7 @@ export function ResumeButton({ runId, label = 'Resume', ...props }: React.Compon
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState('');
   const reasonId = useId();
+  const hydrated = useHydrated();
   const mutation = useMutation({
     mutationFn: () => resumeRunAction({ runId, reason }),
     onSuccess: (result) => {
@@ -40,7 +42,7 @@ export function ResumeButton({ runId, label = 'Resume', ...props }: React.Compon
           <Label htmlFor={reasonId}>Why resume? (required, recorded with your login)</Label>
           <Textarea id={reasonId} name="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
           <div className="flex gap-2">
-            <Button type="submit" size="sm" disabled={mutation.isPending}>
+            <Button type="submit" size="sm" disabled={!hydrated || mutation.isPending}>
               {label}
             </Button>
             <Button type="button" size="sm" variant="ghost" onClick={() => setAsking(false)}>
@@ -52,7 +54,7 @@ export function ResumeButton({ runId, label = 'Resume', ...props }: React.Compon
         <Button
           type="button"
           size="sm"
-          disabled={mutation.isPending}
+          disabled={!hydrated || mutation.isPending}
           onClick={() => {
             mutation.reset();
             setAsking(true);

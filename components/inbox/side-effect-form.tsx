@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type DecisionResult, resolveSideEffectAction } from '@/app/(studio)/actions';
 import { Button } from '@/components/ui/button';
+import { useHydrated } from '@/components/ui/use-hydrated';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -43,6 +44,7 @@ export function SideEffectForm({
   /** The decision is on its way: a card that leaves meanwhile left by it, not by someone else's. */
   onSend?: () => void;
 }) {
+  const hydrated = useHydrated();
   const [choice, setChoice] = useState<Choice>();
   const [reason, setReason] = useState('');
   const [formProblems, setFormProblems] = useState<FormProblem[]>([]);
@@ -64,19 +66,27 @@ export function SideEffectForm({
   return (
     <div className="space-y-2" data-slot="side-effect-form">
       <div className="flex flex-wrap gap-2">
-        <Button type="button" size="sm" data-key-action="done" variant={choice === 'done' ? 'default' : 'outline'} onClick={() => setChoice('done')}>
+        <Button
+          type="button"
+          size="sm"
+          data-key-action="done"
+          disabled={!hydrated}
+          variant={choice === 'done' ? 'default' : 'outline'}
+          onClick={() => setChoice('done')}
+        >
           Mark done…
         </Button>
         <Button
           type="button"
           size="sm"
           data-key-action="not-done"
+          disabled={!hydrated}
           variant={choice === 'not-done' ? 'default' : 'outline'}
           onClick={() => setChoice('not-done')}
         >
           Mark not done…
         </Button>
-        <Button type="button" size="sm" variant="ghost" onClick={() => setChoice('leave')}>
+        <Button type="button" size="sm" variant="ghost" disabled={!hydrated} onClick={() => setChoice('leave')}>
           Leave it
         </Button>
       </div>
@@ -119,7 +129,7 @@ export function SideEffectForm({
           )}
           <Label htmlFor={id('reason')}>Why? (required, recorded with your decision)</Label>
           <Textarea id={id('reason')} name="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
-          <Button type="submit" size="sm" disabled={mutation.isPending}>
+          <Button type="submit" size="sm" disabled={!hydrated || mutation.isPending}>
             {choice === 'done' ? 'Mark done' : 'Mark not done'}
           </Button>
         </form>

@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type DecisionResult, provideToolResultAction } from '@/app/(studio)/actions';
 import { Button } from '@/components/ui/button';
+import { useHydrated } from '@/components/ui/use-hydrated';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -40,6 +41,7 @@ export function ToolResultForm({
   const [reason, setReason] = useState('');
   const [formProblems, setFormProblems] = useState<FormProblem[]>([]);
   const form = useSchemaForm(outputSchema, undefined);
+  const hydrated = useHydrated();
   const mutation = useMutation({
     mutationFn: (output: unknown) =>
       provideToolResultAction({ runId, toolCallId, output: JSON.stringify(output ?? null), ...(reason.trim() ? { reason } : {}) }),
@@ -79,7 +81,7 @@ export function ToolResultForm({
       />
       <Label htmlFor={id('result-reason')}>Where does it come from? (optional, recorded with it)</Label>
       <Textarea id={id('result-reason')} name="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
-      <Button type="submit" size="sm" disabled={mutation.isPending}>
+      <Button type="submit" size="sm" disabled={!hydrated || mutation.isPending}>
         Provide result
       </Button>
       {result && !result.ok && result.kind !== 'conflict' ? <RefusalNote refusal={result} /> : null}

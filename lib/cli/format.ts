@@ -8,6 +8,7 @@
  * redaction list names, a credential-looking string or an encrypted envelope as "•••• redacted"
  * (lib/durable/secrets/secret-fields.ts; GNL_SECRET_FIELDS adds names).
  */
+import { createHash } from 'node:crypto';
 import { hasHidden, jsonEscaped, terminalText } from '@/lib/text';
 import { looksLikeApiKey, REDACTED, redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable';
 
@@ -15,8 +16,25 @@ let fields: SecretFields | undefined;
 function redactor(): (key: string, value: unknown) => unknown {
   fields ??= secretFieldsFromEnv(process.env);
   const redact = redactingReplacer(fields);
-  // A journaled bigint is written as `123n` (JSON has no bigint; JSON.stringify would throw on it).
-  return (key, value) => redact(key, typeof value === 'bigint' ? `${value}n` : value);
+  // A journaled bigint is written as `123n` (JSON has no bigint; JSON.stringify would throw on it), and
+  // bytes (an image or file part) as what they are: JSON.stringify would spell a 10 MB image as an
+  // object of ten million index keys.
+  return (key, value) => redact(key, typeof value === 'bigint' ? `${value}n` : (bytesNote(value) ?? value));
+}
+
+/** `[10,485,760 bytes, sha256 1f2e3d4c5b6a7988…]` for bytes (a Uint8Array, an ArrayBuffer, a Buffer as its toJSON gives it); undefined otherwise. */
+export function bytesNote(value: unknown): string | undefined {
+  let bytes: Uint8Array | undefined;
+  if (value instanceof Uint8Array) bytes = value;
+  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
+  else if (isBufferJson(value)) bytes = Uint8Array.from(value.data);
+  if (!bytes) return undefined;
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  return `[${bytes.byteLength.toLocaleString('en-US')} bytes, sha256 ${digest}…]`;
+}
+
+function isBufferJson(value: unknown): value is { type: 'Buffer'; data: number[] } {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'Buffer' && Array.isArray((value as { data?: unknown }).data);
 }
 
 /** JSON text of a value with its secrets redacted and its hidden characters as \u escapes (the CLI's --json output). */
@@ -57,7 +75,17 @@ export function json(value: unknown, ...width: [max?: number]): string {
   } catch {
     text = String(value);
   }
-  return cut(clean(text), max);
+  return cleanCut(text, max);
+}
+
+/**
+ * `cut(clean(text), max)` without cleaning what is cut away: a long value (a base64 image) is cleaned only
+ * as far as it is shown (clean only lengthens, so the first `max` characters cover what is shown).
+ */
+function cleanCut(text: string, max: number | undefined): string {
+  if (max === undefined || text.length <= max) return cut(clean(text), max);
+  const shown = clean(text.slice(0, max)).slice(0, max);
+  return `${shown}… (${text.length - max} more characters; --full shows all)`;
 }
 
 /** A string as a quoted, safe, cut text (`max`: see widthOf). */

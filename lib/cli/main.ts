@@ -13,6 +13,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let code: number = EXIT.ok;
   try {
     await buildProgram(session).parseAsync([...argv]);
+    code = session.exitCode ?? EXIT.ok;
   } catch (error) {
     const failure = describeFailure(error);
     if (failure.message) session.note(`gnl: ${failure.message}`);

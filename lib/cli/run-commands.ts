@@ -46,6 +46,8 @@ export async function maybeWait(
   if (!flags.wait) return { text: [...intro, whereItRuns(session, runId)], data };
   if (!flags.json) session.line(...intro, `Following ${clean(runId)} until it settles…`);
   const settled = await waitUntilSettled(session, { runId, afterSeq, follow: !flags.json, ...(flags.timeout ? { timeoutMs: flags.timeout } : {}) });
+  // Settled, but refused: it cannot go on on the agent as it is now (exit 4, as docs/cli.md lists it).
+  if (settled.queue?.outcome === 'diverged' && !settled.queue.abandonedAt) session.exitCode = EXIT.conflict;
   return {
     text: ['', ...settledLines(settled.run, settled.queue, session)],
     data: { ...data, run: settled.run, queue: settled.queue ?? null, executedHere: settled.executedHere },

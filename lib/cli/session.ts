@@ -64,6 +64,9 @@ export class CliSession {
     this.io.stderr.write(`${text}\n`);
   }
 
+  /** The code a command chose after printing its result (a --wait that ended on a diverged run: EXIT.conflict). Default: 0. */
+  exitCode: number | undefined;
+
   print(result: CommandResult, asJson: boolean | undefined): void {
     if (asJson) this.line(redactedJson(result.data, 2) ?? 'null');
     else this.line(...result.text);

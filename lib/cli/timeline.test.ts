@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '@/lib/durable';
-import { clean, cut, shellQuote } from './format';
+import { clean, cut, json, redactedJson, shellQuote } from './format';
 import { timelineLines } from './timeline';
 
 const at = (iso: string) => new Date(iso);
 
 describe('the timeline as text', () => {
+  it('shows bytes (an image part) as their size and digest, never as an object of index keys, and cleans only what it shows of a long value', () => {
+    const image = new Uint8Array(10 * 1024 * 1024).fill(7);
+    const part = { type: 'file', mediaType: 'image/png', data: image };
+    const line = json(part, 240);
+    expect(line).toMatch(/^\{"type":"file","mediaType":"image\/png","data":"\[10,485,760 bytes, sha256 [0-9a-f]{16}…\]"\}$/);
+    expect(redactedJson({ data: Buffer.from([1, 2, 3]) })).toMatch(/"data":"\[3 bytes, sha256 [0-9a-f]{16}…\]"/);
+    expect(redactedJson({ data: new Uint8Array([1, 2, 3]).buffer })).toMatch(/"\[3 bytes, sha256/);
+    const long = json({ data: `\u001b${'A'.repeat(5_000_000)}` }, 240);
+    expect(long.startsWith('{"data":"\\u001b')).toBe(true);
+    expect(long).toMatch(/… \(\d+ more characters; --full shows all\)$/);
+    expect(long.length).toBeLessThan(300);
+  });
+
   it('never lets a payload drive the terminal: escape sequences, controls and bidi overrides are shown as escapes', () => {
     expect(clean('ok\u001b[2J\u009b31m\u202eevil\r\nnext')).toBe('ok\\u001b[2J\\u009b31m\\u202eevil\\u000d\\nnext');
     const lines = timelineLines(

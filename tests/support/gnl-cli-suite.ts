@@ -457,7 +457,8 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
         GNL_MODEL: 'openai:gpt-4.1-mini',
         OPENAI_API_KEY: 'sk-never-called',
       });
-      expect(diverged.code, diverged.stderr).toBe(0);
+      // Settled but refused: exit 4, as docs/cli.md lists a divergence (it printed what happened and what to do first).
+      expect(diverged.code, diverged.stderr).toBe(4);
       expect(diverged.stdout).toContain('Last invocation: diverged.');
       expect(diverged.stdout).toMatch(/RunDivergedError: Run "[^"]+" exists with a different start input \(modelId, provider\)/);
       expect(diverged.stdout).toContain(`gnl abandon ${id} --by <you> --reason "…"    or    gnl restart ${id} --by <you>`);

@@ -37,7 +37,7 @@ describe("an operator's output for a side effect", () => {
     const refused = await checkOutputSchema({ schema: z.number(), output: 'forty' });
     if (refused.ok) throw new Error('expected a refusal');
     expect(refused.issues).toEqual([{ path: '', message: expect.any(String) }]);
-    expect(refused.message).toMatch(/^The output does not match the tool's output schema: Invalid input.*\.$/);
+    expect(refused.message).toBe("The output does not match the tool's output schema: must be a number, not a string.");
   });
 
   it('is checked against a JSON Schema (jsonSchema()) by its validate function; without one the AI SDK trusts the value', async () => {
@@ -75,5 +75,30 @@ describe("an operator's output for a side effect", () => {
       ok: false,
       refused: 'no',
     });
+  });
+});
+
+describe('plain issue messages', () => {
+  it("says zod's common defaults plainly and keeps a schema's own words", async () => {
+    const schema = z.object({
+      refundId: z.string().min(1),
+      note: z.string().max(3),
+      amount: z.number().positive(),
+      count: z.number().min(2),
+      tags: z.array(z.string()).min(1),
+      custom: z.string().min(1, 'say which order'),
+    });
+    const refused = await checkOutputSchema({ schema, output: { refundId: '', note: 'long', amount: 0, count: 1, tags: [], custom: '' } });
+    if (refused.ok) throw new Error('expected a refusal');
+    expect(Object.fromEntries(refused.issues.map((i) => [i.path, i.message]))).toEqual({
+      refundId: 'is empty: write something',
+      note: 'is too long: at most 3 characters',
+      amount: 'must be greater than 0',
+      count: 'must be at least 2',
+      tags: 'needs at least 1 item',
+      custom: 'say which order',
+    });
+    const missing = await checkOutputSchema({ schema: z.object({ id: z.string() }), output: {} });
+    expect(missing.ok === false && missing.issues[0]?.message).toBe('is missing: give a string');
   });
 });

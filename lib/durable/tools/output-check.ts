@@ -11,6 +11,7 @@
  */
 import { type FlexibleSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
 import { JournalDataError, type OutputIssue } from '../errors';
+import { plainIssueMessage } from './plain-issues';
 
 export type { OutputIssue };
 
@@ -64,6 +65,6 @@ function issuesOf(cause: unknown): OutputIssue[] {
   if (!Array.isArray(issues)) return cause instanceof Error && cause.message ? [{ path: '', message: cause.message }] : [];
   return issues.map((issue: { path?: readonly unknown[]; message?: unknown }) => ({
     path: (issue.path ?? []).map((segment) => String((segment as { key?: unknown } | null)?.key ?? segment)).join('.'),
-    message: typeof issue.message === 'string' ? issue.message : '',
+    message: typeof issue.message === 'string' ? plainIssueMessage(issue.message) : '',
   }));
 }

@@ -3,6 +3,7 @@
  * a run (run-workflow.ts). Its name is what the run records, so any process finds it to continue it; its
  * events are the ones it may wait for, each with the schema a sent payload must match.
  */
+import { plainIssueMessage } from '../tools/plain-issues';
 import type { EmbeddingModel } from 'ai';
 import { z } from 'zod';
 import { WorkflowInputError } from '../errors';
@@ -95,7 +96,7 @@ export function parseWorkflowInput<INPUT extends z.ZodType>(workflow: Workflow<I
   if (parsed.success) return parsed.data;
   throw new WorkflowInputError({
     what: `workflow "${workflow.name}" refused the input`,
-    problems: parsed.error.issues.map((issue) => `input${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`),
+    problems: parsed.error.issues.map((issue) => `input${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${plainIssueMessage(issue.message)}`),
     cause: parsed.error,
   });
 }

@@ -47,6 +47,8 @@ export type Refusal =
       decidedBy?: string;
       decidedAt?: string;
       outcome?: Decision['outcome'] | 'canceled';
+      /** The first decision was this operator's own (a double click, a second tab): recorded, nothing was refused them. */
+      yours?: boolean;
     }
   | { ok: false; kind: 'not-resumable'; message: string };
 
@@ -67,7 +69,8 @@ export async function decide(request: DecisionRequest): Promise<ActionResult<{ d
     if (!recorded.ok) return recorded;
     return { ok: true, decision: recorded.decision, resume: await resumeWhenDecided(request, recorded.decision) };
   } catch (error) {
-    return refusal(error, runId, toolCallId);
+    const refused = await refusal(error, runId, toolCallId);
+    return refused.kind === 'conflict' && refused.reason === 'already-decided' && refused.decidedBy === request.by ? { ...refused, yours: true } : refused;
   }
 }
 
