@@ -17,7 +17,7 @@
  * Plain Node on purpose: it must run before any dependency is installed.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ensureSupportedNode } from './node-lts.mjs';
 import { privateBuild } from './private-build.mjs';
@@ -101,7 +101,15 @@ if (!process.env.GNL_DEMO_SERVICE_URL && process.env.GNL_DEMO_SERVICE !== 'off')
   const servicePort = process.env.GNL_DEMO_SERVICE_PORT || '4010';
   env.GNL_DEMO_SERVICE_URL = `http://127.0.0.1:${servicePort}`;
   const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-  const service = spawnChild(process.execPath, [tsx, path.join(root, 'scripts', 'demo-service.ts')], { GNL_DEMO_SERVICE_PORT: servicePort });
+  // Its store is kept in a file beside the embedded journal's folder (one per port), so a run that refunded
+  // is still counted after `npm run studio` is started again; GNL_DEMO_SERVICE_STORE names another.
+  const storeDir = path.dirname(process.env.GNL_DATA_DIR ? path.resolve(process.env.GNL_DATA_DIR) : path.join(root, '.gnl', 'data'));
+  mkdirSync(storeDir, { recursive: true, mode: 0o700 });
+  const storeFile = process.env.GNL_DEMO_SERVICE_STORE || path.join(storeDir, `demo-service-${servicePort}.json`);
+  const service = spawnChild(process.execPath, [tsx, path.join(root, 'scripts', 'demo-service.ts')], {
+    GNL_DEMO_SERVICE_PORT: servicePort,
+    GNL_DEMO_SERVICE_STORE: storeFile,
+  });
   service.on('exit', (code) => {
     if (!stopping) console.log(`studio: the demo service exited (${code}); if port ${servicePort} is taken by a running one, the Studio uses that.`);
   });

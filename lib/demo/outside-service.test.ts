@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type OutsideService, serviceClient, startOutsideService } from './index';
 
@@ -79,5 +82,43 @@ describe('outside service', () => {
     await service.close();
     await expect(serviceClient(url).perform('emails', { to: 'a@b.c', subject: 's', body: 'b' }, 'k')).rejects.toThrow();
     service = await startOutsideService();
+  });
+});
+
+describe('outside service with a store file', () => {
+  it('keeps what it performed across a restart: the counters, the records, and a repeat under a key answered with the first result', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gnl-demo-store-'));
+    const storeFile = path.join(dir, 'demo-service.json');
+    try {
+      const first = await startOutsideService({ storeFile });
+      const refund = { customerId: 'c_42', orderId: 'o_17', amount: 40 };
+      const send = (url: string) =>
+        fetch(`${url}/refunds`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'Idempotency-Key': 'k-persist' },
+          body: JSON.stringify(refund),
+        });
+      const performed = await send(first.url);
+      expect(performed.status).toBe(201);
+      await first.close();
+
+      const again = await startOutsideService({ storeFile });
+      try {
+        expect(again.stats().refunds).toMatchObject({ requests: 1, performed: 1, byKey: { 'k-persist': { requests: 1, performed: 1 } } });
+        const repeat = await send(again.url);
+        expect(repeat.status).toBe(200);
+        expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+        expect(await repeat.json()).toEqual(await performed.json());
+        expect(again.records('refunds')).toHaveLength(1);
+        expect(again.stats().refunds).toMatchObject({ requests: 2, performed: 1, deduplicated: 1 });
+      } finally {
+        await again.close();
+      }
+
+      writeFileSync(storeFile, '{"v":1,"records":{}}');
+      await expect(startOutsideService({ storeFile })).rejects.toThrow(/cannot be read back: not a snapshot of the demo service's store.*Move it away/s);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -21,9 +21,12 @@
  *   GET  /webhooks             what it received, per event id
  *
  * `startOutsideService()` runs it in this process (tests, the Studio); `npm run demo:service` runs it
- * as its own process.
+ * as its own process. With `storeFile` (GNL_DEMO_SERVICE_STORE; `npm run studio` sets it beside its
+ * journal) it keeps its store in that file, written after every request that changed it and read back at
+ * start, so its counters survive a restart as a real service's database would.
  */
 import { once } from 'node:events';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Answer, type Customer, DEMO_CUSTOMERS, type OperationKind, type RecordOf, type ServiceStats, Store } from './service-store';
@@ -50,6 +53,8 @@ export interface OutsideServiceOptions {
   customers?: readonly Customer[];
   /** Each answer waits this long first, as a real service's would (default 0): keeps runs in flight in tests that pause workers mid-run. */
   latencyMs?: number;
+  /** Keeps the store in this JSON file: read at start (a file of another shape is refused), written (atomically) after each request that changed it. */
+  storeFile?: string;
 }
 
 function isKind(value: string | undefined): value is OperationKind {
@@ -89,12 +94,30 @@ async function route(store: Store, webhooks: WebhookInbox, req: IncomingMessage)
 
 export async function startOutsideService(options: OutsideServiceOptions = {}): Promise<OutsideService> {
   const store = new Store(options.customers ?? DEMO_CUSTOMERS);
+  const { storeFile } = options;
+  if (storeFile && existsSync(storeFile)) {
+    try {
+      store.restore(JSON.parse(readFileSync(storeFile, 'utf8')));
+    } catch (error) {
+      throw new Error(`The demo service's store ${storeFile} cannot be read back: ${(error as Error).message}. Move it away to start empty.`, { cause: error });
+    }
+  }
+  const persist = () => {
+    if (!storeFile) return;
+    const temporary = `${storeFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(store.snapshot()));
+    renameSync(temporary, storeFile);
+  };
   const webhooks = new WebhookInbox();
   const latencyMs = options.latencyMs ?? 0;
   const server: Server = createServer((req, res) => {
     const answer = () =>
       route(store, webhooks, req).then(
-        (answered) => send(res, answered.status, answered.body, answered.replayed ? { 'idempotent-replayed': 'true' } : {}),
+        (answered) => {
+          // Written before the answer: what a client was told happened is on disk (lookups count too).
+          if (changesStore(req)) persist();
+          send(res, answered.status, answered.body, answered.replayed ? { 'idempotent-replayed': 'true' } : {});
+        },
         (error: unknown) => send(res, 500, { error: String(error) }),
       );
     if (latencyMs > 0) setTimeout(answer, latencyMs);
@@ -119,6 +142,13 @@ export async function startOutsideService(options: OutsideServiceOptions = {}): 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Every request but a read of the lists, the counters, the webhooks or the health changes the store (a lookup is counted). */
+function changesStore(req: IncomingMessage): boolean {
+  if (req.method !== 'GET') return !(req.url ?? '').startsWith('/webhooks');
+  const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.split('/').filter(Boolean);
+  return path[0] === 'customers' || path[1] === 'by-key';
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

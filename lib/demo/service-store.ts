@@ -101,6 +101,36 @@ export const emailRequestSchema = z.strictObject({ to: z.string().min(3), subjec
 export type Answer = { status: number; body: unknown };
 
 /** The store and its counters, without HTTP. */
+/** The store as its file holds it (Store.snapshot). */
+export interface StoreSnapshot {
+  v: 1;
+  records: { tickets: Ticket[]; refunds: Refund[]; emails: Email[] };
+  stats: ServiceStats;
+  byKey: Record<OperationKind, Record<string, { request: string; result: unknown }>>;
+}
+
+const operationStatsSchema = z.object({
+  requests: z.number(),
+  performed: z.number(),
+  deduplicated: z.number(),
+  refused: z.number(),
+  withoutKey: z.number(),
+  byKey: z.record(z.string(), z.object({ requests: z.number(), performed: z.number() })),
+});
+const keyedSchema = z.record(z.string(), z.object({ request: z.string(), result: z.unknown() }));
+const storeSnapshotSchema = z.object({
+  v: z.literal(1),
+  records: z.object({ tickets: z.array(z.unknown()), refunds: z.array(z.unknown()), emails: z.array(z.unknown()) }),
+  stats: z.object({
+    tickets: operationStatsSchema,
+    refunds: operationStatsSchema,
+    emails: operationStatsSchema,
+    customerLookups: z.number(),
+    keyLookups: z.number(),
+  }),
+  byKey: z.object({ tickets: keyedSchema, refunds: keyedSchema, emails: keyedSchema }),
+});
+
 export class Store {
   readonly customers: Map<string, Customer>;
   readonly records: { tickets: Ticket[]; refunds: Refund[]; emails: Email[] } = { tickets: [], refunds: [], emails: [] };
@@ -112,7 +142,7 @@ export class Store {
     keyLookups: 0,
   };
   /** Per kind: idempotency key → the request body it was first used with, and the result. */
-  private readonly byKey: Record<OperationKind, Map<string, { request: string; result: unknown }>> = {
+  private byKey: Record<OperationKind, Map<string, { request: string; result: unknown }>> = {
     tickets: new Map(),
     refunds: new Map(),
     emails: new Map(),
@@ -120,6 +150,26 @@ export class Store {
 
   constructor(customers: readonly Customer[]) {
     this.customers = new Map(customers.map((c) => [c.customerId, structuredClone(c)]));
+  }
+
+  /** Everything it performed and counted, as JSON (the service's file: it survives a restart, as a real service's database does). */
+  snapshot(): StoreSnapshot {
+    const byKey = Object.fromEntries(Object.entries(this.byKey).map(([kind, map]) => [kind, Object.fromEntries(map)])) as StoreSnapshot['byKey'];
+    return { v: 1, records: this.records, stats: this.stats, byKey };
+  }
+
+  /** Takes back what `snapshot` wrote; a file of another shape is refused (never half-read). */
+  restore(snapshot: unknown): void {
+    const parsed = storeSnapshotSchema.safeParse(snapshot);
+    if (!parsed.success) throw new Error(`not a snapshot of the demo service's store: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+    const { records, stats, byKey } = parsed.data as StoreSnapshot;
+    for (const kind of ['tickets', 'refunds', 'emails'] as const) {
+      this.records[kind].splice(0, Infinity, ...(records[kind] as never[]));
+      this.stats[kind] = stats[kind];
+      this.byKey[kind] = new Map(Object.entries(byKey[kind]));
+    }
+    this.stats.customerLookups = stats.customerLookups;
+    this.stats.keyLookups = stats.keyLookups;
   }
 
   lookupCustomer(customerId: string): Answer {
