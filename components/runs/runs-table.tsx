@@ -95,8 +95,8 @@ export function RunsTable({ runs, ...props }: React.ComponentProps<typeof Table>
             <TableCell className="text-right text-xs" data-testid="run-cost">
               {run.cost === undefined ? '…' : <CostValue cost={run.cost} />}
             </TableCell>
-            <TableCell className="text-right text-xs tabular-nums" data-testid="run-duration" title="First to last event">
-              {durationText(run.createdAt, run.updatedAt)}
+            <TableCell className="text-right text-xs tabular-nums" data-testid="run-duration" title="First to last event (a later fork or restart of it aside)">
+              {durationText(run.createdAt, run.workedUntil ?? run.updatedAt)}
             </TableCell>
             <TableCell className="text-xs">
               <RelativeTime value={run.createdAt} />

@@ -189,8 +189,8 @@ function ForkPreviewList({ preview }: { preview: ForkPreview }) {
   return (
     <div className="space-y-1.5 text-xs" data-testid="fork-preview">
       <p className="font-medium">
-        {preview.sharedSteps === 0 ? 'Keeps no model step' : `Keeps steps 1–${preview.sharedSteps}`} ({preview.copiedEvents} events, replayed without calling
-        the model or a tool) and asks the model again at step {preview.atStep}.
+        {preview.sharedSteps === 0 ? 'Keeps no model step' : preview.sharedSteps === 1 ? 'Keeps step 1' : `Keeps steps 1 to ${preview.sharedSteps}`} (
+        {preview.copiedEvents} events, replayed without calling the model or a tool) and asks the model again at step {preview.atStep}.
       </p>
       {preview.repeatable.length === 0 ? (
         <p>The parent performed no side effect after this point.</p>

@@ -2,6 +2,8 @@
 
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'next/navigation';
+import { CrashGuideList } from '@/components/demo/crash-guide';
 import { DemoCounters } from '@/components/demo/demo-counters';
 import { StreamStatusBanner } from '@/components/live/stream-status-banner';
 import { useRunLive } from '@/components/live/use-run-live';
@@ -49,6 +51,9 @@ export interface RunViewData {
   prices: PriceTable;
 }
 
+/** The demo's agents (lib/studio/demo.ts DEMO_AGENTS; named here, browser-side): their runs show the outside service's counters. */
+const DEMO_AGENT_NAMES: readonly string[] = ['support', 'support-unchecked', 'support-four-eyes'];
+
 /** From this many events on, the timeline opens compact (one line per event). */
 export const COMPACT_FROM_EVENTS = 200;
 
@@ -73,6 +78,8 @@ const combineChunks = (results: { data: WireEvent[] | undefined; error: Error | 
  */
 export function RunView({ initial, traceUrl, children }: { initial: RunViewData; traceUrl?: string; children?: React.ReactNode }) {
   const runId = initial.run.runId;
+  // Opened by the Demo page's guided crash (?guide=crash): its checklist follows the run.
+  const guided = useSearchParams().get('guide') === 'crash';
   const stream = useRunLive(runId);
   const { data: run } = useQuery({ ...runQuery(runId), initialData: initial.run });
   const { data: tail } = useQuery({ ...runTailQuery(runId), initialData: initial.tail });
@@ -154,7 +161,8 @@ export function RunView({ initial, traceUrl, children }: { initial: RunViewData;
         <RunSchedule schedule={schedule} />
         <RunTotalsRow run={run} totals={totals} prices={initial.prices} className="border-t pt-3" />
       </RunSummaryCard>
-      {run.input.agent === 'support' || run.input.agent === 'support-unchecked' ? (
+      {guided ? <CrashGuideList index={index} status={run.status} /> : null}
+      {DEMO_AGENT_NAMES.includes(run.input.agent ?? '') ? (
         <section className="space-y-2 rounded-lg border p-4" data-testid="run-demo-counters">
           <h2 className="text-sm font-semibold">The outside service, for this run</h2>
           <DemoCounters keys={sideEffectKeys} />

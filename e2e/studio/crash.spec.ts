@@ -10,7 +10,7 @@
 import { expect, type Page, test } from '@playwright/test';
 import { demoServiceUrl } from './auth-state';
 import { dropNextDecisionAnswer } from './decision-answers';
-import { DemoPage, InboxPage, RunPage, timelineEvents } from './studio-pages';
+import { InboxPage, RunPage, timelineEvents } from './studio-pages';
 
 /** The server restarts under the test: navigations may meet a closed port for a moment. */
 async function gotoWhenUp(page: Page, path: string) {
@@ -19,13 +19,21 @@ async function gotoWhenUp(page: Page, path: string) {
   }).toPass({ timeout: 30_000 });
 }
 
-test('crash after the refund, blocked, marked done, resumed: completes with one refund', async ({ page, context }) => {
+test('the guided crash: crash after the refund, blocked, marked done, resumed: completes with one refund, its checklist following', async ({
+  page,
+  context,
+}) => {
   // A server killed and started again, two pages, a refused and an accepted decision: more than the default on a loaded machine.
   test.setTimeout(120_000);
   await page.goto('/demo');
   await expect(page.getByTestId('demo-check')).toContainText('without it the run is blocked until a person says whether it happened');
   await expect(page.getByTestId('demo-check').getByRole('checkbox')).toBeChecked();
-  const runId = await new DemoPage(page).start({ crashAt: 'after-refund-answered', check: false });
+  // One button instead of the form's settings (issue 32): the crash point after the refund, no check.
+  await page.getByTestId('guided-crash').getByRole('button', { name: 'Try a crash inside a refund' }).click();
+  await page.waitForURL(/\/runs\/[^?]+\?guide=crash$/);
+  const runId = (await page.getByTestId('run-id').textContent()) ?? '';
+  const guide = page.getByTestId('crash-guide');
+  await expect(guide).toHaveAttribute('data-now', 'approve', { timeout: 15_000 });
   const run = new RunPage(page);
   await expect(run.event('run-start')).toContainText('agent support-unchecked');
   await expect(run.event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
@@ -43,6 +51,8 @@ test('crash after the refund, blocked, marked done, resumed: completes with one 
 
   // The server died and came back; the run page reconnects and shows the run blocked.
   await expect(run.summary.locator('[data-slot="run-status-badge"]')).toHaveText('blocked', { timeout: 60_000 });
+  await expect(guide).toHaveAttribute('data-now', 'decide');
+  await expect(guide.locator('[data-step="crash"]')).toHaveAttribute('data-state', 'done');
   // The inbox asked the journal once the Studio answered again: recorded, by alice; no second click.
   const recorded = operator.locator(`[data-testid="decision-recorded"][data-run-id="${runId}"]`);
   await expect(recorded).toContainText(`Recorded: issueRefund of ${runId} approved by alice at`, { timeout: 30_000 });
@@ -84,4 +94,5 @@ test('crash after the refund, blocked, marked done, resumed: completes with one 
   const stats = (await (await fetch(`${demoServiceUrl()}/stats`)).json()) as { refunds: { byKey: Record<string, unknown> } };
   expect(stats.refunds.byKey[refundKey]).toEqual({ requests: 1, performed: 1 });
   await expect(page.getByTestId('run-demo-counters').locator('[data-kind="refunds"] [data-slot="performed"]')).toHaveText('1');
+  await expect(guide).toHaveAttribute('data-now', 'done');
 });

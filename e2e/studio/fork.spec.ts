@@ -34,7 +34,7 @@ test('fork a finished run at its ticket step: the preview lists the email and it
   await step2.getByTestId('fork-from-here').click();
   const form = step2.getByTestId('fork-form');
   const preview = form.getByTestId('fork-preview');
-  await expect(preview).toContainText('Keeps steps 1–1');
+  await expect(preview).toContainText('Keeps step 1 (');
   await expect(preview.locator('[data-testid="fork-repeatable"][data-tool="sendEmail"] [data-slot="fork-key"]')).toHaveText(emailKey);
   await expect(form.getByTestId('fork-tools')).toContainText('createTicket: keyed by the root run');
 
@@ -79,7 +79,7 @@ test('fork with an edited tool result: the lookup’s output is checked against 
   const step2 = run.event('model-step').filter({ hasText: 'Model step 2' });
   await step2.getByTestId('fork-from-here').click();
   const form = step2.getByTestId('fork-form');
-  await expect(form.getByTestId('fork-preview')).toContainText('Keeps steps 1–1');
+  await expect(form.getByTestId('fork-preview')).toContainText('Keeps step 1 (');
   await form.getByTestId('fork-change-result').check();
   const calls = form.getByTestId('fork-result-call');
   const lookupCall = (await calls.locator('option', { hasText: 'lookupCustomer' }).getAttribute('value')) ?? '';
@@ -97,7 +97,7 @@ test('fork with an edited tool result: the lookup’s output is checked against 
 
   await form.getByTestId('fork-result-output').fill('{ "found": false, "customerId": "c_42" }');
   await form.getByTestId('fork-result-preview').click();
-  await expect(form.getByTestId('fork-preview')).toContainText('Keeps steps 1–1');
+  await expect(form.getByTestId('fork-preview')).toContainText('Keeps step 1 (');
   await form.getByTestId('fork-reason').fill('what if the customer were unknown');
   await form.getByTestId('fork-submit').click();
   await page.waitForURL((url) => url.pathname.startsWith('/runs/') && url.pathname !== runHref(parentId));

@@ -34,8 +34,6 @@ test('four eyes: the starter is refused and proposes another amount; another app
   await form.getByLabel(/Why the change\?/).fill('half: one item arrived');
   await form.getByRole('button', { name: 'Propose these arguments' }).click();
   await expect(inbox.recentDecisions).toContainText(`You proposed changed arguments for issueRefund of ${runId}`);
-  const stats = async () => ((await (await fetch(`${demoServiceUrl()}/refunds`)).json()) as { orderId: string; amount: number }[]).length;
-  const refundsBefore = await stats();
 
   const bob = await (await browser.newContext({ storageState: storageStatePath('bob') })).newPage();
   const bobInbox = new InboxPage(bob);
@@ -56,9 +54,9 @@ test('four eyes: the starter is refused and proposes another amount; another app
   await expect(bobRun.event('tool-approval-response')).toContainText('alice changed them, bob approved them');
   const start = bob.locator('[data-testid="run-event"][data-type="tool-call-start"]').filter({ hasText: 'issueRefund started' });
   const key = (await start.locator('[data-slot="idempotency-key"] code').textContent()) ?? '';
+  // The outside service's own records judge it (by the call's key: other tests refund beside this one).
   const byKey = (await (await fetch(`${demoServiceUrl()}/stats`)).json()) as { refunds: { byKey: Record<string, unknown> } };
   expect(byKey.refunds.byKey[key]).toEqual({ requests: 1, performed: 1 });
   expect(await (await fetch(`${demoServiceUrl()}/refunds/by-key/${key}`)).json()).toMatchObject({ orderId: 'o_18', amount: 60 });
-  expect(await stats()).toBe(refundsBefore + 1);
   await bob.context().close();
 });

@@ -3,6 +3,7 @@ import { connection } from 'next/server';
 import { DemoCounters } from '@/components/demo/demo-counters';
 import { DemoForm } from '@/components/demo/demo-form';
 import { DemoWorkflowForm } from '@/components/demo/demo-workflow-form';
+import { GuidedCrash } from '@/components/demo/guided-crash';
 import { demoInfo, demoServiceState } from '@/lib/studio/demo';
 import { requireOperator } from '@/lib/studio/auth/session';
 
@@ -33,6 +34,7 @@ export default async function DemoPage() {
             <span className="text-muted-foreground"> — a real provider, through the AI SDK.</span>
           )}
         </p>
+        <GuidedCrash prompt={info.prompt} allowed={info.crashPoints.allowed} {...(info.crashPoints.allowed ? {} : { why: info.crashPoints.why })} />
         {info.crashPoints.allowed ? null : (
           <p className="rounded-md border p-3 text-sm text-muted-foreground" data-testid="demo-crash-points-off">
             {info.crashPoints.why} A run started here with a crash point is refused.

@@ -55,6 +55,8 @@ export interface RunInvocations {
   invocations: Invocation[];
   /** Fold state: the run was created (run-start) and no invocation has done any work since. */
   startedIdle: boolean;
+  /** Fold state: a fork's run-start's instant. Events written in its transaction (its copy of its parent's history) are no invocation of this run. */
+  createdAt?: number;
   /** Fold state: the last event's instant and seq (an interruption's stop). */
   last?: { seq: number; at: number };
   /** Fold state: the last automatic retry and decision since the last end. */
@@ -82,6 +84,12 @@ function foldOne(state: RunInvocations, e: SeqAtEvent): void {
   const at = epochMs(e.at);
   const current = state.invocations.at(-1);
   const open = current && !current.end ? current : undefined;
+  if (e.type !== 'run-start' && state.createdAt === at) {
+    // Written with the run-start, in its transaction: a fork's copy of its parent's history (fork-plan.ts),
+    // the parent's invocations and waits, not this run's. Its first invocation comes after.
+    state.last = { seq: e.seq, at };
+    return;
+  }
   const ended = (end: InvocationEnd) => {
     if (open) open.end = end;
     state.pendingRetry = undefined;
@@ -91,6 +99,8 @@ function foldOne(state: RunInvocations, e: SeqAtEvent): void {
     case 'run-start':
       state.invocations.push({ seq: e.seq, at, began: 'created' });
       state.startedIdle = true;
+      // A fork's run-start comes with its copy of the parent's history, in one transaction (journal.fork).
+      state.createdAt = (e.input as { forkOf?: unknown } | undefined)?.forkOf ? at : undefined;
       break;
     case 'run-resume': {
       const began = beginOf(state, e.fromStatus, open);

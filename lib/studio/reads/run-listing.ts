@@ -15,6 +15,11 @@ export interface RunListing extends WireRun {
    * until an executor claims it again. Which executor held it, when the lease ran out, its last heartbeat.
    */
   lapsedLease?: { owner: string; expiredAt: string; heartbeatAt: string | null };
+  /**
+   * Its last event but the links a fork or a restart of it appended later (run-forked, run-restarted): where
+   * its duration ends. Absent like `tokens` (then `updatedAt`).
+   */
+  workedUntil?: string;
   /** What happened to the run, at a glance (run-marks-sql.ts); absent until the page re-reads a run that arrived live. */
   marks?: RunMarks;
 }

@@ -42,6 +42,35 @@ describeEachJournal('runs page marks', (target) => {
     expect(await marksOf(runId)).toEqual({ interrupted: true, waited: true, decided: false });
   });
 
+  it("a fork: the parent's waits, decisions and invocations it copied are not its own marks, and its first invocation is no interruption", async () => {
+    const parentId = `${prefix}fork-parent`;
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    const call = () => runDurable({ runId: parentId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' });
+    await call();
+    await journal.approve({ runId: parentId, toolCallId: 'call-refund', by: 'alice@acme' });
+    expect((await call()).status).toBe('completed');
+    expect(await marksOf(parentId)).toEqual({ interrupted: false, waited: true, decided: true });
+
+    // The fork's run-forked on the parent does not lengthen the parent's duration on the runs page.
+    const [parentRow] = await searchRuns((await storage.database()) as unknown as SearchDb, { q: parentId, limit: 1 });
+    const workedUntil = new Date(parentRow?.worked_until as Date | string).getTime();
+    const childId = `${prefix}fork-child`;
+    await journal.fork({ runId: parentId, childRunId: childId, atStep: 2, by: 'alice@acme', reason: 'ask again' });
+    const [parentAfter] = await searchRuns((await storage.database()) as unknown as SearchDb, { q: parentId, limit: 1 });
+    expect(new Date(parentAfter?.worked_until as Date | string).getTime()).toBe(workedUntil);
+    expect((await journal.events(parentId)).at(-1)?.type).toBe('run-forked');
+    const copied = (await journal.events(childId)).map((e) => e.type);
+    expect(copied).toEqual(expect.arrayContaining(['run-start', 'run-suspend', 'tool-approval-response', 'run-resume']));
+    expect(await marksOf(childId)).toEqual({ interrupted: false, waited: false, decided: false });
+    // Its executor's first invocation begins with a run-resume from 'running' right after the copy: no interruption.
+    const hold = await journal.hold(childId);
+    await hold.append([{ type: 'run-resume', fromStatus: 'running' }]);
+    await hold.release();
+    expect(await marksOf(childId)).toEqual({ interrupted: false, waited: false, decided: false });
+    const invocations = addToInvocations(NO_INVOCATIONS, await journal.events(childId)).invocations;
+    expect(invocations.map((i) => i.began)).toEqual(['first']);
+  });
+
   it('a run queued first (run-start, then its first invocation): not interrupted, no marks', async () => {
     const runId = `${prefix}queued`;
     const hold = await journal.hold(runId);

@@ -136,6 +136,7 @@ async function toListing(row: RunSearchRow): Promise<RunListing> {
   return {
     ...run,
     tokens: Number(row.tokens),
+    ...(row.worked_until ? { workedUntil: iso(row.worked_until) } : {}),
     marks: { interrupted: row.interrupted === true, waited: row.waited === true, decided: row.decided === true },
     ...(row.lease_lapsed && row.lease_owner && row.lease_expires_at
       ? { lapsedLease: { owner: row.lease_owner, expiredAt: iso(row.lease_expires_at), heartbeatAt: row.heartbeat_at ? iso(row.heartbeat_at) : null } }
