@@ -5,6 +5,7 @@
  * Next refuses an action whose Origin is not this host; the session cookie is SameSite=Strict.
  */
 import { z } from 'zod';
+import { jsonText } from '@/lib/studio/forms/json-text';
 import { CRASH_POINTS } from '@/lib/demo';
 import { type ActionResult, cancel, decide, type ResumeNote, resume, scheduleResumeAt, startDemoRun } from '@/lib/studio/actions/operator-actions';
 import { migrate } from '@/lib/studio/actions/migrate-action';
@@ -25,16 +26,6 @@ const runId = z.string().min(1).max(512);
 const toolCallId = z.string().min(1).max(1000);
 const reason = z.string().trim().max(4000);
 const requiredReason = reason.min(1, 'Say why: the reason is recorded with your decision.');
-
-/** JSON text from a form, parsed; a message a person can act on when it is not JSON. */
-const jsonText = z.string().transform((text, ctx) => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `The output is not valid JSON: ${(error as Error).message}` });
-    return z.NEVER;
-  }
-});
 
 /** `input`: changed arguments as JSON text (edit, then approve); absent: as the model asked. */
 const approveSchema = z.object({ runId, toolCallId, reason: reason.optional(), input: jsonText.optional() });

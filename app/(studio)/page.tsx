@@ -49,9 +49,9 @@ export default async function RunsPage({ searchParams }: { searchParams: SearchP
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-end justify-between gap-3">
-        <div>
+        <div className="min-w-0">
           <h1 className="text-xl font-semibold tracking-tight">Runs</h1>
-          <p className="text-sm text-muted-foreground">
+          <p className="text-sm text-muted-foreground wrap-anywhere">
             Newest first{status ? `, status ${status}` : ''}
             {agent ? <VisibleText text={`, agent ${agent}`} /> : ''}
             {q ? <VisibleText text={`, matching “${q}” (run id prefix, tool name or idempotency key)`} /> : ''}.

@@ -20,7 +20,7 @@ export function LiveRunsTable({ params, initial, empty, toDemo }: { params: Runs
       {data.runs.length > 0 ? (
         <RunsTable runs={data.runs} />
       ) : (
-        <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground" data-testid="runs-empty">
+        <p className="rounded-lg border border-dashed px-4 py-10 text-center text-sm text-muted-foreground wrap-anywhere" data-testid="runs-empty">
           <VisibleText text={empty} />
           {toDemo ? (
             <>

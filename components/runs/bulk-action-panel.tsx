@@ -37,10 +37,12 @@ export interface BulkFilterFields {
 
 const SELECT = 'h-9 rounded-md border bg-background px-2 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-foreground';
 
-function Refused({ refusal }: { refusal: BulkRefusal }) {
+/** `stage`: the dry run refuses a filter; the change itself, its reason (nothing else is typed there). */
+function Refused({ refusal, stage }: { refusal: BulkRefusal; stage: 'preview' | 'apply' }) {
+  const invalid = stage === 'preview' ? 'Check the filter' : 'Say why';
   return (
     <Alert variant="destructive" data-testid="bulk-refusal">
-      <AlertTitle>{refusal.kind === 'invalid' ? 'Check the filter' : refusal.kind === 'forbidden' ? 'Not allowed' : 'Not done'}</AlertTitle>
+      <AlertTitle>{refusal.kind === 'invalid' ? invalid : refusal.kind === 'forbidden' ? 'Not allowed' : 'Not done'}</AlertTitle>
       <AlertDescription>
         <VisibleText text={refusal.message} />
       </AlertDescription>
@@ -190,8 +192,8 @@ export function BulkActionPanel({ agents, statuses, initial }: { agents: readonl
         </Button>
       </form>
 
-      {preview.data && !preview.data.ok ? <Refused refusal={preview.data} /> : null}
-      {preview.error ? <Refused refusal={{ ok: false, kind: 'error', message: String(preview.error) }} /> : null}
+      {preview.data && !preview.data.ok ? <Refused refusal={preview.data} stage="preview" /> : null}
+      {preview.error ? <Refused refusal={{ ok: false, kind: 'error', message: String(preview.error) }} stage="preview" /> : null}
 
       {shown ? (
         <section className="space-y-3 rounded-lg border p-3" data-testid="bulk-preview">
@@ -232,8 +234,8 @@ export function BulkActionPanel({ agents, statuses, initial }: { agents: readonl
               </Button>
             </form>
           ) : null}
-          {apply.data && !apply.data.ok ? <Refused refusal={apply.data} /> : null}
-          {apply.error ? <Refused refusal={{ ok: false, kind: 'error', message: String(apply.error) }} /> : null}
+          {apply.data && !apply.data.ok ? <Refused refusal={apply.data} stage="apply" /> : null}
+          {apply.error ? <Refused refusal={{ ok: false, kind: 'error', message: String(apply.error) }} stage="apply" /> : null}
         </section>
       ) : null}
 

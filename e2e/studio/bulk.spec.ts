@@ -76,6 +76,10 @@ test('preview, cancel one in between, confirm with a reason: per-run results, tw
   await expect(new RunPage(other).status).toHaveText('canceled', { timeout: 15_000 });
   await other.close();
 
+  // Sent without a reason: the refusal says what is missing, not "Check the filter" (issue 32); nothing changed.
+  await page.getByRole('button', { name: `Approve ${wouldChange} run(s)` }).click();
+  await expect(page.getByTestId('bulk-refusal')).toContainText('Say why');
+  await expect(page.getByTestId('bulk-refusal')).not.toContainText('Check the filter');
   await page.getByLabel(/Why\? \(recorded in every run changed/).fill('refunds under 50 approved');
   await page.getByRole('button', { name: `Approve ${wouldChange} run(s)` }).click();
   const results = page.getByTestId('bulk-results');

@@ -104,6 +104,12 @@ test('searches by run-id prefix, tool name and idempotency key, and filters by a
   await expect(runs.empty).toHaveText('No run of agent support.');
 });
 
+test('a long search wraps: the page never scrolls sideways (the text is cut to 200 characters, and wraps)', async ({ page }) => {
+  await page.goto(`/?q=${'x'.repeat(5000)}`);
+  await expect(page.getByTestId('runs-empty')).toContainText(`“${'x'.repeat(200)}”`);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+});
+
 test('pages through the runs with the next-page cursor', async ({ page }) => {
   test.setTimeout(60_000); // one page load per seeded run
   const runs = new RunsPage(page);

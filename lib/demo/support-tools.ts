@@ -63,19 +63,20 @@ const customerSchema = z.object({
   email: z.string(),
   orders: z.array(z.object({ orderId: z.string(), total: z.number(), currency: z.string() })),
 });
-const ticketSchema = z.object({ ticketId: z.string(), customerId: z.string(), subject: z.string(), message: z.string(), createdAt: z.string() });
+const ticketSchema = z.object({ ticketId: z.string().min(1), customerId: z.string().min(1), subject: z.string(), message: z.string(), createdAt: z.string() });
 const refundSchema = z.object({
-  refundId: z.string().describe('As the service shows it, e.g. r_1'),
-  customerId: z.string(),
-  orderId: z.string(),
+  // An id the service gave: a person marking the refund done types it from the service's record, never an empty one.
+  refundId: z.string().min(1).describe('As the service shows it, e.g. rf_1'),
+  customerId: z.string().min(1),
+  orderId: z.string().min(1),
   amount: z.number(),
   currency: z.string(),
   ticketId: z.string().optional(),
   createdAt: z.string(),
 });
 const emailSchema = z.object({
-  emailId: z.string(),
-  to: z.string(),
+  emailId: z.string().min(1),
+  to: z.string().min(1),
   subject: z.string(),
   body: z.string(),
   ticketId: z.string().optional(),
