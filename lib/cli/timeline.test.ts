@@ -47,7 +47,7 @@ describe('the timeline as text', () => {
     expect(controls).toEqual([]);
     expect(lines).toEqual([
       '-- 2026-11-29 (UTC) --',
-      '     3  21:32:46.312  model-step              step 0 · tokens 10 in, 5 out (4 cached, 2 reasoning) · 12.3 ms · finish tool-calls',
+      '     3  21:32:46.312  model-step              step 1 · tokens 10 in, 5 out (4 cached, 2 reasoning) · 12.3 ms · finish tool-calls',
       `${' '.repeat(46)}text: "Done.\\u001b]8;;http://evil\\u0007click\\u001b]8;;\\u0007"`,
       `${' '.repeat(46)}tool call refund (c1) {"amount":40}`,
     ]);

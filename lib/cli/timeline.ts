@@ -101,7 +101,8 @@ export class TimelineWriter {
         }
         const finish = finishOf(event.result);
         return {
-          summary: `step ${event.step} · ${tokensText(stepTokenUsage(event.result))} · ${duration(event.latencyMs)}${finish ? ` · finish ${clean(finish)}` : ''}`,
+          // Counted from 1, as the Studio's timeline ("Model step 1") and gnl fork --at-step count.
+          summary: `step ${event.step + 1} · ${tokensText(stepTokenUsage(event.result))} · ${duration(event.latencyMs)}${finish ? ` · finish ${clean(finish)}` : ''}`,
           details,
         };
       }

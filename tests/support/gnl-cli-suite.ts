@@ -131,7 +131,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       expect(shown.stdout).toMatch(
         /^\s+1 {2}\d\d:\d\d:\d\d\.\d{3} {2}run-start\s+agent support \(version [0-9a-f]{16}\) · model gnl-demo\/scripted-support-v1$/m,
       );
-      expect(shown.stdout).toMatch(/model-step\s+step 0 · tokens \d+ in, \d+ out · .* · finish tool-calls/);
+      expect(shown.stdout).toMatch(/model-step\s+step 1 · tokens \d+ in, \d+ out · .* · finish tool-calls/);
       expect(shown.stdout).toContain('tool call lookupCustomer (call-0-lookupCustomer) {"customerId":"c_42"}');
       expect(shown.stdout).toMatch(/tool-call-end\s+createTicket \(call-1-createTicket\) attempt 1 · executed · .* · key gnl3\w_[\w-]+/);
       expect(shown.stdout).toMatch(/tool-approval-request\s+issueRefund \(call-2-issueRefund\) needs approval/);
