@@ -49,7 +49,7 @@ export function RunSummaryCard({ run, className, children, ...props }: React.Com
         </div>
       ) : null}
       <div className="grid gap-3 lg:grid-cols-2">
-        {system !== undefined ? <Labelled label="System">{<JsonPayload value={system} />}</Labelled> : null}
+        {system !== undefined ? <SystemPrompt system={system} /> : null}
         {prompt !== undefined ? <Labelled label="Prompt">{<JsonPayload value={prompt} />}</Labelled> : null}
         {messages !== undefined ? <Labelled label="Messages">{<JsonPayload value={messages} />}</Labelled> : null}
         {toolNames?.length ? (
@@ -62,6 +62,21 @@ export function RunSummaryCard({ run, className, children, ...props }: React.Com
       </div>
       {children}
     </section>
+  );
+}
+
+/** The system prompt, folded to its first line: it is the same for every run of an agent and would take half the screen (issue 32). */
+function SystemPrompt({ system }: { system: unknown }) {
+  const text = typeof system === 'string' ? system : JSON.stringify(system);
+  const first = (text ?? '').trim().split(/\r?\n/, 1)[0] ?? '';
+  return (
+    <details className="min-w-0 space-y-1 lg:col-span-2" data-slot="run-system">
+      <summary className="cursor-pointer text-xs text-muted-foreground">
+        <span className="font-medium">System prompt</span> ({(text ?? '').length.toLocaleString('en')} characters):{' '}
+        <VisibleText text={first.length > 100 ? `${first.slice(0, 100)}…` : first} />
+      </summary>
+      <JsonPayload value={system} />
+    </details>
   );
 }
 

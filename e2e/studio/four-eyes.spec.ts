@@ -18,6 +18,15 @@ test('four eyes: the starter is refused and proposes another amount; another app
   const run = new RunPage(page);
   await expect(run.event('run-start')).toContainText('support-four-eyes');
   await expect(run.event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
+  // No webhook is set on this Studio: the outbox's untried row is no "pending, 0 attempts" notification (issue 32).
+  await page.reload();
+  await expect(run.event('run-suspend')).toHaveCount(1);
+  await expect(page.locator('[data-slot="run-notifications"]')).toHaveCount(0);
+  // The system prompt is folded to its first line (issue 32): the rest opens on a click.
+  const system = page.locator('[data-slot="run-system"]');
+  await expect(system).toContainText('System prompt');
+  await expect(system).toContainText('You are a customer support agent');
+  await expect(system.getByText('Open one support ticket for the request', { exact: false })).toBeHidden();
 
   const inbox = new InboxPage(page);
   await inbox.goto();
