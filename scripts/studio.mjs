@@ -20,13 +20,21 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ensureSupportedNode } from './node-lts.mjs';
+import { choosePort, demoServiceAt, portFree } from './studio-ports.mjs';
 import { privateBuild } from './private-build.mjs';
 
 ensureSupportedNode(import.meta.filename);
 
 const root = path.resolve(import.meta.dirname, '..');
 const host = process.env.GNL_STUDIO_HOST || '127.0.0.1';
-const port = process.env.PORT || '3000';
+// The ports are chosen before anything starts (studio-ports.mjs): a taken default moves on, a taken explicit one is refused.
+const chosen = await choosePort({ host, explicit: process.env.PORT || undefined, fallback: 3000, variable: 'PORT', what: 'the Studio' });
+if (chosen.error) {
+  console.error(`studio: ${chosen.error}`);
+  process.exit(1);
+}
+if (chosen.note) console.log(`studio: ${chosen.note}`);
+const port = String(chosen.port);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const next = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 
@@ -97,8 +105,24 @@ function spawnChild(command, args, extraEnv = {}) {
 }
 
 // The demo's outside service: its own process, so its counters survive the Studio server's crashes.
-if (!process.env.GNL_DEMO_SERVICE_URL && process.env.GNL_DEMO_SERVICE !== 'off') {
-  const servicePort = process.env.GNL_DEMO_SERVICE_PORT || '4010';
+if (!process.env.GNL_DEMO_SERVICE_URL && process.env.GNL_DEMO_SERVICE !== 'off') await startDemoService();
+
+async function startDemoService() {
+  const explicit = process.env.GNL_DEMO_SERVICE_PORT || undefined;
+  const wanted = Number(explicit ?? 4010);
+  // Our own demo service already there (an earlier Studio's): its counters are the ones to keep, use it.
+  if (!(await portFree('127.0.0.1', wanted)) && (await demoServiceAt(wanted)) === 'ours') {
+    env.GNL_DEMO_SERVICE_URL = `http://127.0.0.1:${wanted}`;
+    console.log(`studio: the demo service already runs on port ${wanted}: using it`);
+    return;
+  }
+  const picked = await choosePort({ host: '127.0.0.1', explicit, fallback: 4010, variable: 'GNL_DEMO_SERVICE_PORT', what: 'the demo service' });
+  if (picked.error) {
+    console.error(`studio: ${picked.error} (another program is there, not the demo service)`);
+    process.exit(1);
+  }
+  if (picked.note) console.log(`studio: ${picked.note}`);
+  const servicePort = String(picked.port);
   env.GNL_DEMO_SERVICE_URL = `http://127.0.0.1:${servicePort}`;
   const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
   // Its store is kept in a file beside the embedded journal's folder (one per port), so a run that refunded
@@ -111,7 +135,7 @@ if (!process.env.GNL_DEMO_SERVICE_URL && process.env.GNL_DEMO_SERVICE !== 'off')
     GNL_DEMO_SERVICE_STORE: storeFile,
   });
   service.on('exit', (code) => {
-    if (!stopping) console.log(`studio: the demo service exited (${code}); if port ${servicePort} is taken by a running one, the Studio uses that.`);
+    if (!stopping) console.log(`studio: the demo service exited (${code}); the Demo page says so until it is back (npm run demo:service).`);
   });
 }
 

@@ -70,7 +70,8 @@ async function route(store: Store, webhooks: WebhookInbox, req: IncomingMessage)
     if (isKind(first) && second === 'by-key' && parts.length === 3) return store.lookupKey(first, third as string);
     if (isKind(first) && parts.length === 1) return { status: 200, body: store.records[first] };
     if (first === 'stats' && parts.length === 1) return { status: 200, body: store.stats };
-    if (first === 'health' && parts.length === 1) return { status: 200, body: { ok: true } };
+    // Says what it is: `npm run studio` reuses a demo service already on its port only when it is this one.
+    if (first === 'health' && parts.length === 1) return { status: 200, body: { ok: true, service: 'gnl-demo-outside-service' } };
     if (first === 'webhooks' && parts.length === 1) return { status: 200, body: webhooks.list() };
   }
   if (req.method === 'POST' && first === 'webhooks' && parts.length === 1) {
