@@ -96,7 +96,15 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         <TokensByAgentChart rows={overview.tokensByDay} agents={overview.agents} />
       </Panel>
       <Panel title="Cost per agent per day (USD, the priced steps)">
-        <CostByAgentChart rows={overview.costByDay} agents={overview.costByAgent.map((a) => a.agent)} />
+        {overview.cost.pricedSteps > 0 ? (
+          <CostByAgentChart rows={overview.costByDay} agents={overview.costByAgent.map((a) => a.agent)} />
+        ) : (
+          // An empty chart says nothing: say why instead, and where prices are set (issue 32).
+          <p className="text-sm text-muted-foreground" data-testid="overview-cost-empty">
+            No step in this window ran on a model the price table lists, so there is no cost to draw. Add the models you use to a price file named by
+            GNL_PRICES_FILE (the same shape as lib/cost/prices.json; read when the page loads, no rebuild): docs/operations.md#cost.
+          </p>
+        )}
         <CostTable overview={overview} />
       </Panel>
     </div>
