@@ -19,6 +19,7 @@ import { cn } from '@/lib/utils';
 import { payloadString } from './payload-text';
 import { ResumeAt } from './resume-at';
 import { HiddenCharsWarning, VisibleText } from '@/components/ui/visible-text';
+import { Time } from '@/components/ui/time';
 
 const ACTION_LABEL: Record<PreviewAction, string> = {
   executes: 'executes',
@@ -74,12 +75,15 @@ export function RunActions({
   run,
   preview,
   timers = [],
+  resuming,
   className,
   ...props
 }: React.ComponentProps<'section'> & {
   run: WireRun;
   preview: readonly PreviewCall[] /** The run's timers: a scheduled resume is shown beside Resume at…. */;
   timers?: readonly RunTimer[];
+  /** A resume asked for and not begun yet (the projection's `resumeRequested`): shown instead of the Resume button. */
+  resuming?: { by: string; at: number };
 }) {
   const [canceling, setCanceling] = useState(false);
   const [reason, setReason] = useState('');
@@ -116,7 +120,12 @@ export function RunActions({
         <HiddenCharsWarning found={hidden} what={undecided === 1 ? 'Its arguments' : 'Their arguments'} className="basis-full" data-slot="run-hidden-chars" />
       ) : null}
       {run.status === 'running' ? <p className="text-sm text-muted-foreground">Executing now; the journal below follows it live.</p> : null}
-      {resumable ? (
+      {resumable && resuming ? (
+        <p className="text-sm" data-testid="run-resuming">
+          Resuming: <VisibleText text={resuming.by} /> asked <Time value={new Date(resuming.at).toISOString()} className="text-muted-foreground" />; the
+          executor takes the run up, and the journal below shows it go on.
+        </p>
+      ) : resumable ? (
         <div className="space-y-1">
           <ResumePreview calls={preview} />
           <div className="flex flex-wrap items-start gap-3">

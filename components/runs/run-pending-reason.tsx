@@ -1,7 +1,16 @@
+'use client';
+
+import { createContext, useContext } from 'react';
 import { Time } from '@/components/ui/time';
 import type { Decision, PendingItem } from '@/lib/durable';
 import { cn } from '@/lib/utils';
 import { VisibleText } from '@/components/ui/visible-text';
+
+/**
+ * A resume asked for and not begun yet (the projection's `resumeRequested`): a decided item then says
+ * "resuming", not "waiting to resume" (one state at a time, issue 32). Set by the run page.
+ */
+export const ResumeRequested = createContext<{ by: string; at: number } | undefined>(undefined);
 
 /** Why a run is not moving: each approval, side effect of unknown outcome or tool result it waits for. */
 export function RunPendingReason({ pending, className, ...props }: React.ComponentProps<'ul'> & { pending: readonly PendingItem[] }) {
@@ -72,10 +81,11 @@ function SideEffectReason({ item }: { item: Extract<PendingItem, { kind: 'side-e
 }
 
 function DecisionNote({ decision }: { decision: Decision }) {
+  const resuming = useContext(ResumeRequested);
   return (
-    <span className="block text-muted-foreground">
+    <span className="block text-muted-foreground" data-slot="decision-note" data-resuming={resuming ? 'true' : undefined}>
       {decision.outcome} by <VisibleText text={decision.by} />
-      {decision.reason ? <VisibleText text={`: ${decision.reason}`} /> : ''} — waiting to resume
+      {decision.reason ? <VisibleText text={`: ${decision.reason}`} /> : ''} — {resuming ? 'resuming' : 'waiting to resume'}
     </span>
   );
 }

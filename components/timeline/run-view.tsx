@@ -8,6 +8,7 @@ import { DemoCounters } from '@/components/demo/demo-counters';
 import { StreamStatusBanner } from '@/components/live/stream-status-banner';
 import { useRunLive } from '@/components/live/use-run-live';
 import { RunActions } from '@/components/runs/run-actions';
+import { ResumeRequested } from '@/components/runs/run-pending-reason';
 import { RunSchedule } from '@/components/runs/run-schedule';
 import { RunSummaryCard } from '@/components/runs/run-summary-card';
 import { RunTotalsRow } from '@/components/runs/run-totals';
@@ -86,6 +87,8 @@ export function RunView({ initial, traceUrl, children }: { initial: RunViewData;
   const totals = useMemo(() => addToTotals(initial.totals, tail.events), [initial.totals, tail.events]);
   const waterfall = useMemo(() => addToWaterfall(initial.waterfall, tail.events), [initial.waterfall, tail.events]);
   const invocations = waterfall.invocations.invocations;
+  // One state at a time (issue 32): a resume asked for and not begun is "resuming", not "blocked, waiting to resume".
+  const resuming = waterfall.invocations.resumeRequested;
   const [compact, setCompact] = useState(initial.run.lastSeq >= COMPACT_FROM_EVENTS);
   const mode = useMemo(() => ({ compact, invocations: new Map<number, Invocation>(invocations.map((i) => [i.seq, i])) }), [compact, invocations]);
   // The open wait's right edge: the page's clock when the journal last moved (no timer: nothing to redraw in between).
@@ -155,12 +158,14 @@ export function RunView({ initial, traceUrl, children }: { initial: RunViewData;
       <StreamStatusBanner status={stream} what="This run's journal" />
       <KeyboardShortcuts actions={NO_ACTIONS} what="the timeline" />
       {children}
-      <RunActions run={run} preview={preview} timers={schedule.timers} />
-      <RunSummaryCard run={run}>
-        <RunAnswer invocations={invocations} />
-        <RunSchedule schedule={schedule} />
-        <RunTotalsRow run={run} totals={totals} prices={initial.prices} className="border-t pt-3" />
-      </RunSummaryCard>
+      <ResumeRequested.Provider value={resuming}>
+        <RunActions run={run} preview={preview} timers={schedule.timers} {...(resuming ? { resuming } : {})} />
+        <RunSummaryCard run={run}>
+          <RunAnswer invocations={invocations} />
+          <RunSchedule schedule={schedule} />
+          <RunTotalsRow run={run} totals={totals} prices={initial.prices} className="border-t pt-3" />
+        </RunSummaryCard>
+      </ResumeRequested.Provider>
       {guided ? <CrashGuideList index={index} status={run.status} /> : null}
       {DEMO_AGENT_NAMES.includes(run.input.agent ?? '') ? (
         <section className="space-y-2 rounded-lg border p-4" data-testid="run-demo-counters">

@@ -62,6 +62,11 @@ export interface RunInvocations {
   /** Fold state: the last automatic retry and decision since the last end. */
   pendingRetry?: { by: string; attempt: number; attempts: number };
   pendingDecisionBy?: string;
+  /**
+   * A person asked the run to go on now (`run-resume-request` without `resumeAt`) and no invocation has
+   * begun since: who and when. The run is resuming, not waiting for anyone (the Studio shows one state).
+   */
+  resumeRequested?: { by: string; at: number; seq: number };
 }
 
 export const NO_INVOCATIONS: RunInvocations = { throughSeq: 0, invocations: [], startedIdle: false };
@@ -102,7 +107,11 @@ function foldOne(state: RunInvocations, e: SeqAtEvent): void {
       // A fork's run-start comes with its copy of the parent's history, in one transaction (journal.fork).
       state.createdAt = (e.input as { forkOf?: unknown } | undefined)?.forkOf ? at : undefined;
       break;
+    case 'run-resume-request':
+      if (!e.resumeAt) state.resumeRequested = { by: e.by, at, seq: e.seq };
+      break;
     case 'run-resume': {
+      state.resumeRequested = undefined;
       const began = beginOf(state, e.fromStatus, open);
       if (open && began === 'after-interruption' && state.last) open.end = { how: 'interrupted', ...state.last };
       if (began === 'first') state.invocations.pop(); // the run-start only queued the run: no invocation began there
@@ -139,6 +148,7 @@ function foldOne(state: RunInvocations, e: SeqAtEvent): void {
       ended({ how: 'failed', error: e.error, seq: e.seq, at });
       break;
     case 'run-cancel':
+      state.resumeRequested = undefined;
       if (open) open.end = { how: 'canceled', by: e.by, seq: e.seq, at };
       break;
     case 'run-retry':

@@ -91,6 +91,23 @@ describe('runWaterfall from a journal', () => {
     expect(waterfallGaps(w.invocations.invocations)).toEqual([{ kind: 'person', waitedFor: 'waiting-approval', fromMs: T0 + 1000, toMs: T0 + 61_000 }]);
   });
 
+  it('a resume asked for after a decision is "resuming" until the next invocation begins; one scheduled for later is not', () => {
+    const base: [number, JournalEvent][] = [
+      [0, START],
+      [0.1, { type: 'run-resume', fromStatus: 'running' }],
+      [1, { type: 'run-suspend', status: 'blocked', pending: [] }],
+      [5, { type: 'side-effect-resolution', toolCallId: 'c', idempotencyKey: 'k', outcome: 'done', by: 'alice' }],
+    ];
+    const fold = (...more: [number, JournalEvent][]) => addToInvocations(NO_INVOCATIONS, journalOf(...base, ...more));
+    expect(fold().resumeRequested).toBeUndefined();
+    expect(fold([6, { type: 'run-resume-request', by: 'bob', resumeAt: '2030-01-01T00:00:00.000Z' }]).resumeRequested).toBeUndefined();
+    const asked: [number, JournalEvent] = [6, { type: 'run-resume-request', by: 'alice', reason: 'decided' }];
+    expect(fold(asked).resumeRequested).toEqual({ by: 'alice', at: T0 + 6000, seq: 5 });
+    const begun = fold(asked, [7, { type: 'run-resume', fromStatus: 'blocked' }]);
+    expect(begun.resumeRequested).toBeUndefined();
+    expect(begun.invocations.at(-1)).toMatchObject({ began: 'after-wait', decidedBy: 'alice' });
+  });
+
   it('an invocation that stopped without an end is interrupted at its last event; its started side effect has an unknown outcome', () => {
     const w = addToWaterfall(
       EMPTY_WATERFALL,
