@@ -89,7 +89,13 @@ export function registerTransferCommands(program: Command, session: CliSession):
       {
         text: [
           `Imported run ${clean(runId)}${from}: ${parsed.events.length} events, status ${run?.status ?? 'unknown'}.`,
-          ...(plan.evidence ? ['The export was redacted: the run is evidence only, canceled; it never executes a tool.'] : []),
+          ...(plan.evidence
+            ? [
+                plan.then.length > 0
+                  ? 'The export was redacted: the run is evidence only, canceled now (a run-cancel after its events); it never executes a tool.'
+                  : `The export was redacted: the run is evidence only; it was ${run?.status ?? 'finished'} before the export and never executes a tool again.`,
+              ]
+            : []),
         ],
         data: { runId, exportedAs: parsed.header.runId, events: recorded.length, evidence: plan.evidence, run },
       },

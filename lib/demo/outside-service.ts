@@ -96,9 +96,10 @@ async function route(store: Store, webhooks: WebhookInbox, req: IncomingMessage)
 export async function startOutsideService(options: OutsideServiceOptions = {}): Promise<OutsideService> {
   const store = new Store(options.customers ?? DEMO_CUSTOMERS);
   const { storeFile } = options;
-  if (storeFile && existsSync(storeFile)) {
+  // The file is the service's own (npm run demo:service): never part of the Studio's build trace.
+  if (storeFile && existsSync(/*turbopackIgnore: true*/ storeFile)) {
     try {
-      store.restore(JSON.parse(readFileSync(storeFile, 'utf8')));
+      store.restore(JSON.parse(readFileSync(/*turbopackIgnore: true*/ storeFile, 'utf8')));
     } catch (error) {
       throw new Error(`The demo service's store ${storeFile} cannot be read back: ${(error as Error).message}. Move it away to start empty.`, { cause: error });
     }
@@ -106,8 +107,8 @@ export async function startOutsideService(options: OutsideServiceOptions = {}): 
   const persist = () => {
     if (!storeFile) return;
     const temporary = `${storeFile}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(store.snapshot()));
-    renameSync(temporary, storeFile);
+    writeFileSync(/*turbopackIgnore: true*/ temporary, JSON.stringify(store.snapshot()));
+    renameSync(/*turbopackIgnore: true*/ temporary, storeFile);
   };
   const webhooks = new WebhookInbox();
   const latencyMs = options.latencyMs ?? 0;
