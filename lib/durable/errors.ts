@@ -359,13 +359,18 @@ export class HoldSessionError extends GnlError {
   readonly lockPid: number;
   /** The session that answered instead; undefined when nothing answered (the connection failed). */
   readonly answeredPid?: number;
-  constructor(args: { reason: HoldSessionProblem; runIds: string[]; lockPid: number; answeredPid?: number; cause?: unknown }) {
+  /** 'transaction-pooling' seen the other way: another client of the pooler was handed the lock's own session. */
+  readonly sharedWithPool?: boolean;
+  constructor(args: { reason: HoldSessionProblem; runIds: string[]; lockPid: number; answeredPid?: number; sharedWithPool?: boolean; cause?: unknown }) {
     const runs = args.runIds.map((id) => `"${id}"`).join(', ');
     const answered = args.answeredPid === undefined ? 'nothing answered' : `database session ${args.answeredPid} answered`;
+    const seen = args.sharedWithPool
+      ? `its lock was taken on database session ${args.lockPid}, and a statement of another connection of this process then ran on that same session. `
+      : `its lock was taken on database session ${args.lockPid}, and on the same connection's next statement ${answered}, which does not hold it. `;
     super(
       args.reason === 'transaction-pooling'
-        ? `Cannot hold run ${runs}: its lock was taken on database session ${args.lockPid}, and on the same connection's next statement ${answered}, ` +
-            'which does not hold it. Something between GNL and Postgres hands statements to different server sessions (a transaction-pooling ' +
+        ? `Cannot hold run ${runs}: ${seen}` +
+            'Something between GNL and Postgres hands server sessions from one connection to another between transactions (a transaction-pooling ' +
             'proxy such as pgbouncer with pool_mode=transaction); session advisory locks need a session-level connection. Connect to Postgres ' +
             'directly or through a session-mode pool (docs/postgres-holds.md).'
         : `Lost the database session (${args.lockPid}) that holds run(s) ${runs}: its keep-alive failed (${answered}). Those holds are gone; ` +
@@ -376,6 +381,7 @@ export class HoldSessionError extends GnlError {
     this.runIds = args.runIds;
     this.lockPid = args.lockPid;
     this.answeredPid = args.answeredPid;
+    if (args.sharedWithPool) this.sharedWithPool = true;
   }
   static override isInstance = hasName<HoldSessionError>('HoldSessionError');
 }

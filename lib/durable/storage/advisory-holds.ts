@@ -16,12 +16,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
+import { sql } from 'drizzle-orm';
 import { HoldSessionError, JobBusyError, RunBusyError } from '../internal';
 import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
 import { advisoryKey, describeRunHolder, jobAdvisoryKey, lockIds } from './run-locks';
 import { EXEMPT_FROM_IDLE_TIMEOUT } from './session-settings';
 import type { HoldProvider } from './postgres-journal';
-import type { TransactionalDb } from './sql-rows';
+import { query, type TransactionalDb } from './sql-rows';
 
 /** How long a job's lock is waited for before the call fails (JobBusyError): a holder keeps it only from a key's choice to its start. */
 export const JOB_LOCK_WAIT_MS = 30_000;
@@ -47,6 +48,8 @@ export class AdvisoryLockHolds implements HoldProvider {
   private readonly busy = new Set<string>();
   private readonly locked = new Map<string, Locked>();
   private session: postgres.Sql | undefined;
+  /** The side session assertSessionNotShared has found exclusive (checked again for a new one). */
+  private checkedSession: postgres.Sql | undefined;
   private keepAlive: NodeJS.Timeout | undefined;
   private pinging = false;
   readonly notifier: CoalescingNotifier;
@@ -82,6 +85,7 @@ export class AdvisoryLockHolds implements HoldProvider {
       );
       if (!row?.locked) throw new RunBusyError({ runId, holder: await describeRunHolder(orm, key) });
       await this.assertSessionHolds(runId, key, row.pid);
+      await this.assertSessionNotShared(runId, key, row.pid, orm);
       this.watch(runId, row.pid);
       return { fence: { holder, lock: { pid: row.pid, ...lockIds(key) } }, release: () => this.release(runId, key) };
     } catch (error) {
@@ -114,6 +118,27 @@ export class AdvisoryLockHolds implements HoldProvider {
         if (!sessionLost(error)) throw error;
       }
     };
+  }
+
+  /**
+   * Once per side session: a transaction pooler that gives the same client back the same server session
+   * (pgbouncer hands out the server it was given back last) passes assertSessionHolds, yet between two of
+   * the side session's statements lends that server session to any other client, which could then take
+   * this run's lock as its own (advisory locks are re-entrant per session). Right after the side session
+   * went idle, a few statements of this process's pool ask which session they run on: the lock's own
+   * session answering means it is shared (HoldSessionError 'transaction-pooling'). Directly, or through a
+   * session-mode pool, no other connection ever reaches it. Best effort: a pooler that hands out servers in
+   * another order may pass it, as documented (docs/postgres-holds.md).
+   */
+  private async assertSessionNotShared(runId: string, key: string, lockPid: number, orm: TransactionalDb): Promise<void> {
+    if (this.checkedSession === this.session) return;
+    for (let i = 0; i < 3; i++) {
+      const [probe] = await query<{ pid: number }>(orm, sql`select pg_backend_pid() as pid`);
+      if (probe?.pid !== lockPid) continue;
+      await this.side()`select pg_advisory_unlock(${key}::bigint)`.catch(() => {});
+      throw new HoldSessionError({ reason: 'transaction-pooling', runIds: [runId], lockPid, answeredPid: probe.pid, sharedWithPool: true });
+    }
+    this.checkedSession = this.session;
   }
 
   /**
