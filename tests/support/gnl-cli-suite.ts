@@ -407,7 +407,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       await json(['start', 'support', '--prompt', REFUND, '--run-id', id]);
       const journal = kind === 'pglite' ? `the embedded journal at ${dataDir}` : 'the Postgres journal (DATABASE_URL)';
       const cases: [string[], number, string | RegExp][] = [
-        [['start', 'nope', '--prompt', 'hi'], 2, 'No agent is registered as "nope". Known agents: "support", "support-unchecked".'],
+        [['start', 'nope', '--prompt', 'hi'], 2, 'No agent is registered as "nope". Known agents: "support", "support-four-eyes", "support-unchecked".'],
         [['start', 'support'], 2, "required option '--prompt <text>' not specified"],
         [['start', 'support', '--prompt', '   '], 2, 'the prompt must not be empty'],
         [['start', 'support', '--prompt', 'another job', '--run-id', id], 4, `Run "${id}" exists with a different start input (prompt).`],
