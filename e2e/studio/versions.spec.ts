@@ -29,8 +29,8 @@ test('a run stranded by a deploy is listed with what differs, migrated after its
 }) => {
   test.setTimeout(120_000);
   await page.getByRole('link', { name: 'Versions' }).click();
-  // The demo registers the support agent and the same without check (one version each).
-  await expect(page.getByTestId('agent-version')).toHaveCount(2);
+  // The demo registers the support agent, the same without check and with four eyes on refunds (one version each).
+  await expect(page.getByTestId('agent-version')).toHaveCount(3);
   await expect(page.getByTestId('agent-version').filter({ hasText: /^support [0-9a-f]{16}/ })).toHaveCount(1);
   const stranded = page.locator(`[data-testid="stranded-run"][data-run-id="${VERSIONS.runId}"]`);
   await expect(stranded).toContainText('waiting-approval');
