@@ -241,6 +241,12 @@ export interface RunHold {
   /** True once an append saw that the run was canceled meanwhile (by journal.cancel, from anywhere). */
   readonly canceled: boolean;
   /**
+   * The hold is a database session's lock, which the database can take away (a Postgres restart, a
+   * terminated session): an invocation that knows a tool's outcome may take the run's hold again to record
+   * it (run-session.ts). Absent or false: the hold lasts as long as the process (the embedded journal).
+   */
+  readonly losable?: boolean;
+  /**
    * Takes the job's lock across processes (a job: the runs a fork or a restart relates, named by its
    * first run): a side effect of the job decides its key and journals its start under it, so two runs of
    * one job never both decide the same work is new (the door's job-lock.ts). Resolves with its release.

@@ -129,6 +129,15 @@ export function isJobLink(event: RecordedEvent): boolean {
  * An event appended from anywhere that an executing run takes into its state when it sees it: a job
  * link (isJobLink) or an event sent to a workflow (its wait takes it).
  */
+/**
+ * An event that records what became of a tool call that ran: its result or its error. A process that saw
+ * its tool finish, and lost its hold on the way to recording it, takes the hold again to record this
+ * (run-session.ts), rather than leave the run blocked for a person.
+ */
+export function recordsOutcome(event: JournalEvent): boolean {
+  return event.type === 'tool-call-end' || event.type === 'tool-call-error';
+}
+
 export function isAppliedMeanwhile(event: RecordedEvent): boolean {
   return isJobLink(event) || event.type === 'workflow-event';
 }

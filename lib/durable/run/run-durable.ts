@@ -156,7 +156,7 @@ export async function replayDurable<TOOLS extends ToolSet>(options: RunDurableOp
 async function invoke<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>, how: OpenHow): Promise<DurableResult<TOOLS>> {
   const opened = await openRun(options, how);
   if (opened.kind === 'answer') return opened.result;
-  const { session, hold, loop } = opened;
+  const { session, loop } = opened;
   try {
     let result: GenerateTextResult<TOOLS, any, any>;
     try {
@@ -166,7 +166,8 @@ async function invoke<TOOLS extends ToolSet>(options: RunDurableOptions<TOOLS>, 
     }
     return await settle(session, { result });
   } finally {
-    await hold.release();
+    // The hold the invocation ended with: a retaken one replaced the first (released already).
+    await session.hold.release();
   }
 }
 
@@ -281,6 +282,8 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     const memoryOfRun = recordedMemory ? (begun.state.input?.memory ?? recordedMemory) : undefined;
     const rest = memoryOfRun ? { ...withoutPrompt(given), messages: withMemoryMessages(memoryOfRun, options), allowSystemInMessages: true } : given;
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
+    // A tool's outcome known here but not recorded (its hold or the database away a moment): the hold taken again (run-session.ts).
+    session.retake = () => journal.hold(runId);
     session.trace = traceOf(begun.state, 'resume');
     if (memory) session.beforeCompletion = (result) => appendTurn(session, memory, userTexts(options), result.text);
     linkJob(session, journal);

@@ -5,15 +5,32 @@
  * the loop stops at the next boundary, and runDurable rethrows it (it must never reach the model
  * as a tool error).
  */
-import { JournalDataError, RunDivergedError, RunEventLimitError, type SideEffectElsewhereError, type ToolCallFailedError } from '../errors';
+import {
+  GnlError,
+  HoldLostError,
+  JournalDataError,
+  RunDivergedError,
+  RunEventLimitError,
+  type SideEffectElsewhereError,
+  type ToolCallFailedError,
+} from '../errors';
 import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
 import { RequestHasher } from '../model/request-hash';
-import { isAppliedMeanwhile, type RunState } from '../projection/run-state';
+import { isAppliedMeanwhile, recordsOutcome, type RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
 import type { RelatedEffect } from '../tools/related-effects';
 import { OutcomeRoom } from './outcome-room';
+
+/**
+ * A failure that may pass once the database is back: the hold lost (HoldLostError), or a driver's or the
+ * network's error (no GnlError: the core knows no driver's codes). Every other GnlError is GNL's own
+ * answer (busy, moved, erased, retired, bad data) and final.
+ */
+function holdOrDatabaseAway(error: unknown): boolean {
+  return HoldLostError.isInstance(error) || !GnlError.isInstance(error);
+}
 
 export class RunSession {
   /** The loop's current step (runDurable's prepareStep sets it before each model call; retries of a call keep it). */
@@ -55,10 +72,20 @@ export class RunSession {
   beforeCompletion: ((result: { text: string }) => Promise<void>) | undefined;
   /** The events-per-run limit, with room kept for side effects' outcomes (outcome-room.ts). */
   private readonly room: OutcomeRoom;
+  /**
+   * Takes the run's hold again (the journal's `hold`), for an outcome this invocation knows but could not
+   * record because its hold or its database went away (retakeToRecord). Unset: such an invocation stops.
+   */
+  retake: (() => Promise<RunHold>) | undefined;
+  /** How long retakeToRecord keeps trying while the database is away. */
+  retakeWithinMs = 30_000;
+  /** Times this invocation took its hold again to record an outcome (the faults suite counts them). */
+  retakes = 0;
 
   constructor(
     readonly runId: string,
-    readonly hold: RunHold,
+    /** The hold appends go through: replaced when the invocation takes it again (retakeToRecord). */
+    public hold: RunHold,
     readonly state: RunState,
     /** A replayed call that differs from its record is fatal (RunDivergedError) instead of journaled. */
     readonly strictReplay = false,
@@ -149,11 +176,52 @@ export class RunSession {
       if (this.hold.canceled) this.canceled = true;
       return recorded;
     } catch (error) {
+      // A tool that ran, its outcome known here: a dropped hold or a database away for a moment is no
+      // reason to hand it to a person. Taken again and written after what this invocation last saw, or not at all.
+      const retaken =
+        this.retake && this.hold.losable === true && events.some(recordsOutcome) && holdOrDatabaseAway(error) ? await this.retakeToRecord(events) : undefined;
+      if (retaken) {
+        for (const event of retaken) this.state.apply(event);
+        settle(true);
+        if (this.hold.canceled) this.canceled = true;
+        return retaken;
+      }
       settle(false);
       // Data that cannot be encoded was refused before anything was written: the caller decides.
       // Anything else leaves the journal's state unknown, so this invocation must stop.
       if (!JournalDataError.isInstance(error)) this.fatal ??= error;
       throw error;
+    }
+  }
+
+  /**
+   * After a write of a tool's outcome failed (its hold lost: the database restarted or ended the session;
+   * or the database unreachable): gives the old hold back, takes the run's hold again (retrying while the
+   * database is away, for at most retakeWithinMs) and appends `events` only if nothing was appended since
+   * this invocation's last event (RunHold.appendAfter). Undefined when that cannot be: another process
+   * holds the run (RunBusyError) or wrote to it since (RunMovedError; the failed write itself, committed
+   * after all, counts), or the database stayed away. Then the invocation stops as before, and whoever runs
+   * the run next finds the call started without an end (its check, or a person, decides).
+   */
+  private async retakeToRecord(events: JournalEvent[]): Promise<RecordedEvent[] | undefined> {
+    const retake = this.retake;
+    if (!retake) return undefined;
+    await this.hold.release().catch(() => undefined);
+    const deadline = Date.now() + this.retakeWithinMs;
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+      let hold: RunHold | undefined;
+      try {
+        hold = await retake();
+        const recorded = await hold.appendAfter(this.state.lastSeq, events);
+        this.hold = hold;
+        this.retakes += 1;
+        return recorded;
+      } catch (error) {
+        await hold?.release().catch(() => undefined);
+        // Another holder (RunBusyError), another writer (RunMovedError), an erased or retired run: final.
+        if (!holdOrDatabaseAway(error) || Date.now() + pause > deadline) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
   }
 

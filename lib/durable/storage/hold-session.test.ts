@@ -193,13 +193,16 @@ suite(`the hold session across a long call [postgres]${DATABASE_URL ? '' : ' (sk
     }
   });
 
-  it('behind the same proxy with a keep-alive longer than its idle timeout, the hold is lost (what the keep-alive prevents)', async () => {
+  it('behind the same proxy with a keep-alive longer than its idle timeout, the hold is lost (what the keep-alive prevents), and taken again to record the refund', async () => {
     const proxy = await startIdleCuttingProxy(DATABASE_URL as string, IDLE_MS);
     try {
       const outcome = await slowRun({ connectionString: proxy.url, keepAliveMs: 60_000 });
-      expect(HoldLostError.isInstance(outcome.error)).toBe(true);
-      expect(outcome.ledger.total).toBe(1); // performed, and its outcome could not be recorded: the defect
-      expect(proxy.cuts()['gnl-holds']).toBeGreaterThan(0);
+      expect(proxy.cuts()['gnl-holds']).toBeGreaterThan(0); // the hold was lost under the long call
+      // The process saw the refund performed: it took the run's hold again and recorded it (run-session.ts
+      // retakeToRecord), rather than leave the run blocked for a person. Performed once.
+      expect(outcome.error).toBeUndefined();
+      expect(outcome.status).toBe('completed');
+      expect(outcome.ledger.total).toBe(1);
     } finally {
       await proxy.close();
     }

@@ -553,6 +553,10 @@ class SqlRunHold implements RunHold {
   private released = false;
   canceled = false;
   lockJob: RunHold['lockJob'];
+  /** Fenced on a session advisory lock (Postgres): the server can end that session. */
+  get losable(): boolean {
+    return this.fence !== undefined;
+  }
   constructor(
     readonly runId: string,
     private readonly db: SqlDriver,

@@ -148,7 +148,8 @@ export function streamDurable<TOOLS extends ToolSet>(options: StreamDurableOptio
       }
       return await settle(run.session, { result: awaited as never });
     } finally {
-      await run.hold.release();
+      // The hold the invocation ended with: a retaken one replaced the first (released already).
+      await run.session.hold.release();
     }
   })();
   durable.catch(() => undefined); // the caller may only read the stream; the rejection stays on `durable`
@@ -177,7 +178,8 @@ function startStreamLog<TOOLS extends ToolSet>(
     (run) =>
       run.kind === 'execute'
         ? writeStreamLog({
-            hold: run.hold,
+            // Through the hold the session has now: one taken again to record a tool's outcome replaces the first.
+            hold: { runId: run.session.runId, appendStream: (batch) => run.session.hold.appendStream(batch) },
             stream,
             invocation: randomUUID(),
             ...(settings.flushMs !== undefined ? { flushMs: settings.flushMs } : {}),

@@ -40,7 +40,8 @@ export function answerMessageId(runId: string): string {
  * its end so the run never waits on a reader that stopped).
  */
 export async function writeStreamLog(args: {
-  hold: RunHold;
+  /** The invocation's hold; a session that takes its hold again (run-session.ts) passes one that follows it. */
+  hold: Pick<RunHold, 'runId' | 'appendStream'>;
   stream: ReadableStream<UIMessageChunk>;
   invocation: string;
   flushMs?: number;

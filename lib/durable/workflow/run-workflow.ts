@@ -108,6 +108,7 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
   const traceOf = (state: RunState, kind: string): InvocationTrace =>
     (invocation ??= InvocationTrace.start({ runId, agent: workflow.name, recorded: state.trace, startTime: startedAt, kind }));
   const hold = await journal.hold(runId);
+  let current: RunSession | undefined;
   const invoke = async (): Promise<WorkflowResult<OUTPUT>> => {
     const traceFor = (state: RunState) => traceOf(state, state.lastSeq === 0 ? 'start' : 'resume').recorded;
     const begun = await beginInvocation({ hold, input: startInput, maxEvents, traceFor });
@@ -116,6 +117,9 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     if (begun.kind === 'waiting-tool-result') throw new Error(`Run "${runId}" waits for a tool result: a workflow has no tools without execute.`);
     if (begun.state.status === 'completed') return { status: 'completed', runId, output: begun.state.completedOutput as OUTPUT };
     const session = new RunSession(runId, hold, begun.state, false, maxEvents);
+    current = session;
+    // A step's outcome known here but not recorded (the database away a moment): the hold taken again (run-session.ts).
+    session.retake = () => journal.hold(runId);
     session.trace = traceOf(begun.state, 'resume');
     linkJob(session, journal);
     const wf = new WorkflowContext({
@@ -156,7 +160,8 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     invocation?.end({ error });
     throw error;
   } finally {
-    await hold.release();
+    // The hold the invocation ended with: a retaken one replaced the first (released already).
+    await (current?.hold ?? hold).release();
   }
 }
 
