@@ -79,8 +79,6 @@ export class RunSession {
   retake: (() => Promise<RunHold>) | undefined;
   /** How long retakeToRecord keeps trying while the database is away. */
   retakeWithinMs = 30_000;
-  /** Times this invocation took its hold again to record an outcome (the faults suite counts them). */
-  retakes = 0;
 
   constructor(
     readonly runId: string,
@@ -214,7 +212,6 @@ export class RunSession {
         hold = await retake();
         const recorded = await hold.appendAfter(this.state.lastSeq, events);
         this.hold = hold;
-        this.retakes += 1;
         return recorded;
       } catch (error) {
         await hold?.release().catch(() => undefined);
