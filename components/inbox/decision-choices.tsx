@@ -20,7 +20,7 @@ export function DecisionChoices({
   onLost,
   onSend,
 }: {
-  entry: Pick<InboxItem, 'run' | 'item' | 'outputSchema' | 'inputSchema' | 'outsideRecord'>;
+  entry: Pick<InboxItem, 'run' | 'item' | 'outputSchema' | 'inputSchema' | 'outsideRecord' | 'resuming'>;
   onDecided: (result: DecisionResult) => void;
   /** The decision got no answer back (lost-decision.tsx says what the journal recorded). */
   onLost?: () => void;
@@ -38,9 +38,18 @@ export function DecisionChoices({
             <VisibleText text={item.decision.by} />
           </strong>{' '}
           <Time value={item.decision.at} className="text-xs text-muted-foreground" />
-          {item.decision.reason ? <VisibleText text={` — “${item.decision.reason}”`} /> : ''}. Waiting to resume.
+          {item.decision.reason ? <VisibleText text={` — “${item.decision.reason}”`} /> : ''}.
+          {entry.resuming ? (
+            <>
+              {' '}
+              Resuming: <VisibleText text={entry.resuming.by} /> asked <Time value={entry.resuming.at} className="text-xs text-muted-foreground" />; the
+              executor takes the run up.
+            </>
+          ) : (
+            ' Waiting to resume.'
+          )}
         </p>
-        <ResumeButton runId={run.runId} />
+        {entry.resuming ? null : <ResumeButton runId={run.runId} />}
       </div>
     );
   const common = {

@@ -52,7 +52,9 @@ export function InboxList({ initial }: { initial: Inbox }) {
       )}
       {decided.length > 0 ? (
         <section className="space-y-3" data-testid="inbox-decided-list">
-          <h2 className="text-sm font-medium text-muted-foreground">Decided, waiting to resume</h2>
+          <h2 className="text-sm font-medium text-muted-foreground">
+            {decided.every((entry) => entry.resuming) ? 'Decided, resuming' : 'Decided, waiting to resume'}
+          </h2>
           {decided.map((entry) => (
             <InboxCard key={inboxKey(entry)} entry={entry} onDecided={outcomes.decided} data-testid="inbox-decided" />
           ))}

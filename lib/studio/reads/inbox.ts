@@ -7,7 +7,8 @@
  */
 import 'server-only';
 import { registry } from '@/agents';
-import { type PendingItem, RunState, type RunSummary, subAgentOf } from '@/lib/durable';
+import { type PendingItem, type RecordedEvent, RunState, type RunSummary, subAgentOf } from '@/lib/durable';
+import { addToInvocations, NO_INVOCATIONS } from '@/lib/durable/projection';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { queueEntry } from '@/lib/executor';
 import { conversationIdOf } from './conversation-path';
@@ -40,6 +41,8 @@ export interface InboxItem {
   /** When the question was asked (or the result requested), or the uncertain attempt started. */
   since: string;
   lastSteps: InboxStep[];
+  /** A decided item whose run was asked to resume, not begun yet (the projection's resumeRequested): "resuming", not "waiting to resume". */
+  resuming?: { by: string; at: string };
   /** For side effects: who held the run and when it last said it was alive. */
   executor?: {
     /** The executor holding the run's lease now, or null. */
@@ -80,8 +83,14 @@ async function waitingRuns(status: (typeof WAITING)[number]): Promise<{ runs: Ru
   return { runs, truncated: cursor !== undefined };
 }
 
-async function lastSteps(run: RunSummary): Promise<InboxStep[]> {
+/** The run's last events (up to 60): its last model steps, and whether a resume was asked for since it stopped. */
+async function recentOf(run: RunSummary): Promise<{ steps: InboxStep[]; resuming?: { by: string; at: string } }> {
   const events = await storageFromEnv().runs.events(run.runId, { afterSeq: Math.max(run.lastSeq - 60, 0) });
+  const asked = addToInvocations(NO_INVOCATIONS, events).resumeRequested;
+  return { steps: lastSteps(events), ...(asked ? { resuming: { by: asked.by, at: new Date(asked.at).toISOString() } } : {}) };
+}
+
+function lastSteps(events: RecordedEvent[]): InboxStep[] {
   return new RunState(events)
     .recordedSteps()
     .slice(-LAST_STEPS)
@@ -92,7 +101,7 @@ async function lastSteps(run: RunSummary): Promise<InboxStep[]> {
 }
 
 async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
-  const steps = await lastSteps(run);
+  const { steps, resuming } = await recentOf(run);
   const blocked = run.pending.some((p) => p.kind === 'side-effect');
   const entry = blocked ? await queueEntry(run.runId) : undefined;
   const base = {
@@ -116,6 +125,7 @@ async function itemsOf(run: RunSummary): Promise<InboxItem[]> {
         item: jsonSafe(item),
         since: item.kind === 'side-effect' ? item.startedAt : item.requestedAt,
         lastSteps: steps,
+        ...(resuming && item.decision ? { resuming } : {}),
         ...(entry
           ? {
               executor: {

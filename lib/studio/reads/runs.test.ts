@@ -127,3 +127,26 @@ describe('a run page over a long journal', () => {
     expect(await getRunView('')).toBeUndefined();
   });
 });
+
+describe('the inbox of a decided run', () => {
+  it('says "resuming" once a resume was asked for since the decision, until the next invocation begins', async () => {
+    const { loadRunInbox } = await import('./inbox');
+    const decided = `studio:resuming:${randomUUID()}`;
+    const hold = await storage.runs.hold(decided);
+    await hold.create({ prompt: 'Refund o_17', modelId: 'scripted-v1', provider: 'scripted', toolNames: ['refund'] });
+    const requestedAt = new Date().toISOString();
+    await hold.append([
+      { type: 'tool-approval-request', toolCallId: 'call-1', toolName: 'refund', input: { orderId: 'o_17' }, requestedAt },
+      {
+        type: 'run-suspend',
+        status: 'waiting-approval',
+        pending: [{ kind: 'approval', toolCallId: 'call-1', toolName: 'refund', input: { orderId: 'o_17' }, requestedAt }],
+      },
+    ]);
+    await hold.release();
+    await storage.runs.approve({ runId: decided, toolCallId: 'call-1', by: 'alice' });
+    expect((await loadRunInbox(decided))[0]).not.toHaveProperty('resuming');
+    await storage.runs.requestResume({ runId: decided, by: 'alice', reason: 'decided' });
+    expect((await loadRunInbox(decided))[0]).toMatchObject({ item: { decision: { outcome: 'approved' } }, resuming: { by: 'alice' } });
+  });
+});
