@@ -164,16 +164,18 @@ export class SqlMemoryStore implements MemoryStore {
     const kinds = request.kinds ?? ['message', 'fact'];
     const target = Float32Array.from(request.embedding);
     const db = await this.database();
-    const best: { row: ItemRow; score: number }[] = [];
+    // Scored on ids and embeddings only; the k best rows are read whole once, at the end (their text may
+    // be long, and all but k of them would be read for nothing: bench/memory-recall.ts).
+    const best: { id: number; score: number }[] = [];
     // One kind at a time: each batch is then a walk of the (resource, kind, id) index in id order. With
     // both kinds in one query the database sorted every remaining row for each batch (measured: 10 s for
     // a recall over 100,000 items on PostgreSQL, bench/memory-recall.ts).
     for (const kind of kinds)
       for (let after = 0; ; ) {
         // As base64 text: both drivers carry text fast, PGlite's bytea (hex) several times slower (measured).
-        const rows = await query<ItemRow & { embedding: string }>(
+        const rows = await query<{ id: number | string; embedding: string }>(
           db,
-          sql`select ${ITEM_COLUMNS}, encode(embedding, 'base64') as embedding from gnl.memory_items
+          sql`select id, encode(embedding, 'base64') as embedding from gnl.memory_items
             where resource = ${request.resource} and kind = ${kind} and id > ${after} and embedding is not null
               and octet_length(embedding) = ${target.length * 4}
             order by resource, kind, id limit ${SEARCH_BATCH}`,
@@ -183,16 +185,25 @@ export class SqlMemoryStore implements MemoryStore {
           let score = 0;
           for (let i = 0; i < target.length; i++) score += (target[i] as number) * (v[i] as number);
           if (best.length < request.topK || score > (best[best.length - 1] as { score: number }).score) {
-            const { embedding: _bytes, ...rest } = row;
-            best.push({ row: rest, score });
-            best.sort((a, b) => b.score - a.score || Number(a.row.id) - Number(b.row.id));
+            best.push({ id: Number(row.id), score });
+            best.sort((a, b) => b.score - a.score || a.id - b.id);
             if (best.length > request.topK) best.pop();
           }
         }
         if (rows.length < SEARCH_BATCH) break;
         after = Number(rows[rows.length - 1]?.id);
       }
-    return best.map(({ row, score }) => ({ ...item(row), score }));
+    if (best.length === 0) return [];
+    const ids = best.map((b) => b.id);
+    const rows = await query<ItemRow>(
+      db,
+      sql`select ${ITEM_COLUMNS} from gnl.memory_items where resource = ${request.resource} and id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`,
+    );
+    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    return best.flatMap(({ id, score }) => {
+      const row = byId.get(id);
+      return row ? [{ ...item(row), score }] : [];
+    });
   }
 
   async working(resource: string): Promise<WorkingMemory | undefined> {
