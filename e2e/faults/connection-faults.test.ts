@@ -150,6 +150,30 @@ suite(`connections lost or stalled mid-run [postgres]${DATABASE_URL ? '' : ' (sk
     void agent;
   });
 
+  it('the lock session is terminated and another process takes the run meanwhile: the invocation does not take it back, writes nothing, and the run stays with the other process', async () => {
+    const { storage, applicationName } = storageNamed('taken');
+    const { storage: other } = storageNamed('other'); // opened first: the run's question is numbered by the last storage made
+    const { runId, agent, invocation } = await insideSendEmail(storage);
+    const [lockSession] = await admin<{ pid: number }[]>`
+      select a.pid from pg_stat_activity a join pg_locks l on l.pid = a.pid and l.locktype = 'advisory' and l.granted
+      where a.application_name = ${applicationName}`;
+    await admin`select pg_terminate_backend(${lockSession?.pid as number}, 5000)`;
+    faultTotals.terminatedBackends += 1;
+    // Another process takes the run's hold the moment the lock is free, and keeps it.
+    const taken = await other.runs.hold(runId);
+    const before = (await storage.runs.events(runId)).length;
+    proxy.release();
+    const failed = await invocation;
+    console.log(`[faults] lock session terminated, run taken by another process: ${outcomeOf(failed)}`);
+    // The email went out, and this process knows it; the run is another's now: it does not write (HoldLostError).
+    expect(failed).toMatchObject({ name: 'HoldLostError', runId });
+    expect((await storage.runs.events(runId)).length).toBe(before);
+    await taken.release();
+    // The next invocation finds the email started without an end: the tool's check settles it, no second email.
+    const events = await resumeAndJudge(storage, runId, agent);
+    expect(events.find((e) => e.type === 'tool-call-end' && e.toolName === 'sendEmail')).toMatchObject({ source: 'check' });
+  });
+
   it('the idle pool connections are terminated while the run is inside a tool: it rides through in the same invocation, one email', async () => {
     const { storage, applicationName } = storageNamed('idle');
     const { runId, agent, invocation } = await insideSendEmail(storage);
