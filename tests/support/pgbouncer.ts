@@ -10,6 +10,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port';
 
 export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((file) => existsSync(file));
 
@@ -21,14 +22,6 @@ export interface PgBouncer {
   url: string;
   log(): string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startPgBouncer(args: { serverUrl: string; mode: 'session' | 'transaction'; poolSize?: number }): Promise<PgBouncer> {

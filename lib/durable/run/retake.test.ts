@@ -4,23 +4,14 @@
  * last event. When the hold cannot be had again (the database stays away for longer than the window; here a
  * journal whose server never answers), nothing is written and the invocation stops with the original error.
  */
-import net from 'node:net';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '@/tests/support/free-port';
 import { DATABASE_URL, uniqueRunId } from '@/tests/support/journals';
 import { HoldLostError } from '../errors';
 import { RunState } from '../projection/run-state';
 import { PostgresStorage } from '../storage';
 import { RunSession } from './run-session';
-
-/** A port on which nothing listens: connections to it are refused, as to a database that is down. */
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(!DATABASE_URL)(`taking a lost hold again to record an outcome [postgres]${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
   it('gives up after its window when the hold cannot be had again: nothing written, the original HoldLostError', async () => {
@@ -29,7 +20,7 @@ describe.skipIf(!DATABASE_URL)(`taking a lost hold again to record an outcome [p
     url.searchParams.set('application_name', applicationName);
     const storage = new PostgresStorage({ connectionString: url.toString() });
     const down = new URL(DATABASE_URL as string);
-    down.port = String(await deadPort());
+    down.port = String(await freePort()); // nothing listens there: refused, as a database that is down
     const away = new PostgresStorage({ connectionString: down.toString(), clientOptions: { connect_timeout: 1 } });
     const admin = postgres(DATABASE_URL as string, { max: 1, onnotice: () => {} });
     const runId = uniqueRunId('retake-gives-up');
