@@ -27,15 +27,19 @@ export interface FaultWorkerOptions {
   heartbeatMs?: number;
   pollMs?: number;
   graceMs?: number;
+  /** Serves GET /health on a free port (`--health-port 0`): the `health` line says which. */
+  health?: boolean;
   /** Moves this child's Date.now() and new Date() (GNL_FAULT_CLOCK_SKEW_MS). */
   clockSkewMs?: number;
 }
 
 /** The connection string with this worker's application_name. */
 export function namedUrl(databaseUrl: string, applicationName: string): string {
-  const url = new URL(databaseUrl);
-  url.searchParams.set('application_name', applicationName);
-  return url.toString();
+  // By hand, not new URL(): a multi-host string (host1:port1,host2:port2) is no WHATWG URL.
+  const [base = '', query = ''] = databaseUrl.split('?', 2);
+  const params = new URLSearchParams(query);
+  params.set('application_name', applicationName);
+  return `${base}?${params}`;
 }
 
 export class FaultWorker {
@@ -62,6 +66,7 @@ export class FaultWorker {
       ...flag('heartbeat-ms', options.heartbeatMs),
       ...flag('poll-ms', options.pollMs),
       ...flag('grace-ms', options.graceMs),
+      ...flag('health-port', options.health ? 0 : undefined),
     ];
     this.child = spawn(process.execPath, [...childArgs('e2e/faults/worker-entry.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     faultTotals.processes += 1;

@@ -28,6 +28,9 @@ export async function installAudit(db: Database): Promise<void> {
   );
 }
 
+/** What a person or a caller appends to a run that waits (journal.approve, reject, resolve, resume, cancel). */
+const BETWEEN_INVOCATIONS = new Set(['tool-approval-response', 'tool-approval-vote', 'side-effect-resolution', 'run-resume-request', 'run-cancel']);
+
 export interface RunAudit {
   runId: string;
   events: number;
@@ -78,6 +81,8 @@ export async function auditRuns(db: Database): Promise<RunAudit[]> {
         writers.add(e.writer);
         continue;
       }
+      // A person's decision or request between invocations (after a run-suspend) is theirs to write.
+      if (!open && BETWEEN_INVOCATIONS.has(e.type)) continue;
       if (writer === undefined) problems.push(`${e.type} at seq ${e.seq} before any run-resume`);
       else if (e.writer !== writer) problems.push(`${e.type} at seq ${e.seq} written by ${e.writer} inside ${writer}'s invocation`);
       if (e.type === 'run-complete' || e.type === 'run-fail' || e.type === 'run-suspend') open = false;

@@ -103,6 +103,10 @@ export type ExecutorEvent =
   | { type: 'timer'; runId: string; kind: RunTimer['kind']; dueAt: string }
   | { type: 'finished'; runId: string; kind: Invocation['kind']; outcome: string; error?: string; released: boolean }
   | { type: 'error'; where: string; error: string }
+  /** The journal stopped answering this executor (its claim poll or heartbeat failed): said once, until it answers again. */
+  | { type: 'journal-unreachable'; where: string; error: string }
+  /** The journal answers again (a new session: the server restarted, or a failover moved the primary): `afterMs` since it stopped. */
+  | { type: 'journal-reachable'; afterMs: number }
   | { type: 'stopping' }
   | { type: 'stopped'; givenBack: string[] }
   | NotifierEvent
@@ -337,9 +341,11 @@ export class Executor {
             exclude: this.activeRuns,
             agents: this.agents,
           });
+          this.journalAnswered();
           for (const claim of claims) this.launch(claim);
           if (claims.length === free) continue;
         } catch (error) {
+          this.journalFailed('claim', error);
           this.emit({ type: 'error', where: 'claim', error: describeError(error) });
         }
       }
@@ -479,6 +485,7 @@ export class Executor {
     if (ids.length === 0) return;
     try {
       const held = await this.resolved.queue.heartbeat(this.owner, ids, this.leaseMs);
+      this.journalAnswered();
       for (const runId of ids) {
         const active = this.active.get(runId);
         if (!active || active.finishing || held.has(runId) || active.stop === 'lease-lost') continue;
@@ -486,8 +493,25 @@ export class Executor {
         this.emit({ type: 'lease-lost', runId });
       }
     } catch (error) {
+      this.journalFailed('heartbeat', error);
       this.emit({ type: 'error', where: 'heartbeat', error: describeError(error) });
     }
+  }
+
+  /** Since when the journal has not answered this executor's own statements (undefined: it answers). */
+  private journalDownSince: number | undefined;
+
+  private journalFailed(where: string, error: unknown): void {
+    if (this.journalDownSince !== undefined) return;
+    this.journalDownSince = Date.now();
+    this.emit({ type: 'journal-unreachable', where, error: describeError(error) });
+  }
+
+  private journalAnswered(): void {
+    if (this.journalDownSince === undefined) return;
+    const afterMs = Date.now() - this.journalDownSince;
+    this.journalDownSince = undefined;
+    this.emit({ type: 'journal-reachable', afterMs });
   }
 
   private emit(event: ExecutorEvent): void {

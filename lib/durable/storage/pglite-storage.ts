@@ -106,6 +106,11 @@ export class PGliteStorage {
     return (await this.open().db).orm;
   }
 
+  /** As PostgresStorage.readReplica: an embedded journal has no replica, so `read` runs on its database. */
+  async readReplica<T>(read: (db: TransactionalDb) => Promise<T>): Promise<T> {
+    return read(await this.database());
+  }
+
   /** The PGlite instance, for tools and tests that need the driver itself. */
   pglite(): Promise<PGlite> {
     return this.open().pglite;

@@ -28,6 +28,7 @@ import { SERVER_CAPABILITIES, type StorageCapabilities } from './capabilities';
 import { journalSecrets } from './event-rows';
 import { migrate } from './migrate';
 import { PostgresListener } from './postgres-listener';
+import { ReadReplica } from './read-replica';
 import { reconnectBackoff } from './reconnect-backoff';
 import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_TCP_KEEP_ALIVE_S, DURABLE_COMMIT_LEVELS, DURABLE_SESSION_OPTIONS } from './session-settings';
 import { type SqlDriver, postgresDriver } from './sql-driver';
@@ -61,6 +62,11 @@ export interface PostgresStorageOptions {
    * hear it too. Default: a console warning.
    */
   onHoldsLost?: (error: HoldSessionError) => void;
+  /**
+   * A streaming replica of this database for reads that may lag a moment (the Studio's runs list and
+   * overview: read-replica.ts); GNL_READ_DATABASE_URL. Unset: those read the primary.
+   */
+  readConnectionString?: string;
 }
 
 type Role = 'gnl' | 'gnl-holds' | 'gnl-listen';
@@ -77,6 +83,7 @@ export class PostgresStorage {
   /** What agents remember across runs, on this same database (docs/memory.md). */
   readonly memory: MemoryStore;
   private client: postgres.Sql;
+  private readonly replica: ReadReplica | undefined;
   private readonly holds: AdvisoryLockHolds;
   private readonly journal: PostgresJournal;
   private ready: Promise<{ orm: TransactionalDb; sql: SqlDriver }> | undefined;
@@ -86,6 +93,7 @@ export class PostgresStorage {
   constructor(private readonly options: PostgresStorageOptions) {
     if (!options?.connectionString) throw new TypeError('PostgresStorage: connectionString is required.');
     this.client = this.connectPool({ max: options.max ?? 10 });
+    this.replica = options.readConnectionString ? new ReadReplica(options.readConnectionString) : undefined;
     // TCP keepalive on both idle-by-design sessions even if clientOptions turned it off for the pool.
     const keep_alive = options.clientOptions?.keep_alive || DEFAULT_TCP_KEEP_ALIVE_S;
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
@@ -129,6 +137,20 @@ export class PostgresStorage {
     return (await this.migrated()).orm;
   }
 
+  /**
+   * `read` on the read replica when one is set (readConnectionString), else (or when it fails) on this
+   * database: for reads that may lag a moment, never for what a decision depends on.
+   */
+  async readReplica<T>(read: (db: TransactionalDb) => Promise<T>): Promise<T> {
+    const primary = await this.database(); // migrated first: the replica has what the primary has
+    return this.replica ? this.replica.read(async () => primary, read) : read(primary);
+  }
+
+  /** Reads the replica answered, and those it sent to the primary (undefined: no replica). */
+  get replicaCounts(): { replica: number; primary: number } | undefined {
+    return this.replica ? { ...this.replica.counts } : undefined;
+  }
+
   private migrated(): Promise<{ orm: TransactionalDb; sql: SqlDriver }> {
     this.ready ??= (async () => {
       const settings = await this.firstStatement();
@@ -164,6 +186,13 @@ export class PostgresStorage {
       throw new GnlError(
         `The journal's sessions run with synchronous_commit = ${settings.synchronousCommit}, and their startup options (-c synchronous_commit=on) did not reach the server: ` +
           'an acknowledged append could be lost in a server crash. Set it for the role (ALTER ROLE … SET synchronous_commit = on), or let the pooler pass the options startup parameter (docs/operations.md).',
+      );
+    }
+    if (settings.readOnly) {
+      throw new GnlError(
+        "The journal's connection reached a server that takes no writes (a standby, or a node a failover is still promoting). " +
+          "With several hosts in DATABASE_URL, add target_session_attrs=primary (postgres.js's read-write does not skip a hot standby); " +
+          'with one, point it at the primary (docs/operations.md#failover).',
       );
     }
     return settings;
@@ -215,7 +244,7 @@ export class PostgresStorage {
     await this.journal.stopLive();
     // Announcements still on their way are sent if the server answers soon; a lost one costs nothing.
     await Promise.race([this.holds.notifier.idle(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
-    await Promise.all([this.client.end({ timeout: 5 }), this.holds.close()]);
+    await Promise.all([this.client.end({ timeout: 5 }), this.holds.close(), this.replica?.close()]);
   }
 
   /** The pool (`gnl`): its sessions get DURABLE_SESSION_OPTIONS, then the caller's and `more`, in their startup options. */
@@ -256,6 +285,8 @@ interface SessionSettings {
   idleSessionTimeoutMs: number;
   /** current_setting('synchronous_commit') on a pool session. */
   synchronousCommit: string;
+  /** The session takes no writes: a hot standby, or default_transaction_read_only on. */
+  readOnly: boolean;
 }
 
 /**
@@ -264,11 +295,12 @@ interface SessionSettings {
  * ended (CONNECTION_CLOSED): it only reads, so it is sent again, on a new session.
  */
 async function readSessionSettings(client: postgres.Sql): Promise<SessionSettings> {
-  type Row = { setting: string | null; unit: string | null; synchronous_commit: string };
+  type Row = { setting: string | null; unit: string | null; synchronous_commit: string; read_only: boolean };
   let row: Row | undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      [row] = await client<Row[]>`select s.setting, s.unit, current_setting('synchronous_commit') as synchronous_commit
+      [row] = await client<Row[]>`select s.setting, s.unit, current_setting('synchronous_commit') as synchronous_commit,
+          pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only
         from (select 1) one left join pg_settings s on s.name = 'idle_session_timeout'`;
       break;
     } catch (error) {
@@ -278,5 +310,5 @@ async function readSessionSettings(client: postgres.Sql): Promise<SessionSetting
   const value = Number(row?.setting);
   const perUnit: Record<string, number> = { ms: 1, s: 1000, min: 60_000 };
   const idleSessionTimeoutMs = Number.isFinite(value) && value > 0 ? value * (perUnit[row?.unit ?? 'ms'] ?? 1) : 0;
-  return { idleSessionTimeoutMs, synchronousCommit: row?.synchronous_commit ?? 'unknown' };
+  return { idleSessionTimeoutMs, synchronousCommit: row?.synchronous_commit ?? 'unknown', readOnly: row?.read_only === true };
 }

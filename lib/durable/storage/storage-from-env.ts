@@ -5,7 +5,8 @@
  * of GNL_JOURNAL_KEY (the key secrets are encrypted with in the journal; docs/secrets.md) and
  * GNL_JOURNAL_KEY_PREVIOUS (earlier keys, read-only, after a rotation) beside GNL_SECRET_FIELDS (names
  * added to the redaction list) and GNL_RUN_KEYS (on: every new run's data sealed with a key of its
- * own, so it can be erased; docs/erasure.md). One storage per process.
+ * own, so it can be erased; docs/erasure.md) and GNL_READ_DATABASE_URL (a streaming replica for the
+ * Studio's listings: read-replica.ts). One storage per process.
  */
 import path from 'node:path';
 import { JournalSecrets, journalKeyFrom } from '../internal';
@@ -20,8 +21,13 @@ export function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Storage {
   const global = globalThis as Record<symbol, Storage | undefined>;
   if (global[key]) return global[key];
   const secrets = secretsFromEnv(env);
+  const readConnectionString = env.GNL_READ_DATABASE_URL?.trim() || undefined;
+  if (readConnectionString && !env.DATABASE_URL)
+    throw new Error(
+      'GNL_READ_DATABASE_URL names a read replica of the journal on Postgres, but DATABASE_URL is not set: the embedded journal has none (docs/operations.md#read-replica).',
+    );
   global[key] = env.DATABASE_URL
-    ? new PostgresStorage({ connectionString: env.DATABASE_URL, secrets })
+    ? new PostgresStorage({ connectionString: env.DATABASE_URL, secrets, ...(readConnectionString ? { readConnectionString } : {}) })
     : new PGliteStorage({ dataDir: env.GNL_DATA_DIR ?? path.join(process.cwd(), '.gnl', 'data'), secrets });
   return global[key];
 }

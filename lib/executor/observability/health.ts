@@ -9,7 +9,11 @@ import { sql } from 'drizzle-orm';
 
 export interface Health {
   status: 'up' | 'down';
-  journal: 'reachable' | 'unreachable';
+  /**
+   * read-only: the journal answers but cannot take an append (a standby, or a node a failover is still
+   * promoting: pg_auto_failover's stop_replication); down, as unreachable is.
+   */
+  journal: 'reachable' | 'read-only' | 'unreachable';
 }
 
 /** What health needs of a storage: its database, by shape (Storage.database()). */
@@ -28,12 +32,18 @@ export async function checkHealth(storage: HealthStorage, options: { timeoutMs?:
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
   const ask = (async () => {
-    await (await storage.database()).execute(sql`select 1`);
-    return true;
-  })().catch(() => false);
+    const rows = (await (
+      await storage.database()
+    ).execute(sql`select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as "readOnly"`)) as unknown as
+      | { readOnly: boolean }[]
+      | { rows: { readOnly: boolean }[] };
+    const row = Array.isArray(rows) ? rows[0] : rows.rows[0];
+    return row?.readOnly ? 'read-only' : 'reachable';
+  })().catch(() => false as const);
   try {
-    const reachable = await Promise.race([ask, timeout]);
-    return reachable ? { status: 'up', journal: 'reachable' } : { status: 'down', journal: 'unreachable' };
+    const answer = await Promise.race([ask, timeout]);
+    if (answer === 'reachable') return { status: 'up', journal: 'reachable' };
+    return { status: 'down', journal: answer === 'read-only' ? 'read-only' : 'unreachable' };
   } finally {
     clearTimeout(timer);
   }

@@ -117,5 +117,6 @@ export async function readOverview(db: OverviewDb, options: { days: number; agen
 
 /** The overview on the Studio's journal. */
 export async function loadOverview(options: { days: number; agent?: string }): Promise<Overview> {
-  return readOverview((await storageFromEnv().database()) as unknown as OverviewDb, options);
+  // Charts may lag a moment: on the read replica when one is set (GNL_READ_DATABASE_URL, read-replica.ts).
+  return storageFromEnv().readReplica((db) => readOverview(db as unknown as OverviewDb, options));
 }

@@ -88,22 +88,24 @@ export async function listRuns(options: RunListFilters & { cursor?: string; limi
   const cursor = options.cursor === undefined ? undefined : decodeRunCursor(options.cursor);
   if (options.cursor !== undefined && !cursor) return { badCursor: true };
   const limit = options.limit ?? DEFAULT_PAGE_SIZE;
-  const storage = storageFromEnv();
-  const db = await storage.database();
-  const rows = await searchRuns(db as unknown as SearchDb, {
-    ...(options.status ? { status: options.status } : {}),
-    ...(options.agent ? { agent: options.agent } : {}),
-    ...(options.q ? { q: options.q } : {}),
-    ...(cursor ? { cursor } : {}),
-    limit,
+  // A listing may lag a moment: on the read replica when one is set (GNL_READ_DATABASE_URL, read-replica.ts).
+  const { rows, page, costs } = await storageFromEnv().readReplica(async (db) => {
+    const rows = await searchRuns(db as unknown as SearchDb, {
+      ...(options.status ? { status: options.status } : {}),
+      ...(options.agent ? { agent: options.agent } : {}),
+      ...(options.q ? { q: options.q } : {}),
+      ...(cursor ? { cursor } : {}),
+      limit,
+    });
+    const page = rows.slice(0, limit);
+    const costs = await runCosts(
+      db as unknown as CostDb,
+      page.map((row) => row.run_id),
+      pagePriceTable(),
+    );
+    return { rows, page, costs };
   });
-  const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const costs = await runCosts(
-    db as unknown as CostDb,
-    page.map((row) => row.run_id),
-    pagePriceTable(),
-  );
   return {
     runs: await Promise.all(page.map(async (row) => ({ ...(await toListing(row)), ...(costs.has(row.run_id) ? { cost: costs.get(row.run_id) } : {}) }))),
     ...(rows.length > limit && last ? { nextCursor: encodeRunCursor({ createdAt: last.created_at_text, runId: last.run_id }) } : {}),
