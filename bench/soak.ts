@@ -178,7 +178,8 @@ try {
     runsPerSecond: Math.round((RUNS / totalS) * 10) / 10,
     kills: faults.kills,
     restarts: faults.restarts,
-    takeovers: [...workers, ...retired].reduce((n, w) => n + w.events('took-over').length, 0),
+    // Claims of a run whose lease another worker had held (a killed worker's runs, taken over after their lease).
+    takeovers: [...workers, ...retired].reduce((n, w) => n + w.events('claimed').filter((l) => l.previousOwner && l.previousOwner !== l.worker).length, 0),
     checksAsked: stats.keyLookups,
     statuses: Object.fromEntries(statuses.map((s) => [s.status, s.n])),
     workerRssMb: { min: Math.min(...rss), max: Math.max(...rss), first: steady[0]?.rssMb, last: steady.at(-1)?.rssMb },

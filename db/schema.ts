@@ -605,3 +605,48 @@ export const apiTokenAudit = gnl.table(
   },
   (t) => [index('api_token_audit_token_idx').on(t.tokenId, t.id)],
 );
+
+/**
+ * Webhooks set in the Studio (the Webhooks screen; docs/notifications.md), beside those of
+ * GNL_NOTIFY_WEBHOOK_URL: every executor process that sends notifications reads them, so a change takes
+ * effect without a restart. The address and the signing key are sealed with the journal key when one is
+ * set (an address may carry a token: a Slack webhook's does); only the origin is ever shown.
+ */
+export const webhooks = gnl.table('webhooks', {
+  /** 12 hex characters of the address's SHA-256: how the outbox records this webhook's results. */
+  id: text('id').primaryKey(),
+  label: text('label').notNull(),
+  /** The address: a string, or the journal key's envelope. */
+  url: jsonb('url').notNull(),
+  /** The address's origin: what may be shown. */
+  origin: text('origin').notNull(),
+  /** `json` (signed) or `slack`. */
+  format: text('format').notNull(),
+  /** HMAC key of GNL-Signature: a string or an envelope, as `url`. */
+  secret: jsonb('secret').notNull(),
+  /** After a rotation, the key before it: requests are signed with both until `previous_until`. */
+  previousSecret: jsonb('previous_secret'),
+  previousUntil: timestamp('previous_until', { withTimezone: true, mode: 'date' }),
+  /** Paused webhooks are sent nothing (their deliveries wait in the outbox, and expire after 72 h). */
+  enabled: boolean('enabled').notNull().default(true),
+  createdBy: text('created_by').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedBy: text('updated_by').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/** Every change to a webhook and every test sent to one: append-only (a trigger, migration 0021). */
+export const webhookAudit = gnl.table(
+  'webhook_audit',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    webhookId: text('webhook_id').notNull(),
+    /** `created`, `secret-rotated`, `paused`, `resumed`, `removed`, `test-sent`. */
+    action: text('action').notNull(),
+    by: text('by').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** `{ label, origin, format }` for created, `{ reason }`, `{ httpStatus, error, ms }` for a test. */
+    detail: jsonb('detail').notNull().default({}),
+  },
+  (t) => [index('webhook_audit_webhook_idx').on(t.webhookId, t.id)],
+);

@@ -16,6 +16,7 @@ import { runNow, setSchedulePaused } from '@/lib/studio/actions/schedule-actions
 import { sendWorkflowEvent, startDemoWorkflow } from '@/lib/studio/actions/workflow-actions';
 import { currentOperator } from '@/lib/studio/auth/session';
 import { changeRole, makeToken, revokeToken, signOutPerson } from '@/lib/studio/actions/people-actions';
+import { addWebhook, removeWebhook, rotateWebhookKey, sendTestWebhook, setWebhookEnabled } from '@/lib/studio/actions/webhook-actions';
 import { authorize, PERMISSIONS, type Permission, ROLES, type Role } from '@/lib/accounts';
 import type { Decision } from '@/lib/durable';
 import { RUN_STATUSES } from '@/lib/durable';
@@ -329,4 +330,55 @@ export async function revokeTokenAction(input: z.input<typeof revokeTokenSchema>
   const parsed = await authenticate('admin', revokeTokenSchema, input);
   if (!parsed.ok) return parsed;
   return revokeToken({ ...parsed.data, by: parsed.by as string });
+}
+
+const webhookId = z.string().regex(/^[0-9a-f]{12}$/, 'Not a webhook of this Studio.');
+const webhookAddSchema = z.object({
+  label: z.string().trim().min(1, 'Say what the webhook is for (a label).').max(80),
+  url: z.string().trim().min(1, 'Give the address (https://…).').max(2_000),
+  format: z.enum(['json', 'slack']),
+});
+const webhookRotateSchema = z.object({ id: webhookId, overlapHours: z.number().int().min(0).max(168) });
+const webhookEnabledSchema = z.object({ id: webhookId, enabled: z.boolean(), reason: requiredReason });
+const webhookRemoveSchema = z.object({ id: webhookId, reason: requiredReason });
+const webhookTestSchema = z.object({ id: webhookId });
+
+/** Adds a webhook (admins only); the answer holds its signing key this once. */
+export async function addWebhookAction(input: z.input<typeof webhookAddSchema>): Promise<ActionResult<{ secret: string; id: string }>> {
+  const parsed = await authenticate('admin', webhookAddSchema, input);
+  if (!parsed.ok) return parsed;
+  const made = await addWebhook({ ...parsed.data, by: parsed.by as string });
+  return made.ok ? { ok: true, secret: made.secret, id: made.record.id } : made;
+}
+
+/** A new signing key for a webhook (admins only), the old one signing too for the overlap; shown this once. */
+export async function rotateWebhookKeyAction(
+  input: z.input<typeof webhookRotateSchema>,
+): Promise<ActionResult<{ secret: string; previousUntil: string | null }>> {
+  const parsed = await authenticate('admin', webhookRotateSchema, input);
+  if (!parsed.ok) return parsed;
+  return rotateWebhookKey({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Pauses or resumes a webhook (admins only), with the reason. */
+export async function setWebhookEnabledAction(input: z.input<typeof webhookEnabledSchema>): Promise<ActionResult<{ enabled: boolean }>> {
+  const parsed = await authenticate('admin', webhookEnabledSchema, input);
+  if (!parsed.ok) return parsed;
+  return setWebhookEnabled({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Removes a webhook (admins only), with the reason. */
+export async function removeWebhookAction(input: z.input<typeof webhookRemoveSchema>): Promise<ActionResult<{ removed: true }>> {
+  const parsed = await authenticate('admin', webhookRemoveSchema, input);
+  if (!parsed.ok) return parsed;
+  return removeWebhook({ ...parsed.data, by: parsed.by as string });
+}
+
+/** Sends a webhook a signed test now (admins only); audited with what the receiver answered. */
+export async function sendTestWebhookAction(
+  input: z.input<typeof webhookTestSchema>,
+): Promise<ActionResult<{ delivered: boolean; httpStatus: number | null; error: string | null; ms: number; eventId: string }>> {
+  const parsed = await authenticate('admin', webhookTestSchema, input);
+  if (!parsed.ok) return parsed;
+  return sendTestWebhook({ ...parsed.data, by: parsed.by as string });
 }

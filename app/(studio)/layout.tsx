@@ -43,6 +43,9 @@ export default async function StudioLayout({ children }: { children: React.React
             <Link href="/demo" className="hover:text-foreground">
               Demo
             </Link>
+            <Link href="/webhooks" className="hover:text-foreground">
+              Webhooks
+            </Link>
             <Link href="/people" className="hover:text-foreground">
               People
             </Link>

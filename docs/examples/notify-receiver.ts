@@ -8,7 +8,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-/** True when `header` (`t=…,v1=…`) signs `rawBody` with `secret` and its timestamp is within `toleranceSec` of now. */
+/**
+ * True when `header` (`t=…,v1=…`) signs `rawBody` with `secret` and its timestamp is within
+ * `toleranceSec` of now. During a key rotation the header carries two `v1=` (the new key's and the
+ * old one's): either verifying is enough.
+ */
 export function verifyGnlSignature(
   secret: string,
   header: string | undefined,
@@ -16,15 +20,15 @@ export function verifyGnlSignature(
   toleranceSec = 300,
   nowSec = Date.now() / 1000,
 ): boolean {
-  const parts = new Map(
-    (header ?? '').split(',').map((part) => part.split('=', 2) as [string, string]),
-  );
-  const t = Number(parts.get('t'));
-  const v1 = parts.get('v1') ?? '';
-  if (!Number.isInteger(t) || Math.abs(nowSec - t) > toleranceSec || !/^[0-9a-f]{64}$/.test(v1))
+  const parts = (header ?? '').split(',').map((part) => part.split('=', 2) as [string, string]);
+  const t = Number(parts.find(([name]) => name === 't')?.[1]);
+  const signatures = parts
+    .filter(([name, value]) => name === 'v1' && /^[0-9a-f]{64}$/.test(value ?? ''))
+    .map(([, value]) => Buffer.from(value, 'hex'));
+  if (!Number.isInteger(t) || Math.abs(nowSec - t) > toleranceSec || signatures.length === 0)
     return false;
   const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
-  return timingSafeEqual(expected, Buffer.from(v1, 'hex'));
+  return signatures.some((signature) => timingSafeEqual(expected, signature));
 }
 
 /** Answers 200 to every verified delivery (also a repeat: GNL delivers at least once) and hands each event id to `onEvent` once. */

@@ -138,6 +138,8 @@ function startLocalExecutor(session: CliSession, storage: Storage): Executor {
     // The crash point a run was started with (gnl start --crash-at) is armed here too.
     aroundInvocation: new CrashPointStore(storage).aroundInvocation,
     pollMs: POLL_MS,
+    // A wait that ends on a suspension announces it to the webhooks set in the Studio too.
+    webhookDirectory: true,
     onEvent: (event: ExecutorEvent) => {
       if (event.type === 'error') session.note(`executor: ${event.where}: ${event.error}`);
     },

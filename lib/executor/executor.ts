@@ -31,7 +31,8 @@ import { startSubAgents } from './sub-agents';
 import { wakeParentOf, workflowChildren } from './workflows';
 import { NotificationOutbox } from './notifications/notification-outbox';
 import { Notifier, type NotifierEvent } from './notifications/notifier';
-import { type NotifySettings, notifySettingsFromEnv } from './notifications/notify-settings';
+import { type NotifySettings, notifySettingsForDirectory, notifySettingsFromEnv } from './notifications/notify-settings';
+import { WebhookStore } from './notifications/webhook-store';
 import { type RetentionSettings, retentionPolicy } from './retention/retention-policy';
 import { type RetentionEvent, type RetentionPassReport, RetentionTicker } from './retention/retention-ticker';
 import { type ControlledRun, resumeRun } from './run-control';
@@ -84,6 +85,12 @@ export interface ExecutorOptions extends ExecutorContext {
    * `leaseMs` how long its claim on one holds (default: the webhooks' time limits plus a minute).
    */
   notify?: (NotifySettings & { pollMs?: number; leaseMs?: number }) | false;
+  /**
+   * Also send to the webhooks set in the Studio (gnl.webhooks: webhook-store.ts), read again every few
+   * seconds, so one added there is used without a restart. The deployment's processes (the worker, the
+   * Studio's executor) set it; with `notify` left to the environment only. Default false.
+   */
+  webhookDirectory?: boolean;
   /**
    * Run the retention job (retention-ticker.ts, docs/operations.md#retention): drop this registry's agents'
    * runs that ended more than their retention ago, one pass per interval across every executor. The
@@ -161,10 +168,13 @@ export class Executor {
         onEvent: (event) => this.emit(event),
         onError: (scheduleId, error) => this.emit({ type: 'error', where: `schedule ${scheduleId}`, error: describeError(error) }),
       });
-    const notify: ExecutorOptions['notify'] = options.notify === undefined ? notifySettingsFromEnv() : options.notify;
+    const directory = options.webhookDirectory === true && options.notify === undefined;
+    const notify: ExecutorOptions['notify'] =
+      options.notify === undefined ? (directory ? notifySettingsForDirectory() : notifySettingsFromEnv()) : options.notify;
     if (notify)
       this.notifier = new Notifier({
         settings: notify,
+        ...(directory ? { directory: new WebhookStore(() => storage.database(), storage.secrets) } : {}),
         journal: this.resolved.journal,
         outbox: new NotificationOutbox(() => storage.database()),
         queue: this.resolved.queue,

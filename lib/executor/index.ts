@@ -77,7 +77,21 @@ export { bulkFilterSchema, parseAge, describeFilter, type BulkFilter, type BulkF
 export type { PreviewCounts, ApplyCounts } from './bulk';
 export { BulkActionError, type BulkActionErrorReason, ScheduleActionError, type ScheduleActionErrorReason } from './errors';
 // Webhook notifications of runs that wait for people or failed (docs/notifications.md).
-export { notifySettingsFromEnv, NotifySettingsError, type NotifySettings, type NotifyTarget, type NotifyFormat } from './notifications';
+export {
+  notifySettingsFromEnv,
+  notifySettingsForDirectory,
+  NotifySettingsError,
+  type NotifySettings,
+  type NotifyTarget,
+  type NotifyFormat,
+  WebhookStore,
+  WebhookInputError,
+  webhookId,
+  type WebhookRecord,
+  type WebhookAuditEntry,
+  postWebhook,
+  EVENT_ID_HEADER,
+} from './notifications';
 export { runNotifications } from './notifications';
 export type { OutboxRow as RunNotification, Delivery, TargetResult } from './notifications';
 export { notificationEventId, type NotificationBody } from './notifications';

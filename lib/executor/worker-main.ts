@@ -107,6 +107,8 @@ async function main(): Promise<void> {
     retention: retentionSettingsFromEnv(),
     // As the Studio's executor: the run page shows the step being generated, a chat reconnects to its answer.
     streamRuns: true,
+    // Webhooks set in the Studio (its Webhooks screen), beside GNL_NOTIFY_WEBHOOK_URL's.
+    webhookDirectory: true,
     ...rest,
     ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
     onEvent: (event) => {

@@ -56,6 +56,8 @@ export async function bootStudio(): Promise<void> {
     schedules: schedules(),
     // Every run streams, and its stream is kept for the run page's live step and the chat's reconnects.
     streamRuns: true,
+    // Webhooks set on the Webhooks screen, beside GNL_NOTIFY_WEBHOOK_URL's: used without a restart.
+    webhookDirectory: true,
     // On the embedded journal this server is the only executor, so it runs the retention job (on Postgres the workers do).
     ...(storageFromEnv().capabilities.multiProcess ? {} : { retention: retentionSettingsFromEnv() }),
     ...(aroundInvocation ? { aroundInvocation } : {}),

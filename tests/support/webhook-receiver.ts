@@ -3,7 +3,7 @@
  * GNL-Signature with the guide's own code (docs/examples/notify-receiver.ts) and keeps every request,
  * verified or not, so a test counts what really arrived (deduplicating is the receiver's job, not the test's).
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyGnlSignature } from '@/docs/examples/notify-receiver';
 
@@ -17,6 +17,8 @@ export interface ReceivedWebhook {
 export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
+  /** Each request's headers, in order (a test that verifies a signature with another key reads them). */
+  headers: IncomingHttpHeaders[];
   /** The verified requests' bodies for one event id. */
   deliveriesOf(eventId: string): unknown[];
   close(): Promise<void>;
@@ -25,12 +27,14 @@ export interface WebhookReceiver {
 /** `answer` gives the HTTP status of the n-th request (0-based); default 200. */
 export async function startWebhookReceiver(secret: string, answer: (n: number) => number = () => 200): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const n = received.length;
+      headers.push(request.headers);
       received.push({
         eventId: request.headers['gnl-event-id'] as string | undefined,
         verified: verifyGnlSignature(secret, request.headers['gnl-signature'] as string | undefined, raw),
@@ -45,6 +49,7 @@ export async function startWebhookReceiver(secret: string, answer: (n: number) =
   return {
     url: `http://127.0.0.1:${port}/hooks/gnl?token=not-shown`,
     received,
+    headers,
     deliveriesOf: (eventId) => received.filter((r) => r.verified && r.eventId === eventId).map((r) => r.body),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -92,6 +92,22 @@ export class JournalSecrets {
     return this.key !== undefined;
   }
 
+  /**
+   * A setting's secret as stored outside the journal's events (a webhook's address or signing key: the
+   * Studio's Webhooks screen): sealed with the journal key when one is set, else the text itself (and
+   * `encrypts` says so). `context` binds the envelope to its row (it cannot be moved to another).
+   */
+  sealSetting(text: string, context: string): string | { [ENVELOPE_KEY]: string } {
+    return this.key ? seal(this.key, JSON.stringify(text), `gnl-setting:${context}`) : text;
+  }
+
+  /** What sealSetting stored, opened (with the journal key, or an earlier one after a rotation). */
+  openSetting(stored: unknown, context: string, where: string): string {
+    if (typeof stored === 'string') return stored;
+    if (isEnvelope(stored)) return JSON.parse(open(this.key, stored[ENVELOPE_KEY], `gnl-setting:${context}`, where, this.previousKeys)) as string;
+    throw new JournalDataError(`${where} is neither text nor a sealed value.`);
+  }
+
   /** Cheap pre-check on JSON text: false means it holds no secret field and no credential-looking value. */
   mightHold(json: string): boolean {
     return this.fields.namePattern.test(json) || KEY_VALUE_HINT.test(json) || json.includes(ENVELOPE_KEY);

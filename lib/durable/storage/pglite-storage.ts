@@ -70,6 +70,8 @@ export class PGliteStorage {
   readonly runs: LiveJournal;
   /** Secrets are sealed with a journal key (GNL_JOURNAL_KEY): a revealed export requires one (docs/operations.md). */
   readonly encryptsSecrets: boolean;
+  /** The journal key and redaction list; settings kept beside the journal (webhooks) are sealed with it too. */
+  readonly secrets: JournalSecrets;
   /** Erasing runs whose data is sealed with a key of their own, and the erasure log (docs/erasure.md). */
   readonly erasure: RunEraser;
   /** What agents remember across runs, on this same database (docs/memory.md). */
@@ -79,6 +81,7 @@ export class PGliteStorage {
   private closed = false;
 
   constructor(options: PGliteStorageOptions = {}) {
+    this.secrets = journalSecrets(options.secrets);
     this.dataDir = options.dataDir ? path.resolve(/*turbopackIgnore: true*/ options.dataDir) : undefined;
     this.journal = new PostgresJournal({
       database: () => this.open().db,
@@ -93,12 +96,12 @@ export class PGliteStorage {
       },
       announcer: { mode: 'in-statement' },
       notifications: pgliteListener(() => this.pglite()),
-      secrets: journalSecrets(options.secrets),
+      secrets: this.secrets,
     });
     this.runs = this.journal;
     this.erasure = this.journal;
     this.memory = new SqlMemoryStore(() => this.database());
-    this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
+    this.encryptsSecrets = this.secrets.encrypts;
   }
 
   /** The migrated database (opening the folder, under its lock, on first use). */

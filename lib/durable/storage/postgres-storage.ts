@@ -78,6 +78,8 @@ export class PostgresStorage {
   readonly runs: LiveJournal;
   /** Secrets are sealed with a journal key (GNL_JOURNAL_KEY): a revealed export requires one (docs/operations.md). */
   readonly encryptsSecrets: boolean;
+  /** The journal key and redaction list; settings kept beside the journal (webhooks) are sealed with it too. */
+  readonly secrets: JournalSecrets;
   /** Erasing runs whose data is sealed with a key of their own, and the erasure log (docs/erasure.md). */
   readonly erasure: RunEraser;
   /** What agents remember across runs, on this same database (docs/memory.md). */
@@ -92,6 +94,7 @@ export class PostgresStorage {
 
   constructor(private readonly options: PostgresStorageOptions) {
     if (!options?.connectionString) throw new TypeError('PostgresStorage: connectionString is required.');
+    this.secrets = journalSecrets(options.secrets);
     this.client = this.connectPool({ max: options.max ?? 10 });
     this.replica = options.readConnectionString ? new ReadReplica(options.readConnectionString) : undefined;
     // TCP keepalive on both idle-by-design sessions even if clientOptions turned it off for the pool.
@@ -124,12 +127,12 @@ export class PostgresStorage {
           this.connect('gnl-listen', { max: 1, idle_timeout: 0, max_lifetime: null, keep_alive, fetch_types: false, ...hooks } as postgres.Options<never>),
         keepAliveMs,
       ),
-      secrets: journalSecrets(options.secrets),
+      secrets: this.secrets,
     });
     this.runs = this.journal;
     this.erasure = this.journal;
     this.memory = new SqlMemoryStore(() => this.database());
-    this.encryptsSecrets = journalSecrets(options.secrets).encrypts;
+    this.encryptsSecrets = this.secrets.encrypts;
   }
 
   /** The migrated database (drizzle); migration runs once per storage object, under a lock across processes. */

@@ -33,6 +33,11 @@ export interface NotifierOptions {
   sole: boolean;
   /** How long a claim holds a row. Default: the webhooks' time limits plus a minute. */
   leaseMs?: number;
+  /**
+   * Webhooks set in the Studio (webhook-store.ts), read again at most every 5 s beside `settings.targets`:
+   * a webhook added, paused or removed there takes effect without a restart.
+   */
+  directory?: { targets(): Promise<NotifyTarget[]> };
   /** How often to look for due rows when nothing wakes it. Default 5 000 ms. */
   pollMs?: number;
   /** Secret field names for redaction. Default: GNL_SECRET_FIELDS over the default list. */
@@ -51,11 +56,20 @@ export class Notifier {
   private again = false;
   private stopped = false;
   private readonly fields: SecretFields;
-  private readonly leaseMs: number;
+  private directoryRead: { at: number; targets: NotifyTarget[] } | undefined;
 
   constructor(private readonly options: NotifierOptions) {
     this.fields = options.fields ?? secretFieldsFromEnv(process.env);
-    this.leaseMs = options.leaseMs ?? options.settings.timeoutMs * options.settings.targets.length + 60_000;
+  }
+
+  /** The settings' webhooks and the directory's (one per id: the settings' win), the directory's read at most every 5 s. */
+  async targets(): Promise<NotifyTarget[]> {
+    const { directory, settings } = this.options;
+    if (directory && (!this.directoryRead || Date.now() - this.directoryRead.at > DIRECTORY_TTL_MS)) {
+      this.directoryRead = { at: Date.now(), targets: await directory.targets() };
+    }
+    const ids = new Set(settings.targets.map((t) => t.id));
+    return [...settings.targets, ...(this.directoryRead?.targets ?? []).filter((t) => !ids.has(t.id))];
   }
 
   start(): this {
@@ -91,11 +105,15 @@ export class Notifier {
 
   /** Claims and handles due rows until none is left. */
   async pass(): Promise<void> {
-    const { outbox, owner, sole } = this.options;
+    const { outbox, owner, sole, settings } = this.options;
     try {
+      // No webhook anywhere: nothing is claimed, so nothing is tried (the outbox keeps the rows for one set later).
+      const targets = await this.targets();
+      if (targets.length === 0) return;
+      const leaseMs = this.options.leaseMs ?? settings.timeoutMs * targets.length + 60_000;
       for (;;) {
-        const rows = await outbox.claim({ owner, limit: BATCH, leaseMs: this.leaseMs, sole });
-        await Promise.all(rows.map((row) => this.handle(row)));
+        const rows = await outbox.claim({ owner, limit: BATCH, leaseMs, sole });
+        await Promise.all(rows.map((row) => this.handle(row, targets)));
         if (rows.length < BATCH) return;
       }
     } catch (error) {
@@ -103,10 +121,10 @@ export class Notifier {
     }
   }
 
-  private async handle(row: ClaimedNotification): Promise<void> {
+  private async handle(row: ClaimedNotification, targets: readonly NotifyTarget[]): Promise<void> {
     let settlement: Settlement;
     try {
-      settlement = await this.settlementOf(row);
+      settlement = await this.settlementOf(row, targets);
     } catch (error) {
       // The journal could not be read (a missing journal key, an outage): an attempt like any failed POST.
       settlement = this.afterFailure(row, row.targets, describe(error));
@@ -127,7 +145,7 @@ export class Notifier {
     }
   }
 
-  private async settlementOf(row: ClaimedNotification): Promise<Settlement> {
+  private async settlementOf(row: ClaimedNotification, webhooks: readonly NotifyTarget[]): Promise<Settlement> {
     const { settings, journal, queue } = this.options;
     if (row.attempts === 0 && row.ageMs > settings.maxAgeMs)
       return { outcome: 'expired', reason: `older than ${Math.round(settings.maxAgeMs / 3_600_000)} h when first seen by a process with webhooks` };
@@ -146,21 +164,18 @@ export class Notifier {
       pending: since.pending,
       error: row.status === 'failed' ? since.failure : undefined,
     };
-    const body = encodeNotification(
-      notificationBody(event, { fields: this.fields, ...(settings.studioUrl ? { studioUrl: settings.studioUrl } : {}) }),
-      settings.format,
-    );
+    const body = notificationBody(event, { fields: this.fields, ...(settings.studioUrl ? { studioUrl: settings.studioUrl } : {}) });
     const eventId = notificationEventId(row.runId, row.seq);
     this.options.onEvent?.({ type: 'notification-sending', runId: row.runId, seq: row.seq, eventId, attempt: row.attempts + 1 });
     const targets = { ...row.targets };
     await Promise.all(
-      settings.targets
+      webhooks
         .filter((target) => targets[target.id]?.status !== 'delivered')
         .map(async (target) => {
-          targets[target.id] = await this.post(target, body, eventId);
+          targets[target.id] = await postWebhook(target, encodeNotification(body, target.format ?? settings.format), eventId, settings);
         }),
     );
-    const failures = settings.targets.map((target) => targets[target.id]).filter((result) => result?.status !== 'delivered');
+    const failures = webhooks.map((target) => targets[target.id]).filter((result) => result?.status !== 'delivered');
     if (failures.length === 0) return { outcome: 'delivered', targets };
     return this.afterFailure(row, targets, failures.map((result) => `${result?.target}: ${result?.error}`).join('; '));
   }
@@ -173,21 +188,38 @@ export class Notifier {
     const inMs = Math.round(ceiling / 2 + (this.options.random ?? Math.random)() * (ceiling / 2));
     return { outcome: 'retry', targets, error, inMs };
   }
+}
 
-  private async post(target: NotifyTarget, body: string, eventId: string): Promise<TargetResult> {
-    const { secret, timeoutMs } = this.options.settings;
-    const at = () => new Date().toISOString();
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'GNL-Notify/1', [EVENT_ID_HEADER]: eventId };
-    if (secret) headers[SIGNATURE_HEADER] = signWebhook({ secret, body, timestamp: Date.now() / 1000 });
-    try {
-      const response = await fetch(target.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-      await response.body?.cancel();
-      return response.ok
-        ? { target: target.display, status: 'delivered', httpStatus: response.status, at: at() }
-        : { target: target.display, status: 'failed', httpStatus: response.status, error: `HTTP ${response.status}`, at: at() };
-    } catch (error) {
-      return { target: target.display, status: 'failed', error: describe(error), at: at() };
-    }
+const DIRECTORY_TTL_MS = 5_000;
+
+/**
+ * One signed POST of `body` to `target` (its own key, else the settings'; during a rotation both), with
+ * the event id: the notifier's delivery and the Studio's "Send a test" alike.
+ */
+export async function postWebhook(
+  target: NotifyTarget,
+  body: string,
+  eventId: string,
+  settings: Pick<NotifySettings, 'secret' | 'timeoutMs'>,
+): Promise<TargetResult> {
+  const secret = target.secret ?? settings.secret;
+  const at = () => new Date().toISOString();
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'GNL-Notify/1', [EVENT_ID_HEADER]: eventId };
+  if (secret)
+    headers[SIGNATURE_HEADER] = signWebhook({
+      secret,
+      body,
+      timestamp: Date.now() / 1000,
+      ...(target.previousSecret ? { previousSecret: target.previousSecret } : {}),
+    });
+  try {
+    const response = await fetch(target.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(settings.timeoutMs) });
+    await response.body?.cancel();
+    return response.ok
+      ? { target: target.display, status: 'delivered', httpStatus: response.status, at: at() }
+      : { target: target.display, status: 'failed', httpStatus: response.status, error: `HTTP ${response.status}`, at: at() };
+  } catch (error) {
+    return { target: target.display, status: 'failed', error: describe(error), at: at() };
   }
 }
 

@@ -15,6 +15,11 @@ export interface NotifyTarget {
   id: string;
   /** The URL's origin (scheme, host and port): what the run page shows. */
   display: string;
+  /** Its own body format and signing key (a webhook set in the Studio: webhook-store.ts); else the settings'. */
+  format?: NotifyFormat;
+  secret?: string;
+  /** During a key rotation's overlap: requests are signed with this key too. */
+  previousSecret?: string;
 }
 
 export interface NotifySettings {
@@ -78,12 +83,30 @@ export function notifySettingsFromEnv(env: Record<string, string | undefined> = 
   const values = parsed.data;
   const urls = (values.GNL_NOTIFY_WEBHOOK_URL ?? '').split(/[\s,]+/).filter(Boolean);
   if (urls.length === 0) return undefined;
-  const targets = urls.map((raw, i) => notifyTarget(raw, i + 1));
+  return { ...baseSettings(values), targets: urls.map((raw, i) => notifyTarget(raw, i + 1)) };
+}
+
+/**
+ * The settings for webhooks set in the Studio alone (each with its own key and format): the environment's
+ * GNL_STUDIO_URL, attempts and time limit, no webhook of its own. GNL_NOTIFY_WEBHOOK_URL's, when set.
+ */
+export function notifySettingsForDirectory(env: Record<string, string | undefined> = process.env): NotifySettings {
+  const fromEnv = notifySettingsFromEnv(env);
+  if (fromEnv) return fromEnv;
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success)
+    throw new NotifySettingsError(String(parsed.error.issues[0]?.path[0] ?? 'GNL_NOTIFY_*'), parsed.error.issues[0]?.message ?? 'is invalid', {
+      cause: parsed.error,
+    });
+  return { ...baseSettings(parsed.data), targets: [] };
+}
+
+function baseSettings(values: z.infer<typeof envSchema>): Omit<NotifySettings, 'targets'> {
+  const urls = (values.GNL_NOTIFY_WEBHOOK_URL ?? '').split(/[\s,]+/).filter(Boolean);
   const format = values.GNL_NOTIFY_WEBHOOK_FORMAT;
-  if (format === 'json' && !values.GNL_NOTIFY_WEBHOOK_SECRET)
+  if (urls.length > 0 && format === 'json' && !values.GNL_NOTIFY_WEBHOOK_SECRET)
     throw new NotifySettingsError('GNL_NOTIFY_WEBHOOK_SECRET', 'is required with the JSON body: receivers verify GNL-Signature with it');
   return {
-    targets,
     format,
     ...(values.GNL_NOTIFY_WEBHOOK_SECRET ? { secret: values.GNL_NOTIFY_WEBHOOK_SECRET } : {}),
     ...(values.GNL_STUDIO_URL ? { studioUrl: values.GNL_STUDIO_URL.replace(/\/+$/, '') } : {}),

@@ -7,6 +7,7 @@ import 'server-only';
 import type { RunStatus } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { type Delivery, notificationEventId, notifySettingsFromEnv, runNotifications } from '@/lib/executor';
+import { studioWebhookStore } from '@/lib/studio/actions/webhook-actions';
 
 export interface NotificationView {
   eventId: string;
@@ -25,7 +26,7 @@ export async function loadRunNotifications(runId: string, env: Record<string, st
   const rows = await runNotifications(runId, { storage: storageFromEnv() });
   // With no webhook set, the outbox still records what would be announced; a row never tried is no
   // notification to show ("pending, 0 attempts" would say one is on its way). Tried ones stay: history.
-  const sending = webhookSet(env);
+  const sending = webhookSet(env) || (await studioWebhookStore().list()).some((w) => w.enabled);
   return rows
     .filter((row) => sending || row.attempts > 0 || row.delivery !== 'pending')
     .map((row) => ({
@@ -47,7 +48,7 @@ export async function loadRunNotifications(runId: string, env: Record<string, st
     }));
 }
 
-/** Whether this server sends webhooks (GNL_NOTIFY_WEBHOOK_URL); a bad setting counts as set (the executor says what is wrong). */
+/** Whether this server sends webhooks by GNL_NOTIFY_WEBHOOK_URL (those of the Webhooks screen are asked apart); a bad setting counts as set (the executor says what is wrong). */
 function webhookSet(env: Record<string, string | undefined>): boolean {
   try {
     return notifySettingsFromEnv(env) !== undefined;
