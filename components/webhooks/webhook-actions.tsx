@@ -105,7 +105,15 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
   const [asking, setAsking] = useState<Asking>(undefined);
   const [reason, setReason] = useState('');
   const [overlap, setOverlap] = useState('24');
-  const refreshOnSuccess = { onSuccess: (result: { ok: boolean }) => (result.ok ? (setAsking(undefined), setReason(''), router.refresh()) : undefined) };
+  const refreshOnSuccess = {
+    onSuccess: (result: { ok: boolean }) => {
+      if (!result.ok) return;
+      setAsking(undefined);
+      setReason('');
+      router.refresh();
+    },
+  };
+  const overlapId = useId();
   const test = useMutation({ mutationFn: () => sendTestWebhookAction({ id }), onSuccess: () => router.refresh() });
   const rotate = useMutation({ mutationFn: () => rotateWebhookKeyAction({ id, overlapHours: Number(overlap) }), ...refreshOnSuccess });
   const toggle = useMutation({ mutationFn: () => setWebhookEnabledAction({ id, enabled: !enabled, reason }), ...refreshOnSuccess });
@@ -136,11 +144,15 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
             rotate.mutate();
           }}
         >
-          <label className="flex items-center gap-2">
-            The old key signs too for
-            <Input className="h-8 w-16" inputMode="numeric" value={overlap} onChange={(e) => setOverlap(e.target.value)} data-testid="webhook-overlap" />
-            hours (0: stops now)
-          </label>
+          <Label htmlFor={overlapId}>The old key signs too for (hours; 0: it stops now)</Label>
+          <Input
+            id={overlapId}
+            className="h-8 w-16"
+            inputMode="numeric"
+            value={overlap}
+            onChange={(e) => setOverlap(e.target.value)}
+            data-testid="webhook-overlap"
+          />
           <Button type="submit" size="sm" disabled={busy} data-testid="webhook-rotate-confirm">
             Make a new key for <VisibleText text={label} />
           </Button>
