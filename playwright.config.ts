@@ -230,9 +230,9 @@ function fullProjects() {
     },
     {
       // Its filter matches every waiting refund in the journal (the fork spec's too): after the others, alone.
-      // people.spec.ts (starts no run) shares its phase: the last spec that signs in as vera has run by then.
+      // people.spec.ts and webhooks.spec.ts (start no run) share its phase: the last spec that signs in as vera has run by then.
       name: 'bulk',
-      testMatch: ['bulk.spec.ts', 'people.spec.ts'],
+      testMatch: ['bulk.spec.ts', 'people.spec.ts', 'webhooks.spec.ts'],
       dependencies: ['chat', 'fork'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions() },
     },

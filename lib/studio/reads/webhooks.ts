@@ -38,7 +38,10 @@ const DELIVERIES = 50;
 export async function loadWebhookScreen(env: Record<string, string | undefined> = process.env): Promise<WebhookScreen> {
   const store = studioWebhookStore();
   const [webhooks, audit, deliveries] = await Promise.all([store.list(), store.audit({ limit: 50 }), recentDeliveries()]);
-  const labels = new Map(webhooks.map((w) => [w.id, w.label]));
+  // A removed webhook's entries keep its label: the audit's own record of it (created, removed).
+  const labels = new Map<string, string>();
+  for (const a of audit) if (typeof a.detail.label === 'string' && !labels.has(a.webhookId)) labels.set(a.webhookId, a.detail.label);
+  for (const w of webhooks) labels.set(w.id, w.label);
   return {
     sealed: store.sealed,
     webhooks: webhooks.map((w) => ({
@@ -52,7 +55,7 @@ export async function loadWebhookScreen(env: Record<string, string | undefined> 
     audit: audit.map((a) => ({
       ...a,
       at: a.at.toISOString(),
-      label: labels.get(a.webhookId) ?? (typeof a.detail.label === 'string' ? a.detail.label : null),
+      label: labels.get(a.webhookId) ?? null,
     })),
   };
 }
