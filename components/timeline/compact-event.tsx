@@ -96,6 +96,8 @@ export function compactLine(event: WireEvent, invocation?: Invocation): string {
       return `Forked at step ${event.atStep} by ${event.by} as ${event.childRunId}`;
     case 'run-restarted':
       return `Restarted by ${event.by} as ${event.restartedAs}${event.newAttempt ? ' (a new attempt)' : ''}`;
+    case 'run-imported':
+      return `Imported by ${event.by} from an export of ${event.from.runId}${event.from.redacted ? ' (redacted)' : ''}`;
     case 'run-retry':
       return event.retryAt ? `Retry ${event.attempt + 1} of ${event.attempts} scheduled by ${event.by}` : `Attempts used up (${event.attempts})`;
     case 'tool-call-repair':

@@ -23,6 +23,7 @@ export const TONE = {
   'run-migrate': 'operator',
   'run-forked': 'operator',
   'run-restarted': 'operator',
+  'run-imported': 'operator',
   'run-fail': 'problem',
   'run-retry': 'lifecycle',
   'tool-call-repair': 'tool',

@@ -310,6 +310,18 @@ function EventBody({ event, index }: { event: WireEvent; index: TimelineIndex })
           <Reason reason={event.reason} />
         </>
       );
+    case 'run-imported':
+      return (
+        <>
+          <EventHeader title={`Imported by ${event.by}`} at={event.at} />
+          <Note>
+            From an export of run <VisibleText text={event.from.runId} /> made <VisibleText text={event.from.exportedAt} />
+            {event.from.redacted
+              ? ': redacted (secrets and arguments withheld), so the run is evidence only and is never executed here.'
+              : '. Everything above was recorded in the journal it came from, with its own times.'}
+          </Note>
+        </>
+      );
     case 'run-restarted':
       return (
         <>

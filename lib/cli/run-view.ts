@@ -95,7 +95,7 @@ export function notificationLines(rows: readonly RunNotification[]): string[] {
   });
 }
 
-/** Where a fork comes from, and the forks made of this run (the journal's links both ways: docs/fork.md). */
+/** Where a fork comes from, the forks made of this run (the journal's links both ways: docs/fork.md), and where an imported run came from. */
 function forkLines(run: RunSummary, events: readonly RecordedEvent[]): string[] {
   const { forkOf } = run.input;
   const lines = forkOf
@@ -103,8 +103,14 @@ function forkLines(run: RunSummary, events: readonly RecordedEvent[]): string[] 
         `Fork of   ${clean(forkOf.runId)} at step ${forkOf.atStep}, by ${clean(forkOf.by)}: ${quoted(forkOf.reason, 120)}${forkOf.instruction !== undefined ? ' (with an instruction)' : ''}`,
       ]
     : [];
-  for (const fork of new RunState(events).forks)
+  const state = new RunState(events);
+  for (const fork of state.forks)
     lines.push(`Forked    as ${clean(fork.childRunId)} at step ${fork.atStep}, by ${clean(fork.by)}: ${quoted(fork.reason, 120)}`);
+  const imported = state.imported;
+  if (imported)
+    lines.push(
+      `Imported  by ${clean(imported.by)} at ${dateTime(imported.at)}, from an export of ${clean(imported.runId)} (${clean(imported.exportedAt)})${imported.redacted ? ': redacted, evidence only' : ''}`,
+    );
   return lines;
 }
 

@@ -185,6 +185,11 @@ export class TimelineWriter {
           summary: `forked at step ${event.atStep} as ${clean(event.childRunId)} by ${clean(event.by)}`,
           details: [`reason: ${quoted(event.reason, max)}`],
         };
+      case 'run-imported':
+        return {
+          summary: `imported by ${clean(event.by)} from an export of ${clean(event.from.runId)} (${clean(event.from.exportedAt)})${event.from.redacted ? ', redacted: evidence only' : ''}`,
+          details: [],
+        };
       case 'run-restarted':
         return { summary: `restarted as ${clean(event.restartedAs)} by ${clean(event.by)}${event.newAttempt ? ' (a new attempt)' : ''}`, details: [] };
       case 'run-retry':

@@ -91,7 +91,7 @@ export function registerTransferCommands(program: Command, session: CliSession):
           `Imported run ${clean(runId)}${from}: ${parsed.events.length} events, status ${run?.status ?? 'unknown'}.`,
           ...(plan.evidence
             ? [
-                plan.then.length > 0
+                plan.cancels
                   ? 'The export was redacted: the run is evidence only, canceled now (a run-cancel after its events); it never executes a tool.'
                   : `The export was redacted: the run is evidence only; it was ${run?.status ?? 'finished'} before the export and never executes a tool again.`,
               ]

@@ -178,6 +178,8 @@ export interface ImportPlan {
   then: JournalEvent[];
   /** The run is evidence only: canceled by `then` (or finished already), never executed again. */
   evidence: boolean;
+  /** `then` cancels it (a redacted export of a run that had not finished). */
+  cancels: boolean;
 }
 
 /**
@@ -191,15 +193,19 @@ export function planImport(args: { parsed: ParsedRunExport; by: string; runId?: 
   const runId = args.runId ?? header.runId;
   const status = new RunState(events).status;
   const finished = status === 'completed' || status === 'canceled';
-  const then: JournalEvent[] =
-    header.redacted && !finished
+  const cancels = header.redacted && !finished;
+  // The mark of where it came from first; then, for a redacted export of an unfinished run, its cancel.
+  const then: JournalEvent[] = [
+    { type: 'run-imported', from: { runId: header.runId, exportedAt: header.exportedAt, redacted: header.redacted }, by: args.by },
+    ...(cancels
       ? [
           {
-            type: 'run-cancel',
+            type: 'run-cancel' as const,
             by: args.by,
             reason: `imported from a redacted export of run "${header.runId}" (${header.exportedAt}): evidence only, never resumed`,
           },
         ]
-      : [];
-  return { runId, events, then, evidence: header.redacted };
+      : []),
+  ];
+  return { runId, events, then, evidence: header.redacted, cancels };
 }

@@ -29,6 +29,7 @@ const NOT_COPIED = new Set<JournalEvent['type']>([
   'run-start',
   'run-forked',
   'run-restarted',
+  'run-imported',
   'run-cancel',
   'run-resume-request',
   'run-fail',

@@ -143,6 +143,7 @@ const TODAY: { [T in JournalEventType]: Extract<JournalEvent, { type: T }> } = {
   },
   'run-forked': { type: 'run-forked', childRunId: 'refunds:fork-1', atStep: 2, by: 'alice', reason: 'try without the refund' },
   'run-restarted': { type: 'run-restarted', restartedAs: 'refunds:restart-1', by: 'alice', newAttempt: true },
+  'run-imported': { type: 'run-imported', from: { runId: 'refunds:42', exportedAt: at, redacted: true }, by: 'os:alice@ops' },
   'run-retry': { type: 'run-retry', by: 'worker-1', attempt: 1, attempts: 5, error: { name: 'AI_RetryError', message: '503' }, retryAt: at },
   'workflow-wait': {
     type: 'workflow-wait',

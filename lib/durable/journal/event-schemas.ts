@@ -545,6 +545,14 @@ const runForked = eventType('run-forked', { childRunId: z.string(), atStep: z.nu
 const runRestarted = eventType('run-restarted', { restartedAs: z.string(), by: z.string(), newAttempt: z.boolean().optional() }, []);
 
 /**
+ * The run came into this journal from an export (journal.importRun, `gnl import`): appended after the
+ * imported events, in the same transaction, at this journal's clock. Which run it was exported as, when,
+ * whether the export was redacted (then the run is evidence only), and who imported it. Inert like
+ * run-restarted: status, pending and replay unchanged; the Studio marks the run "imported".
+ */
+const runImported = eventType('run-imported', { from: z.object({ runId: z.string(), exportedAt: z.string(), redacted: z.boolean() }), by: z.string() }, []);
+
+/**
  * A workflow begins to wait (workflow/run-workflow.ts): its `waitId` (`wf-<n>`, the n-th primitive), the
  * name the workflow gave, and what it waits for, fixed when first recorded (a sleep's end is computed once).
  */
@@ -595,6 +603,7 @@ const EVENT_TYPES = [
   runMigrate,
   runForked,
   runRestarted,
+  runImported,
   runRetry,
   workflowWait,
   workflowWaitEnd,

@@ -278,6 +278,8 @@ export class RunState {
   readonly forks: { childRunId: string; atStep: number; by: string; reason: string; at: Date; seq: number }[] = [];
   /** The runs operators restarted this run as (its run-restarted events), in order. */
   readonly restarts: { restartedAs: string; by: string; newAttempt: boolean; at: Date; seq: number }[] = [];
+  /** Where the run came from when it was imported from an export (its run-imported), else undefined. */
+  imported: { runId: string; exportedAt: string; redacted: boolean; by: string; at: Date; seq: number } | undefined;
   /** Every run-retry, in order: each automatic attempt after a transient failure. */
   readonly retries: RetryRecord[] = [];
   /**
@@ -526,6 +528,9 @@ export class RunState {
         return;
       case 'run-forked': // audit and link only: the child's run-start holds the copy
         this.forks.push({ childRunId: event.childRunId, atStep: event.atStep, by: event.by, reason: event.reason, at: event.at, seq: event.seq });
+        return;
+      case 'run-imported': // audit only: where the run came from
+        this.imported = { ...event.from, by: event.by, at: event.at, seq: event.seq };
         return;
       case 'run-restarted': // audit and link only: the new run's run-start names this one
         this.restarts.push({ restartedAs: event.restartedAs, by: event.by, newAttempt: event.newAttempt === true, at: event.at, seq: event.seq });

@@ -101,13 +101,18 @@ describeEachJournal('run export and import', (target) => {
     expect(text).toContain(BIG); // stored apart in the source, inline in the file
 
     const plan = planImport({ parsed, by: 'alice@acme' });
-    expect(plan.then).toEqual([]);
+    // Nothing but the mark of where it came from follows the events (a revealed export goes on as it was).
+    expect(plan.then).toEqual([{ type: 'run-imported', from: { runId, exportedAt: parsed.header.exportedAt, redacted: false }, by: 'alice@acme' }]);
     await targetJournal.importRun(plan);
 
     const original = await source.events(runId);
-    expect(await targetJournal.events(runId)).toEqual(original);
+    const imported = await targetJournal.events(runId);
+    expect(imported.slice(0, original.length)).toEqual(original);
+    expect(imported.slice(original.length)).toEqual([expect.objectContaining({ type: 'run-imported', seq: original.length + 1, by: 'alice@acme' })]);
     const [before, after] = [await source.getRun(runId), await targetJournal.getRun(runId)];
-    expect(after).toEqual(before);
+    // The same summary; only the mark's seq and time are the target's.
+    expect({ ...after, lastSeq: before?.lastSeq, updatedAt: before?.updatedAt }).toEqual(before);
+    expect(after?.lastSeq).toBe(original.length + 1);
     // The target sealed the secret with its own key and stored the big value apart again.
     const db = await targetStorage.database();
     const rows = await query<{ text: string; blobs: string[] | null }>(
@@ -116,10 +121,11 @@ describeEachJournal('run export and import', (target) => {
     );
     for (const row of rows) expect(row.text).not.toContain(API_KEY);
     expect(rows.some((row) => row.blobs !== null)).toBe(true);
-    // Exported again from the target: the same lines.
+    // Exported again from the target: the same lines, and the mark after them.
     const again = await exportRun({ journal: targetJournal, runId, revealSecrets: true });
-    expect(again.lines.slice(1)).toEqual(text.trimEnd().split('\n').slice(1));
-    expect(again.header.eventsSha256).toBe(parsed.header.eventsSha256);
+    const lines = text.trimEnd().split('\n').slice(1);
+    expect(again.lines.slice(1, lines.length + 1)).toEqual(lines);
+    expect(again.lines.slice(lines.length + 1)).toEqual([expect.stringContaining('"type":"run-imported"')]);
   });
 
   it('redacts every secret by default, as the Studio shows them: no byte of the plaintext in the file', async () => {
@@ -143,7 +149,7 @@ describeEachJournal('run export and import', (target) => {
     expect(plan.evidence).toBe(true);
     const recorded = await targetJournal.importRun(plan);
     const newId = `${runId}-evidence`;
-    expect(recorded.map((event) => event.type)).toEqual(['run-start', 'model-step', 'tool-approval-request', 'run-suspend', 'run-cancel']);
+    expect(recorded.map((event) => event.type)).toEqual(['run-start', 'model-step', 'tool-approval-request', 'run-suspend', 'run-imported', 'run-cancel']);
     expect((await targetJournal.getRun(newId))?.status).toBe('canceled');
     const approve = await targetJournal.approve({ runId: newId, toolCallId: 'call-charge', by: 'bob@acme' }).catch((error: unknown) => error);
     expect(DecisionConflictError.isInstance(approve)).toBe(true);

@@ -31,6 +31,8 @@ export interface RunMarks {
   waited: boolean;
   /** A person decided something in it (approved, rejected, settled, provided a result). */
   decided: boolean;
+  /** It came from an export (gnl import): its history was recorded in another journal. */
+  imported?: boolean;
 }
 
 /**

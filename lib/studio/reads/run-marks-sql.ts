@@ -10,6 +10,7 @@
  * - waited: the run suspended for people at least once (`run-suspend`).
  * - decided: a person decided (an approval or rejection not made by a policy, a settled side effect, a
  *   provided tool result).
+ * - imported: the run came from an export (`run-imported`: gnl import); its history was recorded elsewhere.
  */
 import { type SQL, sql } from 'drizzle-orm';
 
@@ -22,5 +23,6 @@ export function runMarksSql(runId: SQL): SQL {
       exists (select 1 from gnl.run_events e where e.run_id = ${runId} and ${own} and (
         (e.type = 'tool-approval-response' and (e.payload->'policy') is null and coalesce((e.payload->>'expired')::boolean, false) = false)
         or e.type = 'side-effect-resolution'
-        or (e.type = 'tool-call-end' and (e.payload->>'source') = 'provided'))) as decided`;
+        or (e.type = 'tool-call-end' and (e.payload->>'source') = 'provided'))) as decided,
+      exists (select 1 from gnl.run_events e where e.run_id = ${runId} and e.type = 'run-imported') as imported`;
 }

@@ -56,6 +56,7 @@ export interface RunSearchRow {
   interrupted: boolean;
   waited: boolean;
   decided: boolean;
+  imported: boolean;
   /** Its last event's time, a run-forked or run-restarted appended later aside (where its duration ends). */
   worked_until: Date | string | null;
 }
@@ -126,7 +127,7 @@ export function runSearchStatement(search: RunSearch, toolEvents = 0): SQL {
       r.created_at::text as created_at_text,
       (select coalesce(sum(${stepTokensSql(sql`e.payload`)}), 0) from gnl.run_events e where e.run_id = r.run_id and e.type = 'model-step') as tokens,
       ${runMarksSql(sql`r.run_id`)},
-      (select e.created_at from gnl.run_events e where e.run_id = r.run_id and e.type not in ('run-forked', 'run-restarted')
+      (select e.created_at from gnl.run_events e where e.run_id = r.run_id and e.type not in ('run-forked', 'run-restarted', 'run-imported')
         order by e.seq desc limit 1) as worked_until,
       q.lease_owner, q.last_lease_owner, q.lease_expires_at, q.heartbeat_at,
       case when r.status = 'running' and q.lease_owner is not null and q.lease_expires_at <= now() then not ${runLockHeld(sql`r.run_id`)}

@@ -139,7 +139,7 @@ async function toListing(row: RunSearchRow): Promise<RunListing> {
     ...run,
     tokens: Number(row.tokens),
     ...(row.worked_until ? { workedUntil: iso(row.worked_until) } : {}),
-    marks: { interrupted: row.interrupted === true, waited: row.waited === true, decided: row.decided === true },
+    marks: { interrupted: row.interrupted === true, waited: row.waited === true, decided: row.decided === true, imported: row.imported === true },
     ...(row.lease_lapsed && row.lease_owner && row.lease_expires_at
       ? { lapsedLease: { owner: row.lease_owner, expiredAt: iso(row.lease_expires_at), heartbeatAt: row.heartbeat_at ? iso(row.heartbeat_at) : null } }
       : {}),
