@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { runDurable } from '@/lib/durable';
+import { exportRun, exportText, parseRunExport, planImport, runDurable } from '@/lib/durable';
 import { addToInvocations, NO_INVOCATIONS } from '@/lib/durable/projection';
 import { describeEachJournal } from '@/tests/support/journals';
 import { leaveRefundInFlight, refundAgent } from '@/tests/support/refund-agent';
@@ -80,5 +80,17 @@ describeEachJournal('runs page marks', (target) => {
     expect((await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' })).status).toBe('completed');
     expect((await journal.events(runId)).map((e) => e.type).slice(0, 2)).toEqual(['run-start', 'run-resume']);
     expect(await marksOf(runId)).toEqual({ interrupted: false, waited: false, decided: false });
+  });
+
+  it('an imported run: marked imported, with the marks its history earned where it was recorded', async () => {
+    const runId = `${prefix}to-export`;
+    const agent = refundAgent({ sideEffect: true, needsApproval: true });
+    expect((await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' })).status).toBe('waiting-approval');
+    const parsed = parseRunExport(exportText(await exportRun({ journal, runId })));
+    await journal.importRun(planImport({ parsed, by: 'alice@acme', runId: `${prefix}imported` }));
+    const [row] = await searchRuns((await storage.database()) as unknown as SearchDb, { q: `${prefix}imported`, limit: 1 });
+    expect(row).toMatchObject({ run_id: `${prefix}imported`, waited: true, imported: true, status: 'canceled' });
+    const [original] = await searchRuns((await storage.database()) as unknown as SearchDb, { q: runId, limit: 1 });
+    expect(original).toMatchObject({ run_id: runId, imported: false });
   });
 });
