@@ -3,7 +3,8 @@
  *
  * A private Postgres cluster (e2e/faults/private-cluster.ts: its own server, so the restart touches no one
  * else), the demo's outside service, and 4 real worker processes (`npm run worker`, the deployment's
- * `support` agent: a ticket and an email per run, each a side effect with a check). Runs are started at
+ * `support` agent: a ticket and an email per run, each a side effect with a check; the service answers
+ * after --latency-ms, so runs spend their time inside side effects). Runs are started at
  * a steady rate over the whole window; meanwhile a worker is SIGKILLed every --kill-every-s seconds
  * (and a fresh one started in its place), and the database server is restarted once, in the middle.
  *
@@ -13,7 +14,7 @@
  * Reported every 30 s and at the end: each worker's resident memory and the server's connection count,
  * which must stay flat (no leak per run).
  *
- *   npm run bench:soak -- [--runs 10000] [--minutes 20] [--workers 4] [--kill-every-s 180]
+ *   npm run bench:soak -- [--runs 10000] [--minutes 20] [--workers 4] [--kill-every-s 180] [--latency-ms 300]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '20' },
     workers: { type: 'string', default: '4' },
     'kill-every-s': { type: 'string', default: '180' },
+    'latency-ms': { type: 'string', default: '300' },
   },
   strict: true,
 });
@@ -40,6 +42,8 @@ const RUNS = positive('runs');
 const WINDOW_MS = positive('minutes') * 60_000;
 const WORKERS = positive('workers');
 const KILL_EVERY_MS = positive('kill-every-s') * 1000;
+// Each answer of the outside service waits this long: runs spend their time inside side effects, where a SIGKILL matters.
+const LATENCY_MS = Number(values['latency-ms']);
 const SETTLE_MS = 10 * 60_000; // after the last start: every run must have settled within this
 
 function positive(name: keyof typeof values): number {
@@ -59,7 +63,7 @@ interface Sample {
 }
 
 const cluster = await startPrivateCluster();
-const service = await startOutsideService();
+const service = await startOutsideService({ latencyMs: LATENCY_MS });
 const storage = new PostgresStorage({ connectionString: namedUrl(cluster.url, 'soak-starter') });
 const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
 const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url })]);
@@ -110,7 +114,9 @@ try {
     const now = performance.now() - t0;
     if (now >= nextKill) {
       nextKill += KILL_EVERY_MS;
-      const index = victim++ % workers.length;
+      // The worker with the most runs in hand (inside their side effects, most likely), else the next in turn.
+      const busiest = workers.reduce((best, w, i) => (w.activeRuns().length > (workers[best] as FaultWorker).activeRuns().length ? i : best), victim++ % workers.length);
+      const index = busiest;
       const old = workers[index] as FaultWorker;
       old.signal('SIGKILL');
       retired.push(old);
@@ -176,6 +182,7 @@ try {
     workers: WORKERS,
     seconds: totalS,
     runsPerSecond: Math.round((RUNS / totalS) * 10) / 10,
+    latencyMs: LATENCY_MS,
     kills: faults.kills,
     restarts: faults.restarts,
     // Claims of a run whose lease another worker had held (a killed worker's runs, taken over after their lease).
