@@ -627,7 +627,10 @@ export const webhooks = gnl.table('webhooks', {
   /** After a rotation, the key before it: requests are signed with both until `previous_until`. */
   previousSecret: jsonb('previous_secret'),
   previousUntil: timestamp('previous_until', { withTimezone: true, mode: 'date' }),
-  /** Paused webhooks are sent nothing (their deliveries wait in the outbox, and expire after 72 h). */
+  /**
+   * A paused webhook is sent nothing; what is announced meanwhile is not sent to it later (with no other
+   * webhook set, the outbox keeps those rows untried, and one not tried within 72 h expires).
+   */
   enabled: boolean('enabled').notNull().default(true),
   createdBy: text('created_by').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
