@@ -106,8 +106,9 @@ suite(`the primary dies mid-refund: pg_auto_failover promotes the secondary${pgA
           databaseUrl: formation.url,
           serviceUrl: proxy.url,
           concurrency: 4,
-          // Longer than the failover (about 6 s here): no worker takes another's run while the primary is away.
-          leaseMs: 15_000,
+          // Far longer than the failover (6-8 s here, more on a loaded machine) and as long as the window to
+          // record an outcome (30 s): no worker takes another's run while the primary is away.
+          leaseMs: 30_000,
           heartbeatMs: 500,
           pollMs: 100,
           health: true,
