@@ -115,7 +115,10 @@ try {
     if (now >= nextKill) {
       nextKill += KILL_EVERY_MS;
       // The worker with the most runs in hand (inside their side effects, most likely), else the next in turn.
-      const busiest = workers.reduce((best, w, i) => (w.activeRuns().length > (workers[best] as FaultWorker).activeRuns().length ? i : best), victim++ % workers.length);
+      const busiest = workers.reduce(
+        (best, w, i) => (w.activeRuns().length > (workers[best] as FaultWorker).activeRuns().length ? i : best),
+        victim++ % workers.length,
+      );
       const index = busiest;
       const old = workers[index] as FaultWorker;
       old.signal('SIGKILL');
