@@ -133,9 +133,7 @@ export async function startFormation(): Promise<Formation> {
         await monitor<
           NodeState[]
         >`select nodename as name, nodeport as port, reportedstate::text as reported, goalstate::text as assigned from pgautofailover.node order by nodeid`
-      ).map((r) => ({
-        ...r,
-      }));
+      ).slice();
     const startNode = async (name: 'a' | 'b') => {
       const port = await freePort();
       const child = service(name, [
