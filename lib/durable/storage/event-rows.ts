@@ -37,9 +37,10 @@ import { NOTIFY_CHANNEL } from './notifications';
 import { type Blob, blobsParameter, hashesOf, refsIn, resolveRefs, splitEvent } from './payload-blobs';
 import { ensureRunKeys, erasureInDatabase } from './run-key-rows';
 import { lockGrantedToClause } from './run-locks';
+import { watchedClause } from './watch-locks';
 import type { SqlQuery } from './sql-driver';
 
-type Written = { seq: number; created_at: Date | string; last_seq: number; status?: string };
+type Written = { seq: number; created_at: Date | string; last_seq: number; status?: string; watched?: boolean };
 
 /**
  * The append statement. `notify`: NOTIFY inside the statement (delivered at its commit).
@@ -57,7 +58,7 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
  * 1-based place in the batch), unless the stored run is canceled: the event and its announcement commit
  * together or not at all (docs/notifications.md). Every other append is the statement without it.
  */
-export function appendStatement(notify: boolean, announce = false): string {
+export function appendStatement(notify: boolean, announce = false, watch = false): string {
   return `with r as (
       update gnl.runs set
         last_seq = last_seq + $2::int,
@@ -74,8 +75,13 @@ export function appendStatement(notify: boolean, announce = false): string {
       select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload', ${BLOBS_COLUMN}
       from r, jsonb_array_elements($7::text::jsonb) with ordinality as x(value, ord)
       returning seq, created_at),
-    ${insertBlobs('$12')}${notifyClause(notify)}${announce ? ANNOUNCE_CLAUSE : ''}
-    select e.seq, e.created_at, r.last_seq, r.status from e, r${notify ? ', n' : ''}`;
+    ${insertBlobs('$12')}${notifyClause(notify)}${announce ? ANNOUNCE_CLAUSE : ''}${watchClause(watch)}
+    select e.seq, e.created_at, r.last_seq, r.status${watch ? ', w.watched' : ''} from e, r${notify ? ', n' : ''}${watch ? ', w' : ''}`;
+}
+
+// After-commit announcing (Postgres): whether anyone listens for the run, asked inside the statement (watch-locks.ts).
+function watchClause(watch: boolean): string {
+  return watch ? `,\n    w as (select ${watchedClause('$1::text')} as watched)` : '';
 }
 
 // A data-modifying CTE runs whether or not it is read. `r.status` is the stored status after the update: a
@@ -90,7 +96,7 @@ const ANNOUNCE_CLAUSE = `,
 // job it names ran (RunRetiredError). The run row's input is the run-start event's, as stored (with run keys on, its data key is stored
 // wrapped beside it, `k`: run-keys.ts): sealed once (the run id is the envelopes'
 // context, so they open in either place) and naming the same blobs.
-const CREATE_STATEMENT = (notify: boolean) => `with r as (
+const CREATE_STATEMENT = (notify: boolean, watch = false) => `with r as (
       insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
       select $1::text, 'running', 1, 0, $3::text::jsonb->'payload'->'input', '[]'::jsonb, $4::text
       where not exists (select 1 from gnl.retention_log t where t.run_id = $1::text)
@@ -102,8 +108,8 @@ const CREATE_STATEMENT = (notify: boolean) => `with r as (
     k as (
       insert into gnl.run_keys (run_id, wrapped, subject)
       select run_id, $5::text, $6::text from r where $5::text is not null),
-    ${insertBlobs('$2')}${notifyClause(notify)}
-    select e.seq, e.created_at, r.last_seq from e, r${notify ? ', n' : ''}`;
+    ${insertBlobs('$2')}${notifyClause(notify)}${watchClause(watch)}
+    select e.seq, e.created_at, r.last_seq${watch ? ', w.watched' : ''} from e, r${notify ? ', n' : ''}${watch ? ', w' : ''}`;
 
 // An event's `blobs` (the hashes it names) as the text[] column; null for an event that names none.
 export const BLOBS_COLUMN = `case when x.value ? 'blobs' then array(select jsonb_array_elements_text(x.value->'blobs')) end`;
@@ -125,10 +131,12 @@ function notifyClause(notify: boolean): string {
 const APPEND = {
   plain: appendStatement(false),
   notifying: appendStatement(true),
+  watching: appendStatement(false, false, true),
   announcing: appendStatement(false, true),
   notifyingAnnouncing: appendStatement(true, true),
+  watchingAnnouncing: appendStatement(false, true, true),
 };
-const CREATE = { plain: CREATE_STATEMENT(false), notifying: CREATE_STATEMENT(true) };
+const CREATE = { plain: CREATE_STATEMENT(false), notifying: CREATE_STATEMENT(true), watching: CREATE_STATEMENT(false, true) };
 
 /** What an append checks inside its statement to be sure its writer still holds the run. */
 export interface Fence {
@@ -142,6 +150,11 @@ export interface WriteOptions {
   fence?: Fence;
   /** NOTIFY inside the statement (PGlite); otherwise the caller announces after commit. */
   notifyInStatement: boolean;
+  /**
+   * Announcing after commit: told, from inside the statement, whether anyone may be listening for the run
+   * (watch-locks.ts), so the caller announces only then. Absent: the caller announces every write.
+   */
+  onWatched?: (watched: boolean) => void;
   /** Seals secrets before they are written (secret-journal.ts). Default: the default field list, no key (stored in clear, with a warning). */
   secrets?: JournalSecrets;
 }
@@ -195,7 +208,7 @@ export async function createRun(
   if (ring && wrapped === null) ring.remember(runId, { kind: 'none' });
   try {
     const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
-    const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : CREATE.plain, [
+    const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : options.onWatched ? CREATE.watching : CREATE.plain, [
       runId,
       blobsParameter(encoded.blobs),
       encoded.json,
@@ -207,6 +220,7 @@ export async function createRun(
       await assertNotRetired(db, runId);
       throw new JournalDataError(`Run "${runId}" could not be created.`);
     }
+    options.onWatched?.(row.watched !== false);
     return { ...event, seq: row.seq, at: new Date(row.created_at) };
   } catch (error) {
     ring?.forget(runId); // not created: the key made for it is no one's
@@ -239,13 +253,18 @@ export async function appendEvents(
   const pending = options.pending ?? change.pending;
   const pendingJson = pending ? encodePending(pending, runId, secrets, options.pendingSealed === true) : null;
   const { announce } = change;
+  const watch = !options.notifyInStatement && options.onWatched !== undefined;
   const statement = announce
     ? options.notifyInStatement
       ? APPEND.notifyingAnnouncing
-      : APPEND.announcing
+      : watch
+        ? APPEND.watchingAnnouncing
+        : APPEND.announcing
     : options.notifyInStatement
       ? APPEND.notifying
-      : APPEND.plain;
+      : watch
+        ? APPEND.watching
+        : APPEND.plain;
   const rows = await db.query<Written>(statement, [
     runId,
     events.length,
@@ -270,6 +289,7 @@ export async function appendEvents(
   }
   rows.sort((a, b) => a.seq - b.seq);
   options.onStatus?.(rows[0]?.status);
+  if (watch) options.onWatched?.(rows[0]?.watched !== false);
   return events.map((event, i) => {
     const row = rows[i] as Written;
     return { ...event, seq: row.seq, at: new Date(row.created_at) };

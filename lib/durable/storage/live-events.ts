@@ -7,6 +7,7 @@
 import { assertValidRunId, type RunChange, type SubscribeOptions, type Subscription, type WatchRunsOptions, type WatchStreamOptions } from '../internal';
 import { type NotificationSource, parseNotification, parseStreamNotification } from './notifications';
 import { type ReadEvents, RunFollower } from './run-follower';
+import type { WatchScope } from './watch-locks';
 
 export class LiveEvents {
   private readonly followers = new Map<string, Set<RunFollower>>();
@@ -27,23 +28,32 @@ export class LiveEvents {
     this.followers.set(follower.runId, set);
     try {
       await this.start();
+      await this.source.watch?.({ runId: follower.runId }); // writers announce from now on (watch-locks.ts)
     } catch (error) {
       follower.close();
       throw error;
     }
-    follower.wake(); // what was recorded before LISTEN was active
+    follower.wake(); // what was recorded before LISTEN was active, and before writers knew of this follower
     return { close: async () => follower.close() };
   }
 
   async watchRuns(options: WatchRunsOptions): Promise<Subscription> {
     this.watchers.add(options);
+    let watching = false;
     try {
       await this.start();
+      await this.source.watch?.('every-run');
+      watching = true;
     } catch (error) {
       this.watchers.delete(options);
       throw error;
     }
-    return { close: async () => void this.watchers.delete(options) };
+    return {
+      close: async () => {
+        if (!this.watchers.delete(options) || !watching) return;
+        await this.unwatch('every-run');
+      },
+    };
   }
 
   /** Wakes `onWake` on each stream notification of the run and after every reconnect. */
@@ -52,17 +62,22 @@ export class LiveEvents {
     const set = this.streamWatchers.get(options.runId) ?? new Set();
     set.add(options);
     this.streamWatchers.set(options.runId, set);
-    const forget = () => {
-      set.delete(options);
+    let watching = false;
+    const forget = async () => {
+      if (!set.delete(options)) return;
       if (set.size === 0 && this.streamWatchers.get(options.runId) === set) this.streamWatchers.delete(options.runId);
+      if (watching) await this.unwatch({ runId: options.runId });
     };
     try {
       await this.start();
+      await this.source.watch?.({ runId: options.runId });
+      watching = true;
     } catch (error) {
-      forget();
+      await forget();
       throw error;
     }
-    return { close: async () => forget() };
+    // Batches written before writers knew of this watcher were not announced: the caller reads after this resolves.
+    return { close: forget };
   }
 
   async stop(): Promise<void> {
@@ -127,7 +142,17 @@ export class LiveEvents {
 
   private forget(follower: RunFollower): void {
     const set = this.followers.get(follower.runId);
-    set?.delete(follower);
-    if (set?.size === 0) this.followers.delete(follower.runId);
+    if (!set?.delete(follower)) return;
+    if (set.size === 0) this.followers.delete(follower.runId);
+    void this.unwatch({ runId: follower.runId });
+  }
+
+  /** One watch given back (watch-locks.ts); a failure is the listener session's, which reconnects. */
+  private async unwatch(scope: WatchScope): Promise<void> {
+    try {
+      await this.source.unwatch?.(scope);
+    } catch (error) {
+      this.reportError(error);
+    }
   }
 }

@@ -11,6 +11,7 @@
  * there the NOTIFY rides inside the append statement. bench/notify.ts measures both ways.
  */
 import type { RunChange } from '../internal';
+import type { WatchScope } from './watch-locks';
 
 export const NOTIFY_CHANNEL = 'gnl_events';
 
@@ -107,6 +108,13 @@ export interface NotificationSource {
   /** Starts listening; resolves once the first LISTEN is active. */
   start(handlers: NotificationHandlers): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Tells writers that someone listens for `scope`, until `unwatch` (watch-locks.ts). Resolves once every
+   * write in flight that did not know it has committed: what the caller reads after that includes them,
+   * and every later write is announced. Absent: every write is announced (PGlite).
+   */
+  watch?(scope: WatchScope): Promise<void>;
+  unwatch?(scope: WatchScope): Promise<void>;
 }
 
 export interface NotificationHandlers {

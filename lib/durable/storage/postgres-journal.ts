@@ -572,13 +572,17 @@ class SqlRunHold implements RunHold {
   }
 
   async create(input: RunInput, options: { trace?: TraceContext; by?: string } = {}): Promise<RecordedEvent> {
+    let watched = true;
     const recorded = await createRun(this.db, this.runId, input, {
       ...options,
       fence: this.fence,
       notifyInStatement: this.announcer.mode === 'in-statement',
+      onWatched: (answer) => {
+        watched = answer;
+      },
       secrets: this.secrets,
     });
-    announce(this.announcer, this.runId, [recorded]);
+    if (watched) announce(this.announcer, this.runId, [recorded]);
     return recorded;
   }
 
@@ -592,16 +596,21 @@ class SqlRunHold implements RunHold {
 
   private async write(events: readonly JournalEvent[], expectedLastSeq: number | undefined): Promise<RecordedEvent[]> {
     if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot append.`);
+    // Announced only while someone may listen for the run (watch-locks.ts): no NOTIFY sent to nobody.
+    let watched = true;
     const recorded = await appendEvents(this.db, this.runId, events, {
       ...(expectedLastSeq === undefined ? {} : { expectedLastSeq }),
       fence: this.fence,
       notifyInStatement: this.announcer.mode === 'in-statement',
+      onWatched: (answer) => {
+        watched = answer;
+      },
       secrets: this.secrets,
       onStatus: (status) => {
         if (status === 'canceled') this.canceled = true;
       },
     });
-    announce(this.announcer, this.runId, recorded);
+    if (watched) announce(this.announcer, this.runId, recorded);
     return recorded;
   }
 

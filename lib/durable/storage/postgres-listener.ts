@@ -9,6 +9,7 @@
 import type postgres from 'postgres';
 import { NOTIFY_CHANNEL, type NotificationHandlers, type NotificationSource } from './notifications';
 import { DEFAULT_KEEP_ALIVE_MS, EXEMPT_FROM_IDLE_TIMEOUT } from './session-settings';
+import { scopeKey, type WatchScope, watchStatement } from './watch-locks';
 
 const RECONNECT_MS = [100, 500, 2000, 5000];
 
@@ -18,6 +19,8 @@ export type ListenClientFactory = (hooks: { onnotify(channel: string, payload: s
 export class PostgresListener implements NotificationSource {
   private client: postgres.Sql | undefined;
   private handlers: NotificationHandlers | undefined;
+  /** The scopes watched, by scopeKey, and how many subscriptions watch each (watch-locks.ts): one shared lock each on the LISTEN session. */
+  private readonly watched = new Map<string, { scope: WatchScope; count: number; granted: Promise<void> }>();
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private keepAlive: NodeJS.Timeout | undefined;
@@ -58,8 +61,51 @@ export class PostgresListener implements NotificationSource {
       throw error;
     }
     if (this.stopped || this.client !== client) return;
+    // A new session holds none of the watch locks the lost one held: taken again before the subscribers catch up.
+    if (reconnected) {
+      for (const entry of this.watched.values()) entry.granted = this.lock(client, entry.scope, 'lock');
+      await Promise.all([...this.watched.values()].map((entry) => entry.granted));
+    }
+    if (this.stopped || this.client !== client) return;
     this.keepAliveOn(client);
     this.handlers?.onListening(reconnected);
+  }
+
+  /**
+   * One shared lock per scope on the LISTEN session, however many subscriptions watch it: taken by the
+   * first (the others wait for it to be granted), given back by the last.
+   */
+  async watch(scope: WatchScope): Promise<void> {
+    const key = scopeKey(scope);
+    let entry = this.watched.get(key);
+    if (!entry) {
+      // Without a session now, the reconnect takes it before it wakes the subscribers.
+      entry = { scope, count: 0, granted: this.client ? this.lock(this.client, scope, 'lock') : Promise.resolve() };
+      this.watched.set(key, entry);
+    }
+    entry.count += 1;
+    await entry.granted;
+  }
+
+  async unwatch(scope: WatchScope): Promise<void> {
+    const key = scopeKey(scope);
+    const entry = this.watched.get(key);
+    if (!entry) return;
+    entry.count -= 1;
+    if (entry.count > 0) return;
+    this.watched.delete(key);
+    await entry.granted;
+    if (this.client) await this.lock(this.client, scope, 'unlock');
+  }
+
+  /** A failure is the session's (it reconnects, takes every watched lock again and wakes everyone): told, not thrown. */
+  private async lock(client: postgres.Sql, scope: WatchScope, action: 'lock' | 'unlock'): Promise<void> {
+    const [text, params] = watchStatement(scope, action);
+    try {
+      await client.unsafe(text, params);
+    } catch (error) {
+      if (client === this.client) this.handlers?.onError(error);
+    }
   }
 
   private keepAliveOn(client: postgres.Sql): void {

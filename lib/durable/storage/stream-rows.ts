@@ -3,7 +3,8 @@
  * (stream-log.ts says what a batch is and why it is not an event). The batches of every stream of this
  * process go out together, one statement at a time (StreamBatchWriter), each row checked against its
  * writer's holder token on Postgres (a writer whose run was taken over writes nothing), and on PGlite
- * announced inside the statement (notifications.ts says why the two differ). A batch that ends an
+ * announced inside the statement (notifications.ts says why the two differ); on Postgres only while someone
+ * follows the run's stream (watch-locks.ts). A batch that ends an
  * invocation's stream also deletes the run's batches of every other invocation: the newest finished
  * stream is the one a client replays.
  *
@@ -15,6 +16,7 @@
 import { ENVELOPE_KEY, JournalDataError, type JournalSecrets, redactSecrets, type StreamBatch, type StreamBatchInput } from '../internal';
 import { ensureRunKeys } from './run-key-rows';
 import { NOTIFY_CHANNEL } from './notifications';
+import { streamWatchedClause } from './watch-locks';
 import type { SqlQuery } from './sql-driver';
 
 /** Most chunks in one batch and most bytes of one batch's JSON: a writer splits longer ones. */
@@ -41,7 +43,7 @@ const insertStatement = (notify: boolean) => `with b as (
     n as (select count(pg_notify('${NOTIFY_CHANNEL}', 's' || w.id || ':' || w.run_id)) as sent from w)`
           : ''
       }
-    select w.id, w.run_id, w.invocation, w.batch from w${notify ? ', n' : ''}`;
+    select w.id, w.run_id, w.invocation, w.batch${notify ? '' : `, ${streamWatchedClause('w.run_id')} as watched`} from w${notify ? ', n' : ''}`;
 
 const INSERT = { plain: insertStatement(false), notifying: insertStatement(true) };
 
@@ -100,7 +102,7 @@ export class StreamBatchWriter {
 
   private async insert(items: Queued[]): Promise<Map<string, number>> {
     const db = await this.db();
-    const rows = await db.query<{ id: number | string; run_id: string; invocation: string; batch: number }>(
+    const rows = await db.query<{ id: number | string; run_id: string; invocation: string; batch: number; watched?: boolean }>(
       this.options.notifyInStatement ? INSERT.notifying : INSERT.plain,
       [
         items.map((item) => item.runId),
@@ -116,7 +118,8 @@ export class StreamBatchWriter {
     for (const row of rows) {
       const id = Number(row.id);
       written.set(keyOf(row.run_id, row.invocation, row.batch), id);
-      highest.set(row.run_id, Math.max(highest.get(row.run_id) ?? 0, id));
+      // Announced only while someone may follow the run's stream (watch-locks.ts).
+      if (row.watched !== false) highest.set(row.run_id, Math.max(highest.get(row.run_id) ?? 0, id));
     }
     const finished = items.filter((item) => item.batch.done && written.has(keyOf(item.runId, item.batch.invocation, item.batch.batch)));
     if (finished.length > 0) {
