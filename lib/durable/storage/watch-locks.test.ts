@@ -43,7 +43,12 @@ describe.skipIf(!DATABASE_URL)(`NOTIFY only while someone listens [postgres]${DA
   /** Appends as a hold does on Postgres, and returns what its statement said about listeners. */
   async function watchedAppend(runId: string, n: number): Promise<boolean> {
     let watched: boolean | undefined;
-    const [recorded] = await appendEvents(postgresDriver(writer), runId, [note(n)], { notifyInStatement: false, onWatched: (w) => void (watched = w) });
+    const [recorded] = await appendEvents(postgresDriver(writer), runId, [note(n)], {
+      notifyInStatement: false,
+      onWatched: (w) => {
+        watched = w;
+      },
+    });
     if (watched === undefined || !recorded) throw new Error('the statement did not say whether anyone listens');
     // As the storage's announcer does after commit, only when told someone listens.
     if (watched) await writer`select pg_notify(${NOTIFY_CHANNEL}, ${notificationPayload(runId, recorded.seq)})`;
@@ -80,7 +85,12 @@ describe.skipIf(!DATABASE_URL)(`NOTIFY only while someone listens [postgres]${DA
 
     // The LISTEN session is lost: the reconnect takes both watches again before it wakes anyone.
     let resynced = false;
-    const resync = await listener.runs.watchRuns({ onChange: () => {}, onResync: () => void (resynced = true) });
+    const resync = await listener.runs.watchRuns({
+      onChange: () => {},
+      onResync: () => {
+        resynced = true;
+      },
+    });
     const [gone] = await writer<
       { gone: boolean }[]
     >`select pg_terminate_backend(pid, 5000) as gone from pg_stat_activity where application_name = 'gnl-listen' and datname = current_database()`;
@@ -111,7 +121,9 @@ describe.skipIf(!DATABASE_URL)(`NOTIFY only while someone listens [postgres]${DA
     const appending = writer.begin(async (tx) => {
       await appendEvents(postgresDriver(tx as unknown as postgres.Sql), runId, [note(1)], {
         notifyInStatement: false,
-        onWatched: (w) => void (watched = w),
+        onWatched: (w) => {
+          watched = w;
+        },
       });
       await gate;
     });
