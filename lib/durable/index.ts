@@ -159,6 +159,7 @@ export type {
   Journal,
   LiveJournal,
   RunHold,
+  HoldOptions,
   CancelRequest,
   ResumeRequest,
   ListRunsOptions,

@@ -12,6 +12,7 @@ export type {
   Journal,
   LiveJournal,
   RunHold,
+  HoldOptions,
   CancelRequest,
   ResumeRequest,
   ListRunsOptions,

@@ -38,7 +38,7 @@ export interface Journal {
    * Takes the run for this process until `release()`. Rejects with RunBusyError at once when it is held
    * elsewhere. The hold dies with the process that took it (no lease to wait out after a crash).
    */
-  hold(runId: string): Promise<RunHold>;
+  hold(runId: string, options?: HoldOptions): Promise<RunHold>;
   /**
    * Approves a call waiting for approval; the next resume executes it before any new model call. With `input`
    * (edit, then approve) it executes with those arguments instead; given the tool's `inputSchema`, arguments
@@ -212,6 +212,15 @@ export interface ResumeRequest {
 }
 
 /** A run held by this process: the only way to append to it. */
+export interface HoldOptions {
+  /**
+   * Every event of the run as the caller read it just before (journal.answerEvents of a run that is not
+   * completed, journal.events): when the run has not moved since, the hold's first load returns these
+   * without reading again. A journal that cannot tell reads anyway.
+   */
+  known?: RecordedEvent[];
+}
+
 export interface RunHold {
   readonly runId: string;
   /** Every event of the run, in order (empty for a new run). */

@@ -58,8 +58,14 @@ export async function beginInvocation(args: {
     const state = new RunState(events);
     if (state.lastSeq === 0) {
       const trace = traceFor?.(state);
-      state.apply(await hold.create(input, trace ? { trace } : {}));
-      return { kind: 'execute', state };
+      try {
+        state.apply(await hold.create(input, trace ? { trace } : {}));
+        return { kind: 'execute', state };
+      } catch (error) {
+        // Created by another invocation after this one read it (RunMovedError): loaded and planned again.
+        if (!RunMovedError.isInstance(error) || attempt >= MAX_BEGIN_ATTEMPTS) throw error;
+        continue;
+      }
     }
     const differences = state.input ? runInputDifferences(state.input, input) : [];
     // A completed run is only replayed: it is never migrated.

@@ -22,7 +22,7 @@ import { JournalDataError, RunEventLimitError, SideEffectRetryBlockedError } fro
 import { type AcceptChange, beginInvocation } from './begin-invocation';
 import { eventLimitOption } from '../journal/event-limit';
 import { withForkInstruction } from '../fork/fork-instruction';
-import { errorInfo, type PendingItem } from '../journal/events';
+import { errorInfo, type PendingItem, type RecordedEvent } from '../journal/events';
 import { markJournaledFailure } from './journaled-failure';
 import { answerFromRecord, completedDurableResult, recordCompletion } from './completed-answer';
 import { RunState } from '../projection/run-state';
@@ -254,15 +254,19 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   // A prepareStep may set each step's runtimeContext or toolsContext, which are not journaled: such a run replays.
   const answerable = how.fromRecord && prepareStep === undefined;
   const replayCallbacks = { onStepFinish, onStepEnd, onFinish, onEnd };
+  let known: RecordedEvent[] | undefined;
   if (answerable) {
     // A completed run is answered without its hold: nothing executes, and nothing but inert events follows
     // a run-complete (a cancel or a decision on it is refused). One read (of a completed run, only the
     // events its answer needs: journal.answerEvents); a run that is not completed goes on.
-    const state = new RunState(await (journal.answerEvents ? journal.answerEvents(runId) : journal.events(runId)));
+    const events = await (journal.answerEvents ? journal.answerEvents(runId) : journal.events(runId));
+    const state = new RunState(events);
     const answer = await answerFromRecord<TOOLS>({ runId, state, input, context: options });
     if (answer) return answered(traceOf(state, 'answer'), answer, replayCallbacks);
+    // Of a run that is not completed that read was every event: the hold's first load, if nothing moved since.
+    if (state.status !== 'completed') known = events;
   }
-  const hold = await journal.hold(runId);
+  const hold = await journal.hold(runId, known ? { known } : {});
   try {
     const traceFor = (state: RunState) => traceOf(state, state.lastSeq === 0 ? 'start' : 'resume').recorded;
     const begun = await beginInvocation({ hold, input, maxEvents, acceptChange, traceFor });

@@ -10,9 +10,11 @@
  *   It also checks that the connection still reaches the session that took the locks: when it does not
  *   (the session was killed, the network cut), the holds are gone and `onHoldsLost` is told at once,
  *   rather than at the run's next append (which writes nothing either way: event-rows.ts fences it);
- * - right after a lock is granted, a second statement re-enters it: only the session holding a lock can,
- *   so a connection whose statements land on different server sessions (a transaction-pooling proxy)
- *   is refused at the start of the run with HoldSessionError instead of holding nothing.
+ * - right after a lock is granted on a connection not checked yet (or answered by another server session
+ *   than the one checked), a second statement re-enters it: only the session holding a lock can, so a
+ *   connection whose statements land on different server sessions (a transaction-pooling proxy) is
+ *   refused at the start of the run with HoldSessionError instead of holding nothing. Once a connection
+ *   passed, a lock its server session grants again costs no second statement (issue 31).
  */
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
@@ -50,6 +52,12 @@ export class AdvisoryLockHolds implements HoldProvider {
   private session: postgres.Sql | undefined;
   /** The side session assertSessionNotShared has found exclusive (checked again for a new one). */
   private checkedSession: postgres.Sql | undefined;
+  /**
+   * The side session and server session (backend pid) whose lock assertSessionHolds re-entered: a lock
+   * granted on that same pair again is not re-entered (issue 31: a statement per run); a new connection,
+   * or a lock answered by another server session, is checked again.
+   */
+  private verified: { session: postgres.Sql | undefined; pid: number } | undefined;
   private keepAlive: NodeJS.Timeout | undefined;
   private pinging = false;
   readonly notifier: CoalescingNotifier;
@@ -76,18 +84,29 @@ export class AdvisoryLockHolds implements HoldProvider {
       const holder = randomUUID();
       // One statement: the lock, and (only if it was granted) the run's new holder token. Data-modifying
       // CTEs always run; the update matches no row for a run that does not exist yet (create sets it).
-      const [row] = await this.side().unsafe<{ locked: boolean; pid: number }[]>(
+      // The update also says where the run stands now that it is held: read committed follows a row updated
+      // since the statement's snapshot to its newest version (the one the last holder committed before it
+      // let go), so `last_seq` is current; no row: no run (or one created within this very statement, which
+      // the create then finds: event-rows.ts).
+      const [row] = await this.side().unsafe<{ locked: boolean; pid: number; last_seq: number | null }[]>(
         `with l as (select pg_try_advisory_lock($1::bigint) as locked),
-              u as (update gnl.runs set holder = $3::text from l where l.locked and run_id = $2::text)
-         select locked, pg_backend_pid() as pid, ${EXEMPT_FROM_IDLE_TIMEOUT} as exempt from l`,
+              u as (update gnl.runs set holder = $3::text from l where l.locked and run_id = $2::text returning last_seq)
+         select locked, pg_backend_pid() as pid, (select last_seq from u) as last_seq, ${EXEMPT_FROM_IDLE_TIMEOUT} as exempt from l`,
         [key, runId, holder],
         { prepare: true },
       );
       if (!row?.locked) throw new RunBusyError({ runId, holder: await describeRunHolder(orm, key) });
-      await this.assertSessionHolds(runId, key, row.pid);
-      await this.assertSessionNotShared(runId, key, row.pid, orm);
+      if (!this.verified || this.verified.session !== this.session || this.verified.pid !== row.pid) {
+        await this.assertSessionHolds(runId, key, row.pid);
+        await this.assertSessionNotShared(runId, key, row.pid, orm);
+        this.verified = { session: this.session, pid: row.pid };
+      }
       this.watch(runId, row.pid);
-      return { fence: { holder, lock: { pid: row.pid, ...lockIds(key) } }, release: () => this.release(runId, key) };
+      return {
+        fence: { holder, lock: { pid: row.pid, ...lockIds(key) } },
+        lastSeq: row.last_seq ?? 0,
+        release: () => this.release(runId, key),
+      };
     } catch (error) {
       this.busy.delete(runId);
       throw error;

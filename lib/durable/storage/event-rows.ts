@@ -100,6 +100,7 @@ const CREATE_STATEMENT = (notify: boolean, watch = false) => `with r as (
       insert into gnl.runs (run_id, status, last_seq, step_count, input, pending, holder)
       select $1::text, 'running', 1, 0, $3::text::jsonb->'payload'->'input', '[]'::jsonb, $4::text
       where not exists (select 1 from gnl.retention_log t where t.run_id = $1::text)
+      on conflict (run_id) do nothing
       returning run_id, last_seq),
     e as (
       insert into gnl.run_events (run_id, seq, type, payload, blobs)
@@ -218,6 +219,9 @@ export async function createRun(
     ]);
     if (!row) {
       await assertNotRetired(db, runId);
+      // Created meanwhile by another invocation (its hold came and went between this one's read and its hold): read it again.
+      const [run] = await db.query<{ last_seq: number }>('select last_seq from gnl.runs where run_id = $1::text', [runId]);
+      if (run) throw new RunMovedError({ runId, expectedLastSeq: 0, lastSeq: run.last_seq });
       throw new JournalDataError(`Run "${runId}" could not be created.`);
     }
     options.onWatched?.(row.watched !== false);

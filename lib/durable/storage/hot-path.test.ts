@@ -127,6 +127,14 @@ describe.skipIf(!DATABASE_URL)(`hot path [postgres]${DATABASE_URL ? '' : ' (skip
       );
       expect(writes).toBeGreaterThan(0);
       expect(notifies).toBe(0);
+      // The whole invocation of a new run (issue 31): the read that answers a completed run (its events are
+      // the first load when nothing moved), the hold taken in one statement (its connection checked by the
+      // warm-up run), the writes, the hold given back. Nothing else.
+      const other = statements
+        .filter((e) => !(e.role === 'gnl' && /^\s*with r as/.test(e.text)))
+        .map((e) => `${e.role}: ${e.text.replace(/\s+/g, ' ').slice(0, 50)}`);
+      console.log(`  every statement of the invocation: ${statements.length} = ${writes} writes + ${other.join(' | ')}`);
+      expect(statements.length).toBe(writes + 3);
 
       // Someone follows the run (the Studio's run page, from another process): its writes are announced, coalesced, after commit.
       const watchedRun = uniqueRunId('watched');

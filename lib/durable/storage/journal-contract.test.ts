@@ -44,6 +44,36 @@ describeEachJournal('journal contract', (target) => {
     expect(await journal.events(runId)).toHaveLength(1);
   });
 
+  it('a hold given the events read before it loads them again when the run moved since; a run created meanwhile is RunMovedError, not a second run', async () => {
+    const runId = uniqueRunId();
+    const first = await journal.hold(runId, { known: [] });
+    expect(await first.load()).toEqual([]);
+    await first.create(input);
+    await first.append([note(1)]);
+    await first.release();
+    const read = await journal.events(runId);
+    // Nothing moved: the first load is what was read (a journal may read again: the same events).
+    const still = await journal.hold(runId, { known: read });
+    expect((await still.load()).map((e) => e.seq)).toEqual([1, 2]);
+    await still.append([note(2)]);
+    await still.release();
+    // It moved (seq 3 since the read): read again, whatever the caller knew.
+    const moved = await journal.hold(runId, { known: read });
+    expect((await moved.load()).map((e) => e.seq)).toEqual([1, 2, 3]);
+    // Told it is new (known: []) though it exists: the load says otherwise, and a create refuses.
+    await moved.release();
+    const stale = await journal.hold(runId, { known: [] });
+    expect((await stale.load()).map((e) => e.seq)).toEqual([1, 2, 3]);
+    const refused = await stale.create(input).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((refused as { name?: string })?.name).toBe('RunMovedError');
+    expect((refused as { lastSeq?: number }).lastSeq).toBe(3);
+    await stale.release();
+    expect((await journal.events(runId)).map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
   it('numbers events contiguously under concurrent appends, and the summary agrees with the events', async () => {
     const runId = uniqueRunId();
     const hold = await journal.hold(runId);

@@ -35,6 +35,7 @@ import {
   type ResumeRequest,
   type RecordedEvent,
   type RunHold,
+  type HoldOptions,
   type RunInput,
   type TraceContext,
   type RunPage,
@@ -96,7 +97,12 @@ export interface HoldProvider {
    * `fence`, when given, is checked by every append inside its own statement (event-rows.ts): an append
    * whose writer no longer holds the run writes nothing and rejects with HoldLostError.
    */
-  acquire(runId: string): Promise<{ fence?: Fence; release(): Promise<void> }>;
+  acquire(runId: string): Promise<{
+    fence?: Fence;
+    /** The run's last sequence number as it stands now that it is held (0: no run), when the taking statement read it. */
+    lastSeq?: number;
+    release(): Promise<void>;
+  }>;
   /** The job lock across processes (RunHold.lockJob); absent where one process owns the journal. */
   lockJob?(job: string): Promise<() => Promise<void>>;
 }
@@ -185,7 +191,7 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     });
   }
 
-  async hold(given: string): Promise<RunHold> {
+  async hold(given: string, options: HoldOptions = {}): Promise<RunHold> {
     const runId = await this.runIdOf(given);
     const { sql: driver } = await this.db(); // schema ready before the first append
     const held = await this.backend.holds.acquire(runId);
@@ -195,7 +201,9 @@ export class PostgresJournal implements LiveJournal, RunEraser {
       await held.release();
       throw error;
     }
-    const hold = new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams);
+    // What the caller read before taking the hold is the run's first load when nothing was written since.
+    const known = options.known && held.lastSeq !== undefined && lastSeqOf(options.known) === held.lastSeq ? options.known : undefined;
+    const hold = new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams, known);
     const holds = this.backend.holds;
     if (holds.lockJob) hold.lockJob = (job: string) => (holds.lockJob as NonNullable<HoldProvider['lockJob']>)(job);
     return hold;
@@ -565,9 +573,14 @@ class SqlRunHold implements RunHold {
     private readonly releaseHold: () => Promise<void>,
     private readonly secrets: JournalSecrets,
     private readonly streams: StreamBatchWriter,
+    /** The whole run as the caller read it, still current when the hold was taken: the first load, without a statement. */
+    private known: RecordedEvent[] | undefined,
   ) {}
 
   load(): Promise<RecordedEvent[]> {
+    const known = this.known;
+    this.known = undefined;
+    if (known) return Promise.resolve(known);
     return readEvents(this.db, this.runId, 0, undefined, this.secrets);
   }
 
