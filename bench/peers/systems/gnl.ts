@@ -1,18 +1,46 @@
-/** GNL: runDurable on PostgresStorage; the tool is a gnlTool with sideEffect: true (GNL's default for an effect). */
+/**
+ * GNL: runDurable on PostgresStorage; the tool is a gnlTool with sideEffect: true (GNL's default for an effect).
+ * `followUrl`: each run is followed live while it runs, as the Studio's run page follows it (a subscription
+ * from another storage, on a connection the proxy does not count): the writer's NOTIFYs are then counted
+ * with its statements (issue 31: ≤ 1.6 statements per checkpoint while someone watches).
+ */
 import { gnlTool, runDurable, SideEffectRetryBlockedError } from '../../../lib/durable';
 import { PostgresStorage } from '../../../lib/durable/storage';
 import { type AgentAnswer, checkAnswer, loopSettings, recordTool, scriptedModel } from '../agent';
 import type { DurableSystem, SystemOptions } from '../system';
 
 export class GnlSystem implements DurableSystem {
-  readonly name = 'GNL';
+  readonly name: string;
   private readonly storage: PostgresStorage;
+  private readonly follower: PostgresStorage | undefined;
 
-  constructor(private readonly options: SystemOptions) {
+  constructor(private readonly options: SystemOptions & { followUrl?: string }) {
     this.storage = new PostgresStorage({ connectionString: options.url });
+    this.follower = options.followUrl ? new PostgresStorage({ connectionString: options.followUrl }) : undefined;
+    this.name = this.follower ? 'GNL, followed live' : 'GNL';
   }
 
   async run(runId: string): Promise<AgentAnswer> {
+    if (!this.follower) return this.runOnce(runId);
+    let seen = 0;
+    const subscription = await this.follower.runs.subscribe({
+      runId,
+      onEvents: (events) => {
+        seen = events.at(-1)?.seq ?? seen;
+      },
+    });
+    try {
+      const answer = await this.runOnce(runId);
+      // Every notification of the run sent and heard before the next run is timed.
+      const last = (await this.follower.runs.getRun(runId))?.lastSeq ?? 0;
+      while (seen < last) await new Promise((resolve) => setTimeout(resolve, 2));
+      return answer;
+    } finally {
+      await subscription.close();
+    }
+  }
+
+  private async runOnce(runId: string): Promise<AgentAnswer> {
     const result = await runDurable({
       model: scriptedModel(),
       tools: { record: gnlTool(recordTool(this.options.effect), { sideEffect: true }) },
@@ -25,11 +53,11 @@ export class GnlSystem implements DurableSystem {
   }
 
   answer(runId: string): Promise<AgentAnswer> {
-    return this.run(runId);
+    return this.runOnce(runId);
   }
 
-  close(): Promise<void> {
-    return this.storage.close();
+  async close(): Promise<void> {
+    await Promise.all([this.storage.close(), this.follower?.close()]);
   }
 }
 
