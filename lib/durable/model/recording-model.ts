@@ -160,7 +160,6 @@ type Decided = WeakMap<object, { toolCallId: string; input: unknown }>;
 
 function withRecordedArguments(params: LanguageModelV4CallOptions, recorded: ReadonlyMap<string, unknown>, decided: Decided): LanguageModelV4CallOptions {
   if (recorded.size === 0) return params;
-  let changed = false;
   const argumentsOf = (toolCallId: string, given: unknown): unknown => {
     const known = given !== null && typeof given === 'object' ? decided.get(given) : undefined;
     if (known?.toolCallId === toolCallId) return known.input;
@@ -168,16 +167,22 @@ function withRecordedArguments(params: LanguageModelV4CallOptions, recorded: Rea
     if (given !== null && typeof given === 'object') decided.set(given, { toolCallId, input });
     return input;
   };
-  const prompt = params.prompt.map((message) => {
-    if (message.role !== 'assistant') return message;
-    const content = message.content.map((part) => {
-      if (part.type !== 'tool-call' || !recorded.has(part.toolCallId)) return part;
+  // Copied only where an argument differs: a resume of N steps walks N prompts of up to N messages, and
+  // copying each one every step made the replay's garbage grow with the square of the history.
+  let prompt: LanguageModelV4CallOptions['prompt'] | undefined;
+  params.prompt.forEach((message, m) => {
+    if (message.role !== 'assistant') return;
+    let content: typeof message.content | undefined;
+    message.content.forEach((part, p) => {
+      if (part.type !== 'tool-call' || !recorded.has(part.toolCallId)) return;
       const input = argumentsOf(part.toolCallId, part.input);
-      if (input === part.input) return part;
-      changed = true;
-      return { ...part, input };
+      if (input === part.input) return;
+      content ??= [...message.content];
+      content[p] = { ...part, input };
     });
-    return { ...message, content };
+    if (!content) return;
+    prompt ??= [...params.prompt];
+    prompt[m] = { ...message, content };
   });
-  return changed ? { ...params, prompt } : params;
+  return prompt ? { ...params, prompt } : params;
 }
