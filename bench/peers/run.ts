@@ -58,12 +58,16 @@ await open('dbos', 'DBOS 5.3', (url) => DbosSystem.launch({ url }));
 await open('workflow', 'Vercel Workflow 4.8', (url) => WorkflowSystem.start({ url, watchUrl: databaseUrl(serverUrl, DBS.workflow) }));
 
 const { plainMs, measured } = await measure(entries, { runs: RUNS, warmup: WARMUP, log });
-log(`timed: a workflow step beside a DBOS step, ${RUNS} runs each way`);
+log(`timed: a workflow step beside a DBOS step and a Vercel Workflow step, ${RUNS} runs each way`);
 const gnlProxy = proxyOf.get('gnl') as WireProxy;
 const dbosMeasured = entries.some((e) => e.system.name.startsWith('DBOS'));
 const stepRows = await measureWorkflowSteps({
   gnl: { url: gnlProxy.url(databaseUrl(serverUrl, DBS.gnl)), proxy: gnlProxy },
   dbos: dbosMeasured ? { proxy: proxyOf.get('dbos') as WireProxy } : undefined,
+  workflow: (() => {
+    const entry = entries.find((e) => e.system instanceof WorkflowSystem);
+    return entry ? { system: entry.system as WorkflowSystem, proxy: entry.proxy } : undefined;
+  })(),
   runs: RUNS,
   warmup: WARMUP,
 });

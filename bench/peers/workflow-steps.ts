@@ -1,7 +1,8 @@
 /**
- * A workflow step beside a DBOS step (issue 28): the same 20-step workflow, each step a side effect that
- * returns a small value, run by GNL's runWorkflow on PostgresStorage and by DBOS 5.3 as a registered
- * workflow of 20 DBOS.runStep calls, on the same local Postgres (each in its own database, behind its own
+ * A workflow step beside a DBOS step and a Vercel Workflow step (issues 28 and 31): the same 20-step
+ * workflow, each step a side effect that returns a small value, run by GNL's runWorkflow on PostgresStorage,
+ * by DBOS 5.3 as a registered workflow of 20 DBOS.runStep calls and by Vercel Workflow 4.8 as a workflow of
+ * 20 steps (systems/workflow-bundle-entry.ts), on the same local Postgres (each in its own database, behind its own
  * counting proxy), interleaved with the same 20 calls done plainly. Reported: ms per step over plain, and
  * statements per step, each the median over the runs. Run by `npm run bench:peers` after the agent rows.
  */
@@ -11,6 +12,7 @@ import { z } from 'zod';
 import { defineWorkflow, runWorkflow } from '../../lib/durable';
 import { PostgresStorage } from '../../lib/durable/storage';
 import { summary } from '../stats';
+import type { WorkflowSystem } from './systems/workflow';
 import type { WireProxy } from './wire-proxy';
 
 export const WORKFLOW_STEPS = 20;
@@ -55,6 +57,8 @@ export interface StepRow {
 export async function measureWorkflowSteps(args: {
   gnl: { url: string; proxy: WireProxy };
   dbos: { proxy: WireProxy } | undefined;
+  /** Vercel Workflow, started on its proxy already (run.ts starts it for the agent rows). */
+  workflow?: { system: WorkflowSystem; proxy: WireProxy } | undefined;
   runs: number;
   warmup: number;
 }): Promise<StepRow[]> {
@@ -67,6 +71,9 @@ export async function measureWorkflowSteps(args: {
     const handle = await DBOS.startWorkflow(dbosWorkflow, { workflowID: `steps-${randomUUID()}` })();
     if ((await handle.getResult()) !== WORKFLOW_STEPS) throw new Error('DBOS workflow did not record every step');
   };
+  const vercel = async () => {
+    if ((await args.workflow?.system.runSteps()) !== WORKFLOW_STEPS) throw new Error('Vercel Workflow did not record every step');
+  };
   const timed = async (work: () => Promise<unknown>, proxy?: WireProxy) => {
     const before = proxy?.counts.statements ?? 0;
     const started = performance.now();
@@ -78,9 +85,14 @@ export async function measureWorkflowSteps(args: {
       await plainSteps();
       await gnl();
       if (args.dbos) await dbos();
+      if (args.workflow) await vercel();
     }
     const plain: number[] = [];
-    const samples = { gnl: { ms: [] as number[], statements: [] as number[] }, dbos: { ms: [] as number[], statements: [] as number[] } };
+    const samples = {
+      gnl: { ms: [] as number[], statements: [] as number[] },
+      dbos: { ms: [] as number[], statements: [] as number[] },
+      workflow: { ms: [] as number[], statements: [] as number[] },
+    };
     for (let i = 0; i < args.runs; i++) {
       plain.push((await timed(plainSteps)).ms);
       const g = await timed(gnl, args.gnl.proxy);
@@ -91,6 +103,11 @@ export async function measureWorkflowSteps(args: {
         samples.dbos.ms.push(d.ms);
         samples.dbos.statements.push(d.statements);
       }
+      if (args.workflow) {
+        const w = await timed(vercel, args.workflow.proxy);
+        samples.workflow.ms.push(w.ms);
+        samples.workflow.statements.push(w.statements);
+      }
     }
     const plainMedian = summary(plain).median;
     const row = (system: string, s: { ms: number[]; statements: number[] }): StepRow => ({
@@ -99,7 +116,11 @@ export async function measureWorkflowSteps(args: {
       statementsPerStep: summary(s.statements).median / WORKFLOW_STEPS,
       runs: s.ms.length,
     });
-    return [row('GNL workflow step', samples.gnl), ...(args.dbos ? [row('DBOS 5.3 step', samples.dbos)] : [])];
+    return [
+      row('GNL workflow step', samples.gnl),
+      ...(args.dbos ? [row('DBOS 5.3 step', samples.dbos)] : []),
+      ...(args.workflow ? [row('Vercel Workflow 4.8 step', samples.workflow)] : []),
+    ];
   } finally {
     await storage.close();
   }

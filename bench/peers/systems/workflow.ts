@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import postgres from 'postgres';
 import { type AgentAnswer, checkAnswer, type Effect, PROMPT, scriptedModel } from '../agent';
 import type { DurableSystem, SystemOptions } from '../system';
-import { MODEL_STEP, TOOL_STEP, WORKFLOW_ID } from './workflow-bundle-entry';
+import { MODEL_STEP, RECORD_STEP, STEPS_WORKFLOW_ID, TOOL_STEP, WORKFLOW_ID } from './workflow-bundle-entry';
 
 async function workflowBundle(): Promise<string> {
   const out = await build({
@@ -82,6 +82,7 @@ export class WorkflowSystem implements DurableSystem {
       await effect?.(input.amount);
       return { recorded: input.item };
     });
+    registerStepFunction(RECORD_STEP, async (n: any) => ({ recorded: `item-${n}` }));
     const flow = workflowEntrypoint(await workflowBundle());
     system.server = http.createServer(async (req, res) => {
       try {
@@ -115,6 +116,19 @@ export class WorkflowSystem implements DurableSystem {
   }
 
   private readonly ids = new Map<string, string>();
+
+  /** The 20-step workflow (workflow-steps.ts): started, awaited to its end, its return value (the steps that recorded). */
+  async runSteps(): Promise<number> {
+    const fn = Object.assign(async () => {}, { workflowId: STEPS_WORKFLOW_ID });
+    const run = await start(fn as any, []);
+    const id = run.runId;
+    for (;;) {
+      const [row] = await this.watcher<{ status: string }[]>`select status from workflow.workflow_runs where id = ${id}`;
+      if (row?.status === 'completed') return (await getRun(id).returnValue) as number;
+      if (row?.status === 'failed' || row?.status === 'cancelled') throw new Error(`${this.name}: steps run ${id} ${row.status}`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
 
   /** For a completed run: getRun(id).returnValue. */
   async answer(runId: string): Promise<AgentAnswer> {
