@@ -14,7 +14,13 @@ const until = async () => {
   let reached: number | undefined;
   const started = performance.now();
   await runDurable({
-    ...benchAgent({ steps: n + 5, stopAt: n, onModelCall: (step) => void (step === n && (reached ??= performance.now())) }),
+    ...benchAgent({
+      steps: n + 5,
+      stopAt: n,
+      onModelCall: (step) => {
+        if (step === n) reached ??= performance.now();
+      },
+    }),
     runId,
     journal: storage.runs,
   }).catch(() => undefined);
