@@ -1,4 +1,4 @@
-// The functions with the most self time in the .cpuprofile files of a folder (bench/profile-run.ts).
+// The functions with the most self time in the .cpuprofile files of a folder (bench/profile.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 const dir = process.argv[2];

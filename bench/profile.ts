@@ -1,0 +1,78 @@
+/**
+ * Where the process's time goes, for a CPU profile (issue 31). One of:
+ *   run [N]       the peers' 20-step agent under runDurable on Postgres, N runs one after another (200)
+ *   answer [N]    one run of it, then N answers of it as a completed run (2000)
+ *   resume [N]    a run of N recorded steps (the bench agent; its model throws at step N), resumed twice (500)
+ *   workflow [N]  the peers' 20-step workflow (each step a side effect) under runWorkflow, N runs (200)
+ * `node --import tsx --cpu-prof --cpu-prof-dir=DIR bench/profile.ts run 300`, then `node bench/profile-top.mjs DIR`.
+ * DATABASE_URL names the server (default the local test database). Prints the time and the process CPU per unit.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineWorkflow, gnlTool, runDurable, runWorkflow } from '../lib/durable';
+import { PostgresStorage } from '../lib/durable/storage';
+import { benchAgent } from './agent';
+import { loopSettings, recordTool, scriptedModel } from './peers/agent';
+
+const [mode = 'run', count] = process.argv.slice(2);
+const storage = new PostgresStorage({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+const tools = { record: gnlTool(recordTool(), { sideEffect: true }) };
+const agentRun = (runId: string) => runDurable({ model: scriptedModel(), tools, ...loopSettings, runId, journal: storage.runs });
+
+/** `n` calls of `once` after `warm` untimed ones; the wall time and the process's CPU per call. */
+async function timed(what: string, n: number, warm: number, once: (i: number) => Promise<unknown>, per = 1): Promise<void> {
+  for (let i = 0; i < warm; i++) await once(-1 - i);
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < n; i++) await once(i);
+  const ms = (performance.now() - started) / n / per;
+  const used = process.cpuUsage(cpu);
+  console.log(`${n} ${what}: ${ms.toFixed(3)} ms each, process CPU ${((used.user + used.system) / 1000 / n / per).toFixed(3)} ms each`);
+}
+
+try {
+  if (mode === 'run') {
+    await timed('runs (per checkpoint: 41 a run)', Number(count ?? 200), 20, () => agentRun(`prof-${randomUUID()}`), 41);
+  } else if (mode === 'answer') {
+    const runId = `prof-answer-${randomUUID()}`;
+    await timed('answers of a completed run', Number(count ?? 2000), 100, () => agentRun(runId));
+  } else if (mode === 'resume') {
+    const n = Number(count ?? 500);
+    const runId = `prof-resume-${randomUUID()}`;
+    const until = async () => {
+      let reached: number | undefined;
+      const started = performance.now();
+      const agent = benchAgent({
+        steps: n + 5,
+        stopAt: n,
+        onModelCall: (step) => {
+          if (step === n) reached ??= performance.now();
+        },
+      });
+      await runDurable({ ...agent, runId, journal: storage.runs }).catch(() => undefined);
+      return (reached ?? Number.NaN) - started;
+    };
+    console.log(`recorded ${n} steps in ${(await until()).toFixed(0)} ms`);
+    for (let i = 0; i < 2; i++) {
+      const ms = await until();
+      console.log(`resume to step ${n}: ${ms.toFixed(0)} ms, ${(ms / n).toFixed(2)} ms a recorded step`);
+    }
+  } else if (mode === 'workflow') {
+    const workflow = defineWorkflow({
+      name: 'profile-steps',
+      input: z.object({}),
+      run: async (wf) => {
+        let recorded = 0;
+        for (let n = 0; n < 20; n++)
+          if ((await wf.step(`record-${n}`, { input: { n }, sideEffect: true }, async () => ({ recorded: `item-${n}` }))).recorded) recorded++;
+        return recorded;
+      },
+    });
+    const once = () => runWorkflow<number>({ workflow, runId: `prof-wf-${randomUUID()}`, input: {}, journal: storage.runs });
+    await timed('workflows (per step: 20 a workflow)', Number(count ?? 200), 20, once, 20);
+  } else {
+    throw new Error(`bench/profile.ts: unknown mode "${mode}" (run, answer, resume, workflow)`);
+  }
+} finally {
+  await storage.close();
+}
