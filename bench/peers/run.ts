@@ -48,12 +48,10 @@ async function open(key: keyof typeof DBS, name: string, start: (url: string) =>
 }
 await open('gnl', 'GNL', async (url) => new GnlSystem({ url }));
 // The same runtime with each run followed live from another storage (the Studio's way), on the same proxy.
-const followed = await (async () => {
+{
   const proxy = proxyOf.get('gnl') as WireProxy;
-  const system = new GnlSystem({ url: proxy.url(databaseUrl(serverUrl, DBS.gnl)), followUrl: databaseUrl(serverUrl, DBS.gnl) });
-  entries.push({ system, proxy });
-  return system;
-})();
+  entries.push({ system: new GnlSystem({ url: proxy.url(databaseUrl(serverUrl, DBS.gnl)), followUrl: databaseUrl(serverUrl, DBS.gnl) }), proxy });
+}
 await open('dbos', 'DBOS 5.3', (url) => DbosSystem.launch({ url }));
 await open('workflow', 'Vercel Workflow 4.8', (url) => WorkflowSystem.start({ url, watchUrl: databaseUrl(serverUrl, DBS.workflow) }));
 
@@ -85,7 +83,6 @@ for (const m of measured) {
   if (!crashes.has(key)) crashes.set(key, await crashScenario(key, databaseUrl(serverUrl, DBS[key])));
   rows.push(measuredRow(m, plainMedianMs, crashes.get(key) as Awaited<ReturnType<typeof crashScenario>>));
 }
-void followed;
 for (const n of notMeasured) {
   rows.push({
     system: n.name,
