@@ -209,7 +209,8 @@ export async function createRun(
   if (ring && wrapped === null) ring.remember(runId, { kind: 'none' });
   try {
     const encoded = encodeStored(event, runId, secrets); // refused over the size limit; the run row keeps the input too (for listings)
-    const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : options.onWatched ? CREATE.watching : CREATE.plain, [
+    const watch = !options.notifyInStatement && options.onWatched !== undefined;
+    const [row] = await db.query<Written>(options.notifyInStatement ? CREATE.notifying : watch ? CREATE.watching : CREATE.plain, [
       runId,
       blobsParameter(encoded.blobs),
       encoded.json,
@@ -224,7 +225,7 @@ export async function createRun(
       if (run) throw new RunMovedError({ runId, expectedLastSeq: 0, lastSeq: run.last_seq });
       throw new JournalDataError(`Run "${runId}" could not be created.`);
     }
-    options.onWatched?.(row.watched !== false);
+    if (watch) options.onWatched?.(row.watched !== false);
     return { ...event, seq: row.seq, at: new Date(row.created_at) };
   } catch (error) {
     ring?.forget(runId); // not created: the key made for it is no one's

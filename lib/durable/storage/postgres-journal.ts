@@ -585,17 +585,15 @@ class SqlRunHold implements RunHold {
   }
 
   async create(input: RunInput, options: { trace?: TraceContext; by?: string } = {}): Promise<RecordedEvent> {
-    let watched = true;
+    const announcing = announcedIfWatched(this.announcer, this.runId);
     const recorded = await createRun(this.db, this.runId, input, {
       ...options,
       fence: this.fence,
       notifyInStatement: this.announcer.mode === 'in-statement',
-      onWatched: (answer) => {
-        watched = answer;
-      },
+      onWatched: announcing.onWatched,
       secrets: this.secrets,
     });
-    if (watched) announce(this.announcer, this.runId, [recorded]);
+    announcing.announce([recorded]);
     return recorded;
   }
 
@@ -609,21 +607,18 @@ class SqlRunHold implements RunHold {
 
   private async write(events: readonly JournalEvent[], expectedLastSeq: number | undefined): Promise<RecordedEvent[]> {
     if (this.released) throw new JournalDataError(`The hold on run "${this.runId}" was released; it cannot append.`);
-    // Announced only while someone may listen for the run (watch-locks.ts): no NOTIFY sent to nobody.
-    let watched = true;
+    const announcing = announcedIfWatched(this.announcer, this.runId);
     const recorded = await appendEvents(this.db, this.runId, events, {
       ...(expectedLastSeq === undefined ? {} : { expectedLastSeq }),
       fence: this.fence,
       notifyInStatement: this.announcer.mode === 'in-statement',
-      onWatched: (answer) => {
-        watched = answer;
-      },
+      onWatched: announcing.onWatched,
       secrets: this.secrets,
       onStatus: (status) => {
         if (status === 'canceled') this.canceled = true;
       },
     });
-    if (watched) announce(this.announcer, this.runId, recorded);
+    announcing.announce(recorded);
     return recorded;
   }
 
@@ -664,6 +659,22 @@ async function lastCancel(tx: SqlQuery, runId: string): Promise<{ by: string; at
     [runId],
   );
   return row ? { by: row.by, at: new Date(row.created_at) } : undefined;
+}
+
+/**
+ * A hold's write: told by its own statement whether anyone may listen for the run (watch-locks.ts), then
+ * announced after commit only if so: no NOTIFY sent to nobody.
+ */
+function announcedIfWatched(announcer: Announcer, runId: string) {
+  let watched = true;
+  return {
+    onWatched: (answer: boolean) => {
+      watched = answer;
+    },
+    announce: (recorded: readonly RecordedEvent[]) => {
+      if (watched) announce(announcer, runId, recorded);
+    },
+  };
 }
 
 /** After commit, not awaited: the append's caller never waits for its notification. */
