@@ -106,7 +106,14 @@ async function stepOf(session: RunSession, params: LanguageModelV4CallOptions): 
     session.replayedSteps.add(step);
     const recordedHash = session.state.modelRequestHashes[step];
     // Hashed as the step was (request-hash.ts), so runs recorded with an earlier version compare like with like.
-    const requestHash = recordedHash === undefined ? session.requestHasher.hash(params) : session.requestHasher.hashLike(recordedHash, params);
+    // A step given the tail of its prompt (prompt-tail.ts) hashes as its whole prompt would.
+    const hasher = session.requestHasher;
+    const requestHash =
+      session.promptTail?.tailStep === step
+        ? hasher.hashTail(params)
+        : recordedHash === undefined
+          ? hasher.hash(params)
+          : hasher.hashLike(recordedHash, params);
     // A step recorded before the run migrated was asked by the earlier version: it differs by design.
     if (recordedHash !== undefined && recordedHash !== requestHash && step >= session.state.stepsBeforeMigration) {
       await session.replayMismatch(

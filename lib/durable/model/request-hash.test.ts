@@ -119,3 +119,42 @@ describeEachJournal('request hashes in the journal', (target) => {
     expect(mismatches.map((e) => [e.kind, e.step])).toEqual(steps.map((e) => ['model-call', e.step]));
   });
 });
+
+it('a prompt given as its tail (its instructions, then what it adds) hashes as the whole prompt; a version 1 hash in between makes it refuse', () => {
+  const tool = (id: string): LanguageModelV4Prompt[number] => ({
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: id, toolName: 'refund', output: { type: 'json', value: { ok: id } } }],
+  });
+  const calls = (id: string): LanguageModelV4Prompt[number] => ({
+    role: 'assistant',
+    content: [{ type: 'tool-call', toolCallId: id, toolName: 'refund', input: { amount: 1 } }],
+  });
+  // Two instructions, then a system message among the messages (what memory's recall gives), then the turns.
+  const head: LanguageModelV4Prompt = [system('You refund.'), system('Be brief.'), system('Recalled: o_17 was late.'), user('Refund o_17')];
+  const prompts: LanguageModelV4Prompt[] = [head];
+  for (let i = 1; i < 6; i++) prompts.push([...(prompts[i - 1] as LanguageModelV4Prompt), calls(`c${i}`), tool(`c${i}`)]);
+  const settings = { temperature: 0 };
+  const whole = prompts.map((p) => new RequestHasher().hash(call(p, settings)));
+  const tailed = new RequestHasher();
+  expect(tailed.hash(call(head, settings))).toBe(whole[0]);
+  for (let i = 1; i < prompts.length; i++) {
+    const tail = [system('You refund.'), system('Be brief.'), ...(prompts[i] as LanguageModelV4Prompt).slice((prompts[i - 1] as LanguageModelV4Prompt).length)];
+    expect(tailed.hashTail(call(tail, settings))).toBe(whole[i]);
+  }
+  // The whole prompt after tails hashes as from the start: the chain is the same.
+  const next = [...(prompts[5] as LanguageModelV4Prompt), calls('c6'), tool('c6')];
+  expect(tailed.hash(call(next, settings))).toBe(new RequestHasher().hash(call(next, settings)));
+  // Changed instructions in a tail are a different hash, as in the whole prompt.
+  const changed = new RequestHasher();
+  changed.hash(call(prompts[0] as LanguageModelV4Prompt, settings));
+  const changedTail = [system('Today is day 2.'), system('Be brief.'), calls('c1'), tool('c1')];
+  expect(changed.hashTail(call(changedTail, settings))).toBe(
+    new RequestHasher().hash(call([system('Today is day 2.'), ...(prompts[1] as LanguageModelV4Prompt).slice(1)], settings)),
+  );
+  // A version 1 step leaves the chain behind: the next prompt must be given whole.
+  const old = new RequestHasher();
+  old.hash(call(head, settings));
+  old.hashLike('v1-digest', call(prompts[1] as LanguageModelV4Prompt, settings));
+  expect(old.extendable).toBe(false);
+  expect(() => old.hashTail(call([system('You refund.'), calls('c2'), tool('c2')], settings))).toThrow(/not version 2/);
+});

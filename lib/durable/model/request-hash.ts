@@ -15,7 +15,7 @@
  * for a step recorded with it, so those runs compare like with like; rows are never rewritten.
  */
 import { createHash } from 'node:crypto';
-import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { canonicalJson } from '../identity/canonical-json';
 import { encodeJson } from '../journal/json-codec';
 import { withoutDefaults } from './schema-identity';
@@ -28,27 +28,68 @@ export class RequestHasher {
   private readonly chain: string[] = [digest('gnl-request-chain')];
   /** The digest of the last message the chain covers, to notice a prompt that is not an extension. */
   private last: string | undefined;
+  /** The system messages among the messages the chain covers, with their places. */
+  private readonly systems: { at: number; message: LanguageModelV4Prompt[number] }[] = [];
+  /** Whether the last call hashed was version 2: the chain covers its whole prompt, and the next may be given as its tail. */
+  extendable = false;
 
   /** The version 2 hash of this call's input. */
   hash(params: LanguageModelV4CallOptions): string {
     const { prompt, abortSignal: _signal, headers: _headers, ...settings } = params;
     const covered = this.chain.length - 1;
     // Shorter, or its last covered message changed (a sliding window): not an extension, from the start.
-    if (covered > prompt.length || (covered > 0 && messageDigest(prompt[covered - 1]) !== this.last)) this.chain.length = 1;
-    for (let i = this.chain.length - 1; i < prompt.length; i++) {
-      const message = prompt[i] as (typeof prompt)[number];
-      const previous = this.chain[i] as string;
-      this.last = messageDigest(message);
-      this.chain.push(message.role === 'system' ? previous : digest(previous + this.last));
-    }
+    if (covered > prompt.length || (covered > 0 && messageDigest(prompt[covered - 1]) !== this.last)) this.restart();
+    const from = this.chain.length - 1;
+    this.extend(prompt.slice(from), from);
     const system = prompt.filter((message) => message.role === 'system');
-    const whole = canonicalJson(encodeJson({ settings: withSchemasWithoutDefaults(settings), system }));
-    return V2 + digest(`${this.chain[prompt.length]}.${digest(whole)}`);
+    return this.digestOf(settings, system);
+  }
+
+  /**
+   * The version 2 hash of a call whose prompt is given as its tail (prompt-tail.ts): its leading system
+   * messages (the call's instructions, in the same places as in the prompts hashed before), then only the
+   * messages that extend the last prompt hashed. The same hash as the whole prompt's: the chain goes on
+   * from what it covers, and the system messages are the given ones plus those the chain saw after them.
+   */
+  hashTail(params: LanguageModelV4CallOptions): string {
+    const { prompt, abortSignal: _signal, headers: _headers, ...settings } = params;
+    if (!this.extendable) throw new Error('RequestHasher.hashTail: the last call hashed was not version 2; its prompt must be given whole.');
+    let instructions = 0;
+    while (prompt[instructions]?.role === 'system') instructions++;
+    const covered = this.chain.length - 1;
+    if (covered < instructions) throw new Error('RequestHasher.hashTail: the tail has more instructions than the prompts before it.');
+    const system = [...prompt.slice(0, instructions), ...this.systems.filter((s) => s.at >= instructions).map((s) => s.message)];
+    this.extend(prompt.slice(instructions), covered);
+    return this.digestOf(settings, system);
   }
 
   /** This call's hash in the version `recorded` was made with, to compare like with like. */
   hashLike(recorded: string, params: LanguageModelV4CallOptions): string {
-    return recorded.startsWith(V2) ? this.hash(params) : requestHashV1(params);
+    if (recorded.startsWith(V2)) return this.hash(params);
+    this.extendable = false;
+    return requestHashV1(params);
+  }
+
+  /** The chain carried over `messages`, the first of them at place `from` of the prompt. */
+  private extend(messages: LanguageModelV4Prompt, from: number): void {
+    for (const [j, message] of messages.entries()) {
+      const i = from + j;
+      const previous = this.chain[i] as string;
+      this.last = messageDigest(message);
+      if (message.role === 'system') this.systems.push({ at: i, message });
+      this.chain.push(message.role === 'system' ? previous : digest(previous + this.last));
+    }
+    this.extendable = true;
+  }
+
+  private restart(): void {
+    this.chain.length = 1;
+    this.systems.length = 0;
+  }
+
+  private digestOf(settings: Omit<LanguageModelV4CallOptions, 'prompt'>, system: LanguageModelV4Prompt): string {
+    const whole = canonicalJson(encodeJson({ settings: withSchemasWithoutDefaults(settings), system }));
+    return V2 + digest(`${this.chain.at(-1)}.${digest(whole)}`);
   }
 }
 

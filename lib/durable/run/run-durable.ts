@@ -13,6 +13,7 @@ import {
   type GenerateTextResult,
   generateText,
   type LanguageModel,
+  type ModelMessage,
   type OutputInterface as OutputSpec,
   type StopCondition,
   stepCountIs,
@@ -33,6 +34,8 @@ import { journaledTool, type ToolRetry } from '../tools/journaled-tool';
 import { jobOf } from '../tools/job-lock';
 import { hasRelatedRuns, relatedEffects } from '../tools/related-effects';
 import { recordingModel } from '../model/recording-model';
+import { PromptTail, promptTailAllowed } from '../model/prompt-tail';
+import type { ForkOrigin } from '../fork/fork-plan';
 import { assertValidConversationId, assertValidSubject } from '../identity/run-id';
 import { RunSession } from './run-session';
 import { replayAwareTelemetry } from '../telemetry/replay-telemetry';
@@ -361,7 +364,7 @@ function loopSettings<TOOLS extends ToolSet>(args: {
     tools: journaledTools as TOOLS,
     toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
     stopWhen: [...userStops, session.mustStop],
-    prepareStep: recordingPrepareStep(prepareStep, session),
+    prepareStep: recordingPrepareStep(prepareStep, session, (session.promptTail = promptTailAllowed(rest, tools, prepareStep) ? new PromptTail() : undefined)),
   };
 }
 
@@ -514,13 +517,33 @@ function journaledRepair(repair: ToolCallRepair, session: RunSession): ToolCallR
  * Always installed: it tells the session which step the loop is on (the SDK's own count, so a retried
  * model call stays the same step), then runs the caller's prepareStep, whose model is recorded too.
  */
-function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, session: RunSession) {
-  return async (options: { stepNumber: number }, ...a: any[]) => {
+function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, session: RunSession, tail: PromptTail | undefined) {
+  return async (options: { stepNumber: number; messages: ModelMessage[] }, ...a: any[]) => {
     session.stepNumber = options.stepNumber;
-    const prepared = withForkInstruction(session.state.input?.forkOf, options, prepareStep ? await prepareStep(options, ...a) : undefined);
+    const forkOf = session.state.input?.forkOf;
+    if (tail) return tailOrWhole(tail, session, options, forkOf);
+    const prepared = withForkInstruction(forkOf, options, prepareStep ? await prepareStep(options, ...a) : undefined);
     if (!prepared?.model) return prepared;
     return { ...prepared, model: recordingModel(resolveModel(prepared.model), session) };
   };
+}
+
+/** A step given the tail of its prompt when it and the next are recorded, else its whole history (prompt-tail.ts). */
+function tailOrWhole(tail: PromptTail, session: RunSession, options: { stepNumber: number; messages: ModelMessage[] }, forkOf: ForkOrigin | undefined) {
+  const { stepNumber } = options;
+  const { modelSteps, modelRequestHashes } = session.state;
+  const recordedHash = modelRequestHashes[stepNumber];
+  const messages = tail.messagesFor({
+    stepNumber,
+    messages: options.messages,
+    instruct: (whole) => withForkInstruction<{ messages?: unknown[] }>(forkOf, { stepNumber, messages: whole }, {}).messages as ModelMessage[] | undefined,
+    tail:
+      modelSteps[stepNumber + 1] !== undefined &&
+      modelSteps[stepNumber] !== undefined &&
+      (recordedHash === undefined || recordedHash.startsWith('2:')) &&
+      session.requestHasher.extendable,
+  });
+  return messages ? { messages } : undefined;
 }
 
 function toPendingApproval(item: Extract<PendingItem, { kind: 'approval' }>): PendingApproval {

@@ -17,6 +17,7 @@ import {
 import { encodeEventParts, MAX_EVENTS_PER_RUN } from '../journal/event-limit';
 import type { JournalEvent, PendingItem, RecordedEvent } from '../journal/events';
 import type { RunHold } from '../journal/journal';
+import type { PromptTail } from '../model/prompt-tail';
 import { RequestHasher } from '../model/request-hash';
 import { isAppliedMeanwhile, recordsOutcome, type RunState } from '../projection/run-state';
 import type { InvocationTrace } from '../telemetry/tracing';
@@ -57,6 +58,8 @@ export class RunSession {
   readonly replayedSteps = new Set<number>();
   /** Hashes this invocation's model calls, each message once (request-hash.ts). */
   readonly requestHasher = new RequestHasher();
+  /** Which recorded steps are given only the tail of their prompt (prompt-tail.ts); unset when the caller's options read it. */
+  promptTail: PromptTail | undefined;
   private readonly mismatched = new Set<string>();
   /** A new model step waiting to ride with the next append (defer). */
   private deferred: JournalEvent | undefined;
