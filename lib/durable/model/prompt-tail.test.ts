@@ -6,6 +6,7 @@ import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { gnlTool, runDurable } from '../index';
 import { replayDurable } from '../run/run-durable';
+import { promptTailAllowed } from './prompt-tail';
 
 const STEPS = 6;
 
@@ -47,6 +48,22 @@ function receiptAgent(failAt?: number) {
   ];
   return { scripted, ledger, conversions, settings: { model: scripted.model, tools: { record }, messages, experimental_download: download, maxRetries: 0 } };
 }
+
+it("whatever the caller gives that reads a step's messages keeps every step whole", () => {
+  const plain = { record: tool({ inputSchema: z.object({}), execute: async () => 1 }) };
+  const noop = () => undefined;
+  expect(promptTailAllowed({}, plain, undefined)).toBe(true);
+  expect(promptTailAllowed({ onStepFinish: noop, onFinish: noop, include: { requestBody: true } }, plain, undefined)).toBe(true);
+  expect(promptTailAllowed({}, plain, noop)).toBe(false);
+  const readers = ['onStepStart', 'experimental_onStepStart', 'onLanguageModelCallStart', 'experimental_onLanguageModelCallStart', 'repairToolCall'];
+  for (const name of [...readers, 'experimental_repairToolCall', 'refineToolInput', 'experimental_refineToolInput', 'experimental_toolCallers']) {
+    expect(promptTailAllowed({ [name]: noop }, plain, undefined), name).toBe(false);
+  }
+  expect(promptTailAllowed({ include: { requestMessages: true } }, plain, undefined)).toBe(false);
+  expect(promptTailAllowed({ experimental_include: { requestMessages: true } }, plain, undefined)).toBe(false);
+  const hooked = { record: tool({ inputSchema: z.object({}), execute: async () => 1, onInputAvailable: noop }) };
+  expect(promptTailAllowed({}, hooked, undefined)).toBe(false);
+});
 
 describeEachJournal('recorded steps replayed with the tail of their prompt', (target) => {
   const { journal } = target.open();
@@ -106,6 +123,11 @@ describeEachJournal('recorded steps replayed with the tail of their prompt', (ta
     expect(viaTail.result.responseMessages).toEqual(viaWhole.result.responseMessages);
     expect(viaTail.steps.map((s) => s.content)).toEqual(viaWhole.steps.map((s) => s.content));
     expect(a.ledger.executed + b.ledger.executed).toBe(0);
+    // A repairToolCall (handed the messages when a call does not parse) keeps them whole too.
+    const repaired = await recorded(STEPS);
+    const c = receiptAgent();
+    await runDurable({ runId: repaired, journal, ...c.settings, repairToolCall: async () => null });
+    expect(c.conversions).toEqual({ all: STEPS + 1, whole: STEPS + 1 });
   });
 
   it('a completed run replayed whole (replayDurable) gives its recorded steps their tail and answers as recorded', async () => {

@@ -356,6 +356,8 @@ function loopSettings<TOOLS extends ToolSet>(args: {
   // The SDK's telemetry integrations do not hear replayed steps and calls as if they ran again (replay-telemetry.ts).
   const { telemetry: given, experimental_telemetry: givenOld } = rest as { telemetry?: TelemetrySetting; experimental_telemetry?: TelemetrySetting };
   const telemetry = replayAwareTelemetry(given ?? givenOld, session);
+  // Recorded steps replayed with the tail of their prompt, unless something the caller gave reads it (prompt-tail.ts).
+  session.promptTail = promptTailAllowed(args.rest, tools, prepareStep) ? new PromptTail() : undefined;
   return {
     ...(rest as object),
     ...(telemetry !== undefined && telemetry !== (given ?? givenOld) ? { telemetry } : {}),
@@ -364,7 +366,7 @@ function loopSettings<TOOLS extends ToolSet>(args: {
     tools: journaledTools as TOOLS,
     toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
     stopWhen: [...userStops, session.mustStop],
-    prepareStep: recordingPrepareStep(prepareStep, session, (session.promptTail = promptTailAllowed(rest, tools, prepareStep) ? new PromptTail() : undefined)),
+    prepareStep: recordingPrepareStep(prepareStep, session, session.promptTail),
   };
 }
 
