@@ -1,5 +1,5 @@
 /**
- * The benchmark's agent: a zero-latency scripted model (the SDK's MockLanguageModelV4) that asks for one
+ * The benchmark's agent: a zero-latency scripted model that asks for one
  * side-effecting tool call per step for `steps` steps, then answers. The tool does nothing (zero
  * latency). The same agent runs with plain `generateText` and with `runDurable`, so the difference is
  * what durability costs.
@@ -7,9 +7,8 @@
  * `stopAt`: the model throws at that step (no retry): a run recorded up to there is resumable and a
  * resume stops as soon as it reaches its first unrecorded step (figure 2).
  */
-import type { LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { generateText, stepCountIs, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { createAgentRegistry, defineAgent } from '../lib/agents';
 import { gnlTool, type Journal, runDurable } from '../lib/durable';
@@ -53,16 +52,23 @@ export interface BenchAgentOptions {
 
 export function benchAgent(options: BenchAgentOptions) {
   const { steps, stopAt, onModelCall, onExecute } = options;
-  const model = new MockLanguageModelV4({
+  // A zero-latency provider. Not the SDK's MockLanguageModelV4: that one keeps every call's options, so
+  // a run of N steps held N prompts of up to N messages (767 MB at 2,000 steps, out of heap before 10,000).
+  const model: LanguageModelV4 = {
+    specificationVersion: 'v4',
     provider: 'bench',
     modelId: 'bench-v1',
+    supportedUrls: {},
     doGenerate: async (call) => {
       const step = call.prompt.filter((m) => m.role === 'assistant').length;
       onModelCall?.(step);
       if (stopAt !== undefined && step >= stopAt) throw new UnrecordedStepReached(step);
       return answer(step, steps);
     },
-  });
+    doStream: async () => {
+      throw new Error('bench: the bench agent does not stream');
+    },
+  };
   let executed = 0;
   const record = gnlTool(
     tool({

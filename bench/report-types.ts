@@ -20,6 +20,8 @@ export interface GoalCheck {
 
 export interface BenchContext {
   quick: boolean;
+  /** `--long`: figure 2 also resumes a run of 10,000 recorded steps (recording it takes minutes). */
+  long?: boolean;
   /** postgres://…/gnl_bench, created empty at the start of the run. */
   url: string;
   /** A scratch folder for PGlite data and logs, removed at the end. */

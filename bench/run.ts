@@ -10,6 +10,7 @@
  * (default postgres://postgres@127.0.0.1:5432), PGlite in a temporary folder.
  *
  *   npm run bench [-- --quick] [-- --only 1,2]      (figure 7 alone: npm run bench -- --only 7)
+ *   npm run bench -- --only 2 --long                 (figure 2 with a 10,000-step resume: minutes to record)
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -57,7 +58,10 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<FigureResult>> = {
 };
 
 async function main() {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, long: { type: 'boolean', default: false }, only: { type: 'string' } },
+    strict: true,
+  });
   const quick = values.quick ?? false;
   const only = values.only?.split(',').map((s) => s.trim());
   const started = performance.now();
@@ -71,6 +75,7 @@ async function main() {
   const stamp = at.toISOString().replace(/[:.]/g, '-');
   const ctx: BenchContext = {
     quick,
+    long: values.long ?? false,
     url,
     tmp,
     log: (message) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`),
@@ -109,7 +114,7 @@ async function main() {
     postgres: postgresVersion,
     loadAverage: { start: loadStart, end: os.loadavg().map((l) => round(l, 2)) },
     mode: quick ? ('quick' as const) : ('full' as const),
-    command: `npm run bench${quick || only ? ' --' : ''}${quick ? ' --quick' : ''}${only ? ` --only ${only.join(',')}` : ''}`,
+    command: `npm run bench${quick || only || values.long ? ' --' : ''}${quick ? ' --quick' : ''}${only ? ` --only ${only.join(',')}` : ''}${values.long ? ' --long' : ''}`,
     durationS: round((performance.now() - started) / 1000, 0),
   };
   if (figures.some((f) => f.id === '1' || f.id === '2')) {
