@@ -87,7 +87,26 @@ function same(a: unknown, b: unknown): boolean {
   return canonicalJson(encodeJson(a)) === canonicalJson(encodeJson(b));
 }
 
-async function schemaHash(schema: unknown): Promise<string> {
+/**
+ * Per schema object: every call of runDurable builds its start input, and converting a zod schema to JSON
+ * Schema was a tenth of a completed run's answer. Schemas are values (zod's are immutable; a JSON Schema
+ * given through `jsonSchema()` is not expected to change in place), so a schema object hashes once.
+ */
+const schemaHashes = new WeakMap<object, Promise<string>>();
+
+function schemaHash(schema: unknown): Promise<string> {
+  if (schema === null || typeof schema !== 'object') return hashOfSchema(schema);
+  let hash = schemaHashes.get(schema);
+  if (!hash) {
+    hash = hashOfSchema(schema);
+    schemaHashes.set(schema, hash);
+    // A schema that could not be converted is asked again next time (and fails there as it failed here).
+    hash.catch(() => schemaHashes.delete(schema));
+  }
+  return hash;
+}
+
+async function hashOfSchema(schema: unknown): Promise<string> {
   const jsonSchema = await asSchema(schema as Parameters<typeof asSchema>[0]).jsonSchema;
   return createHash('sha256')
     .update(canonicalJson(withoutDefaults(jsonSchema)))

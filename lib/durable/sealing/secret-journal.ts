@@ -315,6 +315,8 @@ export class JournalSecrets {
 
   /** `value` with its envelopes opened; the same reference when it holds none. */
   private openValue(value: unknown, runId: string, where: string): unknown {
+    // Most values hold no envelope: looked for first, without building a path per node.
+    if (!containsEnvelope(value)) return value;
     const walk = (node: unknown, path: string): unknown => {
       if (node === null || typeof node !== 'object' || node instanceof Date || node instanceof Uint8Array) return node;
       if (isEnvelope(node)) return this.openEnvelope(node[ENVELOPE_KEY], runId, path);
@@ -352,4 +354,13 @@ const KEPT_CLEAR_IN_RESULT = new Set(['usage', 'finishReason']);
 
 function context(runId: string): string {
   return `gnl-run:${runId}`;
+}
+
+/** Whether an envelope is anywhere in `value` (a plain walk: no copies, no paths). */
+function containsEnvelope(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || value instanceof Date || value instanceof Uint8Array) return false;
+  if (Array.isArray(value)) return value.some(containsEnvelope);
+  if (isEnvelope(value)) return true;
+  for (const key of Object.keys(value)) if (containsEnvelope((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
