@@ -2,7 +2,8 @@
  * Where the process's time goes, for a CPU profile (issue 31). One of:
  *   run [N]       the peers' 20-step agent under runDurable on Postgres, N runs one after another (200)
  *   answer [N]    one run of it, then N answers of it as a completed run (2000)
- *   resume [N]    a run of N recorded steps (the bench agent; its model throws at step N), resumed twice (500)
+ *   resume [N]    a run of N recorded steps (the bench agent; its model throws at step N), resumed twice (500);
+ *                 `--both`: each time also with every replayed step given its whole prompt (an onStepStart given)
  *   workflow [N]  the peers' 20-step workflow (each step a side effect) under runWorkflow, N runs (200)
  * `node --import tsx --cpu-prof --cpu-prof-dir=DIR bench/profile.ts run 300`, then `node bench/profile-top.mjs DIR`.
  * DATABASE_URL names the server (default the local test database). Prints the time and the process CPU per unit.
@@ -39,7 +40,9 @@ try {
   } else if (mode === 'resume') {
     const n = Number(count ?? 500);
     const runId = `prof-resume-${randomUUID()}`;
-    const until = async () => {
+    // `whole`: an onStepStart given (it reads each step's messages), so every replayed step gets its whole
+    // prompt, as every resume did before prompt-tail.ts: the same run resumed both ways, alternately.
+    const until = async (whole = false) => {
       let reached: number | undefined;
       const started = performance.now();
       const agent = benchAgent({
@@ -49,13 +52,16 @@ try {
           if (step === n) reached ??= performance.now();
         },
       });
-      await runDurable({ ...agent, runId, journal: storage.runs }).catch(() => undefined);
+      await runDurable({ ...agent, runId, journal: storage.runs, ...(whole ? { onStepStart: () => {} } : {}) }).catch(() => undefined);
       return (reached ?? Number.NaN) - started;
     };
     console.log(`recorded ${n} steps in ${(await until()).toFixed(0)} ms`);
     for (let i = 0; i < 2; i++) {
-      const ms = await until();
-      console.log(`resume to step ${n}: ${ms.toFixed(0)} ms, ${(ms / n).toFixed(2)} ms a recorded step`);
+      for (const whole of process.argv.includes('--both') ? [false, true] : [false]) {
+        const ms = await until(whole);
+        const how = whole ? 'whole prompts (onStepStart given)' : 'tails of prompts';
+        console.log(`resume to step ${n}, ${how}: ${ms.toFixed(0)} ms, ${(ms / n).toFixed(2)} ms a recorded step`);
+      }
     }
   } else if (mode === 'workflow') {
     const workflow = defineWorkflow({

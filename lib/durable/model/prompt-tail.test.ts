@@ -3,9 +3,10 @@ import { tool } from 'ai';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { scriptedModel } from '@/tests/support/scripted-model';
+import { scriptedModel, streamingModel } from '@/tests/support/scripted-model';
 import { gnlTool, runDurable } from '../index';
 import { replayDurable } from '../run/run-durable';
+import { streamDurable } from '../stream/stream-durable';
 import { promptTailAllowed } from './prompt-tail';
 
 const STEPS = 6;
@@ -128,6 +129,37 @@ describeEachJournal('recorded steps replayed with the tail of their prompt', (ta
     const c = receiptAgent();
     await runDurable({ runId: repaired, journal, ...c.settings, repairToolCall: async () => null });
     expect(c.conversions).toEqual({ all: STEPS + 1, whole: STEPS + 1 });
+  });
+
+  it('streamDurable resumes a run runDurable recorded the same way, without a mismatch: tails for the recorded steps, the new step streamed whole', async () => {
+    const runId = await recorded(STEPS);
+    const resumed = receiptAgent();
+    const streaming = streamingModel((step) =>
+      step < STEPS ? { toolCalls: [{ toolCallId: `call-${step}`, toolName: 'record', input: { item: `item-${step}` } }] } : { text: 'Recorded all.' },
+    );
+    const streamed = streamDurable({ runId, journal, ...resumed.settings, model: streaming.model, strictReplay: true });
+    const result = await streamed.durable;
+    expect(result).toMatchObject({ status: 'completed', text: 'Recorded all.', replayedSteps: STEPS });
+    expect(streaming.calls()).toBe(1);
+    expect((streaming.prompts[0] as { role: string }[]).filter((m) => m.role === 'tool').length).toBe(STEPS);
+    expect(resumed.ledger.executed).toBe(0);
+    expect(resumed.conversions).toEqual({ all: STEPS + 1, whole: 3 });
+    expect((await journal.events(runId)).filter((e) => e.type === 'replay-mismatch')).toEqual([]);
+  });
+
+  it('a run streamDurable recorded replays under generateText with strictReplay: the streamed settings ask nothing different', async () => {
+    const runId = uniqueRunId();
+    const first = receiptAgent();
+    const streaming = streamingModel((step) =>
+      step < STEPS ? { toolCalls: [{ toolCallId: `call-${step}`, toolName: 'record', input: { item: `item-${step}` } }] } : { text: 'Recorded all.' },
+    );
+    const streamed = streamDurable({ runId, journal, ...first.settings, model: streaming.model });
+    expect(await streamed.durable).toMatchObject({ status: 'completed', text: 'Recorded all.' });
+    const again = receiptAgent();
+    const replayed = await replayDurable({ runId, journal, ...again.settings, strictReplay: true });
+    expect(replayed).toMatchObject({ status: 'completed', text: 'Recorded all.', replayedSteps: STEPS + 1 });
+    expect(again.scripted.calls()).toBe(0);
+    expect(first.ledger.executed + again.ledger.executed).toBe(STEPS);
   });
 
   it('a completed run replayed whole (replayDurable) gives its recorded steps their tail and answers as recorded', async () => {

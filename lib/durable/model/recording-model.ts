@@ -110,7 +110,7 @@ async function stepOf(session: RunSession, params: LanguageModelV4CallOptions): 
     const hasher = session.requestHasher;
     const requestHash =
       session.promptTail?.tailStep === step
-        ? hasher.hashTail(params)
+        ? hasher.hashTail(params, recordedHash)
         : recordedHash === undefined
           ? hasher.hash(params)
           : hasher.hashLike(recordedHash, params);

@@ -158,3 +158,18 @@ it('a prompt given as its tail (its instructions, then what it adds) hashes as t
   expect(old.extendable).toBe(false);
   expect(() => old.hashTail(call([system('You refund.'), calls('c2'), tool('c2')], settings))).toThrow(/not version 2/);
 });
+
+it('includeRawChunks (streamText sends it, generateText does not) is not hashed; records made with it still compare equal', () => {
+  const prompt: LanguageModelV4Prompt = [system('You refund.'), user('Refund o_17')];
+  const settings = { toolChoice: { type: 'auto' as const } };
+  const generated = new RequestHasher().hash(call(prompt, settings));
+  expect(new RequestHasher().hash(call(prompt, { ...settings, includeRawChunks: false }))).toBe(generated);
+  // What version 2 recorded before (golden values from request-hash.ts at 9fd5d5b): unchanged for generateText's calls.
+  const streamedBefore = '2:pwfI4yKjZbQYqys_eqsmvQwHhY9UzmyHt2gWIf-DDDI';
+  expect(generated).toBe('2:6JHlj_Uab4ltdYO8QHIGh26OtsxYhF6wHyr33pPMktc');
+  // A step streamed then, replayed now by either loop, is its record; another record is not.
+  expect(new RequestHasher().hashLike(streamedBefore, call(prompt, { ...settings, includeRawChunks: false }))).toBe(streamedBefore);
+  expect(new RequestHasher().hashLike(streamedBefore, call(prompt, settings))).toBe(streamedBefore);
+  expect(new RequestHasher().hashLike('2:another', call(prompt, settings))).toBe(generated);
+  expect(new RequestHasher().hashLike(streamedBefore, call(prompt, { ...settings, temperature: 1 }))).not.toBe(streamedBefore);
+});

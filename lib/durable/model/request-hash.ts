@@ -33,8 +33,11 @@ export class RequestHasher {
   /** Whether the last call hashed was version 2: the chain covers its whole prompt, and the next may be given as its tail. */
   extendable = false;
 
-  /** The version 2 hash of this call's input. */
-  hash(params: LanguageModelV4CallOptions): string {
+  /**
+   * The version 2 hash of this call's input. `recorded`: the hash its record holds, when the call is a
+   * replay: a record made before `includeRawChunks` was left out is compared as it was made (digestOf).
+   */
+  hash(params: LanguageModelV4CallOptions, recorded?: string): string {
     const { prompt, abortSignal: _signal, headers: _headers, ...settings } = params;
     const covered = this.chain.length - 1;
     // Shorter, or its last covered message changed (a sliding window): not an extension, from the start.
@@ -42,7 +45,7 @@ export class RequestHasher {
     const from = this.chain.length - 1;
     this.extend(prompt.slice(from), from);
     const system = prompt.filter((message) => message.role === 'system');
-    return this.digestOf(settings, system);
+    return this.digestOf(settings, system, recorded);
   }
 
   /**
@@ -51,7 +54,7 @@ export class RequestHasher {
    * messages that extend the last prompt hashed. The same hash as the whole prompt's: the chain goes on
    * from what it covers, and the system messages are the given ones plus those the chain saw after them.
    */
-  hashTail(params: LanguageModelV4CallOptions): string {
+  hashTail(params: LanguageModelV4CallOptions, recorded?: string): string {
     const { prompt, abortSignal: _signal, headers: _headers, ...settings } = params;
     if (!this.extendable) throw new Error('RequestHasher.hashTail: the last call hashed was not version 2; its prompt must be given whole.');
     let instructions = 0;
@@ -60,12 +63,12 @@ export class RequestHasher {
     if (covered < instructions) throw new Error('RequestHasher.hashTail: the tail has more instructions than the prompts before it.');
     const system = [...prompt.slice(0, instructions), ...this.systems.filter((s) => s.at >= instructions).map((s) => s.message)];
     this.extend(prompt.slice(instructions), covered);
-    return this.digestOf(settings, system);
+    return this.digestOf(settings, system, recorded);
   }
 
   /** This call's hash in the version `recorded` was made with, to compare like with like. */
   hashLike(recorded: string, params: LanguageModelV4CallOptions): string {
-    if (recorded.startsWith(V2)) return this.hash(params);
+    if (recorded.startsWith(V2)) return this.hash(params, recorded);
     this.extendable = false;
     return requestHashV1(params);
   }
@@ -87,9 +90,21 @@ export class RequestHasher {
     this.systems.length = 0;
   }
 
-  private digestOf(settings: Omit<LanguageModelV4CallOptions, 'prompt'>, system: LanguageModelV4Prompt): string {
-    const whole = canonicalJson(encodeJson({ settings: withSchemasWithoutDefaults(settings), system }));
-    return V2 + digest(`${this.chain.at(-1)}.${digest(whole)}`);
+  /**
+   * The hash over the chain, the system messages and the settings. `includeRawChunks` (streamText sends
+   * it, generateText does not) asks the provider nothing different: left out, so a run recorded by
+   * runDurable replays under streamDurable and the other way round without a mismatch. Hashes recorded
+   * before it was left out hold it (`false` unless the caller set it): such a record is compared with
+   * the hash made that way when that is the one it holds.
+   */
+  private digestOf(settings: Omit<LanguageModelV4CallOptions, 'prompt'>, system: LanguageModelV4Prompt, recorded?: string): string {
+    const { includeRawChunks, ...asked } = settings as typeof settings & { includeRawChunks?: boolean };
+    const of = (hashed: object) =>
+      V2 + digest(`${this.chain.at(-1)}.${digest(canonicalJson(encodeJson({ settings: withSchemasWithoutDefaults(hashed), system })))}`);
+    const hash = of(asked);
+    if (recorded === undefined || recorded === hash) return hash;
+    const before = of({ ...asked, includeRawChunks: includeRawChunks ?? false });
+    return before === recorded ? before : hash;
   }
 }
 
