@@ -7,7 +7,8 @@ import { scriptedModel, streamingModel } from '@/tests/support/scripted-model';
 import { gnlTool, runDurable } from '../index';
 import { replayDurable } from '../run/run-durable';
 import { streamDurable } from '../stream/stream-durable';
-import { promptTailAllowed } from './prompt-tail';
+import { RunState } from '../projection/run-state';
+import { promptTailAllowed, settledStep } from './prompt-tail';
 
 const STEPS = 6;
 
@@ -62,8 +63,10 @@ it("whatever the caller gives that reads a step's messages keeps every step whol
   }
   expect(promptTailAllowed({ include: { requestMessages: true } }, plain, undefined)).toBe(false);
   expect(promptTailAllowed({ experimental_include: { requestMessages: true } }, plain, undefined)).toBe(false);
-  const hooked = { record: tool({ inputSchema: z.object({}), execute: async () => 1, onInputAvailable: noop }) };
-  expect(promptTailAllowed({}, hooked, undefined)).toBe(false);
+  for (const hook of ['onInputStart', 'onInputDelta', 'onInputAvailable']) {
+    const hooked = { record: tool({ inputSchema: z.object({}), execute: async () => 1, [hook]: noop }) };
+    expect(promptTailAllowed({}, hooked, undefined), hook).toBe(false);
+  }
 });
 
 describeEachJournal('recorded steps replayed with the tail of their prompt', (target) => {
@@ -77,6 +80,19 @@ describeEachJournal('recorded steps replayed with the tail of their prompt', (ta
     expect(first.ledger.executed).toBe(failAt);
     return runId;
   }
+
+  it('a recorded step is settled when each of its calls has an outcome or a rejection in the journal', async () => {
+    const runId = await recorded(STEPS);
+    const state = new RunState(await journal.events(runId));
+    expect(state.modelSteps.length).toBe(STEPS);
+    expect(state.modelSteps.every((step) => settledStep(state, step))).toBe(true);
+    expect(settledStep(state, { content: [{ type: 'text', text: 'no calls' }] })).toBe(true);
+    // A call the journal holds no outcome of (its tool would run, its approval policy would be asked): not settled.
+    expect(settledStep(state, { content: [{ type: 'tool-call', toolCallId: 'call-unknown', toolName: 'record', input: '{}' }] })).toBe(false);
+    expect(settledStep(state, { content: [...(state.modelSteps[0] as { content: unknown[] }).content, { type: 'tool-call', toolCallId: 'call-x' }] })).toBe(
+      false,
+    );
+  });
 
   it('a resume converts the whole prompt for the first step, the last recorded one and the new ones only; no mismatch, even with strictReplay', async () => {
     const runId = await recorded(STEPS);

@@ -16,9 +16,9 @@
  * - the caller gave no prepareStep (it reads and may rewrite the messages), no onStepStart or
  *   onLanguageModelCallStart (they receive them), no repairToolCall or refineToolInput, no tool callers,
  *   no `include: { requestMessages: true }` (the step's result would keep them), and no tool has
- *   onInputStart or onInputAvailable (called with them for every call, replayed ones too) (`allowed`);
- * - the step and the one after it are recorded, so every call of the step settled before the run went on:
- *   no tool of it executes and no approval policy is asked (they see the messages), now or on this replay;
+ *   onInputStart, onInputDelta or onInputAvailable (called with them for every call, replayed ones too) (`allowed`);
+ * - the step and the one after it are recorded, and every call of the step has its outcome recorded (or a
+ *   rejection): no tool of it executes and no approval policy is asked on this replay (they see the messages);
  * - its new messages are the step before's answer (assistant, then tool messages): converted alone they
  *   are what the whole prompt's conversion makes of them (a tool message right after a tool message would
  *   be merged into it);
@@ -35,8 +35,8 @@ export function promptTailAllowed(options: Record<string, unknown>, tools: ToolS
   const include = (options.include ?? options.experimental_include) as { requestMessages?: unknown } | undefined;
   if (include?.requestMessages) return false;
   return Object.values(tools).every((tool) => {
-    const hooks = tool as { onInputStart?: unknown; onInputAvailable?: unknown };
-    return hooks.onInputStart === undefined && hooks.onInputAvailable === undefined;
+    const hooks = tool as { onInputStart?: unknown; onInputDelta?: unknown; onInputAvailable?: unknown };
+    return hooks.onInputStart === undefined && hooks.onInputDelta === undefined && hooks.onInputAvailable === undefined;
   });
 }
 
@@ -51,6 +51,20 @@ const READERS = [
   'experimental_refineToolInput',
   'experimental_toolCallers',
 ];
+
+/** Whether every tool call a recorded model step asked for has its outcome (or a rejection) in the journal. */
+export function settledStep(
+  state: { operationOfCall(toolCallId: string): { result?: unknown } | undefined; approvals: ReadonlyMap<string, { decision?: { approved: boolean } }> },
+  recorded: unknown,
+): boolean {
+  const content = (recorded as { content?: { type: string; toolCallId?: string }[] } | undefined)?.content ?? [];
+  return content.every(
+    (part) =>
+      part.type !== 'tool-call' ||
+      (part.toolCallId !== undefined &&
+        (state.operationOfCall(part.toolCallId)?.result !== undefined || state.approvals.get(part.toolCallId)?.decision?.approved === false)),
+  );
+}
 
 /** One invocation's steps: which get their tail, and the whole history the others get. */
 export class PromptTail {

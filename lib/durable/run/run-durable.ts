@@ -34,7 +34,7 @@ import { journaledTool, type ToolRetry } from '../tools/journaled-tool';
 import { jobOf } from '../tools/job-lock';
 import { hasRelatedRuns, relatedEffects } from '../tools/related-effects';
 import { recordingModel } from '../model/recording-model';
-import { PromptTail, promptTailAllowed } from '../model/prompt-tail';
+import { PromptTail, promptTailAllowed, settledStep } from '../model/prompt-tail';
 import type { ForkOrigin } from '../fork/fork-plan';
 import { assertValidConversationId, assertValidSubject } from '../identity/run-id';
 import { RunSession } from './run-session';
@@ -542,6 +542,7 @@ function tailOrWhole(tail: PromptTail, session: RunSession, options: { stepNumbe
     tail:
       modelSteps[stepNumber + 1] !== undefined &&
       modelSteps[stepNumber] !== undefined &&
+      settledStep(session.state, modelSteps[stepNumber]) &&
       (recordedHash === undefined || recordedHash.startsWith('2:')) &&
       session.requestHasher.extendable,
   });
