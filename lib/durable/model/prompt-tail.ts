@@ -79,8 +79,9 @@ export class PromptTail {
 
   /**
    * The messages to give step `stepNumber` (undefined: the SDK's own). `messages`: what the SDK would
-   * give it; `instructed`: the fork's instruction added to a whole history (fork-instruction.ts), or
-   * undefined; `tail`: whether the step may be given its tail (recorded, the next recorded, the hash chain whole).
+   * give it; `instruct`: a whole history with the fork's instruction added when this step has one
+   * (fork-instruction.ts), else undefined; `tail`: whether the step may be given its tail (it and the next
+   * recorded, its calls settled, the hash chain whole: runDurable's prepareStep decides).
    */
   messagesFor(args: {
     stepNumber: number;
