@@ -3,12 +3,16 @@
  *   run [N]       the peers' 20-step agent under runDurable on Postgres, N runs one after another (200)
  *   answer [N]    one run of it, then N answers of it as a completed run (2000)
  *   resume [N]    a run of N recorded steps (the bench agent; its model throws at step N), resumed twice (500);
- *                 `--both`: each time also with every replayed step given its whole prompt (an onStepStart given)
+ *                 `--both`: each time also with every replayed step given its whole prompt (an onStepStart given);
+ *                 `--profile DIR`: then one resume more under the profiler, written to DIR (that resume alone)
  *   workflow [N]  the peers' 20-step workflow (each step a side effect) under runWorkflow, N runs (200)
  * `node --import tsx --cpu-prof --cpu-prof-dir=DIR bench/profile.ts run 300`, then `node bench/profile-top.mjs DIR`.
  * DATABASE_URL names the server (default the local test database). Prints the time and the process CPU per unit.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineWorkflow, gnlTool, runDurable, runWorkflow } from '../lib/durable';
 import { PostgresStorage } from '../lib/durable/storage';
@@ -62,6 +66,19 @@ try {
         const how = whole ? 'whole prompts (onStepStart given)' : 'tails of prompts';
         console.log(`resume to step ${n}, ${how}: ${ms.toFixed(0)} ms, ${(ms / n).toFixed(2)} ms a recorded step`);
       }
+    }
+    // `--profile DIR`: one more resume under the inspector's profiler, that resume alone (not the recording).
+    const dir = process.argv[process.argv.indexOf('--profile') + 1];
+    if (process.argv.includes('--profile') && dir) {
+      const session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      const ms = await until();
+      const { profile } = await session.post('Profiler.stop');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, `resume-${n}.cpuprofile`), JSON.stringify(profile));
+      console.log(`resume to step ${n}, profiled: ${(ms / n).toFixed(2)} ms a recorded step; node bench/profile-top.mjs ${dir}`);
     }
   } else if (mode === 'workflow') {
     const workflow = defineWorkflow({
