@@ -3,7 +3,7 @@ import { tool } from 'ai';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
-import { scriptedModel, streamingModel } from '@/tests/support/scripted-model';
+import { type ScriptedStep, scriptedModel, streamingModel } from '@/tests/support/scripted-model';
 import { gnlTool, runDurable } from '../index';
 import { replayDurable } from '../run/run-durable';
 import { streamDurable } from '../stream/stream-durable';
@@ -17,11 +17,15 @@ const STEPS = 6;
  * its model throws at `failAt`. Its first message holds an image by URL the model does not take, so the
  * SDK downloads it at every step whose whole prompt it converts: `whole` counts those conversions.
  */
+/** The agent's model answer at `step`: a call to record its item, then the final text. */
+const receiptStep = (step: number): ScriptedStep =>
+  step < STEPS ? { toolCalls: [{ toolCallId: `call-${step}`, toolName: 'record', input: { item: `item-${step}` } }] } : { text: 'Recorded all.' };
+
 function receiptAgent(failAt?: number) {
   const ledger = { executed: 0 };
   const scripted = scriptedModel((step) => {
     if (step === failAt) throw new Error(`provider down at step ${step}`);
-    return step < STEPS ? { toolCalls: [{ toolCallId: `call-${step}`, toolName: 'record', input: { item: `item-${step}` } }] } : { text: 'Recorded all.' };
+    return receiptStep(step);
   });
   const record = gnlTool(
     tool({
@@ -150,9 +154,7 @@ describeEachJournal('recorded steps replayed with the tail of their prompt', (ta
   it('streamDurable resumes a run runDurable recorded the same way, without a mismatch: tails for the recorded steps, the new step streamed whole', async () => {
     const runId = await recorded(STEPS);
     const resumed = receiptAgent();
-    const streaming = streamingModel((step) =>
-      step < STEPS ? { toolCalls: [{ toolCallId: `call-${step}`, toolName: 'record', input: { item: `item-${step}` } }] } : { text: 'Recorded all.' },
-    );
+    const streaming = streamingModel(receiptStep);
     const streamed = streamDurable({ runId, journal, ...resumed.settings, model: streaming.model, strictReplay: true });
     const result = await streamed.durable;
     expect(result).toMatchObject({ status: 'completed', text: 'Recorded all.', replayedSteps: STEPS });
@@ -166,9 +168,7 @@ describeEachJournal('recorded steps replayed with the tail of their prompt', (ta
   it('a run streamDurable recorded replays under generateText with strictReplay: the streamed settings ask nothing different', async () => {
     const runId = uniqueRunId();
     const first = receiptAgent();
-    const streaming = streamingModel((step) =>
-      step < STEPS ? { toolCalls: [{ toolCallId: `call-${step}`, toolName: 'record', input: { item: `item-${step}` } }] } : { text: 'Recorded all.' },
-    );
+    const streaming = streamingModel(receiptStep);
     const streamed = streamDurable({ runId, journal, ...first.settings, model: streaming.model });
     expect(await streamed.durable).toMatchObject({ status: 'completed', text: 'Recorded all.' });
     const again = receiptAgent();

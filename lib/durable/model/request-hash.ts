@@ -66,6 +66,11 @@ export class RequestHasher {
     return this.digestOf(settings, system, recorded);
   }
 
+  /** Whether the next call may be given as its tail (hashTail): the chain covers the last prompt, and the call's record, if any, is version 2. */
+  takesTailFor(recorded: string | undefined): boolean {
+    return this.extendable && (recorded === undefined || recorded.startsWith(V2));
+  }
+
   /** This call's hash in the version `recorded` was made with, to compare like with like. */
   hashLike(recorded: string, params: LanguageModelV4CallOptions): string {
     if (recorded.startsWith(V2)) return this.hash(params, recorded);

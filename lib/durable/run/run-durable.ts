@@ -366,7 +366,7 @@ function loopSettings<TOOLS extends ToolSet>(args: {
     tools: journaledTools as TOOLS,
     toolApproval: toolGate({ session, tools, userToolApproval: toolApproval as never }),
     stopWhen: [...userStops, session.mustStop],
-    prepareStep: recordingPrepareStep(prepareStep, session, session.promptTail),
+    prepareStep: recordingPrepareStep(prepareStep, session),
   };
 }
 
@@ -519,11 +519,11 @@ function journaledRepair(repair: ToolCallRepair, session: RunSession): ToolCallR
  * Always installed: it tells the session which step the loop is on (the SDK's own count, so a retried
  * model call stays the same step), then runs the caller's prepareStep, whose model is recorded too.
  */
-function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, session: RunSession, tail: PromptTail | undefined) {
+function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, session: RunSession) {
   return async (options: { stepNumber: number; messages: ModelMessage[] }, ...a: any[]) => {
     session.stepNumber = options.stepNumber;
     const forkOf = session.state.input?.forkOf;
-    if (tail) return tailOrWhole(tail, session, options, forkOf);
+    if (session.promptTail) return tailOrWhole(session.promptTail, session, options, forkOf);
     const prepared = withForkInstruction(forkOf, options, prepareStep ? await prepareStep(options, ...a) : undefined);
     if (!prepared?.model) return prepared;
     return { ...prepared, model: recordingModel(resolveModel(prepared.model), session) };
@@ -534,7 +534,6 @@ function recordingPrepareStep(prepareStep: ((...a: any[]) => any) | undefined, s
 function tailOrWhole(tail: PromptTail, session: RunSession, options: { stepNumber: number; messages: ModelMessage[] }, forkOf: ForkOrigin | undefined) {
   const { stepNumber } = options;
   const { modelSteps, modelRequestHashes } = session.state;
-  const recordedHash = modelRequestHashes[stepNumber];
   const messages = tail.messagesFor({
     stepNumber,
     messages: options.messages,
@@ -543,8 +542,7 @@ function tailOrWhole(tail: PromptTail, session: RunSession, options: { stepNumbe
       modelSteps[stepNumber + 1] !== undefined &&
       modelSteps[stepNumber] !== undefined &&
       settledStep(session.state, modelSteps[stepNumber]) &&
-      (recordedHash === undefined || recordedHash.startsWith('2:')) &&
-      session.requestHasher.extendable,
+      session.requestHasher.takesTailFor(modelRequestHashes[stepNumber]),
   });
   return messages ? { messages } : undefined;
 }
