@@ -13,7 +13,7 @@ import postgres from 'postgres';
 import type { JournalEvent } from '../lib/durable';
 import { PGliteStorage, PostgresStorage } from '../lib/durable/storage';
 import { appendEvents, type Fence } from '../lib/durable/storage/event-rows';
-import { advisoryKey, lockIds } from '../lib/durable/storage/postgres-storage';
+import { advisoryKey } from '../lib/durable/storage/postgres-storage';
 import { pgliteDriver, postgresDriver, type SqlQuery } from '../lib/durable/storage/sql-driver';
 import { query, type TransactionalDb } from '../lib/durable/storage/sql-rows';
 import { DATABASE_URL, latency, printTable, writeResults } from './stats';
@@ -88,11 +88,8 @@ async function postgresVariants() {
     const fence = async (runId: string, withLock: boolean): Promise<Fence> => {
       const holder = randomUUID();
       await client`update gnl.runs set holder = ${holder} where run_id = ${runId}`;
-      const [row] = await lockSession<{ pid: number }[]>`select pg_advisory_lock(${advisoryKey(runId)}::bigint), pg_backend_pid() as pid`;
-      return {
-        holder,
-        lock: withLock ? { pid: row?.pid as number, ...lockIds(advisoryKey(runId)) } : { pid: null as unknown as number, classid: '0', objid: '0' },
-      };
+      await lockSession`select pg_advisory_lock(${advisoryKey(runId)}::bigint)`;
+      return { holder, lockKey: withLock ? advisoryKey(runId) : (null as unknown as string) };
     };
     const tokenOnly = await fence(runs.token, false);
     const full = await fence(runs.fenced, true);

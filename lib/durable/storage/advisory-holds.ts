@@ -21,7 +21,7 @@ import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { HoldSessionError, JobBusyError, RunBusyError } from '../internal';
 import { CoalescingNotifier, NOTIFY_CHANNEL } from './notifications';
-import { advisoryKey, describeRunHolder, jobAdvisoryKey, lockIds } from './run-locks';
+import { advisoryKey, describeRunHolder, jobAdvisoryKey } from './run-locks';
 import { EXEMPT_FROM_IDLE_TIMEOUT } from './session-settings';
 import type { HoldProvider } from './postgres-journal';
 import { query, type TransactionalDb } from './sql-rows';
@@ -103,7 +103,7 @@ export class AdvisoryLockHolds implements HoldProvider {
       }
       this.watch(runId, row.pid);
       return {
-        fence: { holder, lock: { pid: row.pid, ...lockIds(key) } },
+        fence: { holder, lockKey: key },
         lastSeq: row.last_seq ?? 0,
         release: () => this.release(runId, key),
       };

@@ -5,8 +5,9 @@
  * An append bumps the run's last_seq (taking the row lock that orders a run's writers), inserts the
  * events numbered from the old value, and updates the summary the listings read. A writer with a
  * fence (Postgres) also requires, in the same WHERE, that the run's `holder` is still its token (no one
- * took the run over, even from a session that reuses its pid) and that its side session still holds
- * the run's advisory lock (the session did not die): otherwise no row matches and nothing is written.
+ * took the run over, even from a session that reuses its pid) and that the run's advisory lock is still
+ * held (its side session did not die; asked of the lock manager for that key, run-locks.ts): otherwise no
+ * row matches and nothing is written.
  * A canceled run stays canceled whatever a writer appends, and the append returns the status, so a
  * writer learns of a cancel from anywhere on its next append, at no extra round trip.
  *
@@ -36,7 +37,7 @@ import {
 import { NOTIFY_CHANNEL } from './notifications';
 import { type Blob, blobsParameter, hashesOf, refsIn, resolveRefs, splitEvent } from './payload-blobs';
 import { ensureRunKeys, erasureInDatabase } from './run-key-rows';
-import { lockGrantedToClause } from './run-locks';
+import { lockHeldClause } from './run-locks';
 import { watchedClause } from './watch-locks';
 import type { SqlQuery } from './sql-driver';
 
@@ -48,13 +49,13 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
  * An erased run (its key row emptied, run-key-rows.ts) matches no row either, whatever the writer's key
  * cache holds: erasure takes effect for every process at its commit (it takes the run's row lock first,
  * so a statement that waited for it re-reads the run; one that starts after it sees the emptied key).
- * `$11`, when set, is the last_seq the writer loaded: a run that moved since (a decision, cancel or resume
+ * `$9`, when set, is the last_seq the writer loaded: a run that moved since (a decision, cancel or resume
  * request committed under the row lock) matches no row and nothing is written. Read committed re-checks
  * the WHERE on the row version it waited for, so the check and the write are one atomic step.
- * `$12`: the bodies of the values cut out of the events (payload-blobs.ts), or null; each event in `$7`
+ * `$10`: the bodies of the values cut out of the events (payload-blobs.ts), or null; each event in `$7`
  * names its own in `blobs`.
  * `announce` (only for a batch that leaves the run waiting for people or failed, summaryChange's `announce`):
- * the statement also inserts the notification outbox row of the event that set that status (`$13`, its
+ * the statement also inserts the notification outbox row of the event that set that status (`$11`, its
  * 1-based place in the batch), unless the stored run is canceled: the event and its announcement commit
  * together or not at all (docs/notifications.md). Every other append is the statement without it.
  */
@@ -66,8 +67,8 @@ export function appendStatement(notify: boolean, announce = false, watch = false
         status = case when status = 'canceled' then status else coalesce($4::text, status) end,
         pending = case when status = 'canceled' then '[]'::jsonb else coalesce($5::text::jsonb, pending) end,
         updated_at = now()
-      where run_id = $1::text and ($6::text is null or holder = $6::text) and ($11::int is null or last_seq = $11::int)
-        and ($8::int is null or ${lockGrantedToClause({ pid: '$8', classid: '$9', objid: '$10' })})
+      where run_id = $1::text and ($6::text is null or holder = $6::text) and ($9::int is null or last_seq = $9::int)
+        and ($8::text is null or ${lockHeldClause('$8')})
         and not exists (select 1 from gnl.run_keys k where k.run_id = $1::text and k.wrapped is null)
       returning last_seq - $2::int as base, last_seq, status),
     e as (
@@ -75,7 +76,7 @@ export function appendStatement(notify: boolean, announce = false, watch = false
       select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload', ${BLOBS_COLUMN}
       from r, jsonb_array_elements($7::text::jsonb) with ordinality as x(value, ord)
       returning seq, created_at),
-    ${insertBlobs('$12')}${notifyClause(notify)}${announce ? ANNOUNCE_CLAUSE : ''}${watchClause(watch)}
+    ${insertBlobs('$10')}${notifyClause(notify)}${announce ? ANNOUNCE_CLAUSE : ''}${watchClause(watch)}
     select e.seq, e.created_at, r.last_seq, r.status${watch ? ', w.watched' : ''} from e, r${notify ? ', n' : ''}${watch ? ', w' : ''}`;
 }
 
@@ -89,7 +90,7 @@ function watchClause(watch: boolean): string {
 const ANNOUNCE_CLAUSE = `,
     o as (
       insert into gnl.notifications (run_id, seq, status)
-      select $1::text, r.base + $13::int, r.status from r where r.status = $4::text
+      select $1::text, r.base + $11::int, r.status from r where r.status = $4::text
       on conflict (run_id, seq) do nothing)`;
 
 // A run id that retention dropped (its gnl.retention_log row is the tombstone) is not created again: the
@@ -143,8 +144,13 @@ const CREATE = { plain: CREATE_STATEMENT(false), notifying: CREATE_STATEMENT(tru
 export interface Fence {
   /** The token written into the run's `holder` when this writer took it. */
   holder: string;
-  /** The advisory lock that must still be granted to the writer's side session (backend pid, lock ids). */
-  lock: { pid: number; classid: string; objid: string };
+  /**
+   * The run's advisory lock key, which some session must still hold (run-locks.ts, lockHeldClause). With the
+   * token that is the writer's side session, or a taker's whose take has not committed yet: its update of
+   * `holder` waits for this append's row lock and its read of the run comes after it, so the append lands
+   * before the takeover, never between its events.
+   */
+  lockKey: string;
 }
 
 export interface WriteOptions {
@@ -278,9 +284,7 @@ export async function appendEvents(
     pendingJson,
     options.fence?.holder ?? null,
     encoded,
-    options.fence?.lock.pid ?? null,
-    options.fence?.lock.classid ?? null,
-    options.fence?.lock.objid ?? null,
+    options.fence?.lockKey ?? null,
     options.expectedLastSeq ?? null,
     blobsParameter(stored.flatMap((event) => event.blobs)),
     ...(announce ? [announce.index + 1] : []),

@@ -458,6 +458,42 @@ describe.skipIf(!DATABASE_URL)(`Postgres holds and schema${DATABASE_URL ? '' : '
     }
   });
 
+  it('a takeover in flight: an old writer whose session died appends before the taker reads the run, or not at all, never after', async () => {
+    const storage = new PostgresStorage({ connectionString: DATABASE_URL as string });
+    const admin = postgres(DATABASE_URL as string, { max: 2, onnotice: () => {} });
+    try {
+      const runId = uniqueRunId();
+      const key = advisoryKey(runId);
+      const hold = await storage.runs.hold(runId);
+      await hold.create(input);
+      const [side] = await admin<{ pid: number }[]>`
+        select pid from pg_locks where locktype = 'advisory' and granted and ((classid::bigint << 32) | objid::bigint) = (${key}::bigint)`;
+      await admin`select pg_terminate_backend(${side?.pid as number}, 5000)`;
+      // A take is one statement (advisory-holds.ts): its lock, then its token. Here in halves, the lock first.
+      const taker = await admin.reserve();
+      try {
+        await taker`select pg_advisory_lock(${key}::bigint)`;
+        // The lock is held (the taker's) and the token is still the writer's: the append lands...
+        await hold.append([note(1)]);
+        await taker`begin`;
+        // ...and the taker, writing its token, reads the run with it.
+        const [taken] = await taker<{ last_seq: number }[]>`update gnl.runs set holder = ${randomUUID()} where run_id = ${runId} returning last_seq`;
+        expect(taken?.last_seq).toBe(2);
+        // Once the token is written (committed while the append waits for the run's row), nothing more lands.
+        const late = hold.append([note(2)]).catch((e: unknown) => e);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await taker`commit`;
+        expect(await late).toMatchObject({ name: 'HoldLostError', runId });
+        expect((await storage.runs.events(runId)).map((e) => e.seq)).toEqual([1, 2]);
+        await taker`select pg_advisory_unlock(${key}::bigint)`;
+      } finally {
+        taker.release();
+      }
+    } finally {
+      await Promise.allSettled([storage.close(), admin.end({ timeout: 1 })]);
+    }
+  });
+
   it('creates its schema on first use in an empty database, safely from two processes at once', async () => {
     const name = `gnl_migrate_${randomUUID().replaceAll('-', '')}`;
     const admin = postgres(DATABASE_URL as string, { max: 1, onnotice: () => {} });
