@@ -7,8 +7,8 @@
  * - `gnl-holds`: this process's side session. It holds a session advisory lock per run executing here;
  *   when the process dies the connection closes and the locks go with it, so an immediate resume
  *   elsewhere is not refused. Taking a run also writes a fresh holder token into its row. Every append
- *   checks inside its statement that the token is still the run's and that this session still holds
- *   the lock (event-rows.ts): a writer whose session died, or whose run was taken over (even by a
+ *   checks inside its statement that the token is still the run's and that the lock is still held
+ *   (event-rows.ts, run-locks.ts): a writer whose session died, or whose run was taken over (even by a
  *   session that reuses its pid), cannot add a single event. The live notifications are
  *   sent from this session too, after each append committed (notifications.ts), so they never wait
  *   for, or hold up, the pool. The session must outlive any tool or model call: it is exempt from
