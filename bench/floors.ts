@@ -76,3 +76,37 @@ export async function postgresCommitRate(url: string, args: { writers: number; p
     await sql.end({ timeout: 5 });
   }
 }
+
+/**
+ * The SDK's own work per step that grows with the run, alone: before each step generateText copies every
+ * earlier step's response messages and the step list (`[...initialResponseMessages, ...steps.flatMap((step) =>
+ * step.response.messages)]` and `steps: [...steps]`, node_modules/ai/dist/index.js), which a resume runs through
+ * for every recorded step. The same two copies over `n` steps of two messages each (the bench agent's: a
+ * tool call and its result); ms a step, on average over the `n` steps and over their last tenth. Where the
+ * message array passes 128 KB of pointers (about 8,000 steps) V8 allocates it as a large object, and the
+ * cost per step jumps (`npx tsx bench/sdk-step-copies.ts`).
+ */
+export function sdkStepCopiesFloor(n: number): { perStep: number; lastTenth: number } {
+  const steps: { response: { messages: unknown[] } }[] = [];
+  let kept = 0;
+  const tenth = Math.floor(n * 0.9);
+  const started = performance.now();
+  let lastTenthStarted = started;
+  for (let i = 0; i < n; i++) {
+    if (i === tenth) lastTenthStarted = performance.now();
+    const accumulated = [...steps.flatMap((step) => step.response.messages)];
+    const copy = [...steps];
+    kept += accumulated.length - copy.length; // read, so neither copy is optimized away
+    steps.push({
+      response: {
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool-call', i }] },
+          { role: 'tool', content: [{ type: 'tool-result', i }] },
+        ],
+      },
+    });
+  }
+  const ended = performance.now();
+  if (kept < 0) throw new Error('sdkStepCopiesFloor: fewer messages than steps');
+  return { perStep: round((ended - started) / n, 3), lastTenth: round((ended - lastTenthStarted) / (n - tenth), 3) };
+}
