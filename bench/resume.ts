@@ -53,6 +53,7 @@ export async function resume(ctx: BenchContext): Promise<FigureResult> {
   const series: Record<string, { n: number; median: number; select: number }[]> = { postgres: [], pglite: [] };
   let seedRun: string | undefined;
 
+  sdkStepCopiesFloor(1000); // warmed up: its first call at 10 steps would time the compiler
   // Postgres, counted (the counting is a socket-write wrapper: negligible next to the replay).
   const log = new StatementLog();
   const pg = countedPostgres(ctx.url, log, { max: 2 });
