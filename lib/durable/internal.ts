@@ -19,7 +19,7 @@ export {
   type DecisionRequest,
   type PriorDecision,
 } from './decisions';
-export { encodeJson, decodeJson } from './journal';
+export { encodeJson, decodeJson, decodeOwnedJson } from './journal';
 export { encodeEvent, encodeEventParts } from './journal';
 export { assertValidEvent } from './journal';
 export { forkRequestSchema } from './fork';

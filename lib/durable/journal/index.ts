@@ -41,7 +41,7 @@ export {
   type TraceContext,
   errorInfo,
 } from './events';
-export { encodeJson, decodeJson } from './json-codec';
+export { encodeJson, decodeJson, decodeOwnedJson } from './json-codec';
 export { assertValidEvent } from './event-schemas';
 export { USER_DATA } from './event-schemas';
 export { unreachable } from './exhaustive';

@@ -20,6 +20,7 @@ import {
   encodeEventParts,
   encodeJson,
   decodeJson,
+  decodeOwnedJson,
   type JournalEvent,
   type PendingItem,
   type RecordedEvent,
@@ -390,8 +391,9 @@ export async function readEvents(
     events.sort((a, b) => (a.seq as number) - (b.seq as number));
   return events.map((row) => {
     const where = `run "${runId}" event #${row.seq} (${row.type})`;
-    const payload = bodies.size === 0 ? row.payload : resolveRefs(row.payload, bodies, (hash) => missingBody(hash, where));
-    const event = { ...decodeJson<object>(payload), type: row.type, seq: row.seq, at: new Date(row.created_at as Date | string) } as RecordedEvent;
+    // A row's payload is the driver's fresh parse, decoded in place; one with bodies resolved into it may share them with other events.
+    const decoded = bodies.size === 0 ? decodeOwnedJson<object>(row.payload) : decodeJson<object>(resolveRefs(row.payload, bodies, (hash) => missingBody(hash, where)));
+    const event = { ...decoded, type: row.type, seq: row.seq, at: new Date(row.created_at as Date | string) } as RecordedEvent;
     return opener.openEvent(event, runId, where);
   });
 }
