@@ -356,11 +356,15 @@ function context(runId: string): string {
   return `gnl-run:${runId}`;
 }
 
-/** Whether an envelope is anywhere in `value` (a plain walk: no copies, no paths). */
+/**
+ * Whether an envelope is anywhere in `value` (a plain walk: no copies, no paths, and no key list per
+ * object: `for…in` with an own-key check, where Object.keys made an array per object, a quarter of a
+ * completed run's answer's garbage).
+ */
 function containsEnvelope(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || value instanceof Date || value instanceof Uint8Array) return false;
   if (Array.isArray(value)) return value.some(containsEnvelope);
   if (isEnvelope(value)) return true;
-  for (const key of Object.keys(value)) if (containsEnvelope((value as Record<string, unknown>)[key])) return true;
+  for (const key in value) if (Object.hasOwn(value, key) && containsEnvelope((value as Record<string, unknown>)[key])) return true;
   return false;
 }

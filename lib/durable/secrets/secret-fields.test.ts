@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { idempotencyKey } from '../identity/idempotency-key';
-import { looksLikeApiKey, REDACTED, redactSecrets, SecretFields, secretFieldsFromEnv } from './secret-fields';
+import { ENVELOPE_KEY, isEnvelope, looksLikeApiKey, REDACTED, redactSecrets, SecretFields, secretFieldsFromEnv } from './secret-fields';
 
 const fields = new SecretFields();
 
@@ -121,5 +121,19 @@ describe('redactSecrets', () => {
       idempotencyKey: 'gnl1a_abc',
     });
     expect(JSON.stringify(redacted)).not.toMatch(/plain-secret-1|xyz|sk-proj/);
+  });
+
+  it('tells an envelope (one own key, a string) from everything that only resembles one', () => {
+    expect(isEnvelope({ [ENVELOPE_KEY]: 'v1.abc' })).toBe(true);
+    expect(isEnvelope(Object.assign(Object.create(null), { [ENVELOPE_KEY]: 'v1.abc' }))).toBe(true);
+    expect(isEnvelope(JSON.parse(`{"${ENVELOPE_KEY}": "v1.abc"}`))).toBe(true);
+    expect(isEnvelope({ [ENVELOPE_KEY]: 'v1.abc', other: 1 })).toBe(false);
+    expect(isEnvelope({ other: 1, [ENVELOPE_KEY]: 'v1.abc' })).toBe(false);
+    expect(isEnvelope({ [ENVELOPE_KEY]: 1 })).toBe(false);
+    expect(isEnvelope(Object.create({ [ENVELOPE_KEY]: 'v1.abc' }))).toBe(false);
+    expect(isEnvelope([ENVELOPE_KEY])).toBe(false);
+    expect(isEnvelope({})).toBe(false);
+    expect(isEnvelope(null)).toBe(false);
+    expect(isEnvelope('v1.abc')).toBe(false);
   });
 });

@@ -103,10 +103,13 @@ export function looksLikeApiKey(value: string): boolean {
   return false;
 }
 
+/** An object whose one own enumerable key is ENVELOPE_KEY, holding a string (asked of every node a load walks: no key array made). */
 export function isEnvelope(value: unknown): value is { [ENVELOPE_KEY]: string } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  return keys.length === 1 && keys[0] === ENVELOPE_KEY && typeof (value as Record<string, unknown>)[ENVELOPE_KEY] === 'string';
+  if (!Object.hasOwn(value, ENVELOPE_KEY) || typeof (value as Record<string, unknown>)[ENVELOPE_KEY] !== 'string') return false;
+  let keys = 0;
+  for (const key in value) if (Object.hasOwn(value, key) && ++keys > 1) return false;
+  return keys === 1;
 }
 
 /** The display rules: field names from GNL_SECRET_FIELDS (read by whoever calls this, with its env) on top of the defaults. */
