@@ -1,7 +1,7 @@
 /**
  * Where the process's time goes, for a CPU profile (issue 31). One of:
  *   run [N]       the peers' 20-step agent under runDurable on Postgres, N runs one after another (200)
- *   answer [N]    one run of it, then N answers of it as a completed run (2000)
+ *   answer [N]    one run of it, then N answers of it as a completed run (2000); `--alloc`: then what 1,000 more allocate
  *   resume [N]    a run of N recorded steps (the bench agent; its model throws at step N), resumed twice (500);
  *                 `--both`: each time also with every replayed step given its whole prompt (an onStepStart given);
  *                 `--profile DIR`: then one resume more under the profiler, written to DIR (that resume alone)
@@ -35,12 +35,41 @@ async function timed(what: string, n: number, warm: number, once: (i: number) =>
   console.log(`${n} ${what}: ${ms.toFixed(3)} ms each, process CPU ${((used.user + used.system) / 1000 / n / per).toFixed(3)} ms each`);
 }
 
+/**
+ * `--alloc`: what `n` more calls allocate, garbage included (the inspector's sampling heap profiler, every
+ * 512 bytes, objects collected since kept in the sample): KB a call, and the sites that allocate most.
+ */
+async function allocations(what: string, n: number, once: () => Promise<unknown>): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  for (let i = 0; i < n; i++) await once();
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  type Node = (typeof profile)['head'];
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (node: Node, caller: string) => {
+    const frame = node.callFrame;
+    const site = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/.*node_modules\//, '').replace(/.*\/work\/[^/]+\//, '')}`;
+    // A builtin (Object.keys, Array.prototype.filter …) is named with the function that called it.
+    const key = frame.url ? site : `${site.trim()} <- ${caller}`;
+    total += node.selfSize;
+    bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize);
+    for (const child of node.children) walk(child, site);
+  };
+  walk(profile.head, '(root)');
+  console.log(`${what}: ${(total / n / 1024).toFixed(1)} KB allocated a call (${n} calls)`);
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${(bytes / n / 1024).toFixed(2).padStart(7)} KB  ${site}`);
+}
+
 try {
   if (mode === 'run') {
     await timed('runs (per checkpoint: 41 a run)', Number(count ?? 200), 20, () => agentRun(`prof-${randomUUID()}`), 41);
   } else if (mode === 'answer') {
     const runId = `prof-answer-${randomUUID()}`;
     await timed('answers of a completed run', Number(count ?? 2000), 100, () => agentRun(runId));
+    if (process.argv.includes('--alloc')) await allocations('answer', 1000, () => agentRun(runId));
   } else if (mode === 'resume') {
     const n = Number(count ?? 500);
     const runId = `prof-resume-${randomUUID()}`;
