@@ -392,7 +392,8 @@ export async function readEvents(
   return events.map((row) => {
     const where = `run "${runId}" event #${row.seq} (${row.type})`;
     // A row's payload is the driver's fresh parse, decoded in place; one with bodies resolved into it may share them with other events.
-    const decoded = bodies.size === 0 ? decodeOwnedJson<object>(row.payload) : decodeJson<object>(resolveRefs(row.payload, bodies, (hash) => missingBody(hash, where)));
+    const decoded =
+      bodies.size === 0 ? decodeOwnedJson<object>(row.payload) : decodeJson<object>(resolveRefs(row.payload, bodies, (hash) => missingBody(hash, where)));
     const event = { ...decoded, type: row.type, seq: row.seq, at: new Date(row.created_at as Date | string) } as RecordedEvent;
     return opener.openEvent(event, runId, where);
   });
