@@ -149,7 +149,7 @@ export interface Fence {
    * The run's advisory lock key, which some session must still hold (run-locks.ts, lockHeldClause). With the
    * token that is the writer's side session, or a taker's whose take has not committed yet: its update of
    * `holder` waits for this append's row lock and its read of the run comes after it, so the append lands
-   * before the takeover, never between its events.
+   * before the takeover, never after it (journal-contract.test.ts, "a takeover in flight").
    */
   lockKey: string;
 }
