@@ -13,7 +13,9 @@ import { describeEachJournal } from '@/tests/support/journals';
 import { type OverviewDb, readOverview } from './overview';
 import { daysBetween, pivotByDay, waitingSince } from './overview-shape';
 
-const NOW = new Date();
+// The real clock, but never in the first two hours of a UTC day: runs are written up to 24 hours and 53
+// minutes before NOW and read back by UTC day (at 00:01 a step 2 minutes before NOW is on yesterday's).
+const NOW = ((real: Date) => (real.getUTCHours() >= 2 ? real : new Date(real.getTime() - (real.getUTCHours() + 1) * 3_600_000)))(new Date());
 const ago = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();
 const today = NOW.toISOString().slice(0, 10);
 const usage = { inputTokens: { total: 100 }, outputTokens: { total: 20 } };
