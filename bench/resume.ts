@@ -106,12 +106,13 @@ export async function resume(ctx: BenchContext): Promise<FigureResult> {
 
   const postgresSizes = sizesOf('postgres');
   const largest = postgresSizes[postgresSizes.length - 1] as number;
-  const last = rows.find((r) => r.journal === 'postgres' && r['recorded steps'] === largest);
+  const postgresRow = (n: number) => rows.find((r) => r.journal === 'postgres' && r['recorded steps'] === n);
+  const last = postgresRow(largest);
   const big = loadRows.rows[loadRows.rows.length - 1];
-  const perStep = (n: number) => rows.find((r) => r.journal === 'postgres' && r['recorded steps'] === n)?.['per recorded step (median)'] as number;
-  const flat = postgresSizes.filter((n) => n >= 100).map((n) => ({ n, ms: perStep(n) }));
+  const flat = postgresSizes
+    .filter((n) => n >= 100)
+    .map((n) => ({ n, ms: postgresRow(n)?.['per recorded step (median)'] as number, copies: postgresRow(n)?.['floor: the SDK’s own copies per step (ms)'] }));
   const growth = Math.max(...flat.map((f) => f.ms)) / (flat[0]?.ms ?? Number.NaN);
-  const copiesAt = (n: number) => rows.find((r) => r.journal === 'postgres' && r['recorded steps'] === n)?.['floor: the SDK’s own copies per step (ms)'];
   const goals: GoalCheck[] = [
     {
       goal: 'resume: one query for the whole history',
@@ -122,7 +123,7 @@ export async function resume(ctx: BenchContext): Promise<FigureResult> {
       goal: 'resume time per recorded step flat from 100 to 10,000 steps (Postgres; the largest at most 1.5× the 100-step one)',
       measured: `${flat.map((f) => `${f.n}: ${f.ms} ms`).join(', ')} per recorded step: the most is ${round(growth, 2)}× the 100-step figure${largest < 10_000 ? ' (10,000 not run: --long)' : ''}`,
       met: largest < 10_000 ? null : growth <= 1.5,
-      note: `recorded steps are replayed with the tail of their prompt (lib/durable/model/prompt-tail.ts): the SDK no longer converts the whole history at every replayed step. What still grows is the SDK's own loop: before each step it copies every earlier step's messages and the step list, alone ${flat.map((f) => `${copiesAt(f.n)} ms`).join(', ')} a step at these sizes (bench/sdk-step-copies.ts; past about 8,000 steps the copy is a V8 large object)`,
+      note: `recorded steps are replayed with the tail of their prompt (lib/durable/model/prompt-tail.ts): the SDK no longer converts the whole history at every replayed step. What still grows is the SDK's own loop: before each step it copies every earlier step's messages and the step list, alone ${flat.map((f) => `${f.copies} ms`).join(', ')} a step at these sizes (bench/sdk-step-copies.ts; past about 8,000 steps the copy is a V8 large object)`,
     },
     {
       goal: '10,000 steps resume within 3× the raw SELECT of those rows',
