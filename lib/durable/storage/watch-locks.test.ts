@@ -110,6 +110,63 @@ describe.skipIf(!DATABASE_URL)(`NOTIFY only while someone listens [postgres]${DA
     expect(locks?.n).toBe(0);
   });
 
+  it('appends of different runs in flight at once on different sessions each know that nobody listens; a watcher of every run waits for both, then each says so', async () => {
+    // Two sessions whose slots differ (the low bits of their backend pids: watch-locks.ts), as a pool's are.
+    const sessions: postgres.Sql[] = [];
+    const slotOf = async (session: postgres.Sql) => (await session<{ slot: number }[]>`select pg_backend_pid() & 63 as slot`)[0]?.slot;
+    try {
+      while (sessions.length < 2) {
+        const session = postgres(database.url, { max: 1, onnotice: () => {} });
+        const slot = await slotOf(session);
+        if (sessions.length === 1 && slot === (await slotOf(sessions[0] as postgres.Sql))) await session.end({ timeout: 5 });
+        else sessions.push(session);
+      }
+      const [a, b] = [await newRun(), await newRun()];
+      const inFlight = async (watcher?: () => Promise<{ close(): Promise<void> }>) => {
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const said: (boolean | undefined)[] = [undefined, undefined];
+        const appends = [a, b].map((runId, i) =>
+          (sessions[i] as postgres.Sql).begin(async (tx) => {
+            await appendEvents(postgresDriver(tx as unknown as postgres.Sql), runId, [note(i)], {
+              notifyInStatement: false,
+              onWatched: (w) => {
+                said[i] = w;
+              },
+            });
+            await gate;
+          }),
+        );
+        await until(() => said.every((w) => w !== undefined));
+        // Both open at once: a watcher of every run that comes now waits for both commits.
+        let watching = false;
+        const subscribing = watcher?.().then((subscription) => {
+          watching = true;
+          return subscription;
+        });
+        if (subscribing) {
+          await until(async () => {
+            const [row] = await writer<{ waiting: number }[]>`select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`;
+            return (row?.waiting ?? 0) > 0;
+          });
+          expect(watching).toBe(false);
+        }
+        release();
+        await Promise.all(appends);
+        return { said, subscription: await subscribing };
+      };
+      expect((await inFlight()).said).toEqual([false, false]);
+      const { subscription } = await inFlight(() => listener.runs.watchRuns({ onChange: () => {} }));
+      expect([await watchedAppend(a, 8), await watchedAppend(b, 8)]).toEqual([true, true]);
+      await subscription?.close();
+      expect([await watchedAppend(a, 9), await watchedAppend(b, 9)]).toEqual([false, false]);
+    } finally {
+      await Promise.all(sessions.map((session) => session.end({ timeout: 5 })));
+    }
+  });
+
   it('a follower that starts while an append that knew of no one is in flight waits for its commit, then reads it', async () => {
     const runId = await newRun();
     let release!: () => void;
