@@ -2,11 +2,16 @@
  * The executor in this process (as the Studio's server runs it) on real journals, with the demo agent
  * and its real outside service, judged by the service's own counters.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { stepCountIs } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { supportAgent } from '@/agents/support';
-import { createAgentRegistry } from '@/lib/agents';
+import { createAgentRegistry, defineAgent } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
 import { describeEachStorage } from '@/tests/support/executor-storages';
+import { createFreshDatabase } from '@/tests/support/fresh-database';
+import { DATABASE_URL, uniqueRunId } from '@/tests/support/journals';
+import { refundAgent } from '@/tests/support/refund-agent';
+import { countedPostgres, StatementLog } from '@/tests/support/statement-log';
 import { abandonRun, cancelRun, Executor, type ExecutorEvent, queueEntry, resumeRun, startRun } from './index';
 import { RunQueue } from './run-queue';
 
@@ -166,5 +171,59 @@ describeEachStorage('in-process executor', (holder) => {
     const { runId } = await executor.startRun({ agent: 'support', input: QUESTION(123) });
     await settled(runId, 'completed');
     expect(seen).toEqual([{ runId, agent: 'support', statusAfter: 'completed' }]);
+  });
+});
+
+describe.skipIf(!DATABASE_URL)(`the executor's statements [postgres]${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
+  it('startRun of a new run: the create, the enqueue, the read back; its invocation: nothing read for timers or a parent, no NOTIFY to nobody', async () => {
+    const log = new StatementLog();
+    // A database of its own: listeners of the shared one (other suites') would make every append announced (watch-locks.ts).
+    const database = await createFreshDatabase(DATABASE_URL as string, 'gnl_exec_count');
+    const storage = countedPostgres(database.url, log, { max: 2 });
+    const agent = refundAgent();
+    const registry = createAgentRegistry([defineAgent({ name: 'counted', model: agent.scripted.model, tools: agent.tools, stopWhen: stepCountIs(3) })]);
+    let finished: ((runId: string) => void) | undefined;
+    const executor = new Executor({ storage, registry, concurrency: 1, pollMs: 20, onEvent: (e) => e.type === 'finished' && finished?.(e.runId) });
+    const statementsAfter = (mark: string) => {
+      const start = log.entries.findLastIndex((e) => e.kind === 'mark' && e.label === mark);
+      return log.entries.slice(start + 1).flatMap((e) => (e.kind === 'statement' ? [`${e.role}: ${e.text.replace(/\s+/g, ' ').trim().slice(0, 70)}`] : []));
+    };
+    try {
+      await startRun({ storage, registry, agent: 'counted', runId: uniqueRunId('warm'), input: { prompt: 'Refund o_17' } });
+      log.mark('start');
+      const { runId, created } = await startRun({ storage, registry, agent: 'counted', runId: uniqueRunId('counted'), input: { prompt: 'Refund o_17' } });
+      const started = statementsAfter('start');
+      console.log(`startRun of a new run: ${started.length} statements: ${started.join(' | ')}`);
+      expect(created).toBe(true);
+      // Before issue 31's stop 52, seven: a read, the hold taken, its load, the create, the hold given back, the enqueue, the read back.
+      expect(started).toHaveLength(3);
+      expect(started[0]).toMatch(/^gnl: with r as \( insert into gnl\.runs/);
+
+      const warmSettled = new Promise<void>((resolve) => {
+        finished = () => resolve();
+      });
+      executor.start();
+      await warmSettled; // the warm-up run (the first claim checks the hold session once)
+      const settled = new Promise<void>((resolve) => {
+        finished = (id) => id === runId && resolve();
+      });
+      log.mark('executor');
+      await settled;
+      const invoked = statementsAfter('executor');
+      expect((await storage.runs.getRun(runId))?.status).toBe('completed');
+      expect(agent.ledger.total).toBe(2); // each run refunded once
+      const writes = invoked.filter((text) => /^gnl: with r as \( update gnl\.runs/.test(text)).length;
+      const other = invoked.filter((text) => !/^gnl: with r as \( update gnl\.runs/.test(text));
+      console.log(`an executor's invocation of it: ${invoked.length} statements = ${writes} writes + ${other.join(' | ')}`);
+      expect(writes).toBeGreaterThan(0);
+      expect(other.filter((text) => /pg_notify/.test(text))).toEqual([]);
+      // The invocation's one read of the run; a completed run without a parent reads nothing for its timers or its parent.
+      expect(other.filter((text) => /from gnl\.runs where run_id/.test(text))).toHaveLength(1);
+      expect(other.filter((text) => /^gnl: select .* from gnl\.run_queue where run_id/.test(text))).toEqual([]);
+    } finally {
+      await executor.stop({ graceMs: 1_000 });
+      await storage.close();
+      await database.drop();
+    }
   });
 });

@@ -25,7 +25,7 @@ import type { RunTimer } from '@/lib/durable';
 import type { AroundInvocation } from './around-invocation';
 import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { type ForkedRun, type ForkPreview, type ForkRunRequest, forkRun, type PreviewForkRequest, previewFork } from './fork-run';
-import { type Invocation, invokeRun, type StopReason } from './invoke-run';
+import { type Invocation, invokeRun, type ParentLink, type StopReason } from './invoke-run';
 import { type NextWake, nextWake } from './next-wake';
 import { startSubAgents } from './sub-agents';
 import { wakeParentOf, workflowChildren } from './workflows';
@@ -451,7 +451,7 @@ export class Executor {
     if (settled) this.notifier?.kick();
     // A child run that settled wakes the workflow waiting for it (after its retry, if any, is journaled).
     if (settled)
-      await wakeParentOf(this.resolved, claim.runId).catch((error: unknown) =>
+      await wakeParentOf(this.resolved, claim.runId, parentOf(invocation)).catch((error: unknown) =>
         this.emit({ type: 'error', where: `wake parent of ${claim.runId}`, error: describeError(error) }),
       );
     // An agent run that waits for a sub-agent call's result: its child run is started (sub-agents.ts).
@@ -466,6 +466,8 @@ export class Executor {
    * written (a transient failure whose retry is not journaled yet): the run is given back and tried again.
    */
   private async nextWake(claim: Claim, invocation: Extract<Invocation, { kind: 'settled' }>): Promise<NextWake | 'unrecorded'> {
+    // A completed or canceled run has no timer and no retry (run-timers.ts): nothing to read (issue 31: two statements a run).
+    if (invocation.outcome === 'completed' || invocation.outcome === 'canceled') return {};
     const { journal, registry } = this.resolved;
     let agent: Agent | undefined;
     try {
@@ -545,4 +547,10 @@ function describeError(error: unknown): string {
     if (!(e instanceof Error)) break;
   }
   return parts.join(' <- ');
+}
+
+/** The settled run's parent link as its invocation read it (wakeParentOf's `known`): undefined when it could not, so it is read there. */
+function parentOf(invocation: Invocation): { input: { parent?: ParentLink } } | undefined {
+  if (invocation.kind !== 'settled' || invocation.parent === undefined) return undefined;
+  return { input: invocation.parent === null ? {} : { parent: invocation.parent } };
 }

@@ -25,6 +25,7 @@ import {
   RunDivergedError,
   RunErasedError,
   RunState,
+  type RunSummary,
   SideEffectRetryBlockedError,
   ToolCallFailedError,
   runWorkflow,
@@ -42,11 +43,17 @@ export type Invocation =
    * Not runnable until someone resumes it (or a timer fires). `transient`: this invocation failed (and
    * journaled its run-fail) on an error that may pass if tried later (transient-failure.ts), `failure` that error.
    */
-  | { kind: 'settled'; outcome: string; error?: string; transient?: boolean; failure?: ErrorInfo }
+  | { kind: 'settled'; outcome: string; error?: string; transient?: boolean; failure?: ErrorInfo; parent?: ParentLink | null }
   /** Still runnable: this executor gives it back. `busy`: the run's hold is taken elsewhere. */
   | { kind: 'given-back'; outcome: 'stopping' | 'lease-lost' | 'hold-lost' | 'busy' | 'journal-error'; error?: string; localBusy?: boolean };
 
 export type StopReason = 'stopping' | 'lease-lost';
+
+/**
+ * The run's parent (a workflow or an agent waiting for it), from its start input, which never changes:
+ * null when it has none, absent when this invocation could not read the run. What the executor wakes.
+ */
+export type ParentLink = NonNullable<RunSummary['input']['parent']>;
 
 export async function invokeRun(args: {
   claim: Claim;
@@ -67,13 +74,16 @@ export async function invokeRun(args: {
   const { claim, journal, registry, owner, stopRequested, around, stream, children, memory } = args;
   const { runId } = claim;
   let invoke: () => Promise<DurableResult<any>>;
+  let parent: ParentLink | null | undefined;
+  const settledWith = (invocation: Invocation): Invocation => (invocation.kind === 'settled' && parent !== undefined ? { ...invocation, parent } : invocation);
   try {
     const run = await journal.getRun(runId);
+    parent = run ? (run.input.parent ?? null) : undefined;
     if (!run) return { kind: 'settled', outcome: 'failed', error: `run "${runId}" is not in the journal` };
-    if (run.status === 'canceled') return { kind: 'settled', outcome: 'canceled' };
+    if (run.status === 'canceled') return settledWith({ kind: 'settled', outcome: 'canceled' });
     // Completed by an invocation whose lease expired before it could release it: nothing to run. (Invoked
     // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
-    if (run.status === 'completed') return { kind: 'settled', outcome: 'completed' };
+    if (run.status === 'completed') return settledWith({ kind: 'settled', outcome: 'completed' });
     // A workflow's run: its registered version (the one it records, or its last run-migrate's; else the current one), invoked by runWorkflow.
     const recordedWorkflow = run.input.workflow && (new RunState(await journal.events(runId)).input?.workflow ?? run.input.workflow);
     if (recordedWorkflow) {
@@ -112,13 +122,13 @@ export async function invokeRun(args: {
       invoke = stream ? () => streamAgent({ ...options, resumable: true }).durable : () => runAgent(options);
     }
   } catch (error) {
-    return classify(error, await statusOf(journal, runId, error));
+    return settledWith(classify(error, await statusOf(journal, runId, error)));
   }
   try {
     const result = await (around ? around({ runId, agent: claim.agent }, invoke) : invoke());
-    return { kind: 'settled', outcome: result.status };
+    return settledWith({ kind: 'settled', outcome: result.status });
   } catch (error) {
-    return classify(error, await statusOf(journal, runId, error));
+    return settledWith(classify(error, await statusOf(journal, runId, error)));
   }
 }
 

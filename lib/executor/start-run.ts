@@ -50,11 +50,12 @@ export async function startAndEnqueue(
   const agent = typeof options.agent === 'string' ? registry.getAgent(options.agent) : options.agent;
   // One spelling per job (docs/limits.md, "runIds"): the NFC form, or the id of a run recorded before the rule.
   const runId = await journal.runIdOf(options.runId ?? `${agent.name}:${randomUUID()}`);
-  let existing = await journal.getRun(runId);
   // An agent with memory (docs/memory.md): a new run's start records what it is given (the thread's last
   // messages and what recall finds) as runAgent's would, so its first invocation, on any executor, is
   // given that record; an existing run is compared by resource and thread only (its record is its own).
   const memory = agentRunMemory(agent, input, storage.memory);
+  // Read first only when memory needs to know (a new run reads the store); else the create says whether it exists.
+  let existing = memory ? await journal.getRun(runId) : undefined;
   const recordedMemory = memory
     ? existing
       ? { resource: memory.resource, thread: memory.thread, messages: [] }
@@ -72,6 +73,7 @@ export async function startAndEnqueue(
   };
 
   const created = existing ? false : await create(journal, runId, startInput, options.by);
+  // Not created: the run exists (its record read once to compare, if not above).
   if (!created) {
     existing ??= await journal.getRun(runId);
     const differences = existing ? startInputDifferences(existing.input, startInput) : [];
@@ -94,8 +96,9 @@ function parseInput(options: StartRunOptions): AgentInput {
   return input.data as AgentInput;
 }
 
-/** Writes the run's `run-start` under the run's hold. False if another caller created it first. */
+/** Writes the run's `run-start` (in one statement, or under the run's hold). False if another caller created it first. */
 export async function create(journal: Journal, runId: string, input: RunInput, by?: string): Promise<boolean> {
+  if (journal.createRun) return (await journal.createRun(runId, input, by !== undefined ? { by } : {})) !== undefined;
   const hold = await holdSoon(journal, runId);
   try {
     if ((await hold.load()).length > 0) return false;

@@ -55,10 +55,11 @@ async function startWorkflowRun(options: StartWorkflowOptions, parent?: NonNulla
   const input = parseWorkflowInput(workflow, options.input);
   const runId = await journal.runIdOf(options.runId ?? `${workflow.name}:${randomUUID()}`);
   const startInput = workflowRunInput({ workflow, input, ...(parent ? { parent } : {}), ...(options.subject ? { subject: options.subject } : {}) });
-  let existing = await journal.getRun(runId);
-  const created = existing ? false : await create(journal, runId, startInput);
+  // The create says whether the run exists (nothing written then): read it only then, to compare.
+  const created = await create(journal, runId, startInput);
+  let existing: RunSummary | undefined;
   if (!created) {
-    existing ??= await journal.getRun(runId);
+    existing = await journal.getRun(runId);
     const differences = existing ? runInputDifferences(existing.input, startInput) : [];
     if (differences.length > 0) throw new RunDivergedError({ runId, differences });
   }
@@ -125,7 +126,11 @@ export async function sendEvent(options: SendEventOptions): Promise<{ runId: str
 }
 
 /** A run that settled wakes its parent (a workflow waiting for its children, or an agent waiting for its sub-agent call), so the parent looks again. */
-export async function wakeParentOf(resolved: ResolvedStorage, runId: string, known?: Pick<RunSummary, 'input'>): Promise<string | undefined> {
+export async function wakeParentOf(
+  resolved: ResolvedStorage,
+  runId: string,
+  known?: { input: Pick<RunSummary['input'], 'parent'> },
+): Promise<string | undefined> {
   // A run's parent link is in its start input, which never changes: a caller that read the run passes it.
   const parent = (known ?? (await resolved.journal.getRun(runId)))?.input.parent;
   if (!parent) return undefined;

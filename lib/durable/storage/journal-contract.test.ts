@@ -74,6 +74,23 @@ describeEachJournal('journal contract', (target) => {
     expect((await journal.events(runId)).map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
+  it('createRun creates a run without holding it, once: of two callers at once one creates it, the other is told it exists; a holder takes it after', async () => {
+    const create = journal.createRun?.bind(journal);
+    if (!create) throw new Error('both journals create a run without a hold (startRun relies on it)');
+    const runId = uniqueRunId('create');
+    const results = await Promise.all([create(runId, input, { by: 'alice' }), create(runId, { ...input, prompt: 'other' })]);
+    expect(results.filter((r) => r !== undefined).map((r) => r?.seq)).toEqual([1]);
+    expect(await create(runId, input)).toBeUndefined();
+    const events = await journal.events(runId);
+    expect(events.map((e) => e.type)).toEqual(['run-start']);
+    expect((await journal.getRun(runId))?.status).toBe('running');
+    const hold = await journal.hold(runId);
+    expect(await hold.load()).toEqual(events);
+    await hold.append([note(1)]);
+    await hold.release();
+    expect((await journal.getRun(runId))?.lastSeq).toBe(2);
+  });
+
   it('numbers events contiguously under concurrent appends, and the summary agrees with the events', async () => {
     const runId = uniqueRunId();
     const hold = await journal.hold(runId);

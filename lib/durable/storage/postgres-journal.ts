@@ -58,6 +58,7 @@ import {
   type StreamBatchInput,
   type WatchStreamOptions,
   HoldLostError,
+  RunMovedError,
   ForkRefusedError,
   type ForkPlan,
   forkRequestSchema,
@@ -207,6 +208,27 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     const holds = this.backend.holds;
     if (holds.lockJob) hold.lockJob = (job: string) => (holds.lockJob as NonNullable<HoldProvider['lockJob']>)(job);
     return hold;
+  }
+
+  async createRun(given: string, input: RunInput, options: { trace?: TraceContext; by?: string } = {}): Promise<RecordedEvent | undefined> {
+    const runId = await this.runIdOf(given);
+    const { sql: driver } = await this.db();
+    // Without a hold: the statement inserts the run only if no row has its id (on conflict do nothing),
+    // so of two callers at once one creates it; a holder takes it later as any run (its token set then).
+    const announcing = announcedIfWatched(this.backend.announcer, runId);
+    try {
+      const recorded = await createRun(driver, runId, input, {
+        ...options,
+        notifyInStatement: this.backend.announcer.mode === 'in-statement',
+        onWatched: announcing.onWatched,
+        secrets: this.secrets,
+      });
+      announcing.announce([recorded]);
+      return recorded;
+    } catch (error) {
+      if (RunMovedError.isInstance(error)) return undefined; // it exists: another caller created it
+      throw error;
+    }
   }
 
   async approve(request: ApproveRequest): Promise<Decision> {
