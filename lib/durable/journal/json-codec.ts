@@ -99,6 +99,9 @@ class Encoder {
         return undefined;
     }
     if (value === null) return null;
+    // A plain object or an array (nearly every node of an event) is none of the classes below.
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) return this.nested(value as object);
     if (value instanceof Date) return { [TAG]: 'date', v: Number.isNaN(value.getTime()) ? null : value.toISOString() };
     if (value instanceof Uint8Array && (value.constructor === Uint8Array || Buffer.isBuffer(value))) {
       return { [TAG]: 'bytes', v: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
@@ -113,7 +116,10 @@ class Encoder {
     if (value instanceof Error && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
       return { [TAG]: 'error', v: { name: encodeString(value.name), message: encodeString(value.message) } };
     }
-    const object = value as object;
+    return this.nested(value as object);
+  }
+
+  private nested(object: object): unknown {
     if (this.seen.has(object)) this.refuse('refers back to itself (a cycle)');
     if (this.seen.size >= MAX_JSON_DEPTH) this.refuse(`is nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`);
     this.seen.add(object);
@@ -129,15 +135,29 @@ class Encoder {
     if (object instanceof Map) return { [TAG]: 'map', v: Array.from(object, ([k, v], i) => [this.item(`<key ${i}>`, k, null), this.item(i, v, null)]) };
     if (object instanceof Set) return { [TAG]: 'set', v: Array.from(object, (item, i) => this.item(i, item, null)) };
     if (typeof (object as { toJSON?: unknown }).toJSON === 'function') return this.encode((object as { toJSON(): unknown }).toJSON());
+    // The common case built in place: no entry pairs; a key jsonb cannot store sends it to the tagged form below.
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(object)) {
+      const item = (object as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      const encoded = this.item(key, item, undefined);
+      if (encoded === undefined) continue;
+      if (unstorable(key)) return this.entries(object);
+      if (key === '__proto__') Object.defineProperty(out, key, { value: encoded, enumerable: true, writable: true, configurable: true });
+      else out[key] = encoded;
+    }
+    return Object.hasOwn(out, TAG) ? { [TAG]: 'object', v: out } : out;
+  }
+
+  /** An object with a key jsonb refuses (a NUL, a lone surrogate): its members as tagged entries. */
+  private entries(object: object): unknown {
     const entries: [string, unknown][] = [];
     for (const [key, item] of Object.entries(object)) {
       if (item === undefined) continue;
       const encoded = this.item(key, item, undefined);
       if (encoded !== undefined) entries.push([key, encoded]);
     }
-    if (entries.some(([key]) => unstorable(key))) return { [TAG]: 'entries', v: entries.map(([key, item]) => [encodeString(key), item]) };
-    const out = fromEntries(entries);
-    return Object.hasOwn(out, TAG) ? { [TAG]: 'object', v: out } : out;
+    return { [TAG]: 'entries', v: entries.map(([key, item]) => [encodeString(key), item]) };
   }
 
   /** One member, its path kept for an error; functions and symbols become `dropped` when not strict. */
