@@ -3,7 +3,7 @@
  * append begins and right after it committed. Like e2e/crash/crashing-journal.ts it fakes nothing:
  * every call goes to the real journal; the `boundary` callback may kill the process there.
  */
-import type { Journal, JournalEvent, RecordedEvent, RunHold } from '@/lib/durable';
+import type { Journal, JournalEvent, RecordedEvent, RunHold, RunInput } from '@/lib/durable';
 
 /** A name for what an append holds: `model-step[refund]`, `tool-call-start(refund)`, `run-suspend`, joined by '+'. */
 export function describeAppend(events: readonly JournalEvent[]): string {
@@ -60,9 +60,22 @@ export function boundaryJournal(journal: Journal, boundary: BoundaryListener): J
       },
     });
   const hold = async (runId: string) => wrapHold(await journal.hold(runId), runId);
+  // A run created without a hold (startRun's, a workflow's child's: journal.createRun) has the same boundaries as a hold's create.
+  // Its `after` only when it wrote (undefined: the run existed, nothing was written).
+  const realCreate = journal.createRun?.bind(journal);
+  const createRun =
+    realCreate &&
+    (async (runId: string, input: RunInput, options?: Parameters<typeof realCreate>[2]) => {
+      const events = [{ type: 'run-start', input } as JournalEvent];
+      await boundary(`before:${describeAppend(events)}`, events, undefined, runId);
+      const recorded = await realCreate(runId, input, options);
+      if (recorded) await boundary(`after:${describeAppend(events)}`, events, undefined, runId);
+      return recorded;
+    });
   return new Proxy(journal, {
     get(target, property, receiver) {
       if (property === 'hold') return hold;
+      if (property === 'createRun') return createRun;
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
