@@ -3,7 +3,7 @@
  * event has committed. It does not fake storage: every call goes to the real journal, and the process
  * dies only once the real append resolved (the event is durable, the next thing has not happened).
  */
-import type { Journal, JournalEvent, RunHold } from '@/lib/durable';
+import type { Journal, JournalEvent, RunHold, RunInput } from '@/lib/durable';
 
 /** 'model-step:1' matches a model-step event of step 1; 'tool-call-end:refund' a tool-call-end of refund; 'run-resume' any run-resume. */
 export function eventMatcher(spec: string): (event: JournalEvent) => boolean {
@@ -79,5 +79,17 @@ export function crashingJournal(journal: Journal, options: CrashingJournalOption
     getRun: (runId) => journal.getRun(runId),
     listRuns: (options) => journal.listRuns(options),
     events: (runId, options) => journal.events(runId, options),
+    // A run created without a hold (startRun's): the same crash points as a hold's create, when it wrote.
+    ...(journal.createRun
+      ? {
+          createRun: async (runId: string, input: RunInput, options?: Parameters<NonNullable<Journal['createRun']>>[2]) => {
+            const events: JournalEvent[] = [{ type: 'run-start', input }];
+            beforeAppend?.(events);
+            const recorded = await (journal.createRun as NonNullable<Journal['createRun']>)(runId, input, options);
+            if (recorded) committed(events);
+            return recorded;
+          },
+        }
+      : {}),
   };
 }
