@@ -10,8 +10,9 @@
  *   each of the EVERY_RUN_SLOTS slot keys) on its LISTEN connection for as long as it listens, taken after
  *   its LISTEN is active and before it reads what it missed;
  * - an append tries, inside its statement, the exclusive transaction lock on the run's key and on its
- *   session's slot key (the low bits of its backend pid). Granted: nobody watches, and a listener that comes now waits for the append's commit
- *   before it reads (its shared lock conflicts), so it reads the append. Refused: someone watches (or
+ *   session's slot key (the low bits of its backend pid). Granted: nobody watches, and a listener that
+ *   comes now waits for the append's commit before it reads (its shared lock conflicts), so it reads the
+ *   append. Refused: someone watches (or
  *   another writer of the same key is in flight, which costs one needless NOTIFY and nothing else), and
  *   the append is announced after commit as before (notifications.ts).
  * A try never waits, so a writer never blocks on a listener; a listener waits at most for the commits in
@@ -22,9 +23,10 @@
  * collided on it and the second announced to nobody (issue 31: 29 NOTIFY statements for 10 runs at once,
  * `npx tsx bench/notify-unwatched.ts`; 4.75 a run on an executor of 4 slots). Now two appends in flight
  * collide only when their sessions' pids share their low 6 bits (a pool's sessions, opened together, have
- * consecutive pids: none measured). Slotting by run (its hash) was tried: 10 runs at once share a slot more
- * often than not (0–21 NOTIFY statements in the same bench). A watcher of every run also takes the old every-run key (WATCH_KEY_SPACE, 0), so a writer
- * of a GNL from before still sees it during a rolling deploy.
+ * consecutive pids: none measured). Slotting by run (its hash) was tried: 10 runs at once share a slot
+ * more often than not (0–21 NOTIFY statements in the same bench). A watcher of every run also takes the
+ * old every-run key (WATCH_KEY_SPACE, 0), so a writer of a GNL from before still sees it during a rolling
+ * deploy; a watcher from before (that key alone) is not seen by a writer from now: upgrade listeners first.
  */
 
 /** The first half of every watch key: no other two-int advisory lock of GNL uses it. */
@@ -36,7 +38,7 @@ export type WatchScope = { runId: string } | 'every-run';
 /** The space of the slot keys a watcher of every run holds: a writer tries its session's (its backend pid's low bits). */
 export const WATCH_SLOT_SPACE = 0x676e6c73; // 'gnls'
 
-/** How many slot keys: two appends in flight at once wrongly see a watcher only when their runs share one. */
+/** How many slot keys: two appends in flight at once wrongly see a watcher only when their sessions share one. */
 export const EVERY_RUN_SLOTS = 64;
 
 /** Inside a writer's statement: true when someone may be listening for `runId` (an SQL expression). */
