@@ -30,7 +30,8 @@ export type NotAgentSettings =
   | 'system'
   | 'instructions'
   | 'acceptChange'
-  | 'memory';
+  | 'memory'
+  | 'knownEvents';
 
 /**
  * An agent's memory (docs/memory.md): each run of it whose input names a `subject` (the resource) and a

@@ -41,6 +41,8 @@ export type RunAgentOptions<TOOLS extends ToolSet> = Partial<AgentSettings<TOOLS
   journal: Journal;
   /** Where an agent whose memory names no store of its own remembers: an executor passes its storage's (`storage.memory`). */
   memoryStore?: MemoryStore;
+  /** The run's events as the caller has just read them (runDurable's `knownEvents`): an executor passes what it read. */
+  knownEvents?: RunDurableOptions<TOOLS>['knownEvents'];
 };
 
 const notBlank = (what: string) => z.string().refine((s) => s.trim().length > 0, `${what} must not be empty`);

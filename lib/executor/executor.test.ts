@@ -219,6 +219,8 @@ describe.skipIf(!DATABASE_URL)(`the executor's statements [postgres]${DATABASE_U
       expect(other.filter((text) => /pg_notify/.test(text))).toEqual([]);
       // The invocation's one read of the run; a completed run without a parent reads nothing for its timers or its parent.
       expect(other.filter((text) => /from gnl\.runs where run_id/.test(text))).toHaveLength(1);
+      // One read of its events: the version's choice and runDurable's first load share it (knownEvents).
+      expect(other.filter((text) => /^gnl: \(select seq, type, payload/.test(text))).toHaveLength(1);
       expect(other.filter((text) => /^gnl: select .* from gnl\.run_queue where run_id/.test(text))).toEqual([]);
     } finally {
       await executor.stop({ graceMs: 1_000 });

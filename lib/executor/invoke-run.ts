@@ -107,7 +107,9 @@ export async function invokeRun(args: {
         }) as unknown as Promise<DurableResult<any>>;
     } else {
       // The run's own version while it is registered (pinned), or the current one when it takes the run over.
-      const { agent } = await runVersion({ registry, state: new RunState(await journal.events(runId)), runId });
+      // Read once: the version's choice here, and runDurable's first load (its hold's, when nothing moved since).
+      const knownEvents = await journal.events(runId);
+      const { agent } = await runVersion({ registry, state: new RunState(knownEvents), runId });
       const own = (agent.settings as { prepareStep?: (options: unknown) => unknown }).prepareStep;
       const prepareStep = async (options: unknown) => {
         const why = stopRequested();
@@ -118,7 +120,7 @@ export async function invokeRun(args: {
         return own ? own(options) : undefined;
       };
       const input: AgentInput = agentInputOf(run.input);
-      const options = { agent, runId, input, journal, prepareStep, ...(memory ? { memoryStore: memory } : {}) } as Parameters<typeof runAgent>[0];
+      const options = { agent, runId, input, journal, prepareStep, knownEvents, ...(memory ? { memoryStore: memory } : {}) } as Parameters<typeof runAgent>[0];
       invoke = stream ? () => streamAgent({ ...options, resumable: true }).durable : () => runAgent(options);
     }
   } catch (error) {

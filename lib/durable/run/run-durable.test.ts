@@ -40,6 +40,35 @@ function refundAgent() {
 describeEachJournal('runDurable', (target) => {
   const { journal } = target.open();
 
+  it('knownEvents read before the run moved: it is read again, and a side effect recorded since does not run twice', async () => {
+    const agent = refundAgent();
+    const runId = uniqueRunId();
+    let failAt = 1;
+    const model = scriptedModel((step) => {
+      if (step >= failAt) throw Object.assign(new Error(`provider down at step ${step}`), { name: 'ProviderDown' });
+      return step === 0
+        ? { toolCalls: [{ toolCallId: 'call-lookup', toolName: 'lookupOrder', input: { orderId: 'o_17' } }] }
+        : step === 1
+          ? { toolCalls: [{ toolCallId: 'call-refund', toolName: 'refund', input: { orderId: 'o_17', amount: 40 } }] }
+          : { text: 'Refunded 40 for o_17.' };
+    }).model;
+    const call = (more: object = {}) =>
+      runDurable({ runId, journal, model, tools: agent.tools, stopWhen: stepCountIs(10), prompt: 'Refund o_17', maxRetries: 0, ...more });
+    await expect(call()).rejects.toThrow(/provider down at step 1/); // the lookup recorded, no refund yet
+    const stale = await journal.events(runId);
+    failAt = 2;
+    await expect(call()).rejects.toThrow(/provider down at step 2/); // the refund executed and recorded since
+    expect(agent.executed.refund).toBe(1);
+    failAt = 99;
+    // Both ways a caller's read is used: as the answer's read, and (with a prepareStep) as the hold's first load.
+    const result = await call({ knownEvents: stale, prepareStep: () => undefined });
+    expect(result.status).toBe('completed');
+    expect(agent.executed).toEqual({ lookup: 1, refund: 1 });
+    const again = await call({ knownEvents: stale });
+    expect(again.status).toBe('completed');
+    expect(agent.executed.refund).toBe(1);
+  });
+
   it('completes a run and journals every model step and tool call', async () => {
     const agent = refundAgent();
     const runId = uniqueRunId();

@@ -138,6 +138,12 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * turn is appended to the thread through the door, once.
    */
   memory?: RunMemory;
+  /**
+   * Every event of the run as the caller has just read them (`journal.events`), for a caller that read the
+   * run to decide how to invoke it (an executor): used instead of this call's own first read, and as the
+   * hold's first load when nothing was appended since (HoldOptions.known; a run that moved is read again).
+   */
+  knownEvents?: RecordedEvent[];
 };
 
 /** Step and finish events carry `replayed`: true when the model's answer came from the journal. */
@@ -225,6 +231,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     keyScheme,
     acceptChange,
     memory: givenMemory,
+    knownEvents,
     onStepFinish,
     onStepEnd,
     onFinish,
@@ -257,12 +264,12 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   // A prepareStep may set each step's runtimeContext or toolsContext, which are not journaled: such a run replays.
   const answerable = how.fromRecord && prepareStep === undefined;
   const replayCallbacks = { onStepFinish, onStepEnd, onFinish, onEnd };
-  let known: RecordedEvent[] | undefined;
+  let known: RecordedEvent[] | undefined = answerable ? undefined : knownEvents;
   if (answerable) {
     // A completed run is answered without its hold: nothing executes, and nothing but inert events follows
     // a run-complete (a cancel or a decision on it is refused). One read (of a completed run, only the
     // events its answer needs: journal.answerEvents); a run that is not completed goes on.
-    const events = await (journal.answerEvents ? journal.answerEvents(runId) : journal.events(runId));
+    const events = knownEvents ?? (await (journal.answerEvents ? journal.answerEvents(runId) : journal.events(runId)));
     const state = new RunState(events);
     const answer = await answerFromRecord<TOOLS>({ runId, state, input, context: options });
     if (answer) return answered(traceOf(state, 'answer'), answer, replayCallbacks);
