@@ -139,9 +139,10 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    */
   memory?: RunMemory;
   /**
-   * Every event of the run as the caller has just read them (`journal.events`), for a caller that read the
-   * run to decide how to invoke it (an executor): used instead of this call's own first read, and as the
-   * hold's first load when nothing was appended since (HoldOptions.known; a run that moved is read again).
+   * Every event of this run as the caller has just read them (`journal.events(runId)`), for a caller that
+   * read the run to decide how to invoke it (an executor): used instead of this call's own first read, and
+   * as the hold's first load when nothing was appended since (HoldOptions.known; a run that moved is read
+   * again). Not numbered from 1 with a run-start first: JournalDataError. Never another run's events.
    */
   knownEvents?: RecordedEvent[];
 };
@@ -264,6 +265,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   // A prepareStep may set each step's runtimeContext or toolsContext, which are not journaled: such a run replays.
   const answerable = how.fromRecord && prepareStep === undefined;
   const replayCallbacks = { onStepFinish, onStepEnd, onFinish, onEnd };
+  if (knownEvents !== undefined) assertWholeRun(knownEvents, runId);
   let known: RecordedEvent[] | undefined = answerable ? undefined : knownEvents;
   if (answerable) {
     // A completed run is answered without its hold: nothing executes, and nothing but inert events follows
@@ -470,6 +472,16 @@ async function memoryOf(journal: Journal, runId: string, memory: RunMemory, own:
   const recorded = run.input.memory;
   if (recorded && recorded.resource === memory.resource && recorded.thread === memory.thread) return recorded;
   return { resource: memory.resource, thread: memory.thread, messages: [] };
+}
+
+/** `knownEvents` as `journal.events` gives a run's: numbered 1, 2, 3… from its run-start (or none: a run not started). */
+function assertWholeRun(events: unknown, runId: string): asserts events is RecordedEvent[] {
+  const whole =
+    Array.isArray(events) &&
+    events.every((event, i) => typeof event === 'object' && event !== null && (event as RecordedEvent).seq === i + 1) &&
+    (events.length === 0 || (events[0] as RecordedEvent).type === 'run-start');
+  if (!whole)
+    throw new JournalDataError(`knownEvents for run "${runId}" must be all of its events as journal.events returns them (numbered from 1, a run-start first).`);
 }
 
 function withoutPrompt(options: Record<string, unknown>): Record<string, unknown> {
