@@ -88,10 +88,11 @@ export class AdvisoryLockHolds implements HoldProvider {
       // since the statement's snapshot to its newest version (the one the last holder committed before it
       // let go), so `last_seq` is current; no row: no run (or one created within this very statement, which
       // the create then finds: event-rows.ts).
-      const [row] = await this.side().unsafe<{ locked: boolean; pid: number; last_seq: number | null }[]>(
+      const [row] = await this.side().unsafe<{ locked: boolean; pid: number; last_seq: number | null; created_at: Date | string | null }[]>(
         `with l as (select pg_try_advisory_lock($1::bigint) as locked),
-              u as (update gnl.runs set holder = $3::text from l where l.locked and run_id = $2::text returning last_seq)
-         select locked, pg_backend_pid() as pid, (select last_seq from u) as last_seq, ${EXEMPT_FROM_IDLE_TIMEOUT} as exempt from l`,
+              u as (update gnl.runs set holder = $3::text from l where l.locked and run_id = $2::text returning last_seq, created_at)
+         select locked, pg_backend_pid() as pid, (select last_seq from u) as last_seq, (select created_at from u) as created_at,
+           ${EXEMPT_FROM_IDLE_TIMEOUT} as exempt from l`,
         [key, runId, holder],
         { prepare: true },
       );
@@ -105,6 +106,7 @@ export class AdvisoryLockHolds implements HoldProvider {
       return {
         fence: { holder, lockKey: key },
         lastSeq: row.last_seq ?? 0,
+        ...(row.created_at !== null ? { createdAt: new Date(row.created_at) } : {}),
         release: () => this.release(runId, key),
       };
     } catch (error) {

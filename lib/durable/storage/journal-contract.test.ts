@@ -72,6 +72,18 @@ describeEachJournal('journal contract', (target) => {
     expect((refused as { lastSeq?: number }).lastSeq).toBe(3);
     await stale.release();
     expect((await journal.events(runId)).map((e) => e.seq)).toEqual([1, 2, 3]);
+    // Another run's events, as many: not this run's (its run-start is another run's time): read again.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const otherId = uniqueRunId();
+    const other = await journal.hold(otherId);
+    await other.create(input);
+    await other.append([note(1), note(2)]);
+    await other.release();
+    const others = await journal.events(otherId);
+    expect(others.map((e) => e.seq)).toEqual([1, 2, 3]);
+    const mixed = await journal.hold(runId, { known: others });
+    expect(await mixed.load()).toEqual(await journal.events(runId));
+    await mixed.release();
   });
 
   it('createRun creates a run without holding it, once: of two callers at once one creates it, the other is told it exists; a holder takes it after', async () => {

@@ -102,6 +102,8 @@ export interface HoldProvider {
     fence?: Fence;
     /** The run's last sequence number as it stands now that it is held (0: no run), when the taking statement read it. */
     lastSeq?: number;
+    /** When the run was created (its row's created_at, its run-start's time), when the taking statement read it. */
+    createdAt?: Date;
     release(): Promise<void>;
   }>;
   /** The job lock across processes (RunHold.lockJob); absent where one process owns the journal. */
@@ -202,8 +204,12 @@ export class PostgresJournal implements LiveJournal, RunEraser {
       await held.release();
       throw error;
     }
-    // What the caller read before taking the hold is the run's first load when nothing was written since.
-    const known = options.known && held.lastSeq !== undefined && lastSeqOf(options.known) === held.lastSeq ? options.known : undefined;
+    // What the caller read before taking the hold is the run's first load when nothing was written since,
+    // and it is this run's: as many events, and its run-start at the time the run's row was created.
+    const known =
+      options.known && held.lastSeq !== undefined && lastSeqOf(options.known) === held.lastSeq && sameStart(options.known, held.createdAt)
+        ? options.known
+        : undefined;
     const hold = new SqlRunHold(runId, driver, this.backend.announcer, held.fence, held.release, this.secrets, this.streams, known);
     const holds = this.backend.holds;
     if (holds.lockJob) hold.lockJob = (job: string) => (holds.lockJob as NonNullable<HoldProvider['lockJob']>)(job);
@@ -702,6 +708,13 @@ function announcedIfWatched(announcer: Announcer, runId: string) {
 /** After commit, not awaited: the append's caller never waits for its notification. */
 function announce(announcer: Announcer, runId: string, recorded: readonly RecordedEvent[]): void {
   if (announcer.mode === 'after-commit' && recorded.length > 0) announcer.announce(runId, lastSeqOf(recorded));
+}
+
+/** Whether `known` starts with the run-start of the run created at `createdAt` (none: no run, or not read: only the count is compared). */
+function sameStart(known: readonly RecordedEvent[], createdAt: Date | undefined): boolean {
+  if (createdAt === undefined || known.length === 0) return true;
+  const start = known[0];
+  return start?.type === 'run-start' && start.at.getTime() === createdAt.getTime();
 }
 
 function toSummary(row: RunRow, secrets: JournalSecrets): RunSummary {
