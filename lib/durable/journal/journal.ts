@@ -222,8 +222,9 @@ export interface ResumeRequest {
 export interface HoldOptions {
   /**
    * Every event of the run as the caller read it just before (journal.answerEvents of a run that is not
-   * completed, journal.events): when the run has not moved since, the hold's first load returns these
-   * without reading again. A journal that cannot tell reads anyway.
+   * completed, journal.events): when the run has not moved since (as many events, and its run-start at the
+   * run's creation time: never another run's), the hold's first load returns these without reading again.
+   * A journal that cannot tell reads anyway.
    */
   known?: RecordedEvent[];
 }
