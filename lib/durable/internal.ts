@@ -3,7 +3,7 @@
  * import '@/lib/durable' instead.
  */
 export * from './index';
-export { summaryChange, type SummaryChange } from './projection';
+export { isWholeRun, runStartedAt, summaryChange, type SummaryChange } from './projection';
 export {
   planDecision,
   planCancel,

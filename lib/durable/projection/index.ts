@@ -7,7 +7,7 @@
  * events they hold with it; it imports nothing but itself (import-arrows.test.ts checks it stays so), and
  * tests/projection-only.test.ts keeps every branch on an event type in here.
  */
-export { type ApprovalState, type RunMigration, RunState, statusAfter, type ToolOperation } from './run-state';
+export { type ApprovalState, isWholeRun, type RunMigration, RunState, runStartedAt, statusAfter, type ToolOperation } from './run-state';
 export {
   approvalVerdict,
   executionVerdict,

@@ -593,3 +593,15 @@ function parsedInput(input: unknown): unknown {
     return input;
   }
 }
+
+/** A whole run's events as `journal.events` gives them: numbered 1, 2, 3… from its run-start (or none: a run not started). */
+export function isWholeRun(events: readonly RecordedEvent[]): boolean {
+  if (!events.every((event, i) => typeof event === 'object' && event !== null && event.seq === i + 1)) return false;
+  return events.length === 0 || events[0]?.type === 'run-start';
+}
+
+/** When the run these events are of started (its run-start's time, ms), if they begin with it. */
+export function runStartedAt(events: readonly RecordedEvent[]): number | undefined {
+  const first = events[0];
+  return first?.type === 'run-start' && first.seq === 1 ? new Date(first.at).getTime() : undefined;
+}

@@ -26,7 +26,7 @@ import { withForkInstruction } from '../fork/fork-instruction';
 import { errorInfo, type PendingItem, type RecordedEvent } from '../journal/events';
 import { markJournaledFailure } from './journaled-failure';
 import { answerFromRecord, completedDurableResult, recordCompletion } from './completed-answer';
-import { RunState } from '../projection/run-state';
+import { isWholeRun, RunState } from '../projection/run-state';
 import { InvocationTrace } from '../telemetry/tracing';
 import { DEFAULT_KEY_SCHEME, KEY_SCHEMES, type KeyScheme } from '../identity/idempotency-key';
 import type { Journal, RunHold } from '../journal/journal';
@@ -476,11 +476,7 @@ async function memoryOf(journal: Journal, runId: string, memory: RunMemory, own:
 
 /** `knownEvents` as `journal.events` gives a run's: numbered 1, 2, 3… from its run-start (or none: a run not started). */
 function assertWholeRun(events: unknown, runId: string): asserts events is RecordedEvent[] {
-  const whole =
-    Array.isArray(events) &&
-    events.every((event, i) => typeof event === 'object' && event !== null && (event as RecordedEvent).seq === i + 1) &&
-    (events.length === 0 || (events[0] as RecordedEvent).type === 'run-start');
-  if (!whole)
+  if (!Array.isArray(events) || !isWholeRun(events))
     throw new JournalDataError(`knownEvents for run "${runId}" must be all of its events as journal.events returns them (numbered from 1, a run-start first).`);
 }
 

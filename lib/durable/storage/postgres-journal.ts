@@ -59,6 +59,7 @@ import {
   type WatchStreamOptions,
   HoldLostError,
   RunMovedError,
+  runStartedAt,
   ForkRefusedError,
   type ForkPlan,
   forkRequestSchema,
@@ -713,8 +714,7 @@ function announce(announcer: Announcer, runId: string, recorded: readonly Record
 /** Whether `known` starts with the run-start of the run created at `createdAt` (none: no run, or not read: only the count is compared). */
 function sameStart(known: readonly RecordedEvent[], createdAt: Date | undefined): boolean {
   if (createdAt === undefined || known.length === 0) return true;
-  const start = known[0];
-  return start?.type === 'run-start' && start.at.getTime() === createdAt.getTime();
+  return runStartedAt(known) === createdAt.getTime();
 }
 
 function toSummary(row: RunRow, secrets: JournalSecrets): RunSummary {
