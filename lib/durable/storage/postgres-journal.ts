@@ -222,16 +222,8 @@ export class PostgresJournal implements LiveJournal, RunEraser {
     const { sql: driver } = await this.db();
     // Without a hold: the statement inserts the run only if no row has its id (on conflict do nothing),
     // so of two callers at once one creates it; a holder takes it later as any run (its token set then).
-    const announcing = announcedIfWatched(this.backend.announcer, runId);
     try {
-      const recorded = await createRun(driver, runId, input, {
-        ...options,
-        notifyInStatement: this.backend.announcer.mode === 'in-statement',
-        onWatched: announcing.onWatched,
-        secrets: this.secrets,
-      });
-      announcing.announce([recorded]);
-      return recorded;
+      return await announcedCreate(driver, this.backend.announcer, this.secrets, runId, input, options, undefined);
     } catch (error) {
       if (RunMovedError.isInstance(error)) return undefined; // it exists: another caller created it
       throw error;
@@ -613,17 +605,8 @@ class SqlRunHold implements RunHold {
     return readEvents(this.db, this.runId, 0, undefined, this.secrets);
   }
 
-  async create(input: RunInput, options: { trace?: TraceContext; by?: string } = {}): Promise<RecordedEvent> {
-    const announcing = announcedIfWatched(this.announcer, this.runId);
-    const recorded = await createRun(this.db, this.runId, input, {
-      ...options,
-      fence: this.fence,
-      notifyInStatement: this.announcer.mode === 'in-statement',
-      onWatched: announcing.onWatched,
-      secrets: this.secrets,
-    });
-    announcing.announce([recorded]);
-    return recorded;
+  create(input: RunInput, options: { trace?: TraceContext; by?: string } = {}): Promise<RecordedEvent> {
+    return announcedCreate(this.db, this.announcer, this.secrets, this.runId, input, options, this.fence);
   }
 
   append(events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
@@ -704,6 +687,28 @@ function announcedIfWatched(announcer: Announcer, runId: string) {
       if (watched) announce(announcer, runId, recorded);
     },
   };
+}
+
+/** A run's run-start written (under a hold's fence, or without one: createRun), announced after commit if anyone watches. */
+async function announcedCreate(
+  db: SqlQuery,
+  announcer: Announcer,
+  secrets: JournalSecrets,
+  runId: string,
+  input: RunInput,
+  options: { trace?: TraceContext; by?: string },
+  fence: Fence | undefined,
+): Promise<RecordedEvent> {
+  const announcing = announcedIfWatched(announcer, runId);
+  const recorded = await createRun(db, runId, input, {
+    ...options,
+    fence,
+    notifyInStatement: announcer.mode === 'in-statement',
+    onWatched: announcing.onWatched,
+    secrets,
+  });
+  announcing.announce([recorded]);
+  return recorded;
 }
 
 /** After commit, not awaited: the append's caller never waits for its notification. */
