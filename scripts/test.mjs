@@ -10,8 +10,9 @@
  * on is printed first, so a CI log says which Node the suite was tested on.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { failureSummary } from './failure-summary.mjs';
 import { ensureSupportedNode } from './node-lts.mjs';
 
 ensureSupportedNode(import.meta.filename);
@@ -52,11 +53,18 @@ const steps = quick
 // source, so a changed file is compiled afresh. Measured per child: 0.24 → 0.20 CPU-s (docs/testing.md).
 const compileCache = process.env.NODE_COMPILE_CACHE || path.join(root, 'node_modules', '.cache', 'gnl-test-compile');
 let status = 0;
+const failed = [];
+const results = path.join(root, quick ? 'test-results/quick' : process.env.GNL_TEST_RESULTS || 'test-results');
 for (const [command, args, env] of steps) {
+  // A report left by an earlier run must not be read as this one's (failure-summary.mjs).
+  rmSync(path.join(results, `${path.basename(command)}.json`), { force: true });
   const started = performance.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...env } });
   const seconds = Math.round((performance.now() - started) / 1000);
   console.log(`gnl test: ${path.basename(command)} ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s`);
+  if (result.status !== 0) failed.push(path.basename(command));
   if (result.status !== 0 && status === 0) status = result.status ?? 1;
 }
+// What failed, last: a log read from its end shows it (failure-summary.mjs).
+for (const line of failureSummary(results, failed, root)) console.log(line);
 process.exit(status);
