@@ -75,7 +75,7 @@ try {
   const workerCpu = workers.map((w, i) => cpuOf(w.pid as number) - (before.workers[i] ?? 0)).reduce((a, b) => a + b, 0);
   const postgresUsed = postgresCpu() - before.postgres;
   const perRun = (cpu: number) => `${((cpu * 1000) / done.completed).toFixed(1)} ms`;
-  console.log(`${done.completed} of ${runs} runs completed in ${seconds.toFixed(1)} s: ${(done.events / seconds).toFixed(0)} journal commits/s`);
+  console.log(`${done.completed} of ${runs} runs completed in ${seconds.toFixed(1)} s: ${(done.events / seconds).toFixed(0)} journal events/s`);
   console.log(`CPU a run: workers ${perRun(workerCpu)}, Postgres ${perRun(postgresUsed)}, the enqueuer ${perRun((self.user + self.system) / 1e6)}`);
   console.log(
     `the machine busy ${(machineBusy() - before.machine).toFixed(1)} CPU s of ${(seconds * os.cpus().length).toFixed(1)} on ${os.cpus().length} cores`,
