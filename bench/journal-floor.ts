@@ -21,8 +21,9 @@ import postgres from 'postgres';
 import type { Journal, RunHold } from '../lib/durable';
 import { PostgresStorage } from '../lib/durable/storage';
 import { runJournaled } from './agent';
-import { ROOT, spawnTsx } from './children';
+import { type Child, ROOT, spawnTsx } from './children';
 import { postgresCommitRate } from './floors';
+import { cpuOf, postgresCpu } from './proc-cpu';
 import { enqueueRuns, startBenchWorkers, waitCompleted } from './throughput';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -91,9 +92,22 @@ async function child(prefix: string, runs: number, concurrency: number, pool: nu
       }),
     );
     console.log(JSON.stringify({ type: 'done', commits, writesPerRun: writes.length }));
+    // Alive, its connections open, until the parent has read its CPU time and that of its backends (then SIGTERM).
+    await new Promise(() => setInterval(() => {}, 60_000));
   } finally {
     await storage.close();
   }
+}
+
+/** CPU seconds so far of the children and of Postgres (/proc). */
+function cpuBefore(children: Child[]) {
+  return { children: children.map((c) => cpuOf(c.child.pid as number)), postgres: postgresCpu() };
+}
+
+/** CPU seconds since `before`: the children's (workers or players) and Postgres's. */
+function cpuSince(children: Child[], before: ReturnType<typeof cpuBefore>) {
+  const clients = children.reduce((sum, c, i) => sum + cpuOf(c.child.pid as number) - (before.children[i] ?? 0), 0);
+  return { clients, postgres: postgresCpu() - before.postgres };
 }
 
 async function events(sql: postgres.Sql, prefix: string): Promise<{ events: number; runs: number }> {
@@ -111,14 +125,16 @@ async function journalAlone(runs: number) {
   );
   try {
     await Promise.all(children.map((c) => c.waitFor((line) => line.type === 'started', 90_000)));
+    const before = cpuBefore(children);
     const started = performance.now();
     for (const c of children) c.child.kill('SIGUSR2');
     await Promise.all(children.map((c) => c.waitFor((line) => line.type === 'done', 600_000)));
     const done = children.map((c) => c.lines.find((line) => line.type === 'done') ?? {});
     const elapsed = (performance.now() - started) / 1000;
+    const cpu = cpuSince(children, before);
     const counted = await events(sql, prefix);
     const commits = done.reduce((sum, line) => sum + Number(line.commits), 0);
-    return { elapsed, ...counted, commits, writesPerRun: Number(done[0]?.writesPerRun) };
+    return { elapsed, ...counted, commits, writesPerRun: Number(done[0]?.writesPerRun), cpu };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     await sql.end({ timeout: 5 });
@@ -132,10 +148,11 @@ async function gnl(runs: number) {
   const children = startBenchWorkers(url, WORKERS, 1000 / WORKERS);
   try {
     await Promise.all(children.map((c) => c.waitFor((line) => line.type === 'started', 90_000)));
+    const before = cpuBefore(children);
     const started = performance.now();
     await enqueueRuns(url, prefix, runs);
     const done = await waitCompleted(sql, prefix, runs, Math.max(120_000, runs * 200));
-    return { elapsed: (performance.now() - started) / 1000, ...done };
+    return { elapsed: (performance.now() - started) / 1000, ...done, cpu: cpuSince(children, before) };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     await sql.end({ timeout: 5 });
@@ -153,11 +170,17 @@ if (values.child) {
     const ours = await gnl(runs);
     const line = (what: string, eventsPerS: number, extra = '') =>
       console.log(`round ${round}: ${what.padEnd(34)} ${Math.round(eventsPerS).toString().padStart(6)} events/s${extra}`);
-    line('GNL (figure 3: workers, executor)', ours.events / ours.elapsed, `, ${(ours.completed / ours.elapsed).toFixed(1)} runs/s`);
+    const perRun = (cpu: { clients: number; postgres: number }, n: number) =>
+      `; CPU a run: clients ${((cpu.clients * 1000) / n).toFixed(1)} ms, Postgres ${((cpu.postgres * 1000) / n).toFixed(1)} ms`;
+    line(
+      'GNL (figure 3: workers, executor)',
+      ours.events / ours.elapsed,
+      `, ${(ours.completed / ours.elapsed).toFixed(1)} runs/s${perRun(ours.cpu, ours.completed)}`,
+    );
     line(
       'the journal alone (same writes)',
       alone.events / alone.elapsed,
-      `, ${Math.round(alone.commits / alone.elapsed)} commits/s (${alone.writesPerRun} writes a run), ${(alone.runs / alone.elapsed).toFixed(1)} runs/s`,
+      `, ${Math.round(alone.commits / alone.elapsed)} commits/s (${alone.writesPerRun} writes a run), ${(alone.runs / alone.elapsed).toFixed(1)} runs/s${perRun(alone.cpu, alone.runs)}`,
     );
     console.log(`round ${round}: ${'INSERT floor (1,000 writers, 24 conn.)'.padEnd(34)} ${String(floor).padStart(6)} commits/s`);
   }

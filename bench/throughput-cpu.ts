@@ -8,46 +8,14 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import postgres from 'postgres';
 import { ROOT } from './children';
+import { cpuOf, machineBusy, postgresCpu } from './proc-cpu';
 import { enqueueRuns, waitCompleted } from './throughput';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const runs = Number(process.argv[2] ?? 2000);
-const TICKS = 100; // USER_HZ
-
-/** CPU seconds (user + system) of one process, 0 once it is gone. */
-function cpuOf(pid: number): number {
-  try {
-    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds of every process named postgres (the server's backends, its writers). */
-function postgresCpu(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (/^Name:\s+postgres$/m.test(readFileSync(`/proc/${entry}/status`, 'utf8'))) total += cpuOf(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
-
-/** CPU seconds the whole machine was busy (all cores). */
-function machineBusy(): number {
-  const [, user, nice, system, , , irq, softirq] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).map(Number);
-  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) / TICKS;
-}
-
 const sql = postgres(url, { max: 1, onnotice: () => {} });
 const prefix = `bench:throughput-cpu:${randomUUID().slice(0, 8)}:`;
 const args = ['--import', 'tsx', 'bench/worker.ts', '--concurrency', '250', '--poll-ms', '50', '--pool', '6', '--steps', '20'];
