@@ -339,7 +339,7 @@ type LoadedRow = { seq: number | null; type: string | null; payload: unknown; cr
  * probe) and the bodies by primary key: `= any(array(…))` keeps the plan an index lookup (an `in`
  * subquery may become a hash join over the whole table). A page (`limit`) names its own events' only.
  */
-const LOAD = {
+export const LOAD = {
   all: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq)
     union all
     (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
