@@ -11,7 +11,7 @@
  * startRun), and the INSERT floor (one-row INSERT loops, 1,000 writers over 24 connections). Events a
  * second are counted as figure 3 counts them (the runs' last_seq); commits a second are the writes made
  * (the journal alone: counted by each process; a model step rides with the next record's commit, so a
- * run of 63 events makes 43 commits).
+ * run of 63 events makes 42 commits).
  *
  *   npx tsx bench/journal-floor.ts [RUNS=2000] [ROUNDS=2]     (DATABASE_URL, default the local test database)
  */

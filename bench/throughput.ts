@@ -2,7 +2,7 @@
  * Figure 3, throughput on one Postgres:
  * - in one process, C = 1, 10, 100, 500 runs executing at once (each loop runs the 20-step agent again
  *   and again) over the journal's default pool (10 connections), for a window: journal events appended
- *   a second (each durable at a commit; a run's 63 events take 43 commits, since a model step rides with the
+ *   a second (each durable at a commit; a run's 63 events take 42 commits, since a model step rides with the
  *   next record's commit), steps and runs per second. Floor: Postgres's own
  *   commit rate, the same one-row INSERT loop from C concurrent loops over a pool of the same size.
  * - 1, 2 and 4 worker processes (bench/worker.ts: the Executor of `npm run worker` with the bench agent)
@@ -235,7 +235,7 @@ export async function throughput(ctx: BenchContext): Promise<FigureResult> {
     goals,
     notes: [
       ...(notifyProblem ? [notifyProblem] : []),
-      `One process: C loops each running the ${STEPS}-step agent again and again for ${seconds} s (runs in flight are finished and counted), over the journal's default pool of ${POOL} connections; events = the runs' last_seq (every append is one statement and one commit; a model step rides with the next record's, so 63 events take 43 commits: bench/journal-floor.ts counts them). Floor: one-row INSERT loops from C writers over a pool of ${POOL}.`,
+      `One process: C loops each running the ${STEPS}-step agent again and again for ${seconds} s (runs in flight are finished and counted), over the journal's default pool of ${POOL} connections; events = the runs' last_seq (every append is one statement and one commit; a model step rides with the next record's, so 63 events take 42 commits: bench/journal-floor.ts counts them). Floor: one-row INSERT loops from C writers over a pool of ${POOL}.`,
       `Workers: bench/worker.ts processes (the Executor of npm run worker, with the bench agent; pool of 6 each, to stay within the shared server's connections), started first; the time runs from the first startRun of a batch of ${batch} runs to the last completion (the enqueueing overlaps the execution).`,
       'notify.ts rows: commit throughput of plain appends (one event a commit) with the NOTIFY inside the append statement, after commit per append, after commit coalesced (what PostgresStorage does), or none; "unannounced runs" counts runs whose last append was never heard by a LISTEN connection (must be 0).',
     ],
