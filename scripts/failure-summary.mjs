@@ -10,6 +10,8 @@ import { stripVTControlCharacters } from 'node:util';
 
 /** Lines of each error kept: enough for the assertion and where it was. */
 const ERROR_LINES = 6;
+/** Failures shown per suite: the first ones (a kept tail of a log holds about this many); the rest counted. */
+const SHOWN = 10;
 
 /** The failed tests of a vitest JSON report: `{ where, test, error }` each, files that failed to load included. */
 export function vitestFailures(report, root = '') {
@@ -69,10 +71,11 @@ export function failureSummary(folder, failed, root = '') {
       continue;
     }
     lines.push(`gnl test: ${step}: ${failures.length} failed`);
-    for (const failure of failures) {
+    for (const failure of failures.slice(0, SHOWN)) {
       lines.push(`  ✗ ${failure.where} › ${failure.test}`);
       for (const line of failure.error.split('\n')) lines.push(`      ${line}`);
     }
+    if (failures.length > SHOWN) lines.push(`  … and ${failures.length - SHOWN} more (${file})`);
   }
   return lines;
 }

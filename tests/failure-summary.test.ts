@@ -42,3 +42,15 @@ test('the summary of the steps that failed; a missing report or one with no fail
   writeFileSync(path.join(folder, 'playwright.json'), '{ cut off');
   expect(failureSummary(folder, ['playwright'])[0]).toMatch(/could not be read \(.*JSON/);
 });
+
+test('at most ten failures are shown; the rest are counted, with the report that holds them', () => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'gnl-failure-summary-'));
+  const base = report('vitest.json');
+  const failedFile = base.testResults.find((file: { name: string }) => file.name.endsWith('b.test.ts'));
+  const many = { ...base, testResults: Array.from({ length: 12 }, (_, i) => ({ ...failedFile, name: `bench/tmp-pw/b${i}.test.ts` })) };
+  writeFileSync(path.join(folder, 'vitest.json'), JSON.stringify(many));
+  const lines = failureSummary(folder, ['vitest']);
+  expect(lines[0]).toBe('gnl test: vitest: 12 failed');
+  expect(lines.filter((line) => line.startsWith('  ✗ '))).toHaveLength(10);
+  expect(lines.at(-1)).toBe(`  … and 2 more (${path.join(folder, 'vitest.json')})`);
+});
