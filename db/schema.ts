@@ -27,7 +27,7 @@
  * (lib/demo/crash-point-store.ts), read by whichever process invokes the run.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, customType, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, json, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** Raw bytes (drizzle has no bytea column of its own). */
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
@@ -81,6 +81,13 @@ export const runEvents = gnl.table(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     /** The `payloads` hashes this event's payload names (null for nearly every event): the load fetches them in the same query. */
     blobs: text('blobs').array(),
+    /**
+     * A run-complete's `answer` (the SDK's whole result, completed-result.ts), cut out of `payload` and kept
+     * as json: read whole, never queried inside, so it leaves the server as stored, without jsonb's output
+     * (half of reading it: bench/answer-floor.ts). Null for every other event, and for a run-complete whose
+     * answer stays in `payload` (one written before this column, imported, or cut into blobs).
+     */
+    answer: json('answer'),
   },
   (t) => [
     primaryKey({ columns: [t.runId, t.seq] }),

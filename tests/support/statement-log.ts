@@ -81,7 +81,7 @@ function summarize(text: string): string {
   if (/^with r as \( insert into gnl\.runs/.test(t)) return 'create (insert runs + run_events)';
   // The load may carry the bodies its events name (gnl.payloads) in the same statement: still one load.
   // Or, before a hold, only what a completed run's answer needs (LOAD.answer in event-rows.ts): still one load.
-  if (/^\(?select seq, type, payload, created_at(, null::text as hash)? from gnl\.run_events/.test(t)) return 'load (select run_events)';
-  if (/^with wanted as \( select seq, type, payload, created_at, blobs from gnl\.run_events/.test(t)) return 'load (select run_events)';
+  if (/^\(?select seq, type, payload, created_at(, null::text as hash)?(, answer)? from gnl\.run_events/.test(t)) return 'load (select run_events)';
+  if (/^with wanted as \( select seq, type, payload, created_at, blobs(, answer)? from gnl\.run_events/.test(t)) return 'load (select run_events)';
   return t.slice(0, 60);
 }

@@ -44,7 +44,7 @@ describeEachJournal('limits end to end', (target) => {
     const [row] = await query<{ events: string | number; largest: string | number | null; runs: string | number }>(
       db,
       sql`select (select count(*) from gnl.run_events where run_id = ${runId}) as events,
-                 (select max(octet_length(payload::text)) from gnl.run_events where run_id = ${runId}) as largest,
+                 (select max(octet_length(payload::text) + coalesce(octet_length(answer::text), 0)) from gnl.run_events where run_id = ${runId}) as largest,
                  (select count(*) from gnl.runs where run_id = ${runId}) as runs`,
     );
     return { events: Number(row?.events), largest: Number(row?.largest ?? 0), runs: Number(row?.runs) };

@@ -138,7 +138,7 @@ describeEachJournal('erasure', (target) => {
     const before = await journal.events(asked);
     expect(JSON.stringify(before)).toContain(NAME);
     const raw = await rows<{ text: string }>(
-      sql`select payload::text as text from gnl.run_events where run_id in (${asked}, ${streamedId})
+      sql`select payload::text || coalesce(answer::text, '') as text from gnl.run_events where run_id in (${asked}, ${streamedId})
           union all select input::text || pending::text from gnl.runs where run_id in (${asked}, ${streamedId})
           union all select chunks::text from gnl.stream_chunks where run_id in (${asked}, ${streamedId})`,
     );
@@ -287,7 +287,7 @@ describeEachJournal('erasure', (target) => {
     await journal.sendEvent({ runId, name: 'reply', payload: { text: `From ${NAME}` }, by: 'desk' });
     expect(await invoke()).toMatchObject({ status: 'completed', output: { customer: NAME, address: ADDRESS } });
     const raw = await rows<{ text: string }>(
-      sql`select payload::text as text from gnl.run_events where run_id = ${runId} union all select input::text from gnl.runs where run_id = ${runId}`,
+      sql`select payload::text || coalesce(answer::text, '') as text from gnl.run_events where run_id = ${runId} union all select input::text from gnl.runs where run_id = ${runId}`,
     );
     for (const row of raw) {
       expect(row.text).not.toContain('Quintessa');

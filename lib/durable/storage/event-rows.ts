@@ -13,7 +13,9 @@
  *
  * Values over 64 KiB are cut out of the event rows (payload-blobs.ts) and inserted into gnl.payloads
  * by the same statement, after the run's row matched (so a refused write leaves no body behind); the
- * load fetches the bodies its events name in the same query.
+ * load fetches the bodies its events name in the same query. A run-complete's answer (the SDK's whole
+ * result, read whole and never queried inside) is kept in the row's json column `answer`, not in its
+ * jsonb payload: it leaves the server as stored (encodeStored's answerApart; readEvents puts it back).
  */
 import {
   assertValidEvent,
@@ -55,8 +57,10 @@ type Written = { seq: number; created_at: Date | string; last_seq: number; statu
  * the WHERE on the row version it waited for, so the check and the write are one atomic step.
  * `$10`: the bodies of the values cut out of the events (payload-blobs.ts), or null; each event in `$7`
  * names its own in `blobs`.
+ * `$11`, `$12`: a run-complete's answer apart from its payload (encodeStored's `answerApart`), its 1-based
+ * place in the batch and its JSON text, stored in the json column `answer`; both null for every other batch.
  * `announce` (only for a batch that leaves the run waiting for people or failed, summaryChange's `announce`):
- * the statement also inserts the notification outbox row of the event that set that status (`$11`, its
+ * the statement also inserts the notification outbox row of the event that set that status (`$13`, its
  * 1-based place in the batch), unless the stored run is canceled: the event and its announcement commit
  * together or not at all (docs/notifications.md). Every other append is the statement without it.
  */
@@ -73,8 +77,8 @@ export function appendStatement(notify: boolean, announce = false, watch = false
         and not exists (select 1 from gnl.run_keys k where k.run_id = $1::text and k.wrapped is null)
       returning last_seq - $2::int as base, last_seq, status),
     e as (
-      insert into gnl.run_events (run_id, seq, type, payload, blobs)
-      select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload', ${BLOBS_COLUMN}
+      insert into gnl.run_events (run_id, seq, type, payload, blobs, answer)
+      select $1::text, r.base + x.ord, x.value->>'type', x.value->'payload', ${BLOBS_COLUMN}, case when x.ord = $11::int then $12::text::json end
       from r, jsonb_array_elements($7::text::jsonb) with ordinality as x(value, ord)
       returning seq, created_at),
     ${insertBlobs('$10')}${notifyClause(notify)}${announce ? ANNOUNCE_CLAUSE : ''}${watchClause(watch)}
@@ -91,7 +95,7 @@ function watchClause(watch: boolean): string {
 const ANNOUNCE_CLAUSE = `,
     o as (
       insert into gnl.notifications (run_id, seq, status)
-      select $1::text, r.base + $11::int, r.status from r where r.status = $4::text
+      select $1::text, r.base + $13::int, r.status from r where r.status = $4::text
       on conflict (run_id, seq) do nothing)`;
 
 // A run id that retention dropped (its gnl.retention_log row is the tombstone) is not created again: the
@@ -185,15 +189,36 @@ export function journalSecrets(option: JournalSecrets | JournalSecretsOptions | 
  * pays one scan), then values over the threshold cut out. Sealing comes first, so a body never holds a
  * secret in clear. `json` carries `blobs`, the hashes it names, beside type and payload.
  */
-export function encodeStored(event: JournalEvent, runId: string, secrets: JournalSecrets): { json: string; blobs: Blob[] } {
+export function encodeStored(
+  event: JournalEvent,
+  runId: string,
+  secrets: JournalSecrets,
+  options: { answerApart?: boolean } = {},
+): { json: string; blobs: Blob[]; answer?: string } {
   let parts = encodeEventParts(event);
   if (secrets.sealsWhole(runId) || secrets.mightHold(parts.json)) {
     const sealed = secrets.sealEvent(event, runId);
     if (sealed !== event) parts = encodeEventParts(sealed);
   }
   const split = splitEvent(parts);
+  if (options.answerApart && split.blobs.length === 0) {
+    const apart = answerApart(parts);
+    if (apart) return { ...apart, blobs: [] };
+  }
   const hashes = hashesOf(split.blobs);
   return { json: hashes ? `${split.json.slice(0, -1)},"blobs":${JSON.stringify(hashes)}}` : split.json, blobs: split.blobs };
+}
+
+/**
+ * A run-complete's answer as JSON text of its own and the event without it, for the `answer` column (a
+ * json column: read whole, it leaves the server as stored, without jsonb's output). Sealed first (the
+ * parts are the sealed event's), encoded as the payload would hold it; undefined for any other event.
+ */
+function answerApart(parts: { type: string; payload: unknown }): { json: string; answer: string } | undefined {
+  if (parts.type !== 'run-complete' || typeof parts.payload !== 'object' || parts.payload === null) return undefined;
+  if (!Object.hasOwn(parts.payload, 'answer')) return undefined;
+  const { answer, ...rest } = parts.payload as Record<string, unknown>;
+  return { json: JSON.stringify({ type: parts.type, payload: rest }), answer: JSON.stringify(answer) };
 }
 
 export async function createRun(
@@ -259,7 +284,13 @@ export async function appendEvents(
   // MAX_EVENT_BYTES), is refused before anything is written.
   for (const event of events) assertValidEvent(event);
   await ensureRunKeys(db, secrets, [runId]);
-  const stored = events.map((event) => encodeStored(event, runId, secrets));
+  // At most one answer apart (a batch holds one run-complete): the statement takes one.
+  let apart = -1;
+  const stored = events.map((event, i) => {
+    const encoded = encodeStored(event, runId, secrets, { answerApart: apart < 0 });
+    if (encoded.answer !== undefined) apart = i;
+    return encoded;
+  });
   const encoded = `[${stored.map((event) => event.json).join(',')}]`;
   const change = summaryChange(events);
   const pending = options.pending ?? change.pending;
@@ -288,6 +319,8 @@ export async function appendEvents(
     options.fence?.lockKey ?? null,
     options.expectedLastSeq ?? null,
     blobsParameter(stored.flatMap((event) => event.blobs)),
+    apart < 0 ? null : apart + 1,
+    apart < 0 ? null : (stored[apart]?.answer ?? null),
     ...(announce ? [announce.index + 1] : []),
   ]);
   if (rows.length !== events.length) {
@@ -331,7 +364,7 @@ export function lastSeqOf(recorded: readonly RecordedEvent[]): number {
   return recorded.reduce((max, event) => Math.max(max, event.seq), 0);
 }
 
-type LoadedRow = { seq: number | null; type: string | null; payload: unknown; created_at: Date | string | null; hash: string | null };
+type LoadedRow = { seq: number | null; type: string | null; payload: unknown; created_at: Date | string | null; hash: string | null; answer: unknown };
 
 /**
  * The events after `afterSeq`, and in the same query the bodies they name: rows with a `hash` and no
@@ -340,9 +373,9 @@ type LoadedRow = { seq: number | null; type: string | null; payload: unknown; cr
  * subquery may become a hash join over the whole table). A page (`limit`) names its own events' only.
  */
 export const LOAD = {
-  all: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq)
+  all: `(select seq, type, payload, created_at, null::text as hash, answer from gnl.run_events where run_id = $1::text and seq > $2::int order by seq)
     union all
-    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
+    (select null, null, p.body, null, p.hash, null::json from gnl.payloads p where p.hash = any(array(
       select unnest(blobs) from gnl.run_events where run_id = $1::text and seq > $2::int and blobs is not null)))`,
   /**
    * What a completed run's answer needs (completed-answer.ts): its start, migrations and resumes (its input
@@ -350,18 +383,18 @@ export const LOAD = {
    * One statement either way, and the run's other events never leave the server.
    */
   answer: `with wanted as (
-      select seq, type, payload, created_at, blobs from gnl.run_events e
+      select seq, type, payload, created_at, blobs, answer from gnl.run_events e
       where e.run_id = $1::text and seq > $2::int and (
         (select status from gnl.runs where run_id = $1::text) is distinct from 'completed'
         or e.type in ('run-start', 'run-migrate', 'run-resume', 'run-complete')
         or e.seq = (select max(seq) from gnl.run_events where run_id = $1::text and type = 'model-step')))
-    (select seq, type, payload, created_at, null::text as hash from wanted order by seq)
+    (select seq, type, payload, created_at, null::text as hash, answer from wanted order by seq)
     union all
-    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
+    (select null, null, p.body, null, p.hash, null::json from gnl.payloads p where p.hash = any(array(
       select unnest(blobs) from wanted where blobs is not null)))`,
-  page: `(select seq, type, payload, created_at, null::text as hash from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int)
+  page: `(select seq, type, payload, created_at, null::text as hash, answer from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int)
     union all
-    (select null, null, p.body, null, p.hash from gnl.payloads p where p.hash = any(array(
+    (select null, null, p.body, null, p.hash, null::json from gnl.payloads p where p.hash = any(array(
       select unnest(blobs) from (select blobs from gnl.run_events where run_id = $1::text and seq > $2::int order by seq limit $3::int) page)))`,
 };
 
@@ -394,6 +427,8 @@ export async function readEvents(
     // A row's payload is the driver's fresh parse, decoded in place; one with bodies resolved into it may share them with other events.
     const decoded =
       bodies.size === 0 ? decodeOwnedJson<object>(row.payload) : decodeJson<object>(resolveRefs(row.payload, bodies, (hash) => missingBody(hash, where)));
+    // A run-complete's answer kept apart (the `answer` column: encodeStored's answerApart) goes back in its place.
+    if (row.answer !== null && row.answer !== undefined) (decoded as { answer?: unknown }).answer = decodeOwnedJson(row.answer);
     const event = { ...decoded, type: row.type, seq: row.seq, at: new Date(row.created_at as Date | string) } as RecordedEvent;
     return opener.openEvent(event, runId, where);
   });

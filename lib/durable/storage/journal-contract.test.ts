@@ -155,6 +155,42 @@ describeEachJournal('journal contract', (target) => {
     expect(needed).toEqual((await journal.events(runId)).filter((e) => [1, 5, 6].includes(e.seq)));
   });
 
+  it("a run-complete's answer is kept in the row's json column, not in its jsonb payload, and every read puts it back; one kept in the payload reads the same", async () => {
+    const answer = {
+      v: 1,
+      steps: [{ stepNumber: 0, content: [{ type: 'text', text: 'Done.' }], answer: 'a key of the same name' }],
+      at: new Date(0),
+      bytes: new Uint8Array([1, 2]),
+    };
+    const complete: JournalEvent = { type: 'run-complete', text: 'Done.', finishReason: 'stop', steps: 1, answer };
+    const runId = uniqueRunId();
+    const hold = await journal.hold(runId);
+    await hold.create(input);
+    await hold.append([{ type: 'model-step', step: 0, provider: 'x', modelId: 'm', latencyMs: 1, result: {} }, complete]);
+    await hold.release();
+    const db = await storage.database();
+    const [row] = await query<{ in_payload: boolean; apart: string | null }>(
+      db,
+      sql`select payload ? 'answer' as in_payload, answer::text as apart from gnl.run_events where run_id = ${runId} and type = 'run-complete'`,
+    );
+    expect(row?.in_payload).toBe(false);
+    expect(row?.apart).toContain('a key of the same name');
+    const read = (await journal.events(runId)).find((e) => e.type === 'run-complete');
+    expect(read).toMatchObject({ ...complete, seq: 3 });
+    expect(read?.type === 'run-complete' && read.answer).toEqual(answer);
+    expect((await journal.events(runId, { afterSeq: 2, limit: 1 }))[0]).toEqual(read);
+    expect((await journal.answerEvents?.(runId))?.at(-1)).toEqual(read);
+
+    // A row from before the column (or imported): the answer in its payload, read as it always was.
+    const older = uniqueRunId();
+    const olderHold = await journal.hold(older);
+    await olderHold.create(input);
+    await olderHold.release();
+    const stored = { text: 'Done.', finishReason: 'stop', steps: 1, answer: { v: 1, steps: [] } };
+    await db.execute(sql`insert into gnl.run_events (run_id, seq, type, payload) values (${older}, 2, 'run-complete', ${JSON.stringify(stored)}::jsonb)`);
+    expect((await journal.events(older)).at(-1)).toMatchObject({ type: 'run-complete', seq: 2, ...stored });
+  });
+
   it('a resume request is recorded with who, why and when, announced live, and changes neither the status nor the pending list', async () => {
     const pending = [{ kind: 'approval' as const, toolCallId: 'c', toolName: 't', input: {}, requestedAt: new Date().toISOString() }];
     for (const status of ['waiting-approval', 'blocked'] as const) {

@@ -25,7 +25,7 @@ const LONG = 600_000;
 async function stored(db: TransactionalDb, runId: string) {
   const [row] = await query<{ largest: number | string; blobs: string[] | null; input: number | string }>(
     db,
-    sql`select (select max(octet_length(payload::text)) from gnl.run_events where run_id = ${runId}) as largest,
+    sql`select (select max(octet_length(payload::text) + coalesce(octet_length(answer::text), 0)) from gnl.run_events where run_id = ${runId}) as largest,
                (select array_agg(distinct h) from gnl.run_events, unnest(blobs) as h where run_id = ${runId}) as blobs,
                (select octet_length(input::text) from gnl.runs where run_id = ${runId}) as input`,
   );
@@ -256,7 +256,10 @@ describeEachJournal('large payloads with secrets', (target) => {
         expect(body?.body.length).toBeGreaterThan(300_000);
         expect(body?.body).not.toContain(apiKey.slice(8, 40));
       }
-      const [events] = await query<{ text: string }>(db, sql`select string_agg(payload::text, '') as text from gnl.run_events where run_id = ${runId}`);
+      const [events] = await query<{ text: string }>(
+        db,
+        sql`select string_agg(payload::text || coalesce(answer::text, ''), '') as text from gnl.run_events where run_id = ${runId}`,
+      );
       expect(events?.text).not.toContain(apiKey.slice(8, 40));
       const end = (await storage.runs.events(runId)).find((e) => e.type === 'tool-call-end');
       expect(end?.type === 'tool-call-end' && end.output).toEqual({ apiKey, note: 'issued' });

@@ -117,7 +117,7 @@ describeEachJournal('run export and import', (target) => {
     const db = await targetStorage.database();
     const rows = await query<{ text: string; blobs: string[] | null }>(
       db,
-      sql`select payload::text as text, blobs from gnl.run_events where run_id = ${runId} order by seq`,
+      sql`select payload::text || coalesce(answer::text, '') as text, blobs from gnl.run_events where run_id = ${runId} order by seq`,
     );
     for (const row of rows) expect(row.text).not.toContain(API_KEY);
     expect(rows.some((row) => row.blobs !== null)).toBe(true);

@@ -75,7 +75,7 @@ describeEachJournal('secrets in the journal', (target) => {
     const db = await keyed().database();
     const events = await query<{ seq: number; type: string; text: string }>(
       db,
-      sql`select seq, type, payload::text as text from gnl.run_events where run_id = ${runId} order by seq`,
+      sql`select seq, type, payload::text || coalesce(answer::text, '') as text from gnl.run_events where run_id = ${runId} order by seq`,
     );
     const [run] = await query<{ text: string }>(db, sql`select input::text || pending::text as text from gnl.runs where run_id = ${runId}`);
     return { events, run: run?.text ?? '' };
@@ -226,7 +226,7 @@ describeEachJournal('secrets in the journal', (target) => {
       const db = await rotated.database();
       const rows = await query<{ seq: number; text: string }>(
         db,
-        sql`select seq, payload::text as text from gnl.run_events where run_id = ${runId} order by seq`,
+        sql`select seq, payload::text || coalesce(answer::text, '') as text from gnl.run_events where run_id = ${runId} order by seq`,
       );
       const ids = (text: string) => [...text.matchAll(/"v1:([0-9a-f]{8}):/g)].map((m) => m[1]);
       const sealedBy = rows.flatMap((row) => ids(row.text).map((id) => ({ seq: row.seq, id })));

@@ -163,7 +163,7 @@ async function deleteRunRows(tx: Tx, run: ExpiredRun, droppedBy: string): Promis
   const { runId } = run;
   const [stats] = await rows<{ eventCount: number | string; payloadBytes: number | string; blobs: string[] | null }>(
     tx,
-    sql`select count(*) as "eventCount", coalesce(sum(octet_length(payload::text)), 0) as "payloadBytes",
+    sql`select count(*) as "eventCount", coalesce(sum(octet_length(payload::text) + coalesce(octet_length(answer::text), 0)), 0) as "payloadBytes",
           (select array_agg(distinct h) from gnl.run_events, unnest(blobs) as h where run_id = ${runId} and blobs is not null) as blobs
         from gnl.run_events where run_id = ${runId}`,
   );

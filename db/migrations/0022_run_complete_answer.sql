@@ -1,0 +1,1 @@
+ALTER TABLE "gnl"."run_events" ADD COLUMN "answer" json;
