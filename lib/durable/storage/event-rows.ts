@@ -216,8 +216,9 @@ export function encodeStored(
  */
 function answerApart(parts: { type: string; payload: unknown }): { json: string; answer: string } | undefined {
   if (parts.type !== 'run-complete' || typeof parts.payload !== 'object' || parts.payload === null) return undefined;
-  if (!Object.hasOwn(parts.payload, 'answer')) return undefined;
+  // A JSON null would read back as no value at all: such an answer (none is made) stays in the payload.
   const { answer, ...rest } = parts.payload as Record<string, unknown>;
+  if (answer === null || answer === undefined) return undefined;
   return { json: JSON.stringify({ type: parts.type, payload: rest }), answer: JSON.stringify(answer) };
 }
 

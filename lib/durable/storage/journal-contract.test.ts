@@ -189,6 +189,14 @@ describeEachJournal('journal contract', (target) => {
     const stored = { text: 'Done.', finishReason: 'stop', steps: 1, answer: { v: 1, steps: [] } };
     await db.execute(sql`insert into gnl.run_events (run_id, seq, type, payload) values (${older}, 2, 'run-complete', ${JSON.stringify(stored)}::jsonb)`);
     expect((await journal.events(older)).at(-1)).toMatchObject({ type: 'run-complete', seq: 2, ...stored });
+
+    // A null answer (the schema allows it) stays in the payload: the column's JSON null would read as none.
+    const nullRun = uniqueRunId();
+    const nullHold = await journal.hold(nullRun);
+    await nullHold.create(input);
+    await nullHold.append([{ type: 'run-complete', text: 't', finishReason: 'stop', steps: 0, answer: null }]);
+    await nullHold.release();
+    expect((await journal.events(nullRun)).at(-1)).toHaveProperty('answer', null);
   });
 
   it('a resume request is recorded with who, why and when, announced live, and changes neither the status nor the pending list', async () => {
