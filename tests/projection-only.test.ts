@@ -32,6 +32,7 @@ const ALLOWED: Record<string, string> = {
   'lib/durable/sealing/secret-journal.ts': "sealing: each type's user data, event by event",
   'lib/durable/export/run-export.ts': "an export file's shape: a run-start first, and only first",
   'lib/durable/storage/run-import.ts': "an imported run's shape: a run-start first, and only first",
+  'lib/durable/storage/event-rows.ts': "a row's layout: a run-complete's answer kept in its own json column",
   'components/timeline/timeline-event.tsx': 'a renderer: draws one event',
   'components/timeline/tool-call-body.tsx': 'a renderer: draws one tool event',
   'lib/cli/timeline.ts': 'a renderer: one line per event',
