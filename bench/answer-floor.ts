@@ -36,7 +36,6 @@ try {
   const [record] = await sql<{ text: number }[]>`
     select octet_length(answer::text) as text from gnl.run_events where run_id = ${runId} and type = 'run-complete'`;
   if (!record?.text) throw new Error('the run-complete row keeps no answer in its answer column');
-  await sql.unsafe('drop table if exists public.bench_answer_json');
   await sql.unsafe('create table if not exists public.bench_answer_copy (run_id text primary key, body jsonb not null, body_text text not null)');
   await sql.unsafe(
     `insert into public.bench_answer_copy select run_id, answer::text::jsonb, answer::text from gnl.run_events where run_id = $1::text and type = 'run-complete'`,

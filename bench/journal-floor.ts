@@ -24,7 +24,7 @@ import { runJournaled } from './agent';
 import { type Child, ROOT, spawnTsx } from './children';
 import { postgresCommitRate } from './floors';
 import { cpuOf, postgresCpu } from './proc-cpu';
-import { enqueueRuns, startBenchWorkers, waitCompleted } from './throughput';
+import { enqueueRuns, progress, startBenchWorkers, waitCompleted } from './throughput';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const { values, positionals } = parseArgs({
@@ -110,12 +110,6 @@ function cpuSince(children: Child[], before: ReturnType<typeof cpuBefore>) {
   return { clients, postgres: postgresCpu() - before.postgres };
 }
 
-async function events(sql: postgres.Sql, prefix: string): Promise<{ events: number; runs: number }> {
-  const [row] = await sql<{ events: number; runs: number }[]>`
-    select coalesce(sum(last_seq), 0)::int as events, count(*)::int as runs from gnl.runs where run_id like ${`${prefix}%`}`;
-  return row ?? { events: 0, runs: 0 };
-}
-
 /** The journal alone: 4 processes playing the recorded writes for `runs` runs in all. */
 async function journalAlone(runs: number) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -132,7 +126,7 @@ async function journalAlone(runs: number) {
     const done = children.map((c) => c.lines.find((line) => line.type === 'done') ?? {});
     const elapsed = (performance.now() - started) / 1000;
     const cpu = cpuSince(children, before);
-    const counted = await events(sql, prefix);
+    const counted = await progress(sql, prefix);
     const commits = done.reduce((sum, line) => sum + Number(line.commits), 0);
     return { elapsed, ...counted, commits, writesPerRun: Number(done[0]?.writesPerRun), cpu };
   } finally {

@@ -26,7 +26,7 @@ const STEPS = 20;
 export const POOL = 10;
 
 /** Sum of events and completed runs whose id starts with `prefix`. */
-async function progress(sql: postgres.Sql, prefix: string): Promise<{ events: number; completed: number; runs: number }> {
+export async function progress(sql: postgres.Sql, prefix: string): Promise<{ events: number; completed: number; runs: number }> {
   const [row] = await sql<{ events: number; completed: number; runs: number }[]>`
     select coalesce(sum(last_seq), 0)::int as events, count(*) filter (where status = 'completed')::int as completed, count(*)::int as runs
     from gnl.runs where run_id like ${`${prefix}%`}`;
