@@ -30,6 +30,7 @@ export const CHILD_ENTRIES = [
   'tests/support/notify-child.ts',
   'tests/support/hold-data-dir.ts',
   'tests/support/mcp-server.ts',
+  'tests/support/deep-json-child.ts',
   'docs/examples/test-support/child.ts',
   'docs/examples/api-queue-worker.ts',
 ] as const;

@@ -8,10 +8,16 @@ export function canonicalJson(value: unknown, options: { nfc?: boolean } = {}): 
   return JSON.stringify(sortKeys(value, options.nfc === true)) ?? 'undefined';
 }
 
+// A loop, not map: one frame a level, so a value at the journal's deepest nesting (MAX_JSON_DEPTH, and more
+// once encoded: a Map's level is three) sorts on a fresh process's stack (deep-json.test.ts).
 function sortKeys(value: unknown, nfc: boolean): unknown {
   if (typeof value === 'string') return nfc ? value.normalize('NFC') : value;
-  if (Array.isArray(value)) return value.map((item) => sortKeys(item, nfc));
   if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = sortKeys(value[i], nfc);
+    return out;
+  }
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return sortKeys((value as { toJSON(): unknown }).toJSON(), nfc);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) out[nfc ? key.normalize('NFC') : key] = sortKeys((value as Record<string, unknown>)[key], nfc);

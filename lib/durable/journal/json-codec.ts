@@ -119,56 +119,89 @@ class Encoder {
     return this.nested(value as object);
   }
 
+  /**
+   * An object or array, its members encoded in loops that call encode directly: two frames a level
+   * (encode, nested), so a value nested MAX_JSON_DEPTH levels deep encodes on a fresh process's stack
+   * with room to spare (deep-json.test.ts: on a third of Node's default stack). Each member's key is on
+   * `path` while it is encoded, for the error that names where a value was refused (an error ends the
+   * whole encoding, so a key left on the path by one does not matter).
+   */
   private nested(object: object): unknown {
     if (this.seen.has(object)) this.refuse('refers back to itself (a cycle)');
     if (this.seen.size >= MAX_JSON_DEPTH) this.refuse(`is nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`);
     this.seen.add(object);
+    const path = this.path;
     try {
-      return this.container(object);
+      if (Array.isArray(object)) {
+        const out = new Array<unknown>(object.length);
+        for (let i = 0; i < object.length; i++) {
+          const item: unknown = object[i];
+          path.push(i);
+          out[i] = this.dropped(item) ? null : this.encode(item);
+          path.pop();
+        }
+        return out;
+      }
+      if (object instanceof Map) {
+        const pairs: unknown[] = [];
+        let i = 0;
+        for (const [key, item] of object) {
+          path.push(`<key ${i}>`);
+          const k = this.dropped(key) ? null : this.encode(key);
+          path.pop();
+          path.push(i);
+          pairs.push([k, this.dropped(item) ? null : this.encode(item)]);
+          path.pop();
+          i++;
+        }
+        return { [TAG]: 'map', v: pairs };
+      }
+      if (object instanceof Set) {
+        const items: unknown[] = [];
+        let i = 0;
+        for (const item of object) {
+          path.push(i++);
+          items.push(this.dropped(item) ? null : this.encode(item));
+          path.pop();
+        }
+        return { [TAG]: 'set', v: items };
+      }
+      if (typeof (object as { toJSON?: unknown }).toJSON === 'function') return this.encode((object as { toJSON(): unknown }).toJSON());
+      // The common case built in place: no entry pairs; a key jsonb cannot store sends it to the tagged form below.
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(object)) {
+        const item = (object as Record<string, unknown>)[key];
+        if (item === undefined || this.dropped(item)) continue;
+        path.push(key);
+        const encoded = this.encode(item);
+        path.pop();
+        if (encoded === undefined) continue;
+        if (unstorable(key)) return this.entries(object);
+        if (key === '__proto__') Object.defineProperty(out, key, { value: encoded, enumerable: true, writable: true, configurable: true });
+        else out[key] = encoded;
+      }
+      return Object.hasOwn(out, TAG) ? { [TAG]: 'object', v: out } : out;
     } finally {
       this.seen.delete(object);
     }
   }
 
-  private container(object: object): unknown {
-    if (Array.isArray(object)) return Array.from(object, (item, i) => this.item(i, item, null));
-    if (object instanceof Map) return { [TAG]: 'map', v: Array.from(object, ([k, v], i) => [this.item(`<key ${i}>`, k, null), this.item(i, v, null)]) };
-    if (object instanceof Set) return { [TAG]: 'set', v: Array.from(object, (item, i) => this.item(i, item, null)) };
-    if (typeof (object as { toJSON?: unknown }).toJSON === 'function') return this.encode((object as { toJSON(): unknown }).toJSON());
-    // The common case built in place: no entry pairs; a key jsonb cannot store sends it to the tagged form below.
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(object)) {
-      const item = (object as Record<string, unknown>)[key];
-      if (item === undefined) continue;
-      const encoded = this.item(key, item, undefined);
-      if (encoded === undefined) continue;
-      if (unstorable(key)) return this.entries(object);
-      if (key === '__proto__') Object.defineProperty(out, key, { value: encoded, enumerable: true, writable: true, configurable: true });
-      else out[key] = encoded;
-    }
-    return Object.hasOwn(out, TAG) ? { [TAG]: 'object', v: out } : out;
-  }
-
   /** An object with a key jsonb refuses (a NUL, a lone surrogate): its members as tagged entries. */
   private entries(object: object): unknown {
-    const entries: [string, unknown][] = [];
+    const entries: [unknown, unknown][] = [];
     for (const [key, item] of Object.entries(object)) {
-      if (item === undefined) continue;
-      const encoded = this.item(key, item, undefined);
-      if (encoded !== undefined) entries.push([key, encoded]);
+      if (item === undefined || this.dropped(item)) continue;
+      this.path.push(key);
+      const encoded = this.encode(item);
+      this.path.pop();
+      if (encoded !== undefined) entries.push([encodeString(key), encoded]);
     }
-    return { [TAG]: 'entries', v: entries.map(([key, item]) => [encodeString(key), item]) };
+    return { [TAG]: 'entries', v: entries };
   }
 
-  /** One member, its path kept for an error; functions and symbols become `dropped` when not strict. */
-  private item(key: string | number, item: unknown, dropped: null | undefined): unknown {
-    if (!this.strict && (typeof item === 'function' || typeof item === 'symbol')) return dropped;
-    this.path.push(key);
-    try {
-      return this.encode(item);
-    } finally {
-      this.path.pop();
-    }
+  /** A function or symbol member, dropped when not strict (as JSON drops it: null in an array, left out of an object); strict, encode refuses it with its path. */
+  private dropped(item: unknown): boolean {
+    return !this.strict && (typeof item === 'function' || typeof item === 'symbol');
   }
 
   private refuse(what: string): never {

@@ -1,0 +1,52 @@
+/**
+ * A value nested MAX_JSON_DEPTH levels deep is stored (docs/limits.md): encoded, hashed in its canonical
+ * form, scanned for sealed envelopes and decoded, on a process's own stack. Each of those walks recurses
+ * once a level, so the promise holds only if a level costs few frames. A fresh process runs them cold (its
+ * code not yet optimized: the largest frames), on 800 KB of stack where Node gives 984: room to spare for
+ * whoever calls the journal. Before, the codec spent six frames a level (Array.from and its callback
+ * among them): a Map and Set value at the limit overflowed the default stack itself, as a RangeError
+ * instead of a stored value (seen red in the journal's property test, whose frames were warm most runs).
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { childArgs, ROOT } from '@/tests/support/child-bundles';
+import { MAX_JSON_DEPTH } from './json-codec';
+
+/** The child's one JSON line: what it did on a stack of `stackKb`, with values `depth` levels deep. */
+function deepChild(depth: number, stackKb: number): Promise<{ ok: boolean; done: string[]; at?: string; error?: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...childArgs('tests/support/deep-json-child.ts', `--stack-size=${stackKb}`), String(depth)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      try {
+        resolve(JSON.parse(line));
+      } catch (error) {
+        reject(new Error(`the deep-json child exited ${code} without its line: ${out}${err}`, { cause: error }));
+      }
+    });
+  });
+}
+
+describe('values at the deepest nesting the journal accepts, on a cold process', () => {
+  it(`nested ${MAX_JSON_DEPTH} levels (objects and arrays; Maps and Sets): encoded, hashed, scanned and decoded back equal on 800 KB of stack`, async () => {
+    expect(await deepChild(MAX_JSON_DEPTH, 800)).toEqual({ ok: true, done: ['objects', 'collections'] });
+  });
+
+  it(`one level more is refused with the journal's error naming the limit, not a stack overflow`, async () => {
+    const refused = await deepChild(MAX_JSON_DEPTH + 1, 800);
+    expect(refused).toMatchObject({ ok: false, at: 'objects: encodeJson' });
+    expect(refused.error).toMatch(/^JournalDataError: .*nested deeper than 1000 levels \(MAX_JSON_DEPTH\)/);
+  });
+});
