@@ -83,10 +83,15 @@ function walk(node: unknown, keep: boolean, keepKeys: readonly string[] = []): P
     return maybeBlob({ full: text, row: text, rowBytes: typeof node === 'string' ? Buffer.byteLength(text, 'utf8') : text.length, blobs: [] }, keep);
   }
   const tagged = !Array.isArray(node) && Object.hasOwn(node, TAG) && (node as Record<string, unknown>)[TAG] === 'object';
-  const parts: [string | undefined, Part][] = Array.isArray(node)
-    ? node.map((item) => [undefined, walk(item, false)])
-    : // The `v` of a tagged user object holds the user's own keys (a `$gnl` among them): kept in place.
-      Object.entries(node).map(([key, item]) => [key, walk(item, (tagged && key === 'v') || keepKeys.includes(key))]);
+  // Loops, one frame a level (deep-json.test.ts: a value at MAX_JSON_DEPTH with a big leaf).
+  const parts: [string | undefined, Part][] = [];
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) parts.push([undefined, walk(node[i], false)]);
+  } else {
+    const record = node as Record<string, unknown>;
+    // The `v` of a tagged user object holds the user's own keys (a `$gnl` among them): kept in place.
+    for (const key of Object.keys(record)) parts.push([key, walk(record[key], (tagged && key === 'v') || keepKeys.includes(key))]);
+  }
   return maybeBlob(join(parts, Array.isArray(node)), keep);
 }
 
@@ -148,14 +153,28 @@ function isRef(node: unknown): node is BlobRef {
  */
 function mapRefs(node: unknown, replace: (ref: BlobRef) => unknown, wholeTagged?: (tagged: object) => unknown): unknown {
   if (node === null || typeof node !== 'object') return node;
-  if (Array.isArray(node)) return mapList(node, (item) => mapRefs(item, replace, wholeTagged));
+  // Loops that call mapRefs directly, one frame a level: a value at MAX_JSON_DEPTH (Maps and Sets are
+  // three levels each once encoded) is read on a fresh process's stack (deep-json.test.ts).
+  if (Array.isArray(node)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      const next = mapRefs(item, replace, wholeTagged);
+      if (next !== item) {
+        out ??= [...node];
+        out[i] = next;
+      }
+    }
+    return out ?? node;
+  }
   if (isRef(node)) return replace(node);
   const record = node as Record<string, unknown>;
   const tag = Object.hasOwn(record, TAG) ? record[TAG] : Object.hasOwn(record, ENVELOPE_KEY) ? ENVELOPE_KEY : undefined;
   // A sealed secret's envelope is a tagged value too: a placeholder for its ciphertext could not be opened.
   if (tag !== undefined && tag !== 'object' && wholeTagged && containsRef(node)) return wholeTagged(node);
   let out: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(record)) {
+  for (const key of Object.keys(record)) {
+    const item = record[key];
     // A tagged user object's `v` is the user's own keys: map its values, never read it as a reference.
     const next =
       tag === 'object' && key === 'v' && item !== null && typeof item === 'object'
@@ -171,7 +190,8 @@ function mapRefs(node: unknown, replace: (ref: BlobRef) => unknown, wholeTagged?
 
 function mapValues(record: object, replace: (ref: BlobRef) => unknown, wholeTagged?: (tagged: object) => unknown): object {
   let out: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(record)) {
+  for (const key of Object.keys(record)) {
+    const item = (record as Record<string, unknown>)[key];
     const next = mapRefs(item, replace, wholeTagged);
     if (next !== item) {
       out ??= { ...record };
@@ -179,18 +199,6 @@ function mapValues(record: object, replace: (ref: BlobRef) => unknown, wholeTagg
     }
   }
   return out ?? record;
-}
-
-function mapList(list: unknown[], map: (item: unknown) => unknown): unknown[] {
-  let out: unknown[] | undefined;
-  list.forEach((item, i) => {
-    const next = map(item);
-    if (next !== item) {
-      out ??= [...list];
-      out[i] = next;
-    }
-  });
-  return out ?? list;
 }
 
 function containsRef(node: unknown): boolean {
