@@ -110,7 +110,7 @@ export class JournalSecrets {
 
   /** Cheap pre-check on JSON text: false means it holds no secret field and no credential-looking value. */
   mightHold(json: string): boolean {
-    return this.fields.namePattern.test(json) || KEY_VALUE_HINT.test(json) || json.includes(ENVELOPE_KEY);
+    return this.fields.namePattern.test(json) || this.fields.pairKeyPattern.test(json) || KEY_VALUE_HINT.test(json) || json.includes(ENVELOPE_KEY);
   }
 
   /** The event as it is stored: secrets in its user data sealed. The same object when there is none. */
@@ -268,6 +268,16 @@ export class JournalSecrets {
         return this.sealSecret(node, runId, path);
       }
       if (Array.isArray(node)) return this.mapList(node, (item, i) => walk(item, `${path}[${i}]`));
+      // A Map is a record too (a secret-named key seals its value; keys are walked like values), a Set a list:
+      // the codec keeps both, so their contents are user data like an object's members.
+      if (node instanceof Map) {
+        return mapEntries(node, (key, item, i) =>
+          typeof key === 'string' && this.fields.isSecretField(key) && item !== null && item !== undefined
+            ? [key, this.sealSecret(item, runId, `${path}.get(${JSON.stringify(key)})`)]
+            : [walk(key, `${path} key ${i}`), walk(item, `${path} value ${i}`)],
+        );
+      }
+      if (node instanceof Set) return mapItems(node, (item, i) => walk(item, `${path} item ${i}`));
       let out: Record<string, unknown> | undefined;
       for (const [name, item] of Object.entries(node)) {
         if (item === undefined) continue;
@@ -321,6 +331,8 @@ export class JournalSecrets {
       if (node === null || typeof node !== 'object' || node instanceof Date || node instanceof Uint8Array) return node;
       if (isEnvelope(node)) return this.openEnvelope(node[ENVELOPE_KEY], runId, path);
       if (Array.isArray(node)) return this.mapList(node, (item, i) => walk(item, `${path}[${i}]`));
+      if (node instanceof Map) return mapEntries(node, (key, item, i) => [walk(key, `${path} key ${i}`), walk(item, `${path} value ${i}`)]);
+      if (node instanceof Set) return mapItems(node, (item, i) => walk(item, `${path} item ${i}`));
       let out: Record<string, unknown> | undefined;
       for (const [name, item] of Object.entries(node)) {
         const next = walk(item, `${path}.${name}`);
@@ -363,8 +375,45 @@ function context(runId: string): string {
  */
 function containsEnvelope(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || value instanceof Date || value instanceof Uint8Array) return false;
-  if (Array.isArray(value)) return value.some(containsEnvelope);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (containsEnvelope(value[i])) return true;
+    return false;
+  }
+  if (value instanceof Map) {
+    for (const [key, item] of value) if (containsEnvelope(key) || containsEnvelope(item)) return true;
+    return false;
+  }
+  if (value instanceof Set) {
+    for (const item of value) if (containsEnvelope(item)) return true;
+    return false;
+  }
   if (isEnvelope(value)) return true;
   for (const key in value) if (Object.hasOwn(value, key) && containsEnvelope((value as Record<string, unknown>)[key])) return true;
   return false;
+}
+
+/** The Map with each entry replaced by `map`'s; the same Map when no key or value changed (insertion order kept). */
+function mapEntries(map: Map<unknown, unknown>, replace: (key: unknown, item: unknown, i: number) => [unknown, unknown]): Map<unknown, unknown> {
+  const entries: [unknown, unknown][] = [];
+  let changed = false;
+  let i = 0;
+  for (const [key, item] of map) {
+    const next = replace(key, item, i++);
+    if (next[0] !== key || next[1] !== item) changed = true;
+    entries.push(next);
+  }
+  return changed ? new Map(entries) : map;
+}
+
+/** The Set with each item replaced by `map`'s; the same Set when none changed (insertion order kept). */
+function mapItems(set: Set<unknown>, replace: (item: unknown, i: number) => unknown): Set<unknown> {
+  const items: unknown[] = [];
+  let changed = false;
+  let i = 0;
+  for (const item of set) {
+    const next = replace(item, i++);
+    if (next !== item) changed = true;
+    items.push(next);
+  }
+  return changed ? new Set(items) : set;
 }

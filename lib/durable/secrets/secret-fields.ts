@@ -55,6 +55,8 @@ export class SecretFields {
   private readonly suffixes: string[] = [];
   /** Matches, in JSON text, a field name that may be a secret (`"apiKey":`, also escaped inside a JSON string). Over-inclusive. */
   readonly namePattern: RegExp;
+  /** The same names as the first item of a JSON array (`["apiKey",`): a Map's entry as the journal's codec stores it. Over-inclusive. */
+  readonly pairKeyPattern: RegExp;
 
   constructor(options: SecretFieldOptions = {}) {
     const names = [...(options.fields ?? DEFAULT_SECRET_FIELDS), ...(options.extraFields ?? [])].map(normalize).filter((n) => n.length > 0);
@@ -64,6 +66,7 @@ export class SecretFields {
     }
     const alternatives = [...this.exact].map((name) => [...name].map(escapeRegExp).join('[-_. ]?'));
     this.namePattern = alternatives.length ? new RegExp(`(?:${alternatives.join('|')})\\\\?":`, 'i') : /$^/;
+    this.pairKeyPattern = alternatives.length ? new RegExp(`\\[\\\\?"[^"\\\\]*(?:${alternatives.join('|')})\\\\?",`, 'i') : /$^/;
   }
 
   isSecretField(name: string): boolean {
@@ -135,7 +138,20 @@ function redactOne(fields: SecretFields, key: string, value: unknown): unknown {
   if (key !== '' && fields.isSecretField(key)) return REDACTED;
   if (typeof value === 'string') return redactString(fields, value);
   if (isEnvelope(value)) return REDACTED;
+  // A Map: its entries are named by their keys as an object's members are (a live Map, or the journal
+  // codec's `{ $gnl: 'map', v: [[key, value], …] }` in an export): a secret-named key's value is redacted.
+  if (value instanceof Map) return new Map([...value].map(([k, item]) => [k, redactEntry(fields, k, item)]));
+  if (isEncodedMap(value)) return { ...value, v: value.v.map((pair) => (Array.isArray(pair) ? [pair[0], redactEntry(fields, pair[0], pair[1])] : pair)) };
   return value;
+}
+
+function redactEntry(fields: SecretFields, key: unknown, item: unknown): unknown {
+  return typeof key === 'string' && item !== null && item !== undefined && fields.isSecretField(key) ? REDACTED : item;
+}
+
+/** The journal codec's form of a Map (json-codec.ts): `{ $gnl: 'map', v: [[key, value], …] }`. */
+function isEncodedMap(value: unknown): value is { $gnl: 'map'; v: unknown[] } {
+  return typeof value === 'object' && value !== null && (value as { $gnl?: unknown }).$gnl === 'map' && Array.isArray((value as { v?: unknown }).v);
 }
 
 function redactString(fields: SecretFields, value: string): string {

@@ -140,6 +140,24 @@ describeEachJournal('run export and import', (target) => {
     expect(text).toContain(BIG);
   });
 
+  it('a secret in a Map of an output (a secret-named key) is redacted in the file; a revealed export carries the Map whole', async () => {
+    const runId = uniqueRunId('export');
+    const output = new Map<string, unknown>([
+      ['password', 'pw-in-a-map-5b7d'],
+      ['user', 'ada'],
+    ]);
+    const vault = gnlTool(tool({ inputSchema: z.object({}), execute: async () => output, toModelOutput: () => ({ type: 'text', value: 'read' }) }), {
+      sideEffect: true,
+    });
+    const scripted = scriptedModel((step) => (step === 0 ? { toolCalls: [{ toolCallId: 'call-vault', toolName: 'vault', input: {} }] } : { text: 'Read.' }));
+    expect((await runDurable({ runId, journal: source, model: scripted.model, tools: { vault }, prompt: 'Read' })).status).toBe('completed');
+    const redacted = exportText(await exportRun({ journal: source, runId }));
+    expect(redacted).not.toContain('pw-in-a-map-5b7d');
+    expect(redacted).toContain('"ada"');
+    const revealed = exportText(await exportRun({ journal: source, runId, revealSecrets: true }));
+    expect(revealed).toContain('pw-in-a-map-5b7d');
+  });
+
   it('a redacted export of a waiting run is imported as evidence: canceled, nothing can be decided or executed', async () => {
     const runId = uniqueRunId('export');
     const agent = chargeAgent({ needsApproval: true });

@@ -135,6 +135,29 @@ describeEachJournal('secrets in the journal', (target) => {
     expect(after.run).not.toContain(API_KEY);
   });
 
+  it('secrets inside a Map or a Set in a tool output are sealed (a secret-named key, a field of a value, an API key as an item) and read back as they were', async () => {
+    const runId = uniqueRunId('secrets');
+    const journal = keyed().runs;
+    const output = {
+      byName: new Map<unknown, unknown>([
+        ['password', 'pw-map-key-3c1d'],
+        ['account', { iban: 'x', apiKey: 'ak-map-field-8e2f' }],
+      ]),
+      tokens: new Set([API_KEY, 'not a secret']),
+    };
+    const vault = gnlTool(tool({ inputSchema: z.object({}), execute: async () => output, toModelOutput: () => ({ type: 'text', value: 'read' }) }), {
+      sideEffect: true,
+    });
+    const scripted = scriptedModel((step) => (step === 0 ? { toolCalls: [{ toolCallId: 'call-vault', toolName: 'vault', input: {} }] } : { text: 'Read.' }));
+    expect((await runDurable({ runId, journal, model: scripted.model, tools: { vault }, prompt: 'Read the vault' })).status).toBe('completed');
+    const rows = await stored(runId);
+    for (const secret of ['pw-map-key-3c1d', 'ak-map-field-8e2f', API_KEY]) {
+      for (const event of rows.events) expect(event.text, `${event.type} #${event.seq}`).not.toContain(secret);
+    }
+    const end = (await journal.events(runId)).find((event) => event.type === 'tool-call-end');
+    expect((end as { output: unknown }).output).toEqual(output);
+  });
+
   it("an operator's mark-done output with a secret is sealed too, and the model gets it in clear", async () => {
     const runId = uniqueRunId('secrets');
     const journal = keyed().runs;

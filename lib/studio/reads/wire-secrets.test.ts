@@ -64,4 +64,25 @@ describe('Studio wire: secrets are redacted', () => {
     expect(jsonSafe(run.pending[0]?.input)).toEqual({ apiKey: REDACTED });
     expect(jsonSafe(API_KEY)).toBe(REDACTED);
   });
+
+  it('a Map and a Set in an output are shown (not as {}), their secrets redacted: a secret-named key, a field of a value, an API key as an item', () => {
+    const output = {
+      byName: new Map<unknown, unknown>([
+        ['password', PASSWORD],
+        ['account', { owner: 'Ada', apiKey: API_KEY }],
+      ]),
+      byNumber: new Map<unknown, unknown>([[7, 'seven']]),
+      tokens: new Set([API_KEY, 'not a secret']),
+    };
+    const wire = jsonSafe({ output });
+    expect(JSON.stringify(wire)).not.toContain(API_KEY);
+    expect(JSON.stringify(wire)).not.toContain(PASSWORD);
+    expect(wire).toEqual({
+      output: {
+        byName: { password: REDACTED, account: { owner: 'Ada', apiKey: REDACTED } },
+        byNumber: [[7, 'seven']],
+        tokens: [REDACTED, 'not a secret'],
+      },
+    });
+  });
 });

@@ -27,10 +27,19 @@ export interface WireRunPage {
   nextCursor?: string;
 }
 
-/** JSON.stringify's replacer for journal payloads: what JSON cannot hold is described, never dropped silently. */
+/**
+ * JSON.stringify's replacer for journal payloads: what JSON cannot hold is described, never dropped
+ * silently. A Map is shown as an object when its keys are all text (else as its [key, value] pairs), a
+ * Set as a list: JSON.stringify would show either as `{}`.
+ */
 export function jsonReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return `${value}n`;
   if (value instanceof Uint8Array || value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`;
+  if (value instanceof Map) {
+    const entries = [...value];
+    return entries.every(([key]) => typeof key === 'string') ? Object.fromEntries(entries) : entries;
+  }
+  if (value instanceof Set) return [...value];
   return value;
 }
 
