@@ -38,6 +38,41 @@ describe('JournalSecrets', () => {
     expect(secrets.mightHold(JSON.stringify(start))).toBe(true);
   });
 
+  it('seals secrets inside Maps and Sets and what an object gives as toJSON, as the journal keeps them, and opens them back', () => {
+    class Session {
+      readonly #password = 'pw-private-field-1a2b';
+      toJSON() {
+        return { user: 'ada', password: this.#password };
+      }
+    }
+    const output = {
+      byName: new Map<unknown, unknown>([
+        ['password', 'pw-map-key-9f8e'],
+        ['account', { apiKey: API_KEY }],
+      ]),
+      tokens: new Set([API_KEY, 'plain']),
+      session: new Session(),
+    };
+    const end = {
+      type: 'tool-call-end',
+      toolCallId: 'call-1',
+      toolName: 't',
+      idempotencyKey: 'k',
+      attempt: 1,
+      output,
+      durationMs: 0,
+      source: 'executed',
+    } satisfies JournalEvent;
+    const sealed = secrets.sealEvent(end, 'run-1');
+    const text = JSON.stringify(sealed, (_key, value) => (value instanceof Map || value instanceof Set ? [...value] : value));
+    for (const secret of [API_KEY, 'pw-map-key-9f8e', 'pw-private-field-1a2b']) expect(text).not.toContain(secret);
+    const opened = secrets.openEvent(sealed, 'run-1', 'event');
+    expect(opened.output).toEqual({ ...output, session: { user: 'ada', password: 'pw-private-field-1a2b' } });
+    // The pre-check on the stored JSON sees a Map entry's key (the codec stores a Map as [key, value] pairs).
+    expect(secrets.mightHold('{"output":{"$gnl":"map","v":[["password","x"]]}}')).toBe(true);
+    expect(secrets.mightHold('{"output":{"$gnl":"map","v":[["user","x"]]}}')).toBe(false);
+  });
+
   it("seals a model step's tool call arguments (a JSON string) whole, and restores the exact string", () => {
     const input = JSON.stringify({ apiKey: API_KEY, amount: 40 });
     const step: JournalEvent = {

@@ -278,6 +278,12 @@ export class JournalSecrets {
         );
       }
       if (node instanceof Set) return mapItems(node, (item, i) => walk(item, `${path} item ${i}`));
+      // The journal keeps an object with toJSON as what toJSON gives (json-codec.ts): that is what is walked.
+      if (typeof (node as { toJSON?: unknown }).toJSON === 'function') {
+        const json = (node as { toJSON(): unknown }).toJSON();
+        const sealed = walk(json, path);
+        return sealed === json ? node : sealed;
+      }
       let out: Record<string, unknown> | undefined;
       for (const [name, item] of Object.entries(node)) {
         if (item === undefined) continue;
