@@ -5,7 +5,8 @@
  * one `run-resume` to the next: all of its events must come from one worker. A worker that appended
  * after its run was taken over (a fencing failure) shows up as a second writer inside another
  * invocation. Also checked per run: seq contiguous from 1, one `run-complete`, at most one outcome per
- * tool call.
+ * tool call (its end, or an error that is final: an error marked retryable is an attempt the call makes
+ * again, as a read-only lookup whose connection a paused worker lost does, not an outcome).
  */
 import { sql } from 'drizzle-orm';
 import type { PostgresStorage } from '@/lib/durable/storage';
@@ -44,9 +45,16 @@ export interface RunAudit {
 /** Audits every run of the database; `problems` empty means the journal is sound. */
 export async function auditRuns(db: Database): Promise<RunAudit[]> {
   const rows = (await db.execute(sql`
-    select a.run_id as "runId", a.seq, a.type, a.writer, (e.payload->>'toolCallId') as "toolCallId"
+    select a.run_id as "runId", a.seq, a.type, a.writer, (e.payload->>'toolCallId') as "toolCallId", (e.payload->>'retryable') = 'true' as "retryable"
     from public.fault_audit a join gnl.run_events e on e.run_id = a.run_id and e.seq = a.seq
-    order by a.run_id, a.seq`)) as unknown as { runId: string; seq: number; type: string; writer: string; toolCallId: string | null }[];
+    order by a.run_id, a.seq`)) as unknown as {
+    runId: string;
+    seq: number;
+    type: string;
+    writer: string;
+    toolCallId: string | null;
+    retryable: boolean | null;
+  }[];
   const [missing] = (await db.execute(sql`
     select count(*)::int as n from gnl.run_events e where not exists (select 1 from public.fault_audit a where a.run_id = e.run_id and a.seq = e.seq)`)) as unknown as {
     n: number;
@@ -64,7 +72,8 @@ export async function auditRuns(db: Database): Promise<RunAudit[]> {
     if (completes !== 1) problems.push(`${completes} run-complete events`);
     const outcomes = new Map<string, number>();
     for (const e of events)
-      if ((e.type === 'tool-call-end' || e.type === 'tool-call-error') && e.toolCallId) outcomes.set(e.toolCallId, (outcomes.get(e.toolCallId) ?? 0) + 1);
+      if ((e.type === 'tool-call-end' || (e.type === 'tool-call-error' && e.retryable !== true)) && e.toolCallId)
+        outcomes.set(e.toolCallId, (outcomes.get(e.toolCallId) ?? 0) + 1);
     for (const [id, n] of outcomes) if (n > 1) problems.push(`tool call ${id} has ${n} outcomes`);
     let invocations = 0;
     let cutShort = 0;
