@@ -6,7 +6,7 @@
  * after its run was taken over (a fencing failure) shows up as a second writer inside another
  * invocation. Also checked per run: seq contiguous from 1, one `run-complete`, at most one outcome per
  * tool call (its end, or an error that is final: an error marked retryable is an attempt the call makes
- * again, as a read-only lookup whose connection a paused worker lost does, not an outcome).
+ * again, as a read-only lookup does after a failed request, not an outcome).
  */
 import { sql } from 'drizzle-orm';
 import type { PostgresStorage } from '@/lib/durable/storage';
