@@ -129,43 +129,41 @@ async function child(prefix: string, runs: number, concurrency: number, pool: nu
   const storage = new PostgresStorage({ connectionString: url, max: pool });
   try {
     const writes = await recordOneRun(storage.runs);
-    if (rowsOnly) {
-      const go = new Promise<void>((resolve) => process.once('SIGUSR2', () => resolve()));
-      console.log(JSON.stringify({ type: 'started' }));
-      await go;
-      const { commits, events } = await playRows(writes, prefix, runs, concurrency, pool);
-      console.log(JSON.stringify({ type: 'done', commits, events, writesPerRun: writes.length }));
-      await new Promise(() => setInterval(() => {}, 60_000));
-    }
     // Each process waits for the word to go (SIGUSR2, listened for before it says it started), so the 4 start together.
     const go = new Promise<void>((resolve) => process.once('SIGUSR2', () => resolve()));
     console.log(JSON.stringify({ type: 'started' }));
     await go;
-    let next = 0;
-    let commits = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < runs) {
-          next += 1;
-          const hold = await storage.runs.hold(`${prefix}${randomUUID()}`);
-          try {
-            await hold.load();
-            for (const write of writes) {
-              await (hold[write.method] as (...a: unknown[]) => Promise<unknown>).apply(hold, write.args);
-              commits += 1;
-            }
-          } finally {
-            await hold.release();
-          }
-        }
-      }),
-    );
-    console.log(JSON.stringify({ type: 'done', commits, writesPerRun: writes.length }));
+    const played = rowsOnly ? await playRows(writes, prefix, runs, concurrency, pool) : await playJournal(storage, writes, prefix, runs, concurrency);
+    console.log(JSON.stringify({ type: 'done', ...played, writesPerRun: writes.length }));
     // Alive, its connections open, until the parent has read its CPU time and that of its backends (then SIGTERM).
     await new Promise(() => setInterval(() => {}, 60_000));
   } finally {
     await storage.close();
   }
+}
+
+/** The journal alone: the recorded writes on a hold of each new run, `concurrency` runs at once. */
+async function playJournal(storage: PostgresStorage, writes: Write[], prefix: string, runs: number, concurrency: number): Promise<{ commits: number }> {
+  let next = 0;
+  let commits = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < runs) {
+        next += 1;
+        const hold = await storage.runs.hold(`${prefix}${randomUUID()}`);
+        try {
+          await hold.load();
+          for (const write of writes) {
+            await (hold[write.method] as (...a: unknown[]) => Promise<unknown>).apply(hold, write.args);
+            commits += 1;
+          }
+        } finally {
+          await hold.release();
+        }
+      }
+    }),
+  );
+  return { commits };
 }
 
 /** CPU seconds so far of the children and of Postgres (/proc). */

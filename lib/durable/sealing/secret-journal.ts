@@ -60,6 +60,11 @@ const RUN_INPUT_DATA = ['prompt', 'messages', 'system', 'instructions', 'forkOf'
 
 type Walk = (value: unknown, path: string) => unknown;
 
+/** Text that may hold a Map as the codec writes it (`"$gnl":"map"`, json-codec.ts), also inside a JSON string (`\"map\"`). */
+function mayHoldMap(json: string): boolean {
+  return json.includes('map"') || json.includes('map\\"');
+}
+
 export class JournalSecrets {
   readonly fields: SecretFields;
   private readonly key: JournalKey | undefined;
@@ -110,7 +115,13 @@ export class JournalSecrets {
 
   /** Cheap pre-check on JSON text: false means it holds no secret field and no credential-looking value. */
   mightHold(json: string): boolean {
-    return this.fields.namePattern.test(json) || this.fields.pairKeyPattern.test(json) || KEY_VALUE_HINT.test(json) || json.includes(ENVELOPE_KEY);
+    return (
+      this.fields.namePattern.test(json) ||
+      KEY_VALUE_HINT.test(json) ||
+      json.includes(ENVELOPE_KEY) ||
+      // A Map's entries (the codec's pairs), looked for only when the text holds a Map: no second name scan on every append.
+      (mayHoldMap(json) && this.fields.pairKeyPattern.test(json))
+    );
   }
 
   /** The event as it is stored: secrets in its user data sealed. The same object when there is none. */
