@@ -14,6 +14,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { failureSummary } from './failure-summary.mjs';
 import { ensureSupportedNode } from './node-lts.mjs';
+import { openRunTemp } from './run-temp.mjs';
 
 ensureSupportedNode(import.meta.filename);
 
@@ -59,7 +60,14 @@ for (const [command, args, env] of steps) {
   // A report left by an earlier run must not be read as this one's (failure-summary.mjs).
   rmSync(path.join(results, `${path.basename(command)}.json`), { force: true });
   const started = performance.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...env } });
+  // Each step in a TMPDIR of its own, removed after it (run-temp.mjs): a whole run left 5.5 GB in /tmp.
+  const temp = openRunTemp();
+  let result;
+  try {
+    result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...env } });
+  } finally {
+    temp.close();
+  }
   const seconds = Math.round((performance.now() - started) / 1000);
   console.log(`gnl test: ${path.basename(command)} ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s`);
   if (result.status !== 0) failed.push(path.basename(command));
