@@ -70,6 +70,16 @@ export function removeAbandonedRunFolders(base = tmpdir(), now = Date.now()) {
 }
 
 /**
+ * The run folder this process is already inside (TMPDIR, set by `npm test` for vitest), else a new one
+ * (openRunTemp): one level of them, so paths stay short. Closing the one inherited leaves it to its owner.
+ */
+export function runTempHere() {
+  const here = tmpdir();
+  if (path.basename(here).startsWith(RUN_TEMP_PREFIX) && existsSync(path.join(here, OWNER_FILE))) return { dir: here, abandoned: [], close() {} };
+  return openRunTemp(here);
+}
+
+/**
  * Makes this run's folder beneath `base` (after removing abandoned ones) and points TMPDIR at it.
  * `close()` puts TMPDIR back and removes the folder with everything in it.
  */

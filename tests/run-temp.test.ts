@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, uti
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRunTemp, processStart, RUN_TEMP_PREFIX, removeAbandonedRunFolders } from '../scripts/run-temp.mjs';
+import { openRunTemp, processStart, RUN_TEMP_PREFIX, removeAbandonedRunFolders, runTempHere } from '../scripts/run-temp.mjs';
 
 const bases: string[] = [];
 afterEach(() => {
@@ -53,6 +53,24 @@ describe('the run temp folder', () => {
     }
     expect(process.env.TMPDIR).toBe(before);
     expect(existsSync(temp.dir)).toBe(false);
+  });
+
+  it('runTempHere: inside a run folder it is that one, left to its owner; elsewhere a new one of its own', () => {
+    const at = base();
+    const saved = process.env.TMPDIR;
+    try {
+      process.env.TMPDIR = at;
+      const own = runTempHere();
+      expect(path.dirname(own.dir)).toBe(at);
+      const inherited = runTempHere();
+      expect(inherited.dir).toBe(own.dir);
+      inherited.close();
+      expect(existsSync(own.dir)).toBe(true);
+      own.close();
+      expect(existsSync(own.dir)).toBe(false);
+    } finally {
+      process.env.TMPDIR = saved;
+    }
   });
 
   it('a run that ended without removing its folder: the next removes it; a running owner’s, a reused pid’s and a folder being made are told apart', async () => {

@@ -186,14 +186,20 @@ function explain(error: GnlError): string {
   return error.message;
 }
 
+/** The characters of a holder's command line shown. */
+const COMMAND_SHOWN = 120;
+
 /** What a local process runs, to name the holder of a data folder ("next-server", "node … gnl.mjs …"); best effort. */
 function commandLineOf(pid: number): string | undefined {
   try {
     // The program by its name (Node installed under a long folder must not push the script out of view).
     const [program, ...args] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     if (!program) return undefined;
-    const command = [path.basename(program), ...args].join(' ');
-    return command.length > 120 ? `${command.slice(0, 120)}…` : command;
+    const whole = [path.basename(program), ...args].join(' ');
+    if (whole.length <= COMMAND_SHOWN) return whole;
+    // Too long: the paths by their last name (a script under a long folder must not be cut off either), then cut.
+    const command = [path.basename(program), ...args.map((arg) => (path.isAbsolute(arg) ? `…/${path.basename(arg)}` : arg))].join(' ');
+    return command.length > COMMAND_SHOWN ? `${command.slice(0, COMMAND_SHOWN)}…` : command;
   } catch {
     return undefined;
   }

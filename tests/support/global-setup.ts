@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openRunTemp } from '../../scripts/run-temp.mjs';
+import { runTempHere } from '../../scripts/run-temp.mjs';
 import { BUNDLES_ENV, buildChildBundles, CHILD_ENTRIES } from './child-bundles';
 import { buildPostgresTemplate } from './fresh-database';
 import { cachedPGliteTemplate, PGLITE_TEMPLATE_ENV } from './pglite-template';
@@ -46,8 +46,8 @@ export default async function setup(): Promise<() => void> {
 }
 
 async function build(): Promise<() => Promise<void>> {
-  // The run's own TMPDIR, removed with everything in it at the end (scripts/run-temp.mjs: a run left 5.5 GB).
-  const runTemp = openRunTemp();
+  // The run's own TMPDIR (npm test's, else its own), removed with everything in it at the end (scripts/run-temp.mjs: a run left 5.5 GB).
+  const runTemp = runTempHere();
   if (runTemp.abandoned.length > 0) console.log(`[run temp] removed ${runTemp.abandoned.length} folder(s) of runs that ended without removing them`);
   try {
     return await buildIn(runTemp);
