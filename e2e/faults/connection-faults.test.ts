@@ -51,10 +51,10 @@ suite(`connections lost or stalled mid-run [postgres]${DATABASE_URL ? '' : ' (sk
   }
 
   /** Starts a support run that stops inside sendEmail (its start journaled, its request held at the proxy). */
-  async function insideSendEmail(storage: PostgresStorage) {
+  async function insideSendEmail(storage: PostgresStorage, options: { recordOutcomeWithinMs?: number } = {}) {
     const runId = uniqueRunId('faults-conn');
     const agent = supportAgent({ serviceUrl: proxy.url });
-    const invocation = runAgent({ agent, runId, input: QUESTION(counter), journal: storage.runs }).catch((error: unknown) => error);
+    const invocation = runAgent({ agent, runId, input: QUESTION(counter), journal: storage.runs, ...options }).catch((error: unknown) => error);
     await proxy.waitForHeld(1);
     return { runId, agent, invocation };
   }
@@ -201,13 +201,17 @@ suite(`connections lost or stalled mid-run [postgres]${DATABASE_URL ? '' : ' (sk
 
   it('an append outlasts statement_timeout (another session holds the row lock): the invocation stops with the timeout; a resume completes, one email', async () => {
     const { storage } = storageNamed('timeout', { statement_timeout: '500' });
-    const { runId, agent, invocation } = await insideSendEmail(storage);
+    // Each retake of the hold meets the same row lock and times out too: 2 s of them, not the default 30 s.
+    const startedAt = Date.now();
+    const { runId, agent, invocation } = await insideSendEmail(storage, { recordOutcomeWithinMs: 2_000 });
     const unlock = await lockRunRow(runId);
     proxy.release();
     const failed = await invocation;
+    const tookMs = Date.now() - startedAt;
     await unlock();
-    console.log(`[faults] statement timeout: ${outcomeOf(failed)}`);
+    console.log(`[faults] statement timeout: ${outcomeOf(failed)} after ${tookMs} ms`);
     expect(failed).toMatchObject({ name: 'PostgresError', code: '57014' });
+    expect(tookMs).toBeLessThan(30_000); // the window given, not the default: the option reached the invocation
     await resumeAndJudge(storage, runId, agent);
   });
 });

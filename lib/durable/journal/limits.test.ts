@@ -239,6 +239,14 @@ describeEachJournal('limits end to end', (target) => {
     await expect(runDurable({ runId: uniqueRunId(), journal, model: model.model, tools, prompt: 'x', maxEventsPerRun: 1 })).rejects.toThrow(
       /maxEventsPerRun must be a whole number of at least 2/,
     );
+    // The window to record an outcome while the database is away: ms from 0 to an hour; anything else is refused before a write.
+    for (const bad of [-1, 1.5, 3_600_001, '30000'] as unknown as number[]) {
+      const refusedId = uniqueRunId();
+      await expect(runDurable({ runId: refusedId, journal, model: model.model, tools, prompt: 'x', recordOutcomeWithinMs: bad })).rejects.toThrow(
+        /recordOutcomeWithinMs must be a whole number of ms from 0 to 3600000/,
+      );
+      expect(await journal.events(refusedId)).toEqual([]);
+    }
   });
 
   it('a run waiting for a person with no room left to resume is failed with RunEventLimitError, not left waiting; asking again writes nothing', async () => {

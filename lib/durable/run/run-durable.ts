@@ -37,7 +37,7 @@ import { recordingModel } from '../model/recording-model';
 import { PromptTail, promptTailAllowed, settledStep } from '../model/prompt-tail';
 import type { ForkOrigin } from '../fork/fork-plan';
 import { assertValidConversationId, assertValidSubject } from '../identity/run-id';
-import { RunSession } from './run-session';
+import { DEFAULT_RECORD_OUTCOME_WITHIN_MS, RunSession } from './run-session';
 import { replayAwareTelemetry } from '../telemetry/replay-telemetry';
 import { announceAnswer, type ReplayCallbacks, withoutCallbacks, withReplayedFlag } from './replay-callbacks';
 import { resolveModel } from '../model/resolve-model';
@@ -114,6 +114,14 @@ export type RunDurableOptions<TOOLS extends ToolSet> = DistributiveOmit<Generate
    * RunEventLimitError and records the failure; resuming with a higher limit goes on.
    */
   maxEventsPerRun?: number;
+  /**
+   * How long, in ms, an invocation whose tool has finished keeps trying to record the outcome when the
+   * journal's database is away or ended its session (a failover, a restart): it takes the run's hold again
+   * and records the outcome once the database answers. Past it the run stops, and whoever runs it next
+   * finds the call started without an end: its check, or a person, decides. Default 30 000; 0 to 3 600 000.
+   * Set it above your database's failover time (docs/operations.md).
+   */
+  recordOutcomeWithinMs?: number;
   /**
    * How a throwing tool is retried within one invocation (each attempt journaled), unless its gnlTool
    * options say otherwise: `maxRetries` (default 2) and `initialDelayMs` (default 1000, doubled each time).
@@ -228,6 +236,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     conversationId,
     subject,
     maxEventsPerRun,
+    recordOutcomeWithinMs,
     toolRetry,
     keyScheme,
     acceptChange,
@@ -245,6 +254,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   assertValidConversationId(conversationId);
   assertValidSubject(subject);
   const maxEvents = eventLimitOption(maxEventsPerRun);
+  const retakeWithinMs = recordOutcomeWithinOption(recordOutcomeWithinMs);
   const baseModel = resolveModel(model as LanguageModel);
   const scheme = keySchemeOption(keyScheme);
   const built = await buildRunInput({
@@ -300,6 +310,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
     const session = new RunSession(runId, hold, begun.state, strictReplay === true, maxEvents);
     // A tool's outcome known here but not recorded (its hold or the database away a moment): the hold taken again (run-session.ts).
     session.retake = () => journal.hold(runId);
+    session.retakeWithinMs = retakeWithinMs;
     session.trace = traceOf(begun.state, 'resume');
     if (memory) session.beforeCompletion = (result) => appendTurn(session, memory, userTexts(options), result.text);
     linkJob(session, journal);
@@ -574,6 +585,13 @@ function toPendingApproval(item: Extract<PendingItem, { kind: 'approval' }>): Pe
 
 function toPendingToolResult(item: Extract<PendingItem, { kind: 'tool-result' }>): PendingToolResult {
   return { toolCallId: item.toolCallId, toolName: item.toolName, input: item.input, requestedAt: new Date(item.requestedAt) };
+}
+
+/** recordOutcomeWithinMs as given: a whole number of ms from 0 to an hour. */
+function recordOutcomeWithinOption(value: unknown): number {
+  if (value === undefined) return DEFAULT_RECORD_OUTCOME_WITHIN_MS;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= 3_600_000) return value;
+  throw new JournalDataError(`recordOutcomeWithinMs must be a whole number of ms from 0 to 3600000, got ${JSON.stringify(value)}.`);
 }
 
 function keySchemeOption(value: unknown): KeyScheme {

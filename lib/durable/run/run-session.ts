@@ -24,6 +24,9 @@ import type { InvocationTrace } from '../telemetry/tracing';
 import type { RelatedEffect } from '../tools/related-effects';
 import { OutcomeRoom } from './outcome-room';
 
+/** How long an invocation keeps trying to record a finished tool's outcome while the database is away (runDurable's recordOutcomeWithinMs). */
+export const DEFAULT_RECORD_OUTCOME_WITHIN_MS = 30_000;
+
 /**
  * A failure that may pass once the database is back: the hold lost (HoldLostError), or a driver's or the
  * network's error (no GnlError: the core knows no driver's codes). Every other GnlError is GNL's own
@@ -81,7 +84,7 @@ export class RunSession {
    */
   retake: (() => Promise<RunHold>) | undefined;
   /** How long retakeToRecord keeps trying while the database is away. */
-  retakeWithinMs = 30_000;
+  retakeWithinMs = DEFAULT_RECORD_OUTCOME_WITHIN_MS;
 
   constructor(
     readonly runId: string,

@@ -212,6 +212,7 @@ function stripRunOptions(options: Record<string, unknown>): Record<string, unkno
     agentVersion: _version,
     conversationId: _conversation,
     maxEventsPerRun: _max,
+    recordOutcomeWithinMs: _within,
     toolRetry: _retry,
     keyScheme: _scheme,
     acceptChange: _accept,
