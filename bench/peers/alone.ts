@@ -1,6 +1,8 @@
 /**
  * GNL's overhead per checkpoint with nothing else in the process (issue 31): the peers' agent, plain and
- * under GNL directly and through the same counting proxy, alternately; `--beside dbos|workflow` starts that
+ * under GNL directly and through the same counting proxy, alternately; then a completed run's answer both
+ * ways (the proxy copies every byte in this process: GNL's answer is a 24 KB record, a workflow's a few
+ * bytes, so what the proxy adds is not the same for each system); `--beside dbos|workflow` starts that
  * peer in the process too (started, not run). Beside `npm run bench:peers`, whose systems share one
  * process and interleave their runs, it shows what sharing costs GNL's figure.
  *   npx tsx bench/peers/alone.ts [RUNS=60] [--beside dbos|workflow]   (PEERS_DATABASE_URL as bench:peers)
@@ -49,6 +51,14 @@ try {
   for (const how of ['direct', 'proxied'] as const) {
     console.log(`GNL ${how.padEnd(7)} ${((median(times[how]) - plain) / CHECKPOINTS).toFixed(3)} ms a checkpoint over plain`);
   }
+  const completed = `alone-answer-${randomUUID()}`;
+  await direct.run(completed);
+  const answers: Record<'direct' | 'proxied', number[]> = { direct: [], proxied: [] };
+  for (let i = 0; i < runs * 5 + 10; i++) {
+    await timed(answers.direct, () => direct.answer(completed));
+    await timed(answers.proxied, () => proxied.answer(completed));
+  }
+  for (const how of ['direct', 'proxied'] as const) console.log(`GNL ${how.padEnd(7)} ${median(answers[how]).toFixed(3)} ms a completed run's answer`);
 } finally {
   await Promise.all([direct.close(), proxied.close(), beside?.close()]);
   await proxy.close();
