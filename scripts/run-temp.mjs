@@ -97,7 +97,8 @@ export function openRunTemp(base = tmpdir()) {
     close() {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
-      rmSync(dir, { recursive: true, force: true });
+      // Retried: a child that outlived its test may still be writing beneath it for a moment.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
