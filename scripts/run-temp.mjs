@@ -11,7 +11,7 @@
  * run folder whose owner process is gone (its pid and start time, so a reused pid is not taken for it).
  */
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const RUN_TEMP_PREFIX = 'gnl-test-run-';
@@ -30,8 +30,9 @@ export function processStart(pid) {
   }
 }
 
-/** Whether the process that wrote `owner` still runs: same pid, same start time. */
+/** Whether the process that wrote `owner` still runs: same pid, same start time. Another host's (a container sharing the folder) is taken to run. */
 function ownerAlive(owner) {
+  if (typeof owner.host === 'string' && owner.host !== hostname()) return true;
   if (!Number.isInteger(owner.pid) || owner.pid <= 0) return false;
   const start = processStart(owner.pid);
   if (start !== undefined) return start === owner.start;
@@ -56,11 +57,13 @@ export function removeAbandonedRunFolders(base = tmpdir(), now = Date.now()) {
       try {
         owner = JSON.parse(readFileSync(ownerFile, 'utf8'));
       } catch {
-        owner = {};
+        owner = {}; // unreadable, or removed by its owner since: either way no run owns it now
       }
       abandoned = !ownerAlive(owner);
     } else {
-      abandoned = now - statSync(folder).mtimeMs > UNOWNED_GRACE_MS;
+      // Gone meanwhile (its owner removed it): nothing to do.
+      const stats = statSync(folder, { throwIfNoEntry: false });
+      abandoned = stats !== undefined && now - stats.mtimeMs > UNOWNED_GRACE_MS;
     }
     if (!abandoned) continue;
     rmSync(folder, { recursive: true, force: true });
@@ -88,7 +91,7 @@ export function openRunTemp(base = tmpdir()) {
   const dir = mkdtempSync(path.join(base, RUN_TEMP_PREFIX));
   // Like /tmp: the fault suites' clusters run as the postgres user beneath it (failover-formation.ts).
   chmodSync(dir, 0o1777);
-  writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify({ pid: process.pid, start: processStart(process.pid) }));
+  writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify({ host: hostname(), pid: process.pid, start: processStart(process.pid) }));
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = dir;
   return {

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRunTemp, processStart, RUN_TEMP_PREFIX, removeAbandonedRunFolders, runTempHere } from '../scripts/run-temp.mjs';
@@ -73,7 +73,7 @@ describe('the run temp folder', () => {
     }
   });
 
-  it('a run that ended without removing its folder: the next removes it; a running owner’s, a reused pid’s and a folder being made are told apart', async () => {
+  it('a run that ended without removing its folder: the next removes it; a running owner’s, a reused pid’s, another host’s and a folder being made are told apart', async () => {
     const at = base();
     const child = spawn(process.execPath, ['-e', '']);
     const childPid = child.pid as number;
@@ -82,6 +82,7 @@ describe('the run temp folder', () => {
     const dead = ownedFolder(at, 'dead', { pid: childPid, start: childStart });
     const running = ownedFolder(at, 'running', { pid: process.pid, start: processStart(process.pid) });
     const reused = ownedFolder(at, 'reused', { pid: process.pid, start: 'an earlier process with this pid' });
+    const elsewhere = ownedFolder(at, 'elsewhere', { host: `not-${hostname()}`, pid: childPid, start: childStart });
     const garbled = ownedFolder(at, 'garbled', {});
     writeFileSync(path.join(garbled, 'owner.json'), '{not json');
     const beingMade = path.join(at, `${RUN_TEMP_PREFIX}new`);
@@ -91,7 +92,7 @@ describe('the run temp folder', () => {
 
     expect(removeAbandonedRunFolders(at).sort()).toEqual([dead, garbled, reused].sort());
     expect([dead, garbled, reused].map(existsSync)).toEqual([false, false, false]);
-    expect([running, beingMade, notOurs].map(existsSync)).toEqual([true, true, true]);
+    expect([running, beingMade, notOurs, elsewhere].map(existsSync)).toEqual([true, true, true, true]); // another host's run is its own
 
     // A folder with no owner file for longer than a run takes to write one is abandoned too.
     const old = (Date.now() - 11 * 60_000) / 1000;

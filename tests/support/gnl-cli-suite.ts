@@ -11,7 +11,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -483,10 +483,9 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
       // The holder's script under a deep folder (as a global install's can be): its name must still show.
       const args = childArgs('tests/support/hold-data-dir.ts');
       const script = args.at(-1) as string;
-      const deep = path.join(tmpdir(), `gnl-cli-${'a-deep-install-folder-'.repeat(5)}`);
-      mkdirSync(deep, { recursive: true });
+      const deep = mkdtempSync(path.join(tmpdir(), `gnl-cli-${'a-deep-install-folder-'.repeat(5)}`));
       const linked = path.join(deep, path.basename(script));
-      if (!existsSync(linked)) symlinkSync(script, linked);
+      symlinkSync(script, linked);
       const holder = spawn(process.execPath, [...args.slice(0, -1), linked, dataDir as string], {
         cwd: ROOT,
         env: { ...process.env, NODE_OPTIONS: '' },
