@@ -8,7 +8,7 @@
  * uses instead are in docs/operations.md#failover.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -114,7 +114,13 @@ export async function startFormation(): Promise<Formation> {
     await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
     // A postmaster outlives its keeper only when it was not in the group (it always is): kill by its pid file too.
     for (const sub of ['monitor', 'a', 'b']) killPostmaster(path.join(dir, sub));
+    // A postmaster's children each run in a session of their own, in its data folder; the monitor's health-check
+    // worker outlived its killed postmaster (seen after a CI run: it and the logger, 30 minutes on). None may stay.
+    killProcessesIn(dir);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const left = processesIn(dir);
     rmSync(dir, { recursive: true, force: true });
+    if (left.length > 0) throw new Error(`pg_auto_failover: processes still work in the formation's folder after SIGKILL: ${left.join(', ')}`);
   };
   try {
     service('monitor', ['create', 'monitor', '--pgdata', path.join(dir, 'monitor'), '--pgport', String(monitorPort), ...common]);
@@ -221,6 +227,7 @@ export async function startFormation(): Promise<Formation> {
         const node = byName(name);
         killPostmaster(path.join(dir, name));
         killGroup(node.child);
+        killProcessesIn(path.join(dir, name)); // the machine dies: its postmaster's children too
       },
       logs: () => ({ ...logs }),
       destroy,
@@ -237,6 +244,32 @@ function killGroup(child: ChildProcess): void {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
     // the group is gone already
+  }
+}
+
+/** The pids of the processes whose working folder is `dir` or beneath it (Linux's /proc). */
+function processesIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${entry}/cwd`).replace(/ \(deleted\)$/, '');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(entry));
+  }
+  return found;
+}
+
+function killProcessesIn(dir: string): void {
+  for (const pid of processesIn(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
   }
 }
 
