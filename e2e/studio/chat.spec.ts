@@ -11,7 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import { expect, type Page, test } from '@playwright/test';
 import { demoServiceUrl } from './auth-state';
-import { runHref } from '@/lib/studio/reads/run-path';
+import { encodeRunSegment, runHref } from '@/lib/studio/reads/run-path';
+import { OPERATORS } from './seed-data';
 import { InboxPage, RunPage } from './studio-pages';
 
 // In order, in one worker: the second test kills the server the first one uses.
@@ -52,6 +53,14 @@ test('a refund waits for approval while the chat says so; approved in the inbox,
   test.setTimeout(90_000);
   const before = await serviceCounts();
   const { runId } = await startChat(page, 'Customer c_42 wants a refund of 40 for order o_17');
+  // The turn's run records who sent it, as a run started from the Demo page does (its export's run-start).
+  const exported = await page.evaluate(async (href) => (await fetch(href)).text(), `/api/runs/${encodeRunSegment(runId)}/export`);
+  const start = exported
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type?: string; payload?: { by?: string } })
+    .find((line) => line.type === 'run-start');
+  expect(start?.payload?.by).toBe(OPERATORS.alice.login);
   const refund = page.locator('[data-testid="chat-tool"][data-tool="issueRefund"]');
   await expect(refund).toHaveAttribute('data-state', 'approval-requested', { timeout: 30_000 });
   await expect(page.getByTestId('chat-status')).toContainText('Waiting for a person: issueRefund', { timeout: 15_000 });

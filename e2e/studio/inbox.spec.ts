@@ -78,7 +78,10 @@ test('reject with a reason: the model sees it, apologises, and no refund is sent
   expect(stats.emails.byKey[await keyOf(run, 'sendEmail')]).toEqual({ requests: 1, performed: 1 });
 });
 
-test('a viewer reads the inbox but may not decide: refused as not allowed, nothing recorded; an approver then decides', async ({ page, browser }) => {
+test('a viewer reads the inbox but may not decide nor start a chat turn: refused as not allowed, nothing recorded; an approver then decides', async ({
+  page,
+  browser,
+}) => {
   const runId = await new DemoPage(page).start();
   await expect(new RunPage(page).event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
   const vera = await (await browser.newContext({ storageState: storageStatePath('vera') })).newPage();
@@ -88,6 +91,17 @@ test('a viewer reads the inbox but may not decide: refused as not allowed, nothi
   await veraInbox.approve(runId);
   await expect(vera.getByTestId('action-forbidden')).toContainText('vera (role viewer) may not decide');
   await expect(veraInbox.item(runId, 'approval')).toHaveCount(1);
+  // Nor start a run another way: a chat turn (a run of the support agent) is refused too, and none is made.
+  const conversationId = crypto.randomUUID();
+  const sent = await vera.evaluate(async (id) => {
+    const message = { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Refund order o_17, please.' }] };
+    const answer = await fetch('/api/chat', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id, message }) });
+    return { status: answer.status, body: await answer.json() };
+  }, conversationId);
+  expect(sent.status).toBe(403);
+  expect(sent.body.error).toContain('vera (role viewer) may not start');
+  const turns = await vera.evaluate(async (id) => (await fetch(`/api/chat/${id}`)).json(), conversationId);
+  expect(turns).toEqual({ turns: [] });
   await vera.context().close();
 
   const inbox = new InboxPage(page);

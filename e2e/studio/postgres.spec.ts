@@ -22,7 +22,8 @@ async function gotoWhenUp(page: Page, path: string) {
 }
 
 test('Postgres: crash after the refund, blocked with evidence, marked done, completes with one refund', async ({ page, context }) => {
-  // On Postgres the restarted server waits for the killed process's lease (30 s) to lapse before it claims the run.
+  // On Postgres the restarted server waits for the killed process's lease to lapse before it claims the run
+  // (10 s here: GNL_STUDIO_LEASE_MS in playwright.config.ts; 30 s by default).
   test.setTimeout(180_000);
   const operator = postgresOperator();
   await page.goto('/');

@@ -50,7 +50,7 @@ export {
   type WorkingWrite,
 } from './memory';
 export { type SubAgentOutput, subAgentOf, subAgentOutput, subAgentRunId, subAgentTool } from './tools';
-export { jobEffects, relatedEffects, type RelatedEffect } from './tools';
+export { type JobRun, jobEffects, jobNeighbours, jobRuns, relatedEffects, type RelatedEffect } from './tools';
 export { fromLastModelStep, planResume, type PlannedAction, type PlannedCall, type ToolDeclaration } from './projection';
 export {
   GnlError,

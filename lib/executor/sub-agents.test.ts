@@ -15,7 +15,7 @@ import { RunState, subAgentTool } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { untilStatus } from '@/tests/support/run-waits';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { cancelRun, Executor, forkRun, resumeRun, startRun } from './index';
+import { cancelRun, Executor, forkRun, restartRun, resumeRun, startRun } from './index';
 
 /** The lead's model: one delegate call, then the sub-agent's answer as its own. */
 function leadModel() {
@@ -79,6 +79,46 @@ describeEachStorage('sub-agents as tools', (holder) => {
     expect(fork.run.input.parent).toBeUndefined();
     expect(fork.run.input.forkOf?.runId).toBe(childId);
     await cancelRun(fork.runId, { storage: holder.storage, by: 'ops@acme', reason: 'only looking' });
+  });
+
+  // A restart (or a fork) of the lead is the same job: its model's repeat of the delegate call (the same
+  // sub-agent, the same task) is the work the job's child did or is doing, never a second child whose
+  // refund would run again under keys of its own (the door's rule for a tool's repeat, related-effects.ts).
+  it('a restart of a completed lead answers its repeated delegate call from the child that refunded: one refund', async () => {
+    const before = service.stats().refunds.performed;
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, restarted after' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    const approval = (await journal().getRun(childId))?.pending.find((item) => item.kind === 'approval');
+    await journal().approve({ runId: childId, toolCallId: approval?.toolCallId ?? '', by: 'alice@acme' });
+    await resumeRun(childId, { storage: holder.storage, by: 'alice@acme' });
+    await status(runId, 'completed');
+    expect(service.stats().refunds.performed).toBe(before + 1);
+
+    const restarted = await restartRun(runId, { storage: holder.storage, registry, by: 'ops@acme' });
+    await status(restarted.runId, 'completed');
+    expect(await journal().getRun(`${restarted.runId}/call-1-delegate`)).toBeUndefined();
+    const answer = new RunState(await journal().events(restarted.runId)).decisions.get('call-1-delegate');
+    expect(answer).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
+    expect(service.stats().refunds.performed).toBe(before + 1);
+  });
+
+  it('a restart of a lead whose sub-agent still waits for its approval waits for that child; once approved, one refund answers the restart', async () => {
+    const before = service.stats().refunds.performed;
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, restarted while waiting' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    const restarted = await restartRun(runId, { storage: holder.storage, registry, by: 'ops@acme' });
+    await status(restarted.runId, 'waiting-tool-result');
+    const approval = (await journal().getRun(childId))?.pending.find((item) => item.kind === 'approval');
+    await journal().approve({ runId: childId, toolCallId: approval?.toolCallId ?? '', by: 'alice@acme' });
+    await resumeRun(childId, { storage: holder.storage, by: 'alice@acme' });
+    await status(childId, 'completed');
+    await status(restarted.runId, 'completed');
+    expect(await journal().getRun(`${restarted.runId}/call-1-delegate`)).toBeUndefined();
+    expect(new RunState(await journal().events(restarted.runId)).decisions.get('call-1-delegate')).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
+    expect((await journal().getRun(runId))?.status).toBe('canceled');
+    expect(service.stats().refunds.performed).toBe(before + 1);
   });
 
   it('a cancel of the lead while its sub-agent waits reaches the child', async () => {

@@ -135,9 +135,11 @@ export async function wakeParentOf(
   const parent = (known ?? (await resolved.journal.getRun(runId)))?.input.parent;
   if (!parent) return undefined;
   const parentRun = await resolved.journal.getRun(parent.runId);
-  if (parentRun === undefined || parentRun.status === 'completed' || parentRun.status === 'canceled') return undefined;
-  // An agent's sub-agent call: the child's outcome is the call's result (sub-agents.ts), then the parent resumes.
-  if (!parentRun.input.workflow) return (await answerParent(resolved, runId)) ? parent.runId : undefined;
+  if (parentRun === undefined) return undefined;
+  // An agent's sub-agent call: the child's outcome is the call's result (sub-agents.ts), then the parent resumes;
+  // so are the calls of the parent's restarts and forks that wait for this child, even when the parent ended.
+  if (!parentRun.input.workflow) return (await answerParent(resolved, runId))[0];
+  if (parentRun.status === 'completed' || parentRun.status === 'canceled') return undefined;
   await resolved.queue.wake(parent.runId);
   return parent.runId;
 }

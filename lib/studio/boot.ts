@@ -10,6 +10,7 @@ import { demoModelInfo } from '@/lib/demo';
 import { storageFromEnv } from '@/lib/durable/storage';
 import { getExecutor, retentionSettingsFromEnv } from '@/lib/executor';
 import { demoInvocationHook } from './demo';
+import { studioLeaseFromEnv } from './executor-lease';
 import { logText } from './log-text';
 import { traceUrlTemplate } from './trace-link';
 import { metricsToken } from './auth/metrics-token';
@@ -36,7 +37,7 @@ function announceHosts(): void {
 
 /** The settings the Studio reads later, checked at start: what is wrong (naming the variable), or undefined. */
 export function checkStudioSettings(env: Record<string, string | undefined> = process.env): string | undefined {
-  for (const check of [() => traceUrlTemplate(env), () => retentionSettingsFromEnv(env)]) {
+  for (const check of [() => traceUrlTemplate(env), () => retentionSettingsFromEnv(env), () => studioLeaseFromEnv(env)]) {
     try {
       check();
     } catch (error) {
@@ -61,6 +62,8 @@ export async function bootStudio(): Promise<void> {
     // On the embedded journal this server is the only executor, so it runs the retention job (on Postgres the workers do).
     ...(storageFromEnv().capabilities.multiProcess ? {} : { retention: retentionSettingsFromEnv() }),
     ...(aroundInvocation ? { aroundInvocation } : {}),
+    // How long its claim on a run holds without a heartbeat (GNL_STUDIO_LEASE_MS; default 30 s, as a worker's).
+    ...studioLeaseFromEnv(),
     onEvent: (event) => {
       studioMetrics().observe(event);
       if (event.type === 'error') console.error(`studio executor: ${logText(event.where)}: ${logText(event.error)}`);

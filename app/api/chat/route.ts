@@ -11,7 +11,8 @@ import { ChatBusyError, startChatTurn } from '@/lib/studio/chat/chat-turn';
  * streamed from the run's stream log, so what this response shows is what a reconnect replays.
  */
 export async function POST(request: Request) {
-  const auth = await operatorOrRefusal();
+  // A turn starts a run of the support agent: the role must allow starting runs, as the Demo page's start.
+  const auth = await operatorOrRefusal('start');
   if ('refusal' in auth) return auth.refusal;
   let body: unknown;
   try {
@@ -23,7 +24,7 @@ export async function POST(request: Request) {
   if (!parsed.success) return Response.json({ error: parsed.error.issues.map((issue) => issue.message).join('; ') }, { status: 400 });
   let runId: string;
   try {
-    ({ runId } = await startChatTurn(parsed.data));
+    ({ runId } = await startChatTurn(parsed.data, auth.operator.login));
   } catch (error) {
     if (ChatBusyError.isInstance(error)) return Response.json({ error: error.message, status: error.status }, { status: 409 });
     // A message the agent's input rules refuse is the sender's to fix: a 400 that says why, not a 500.

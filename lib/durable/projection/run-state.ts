@@ -274,6 +274,11 @@ export class RunState {
   private recordedKeyScheme: unknown;
   /** What repairToolCall made of a call, by `<step>:<toolCallId>` (null: it gave up). */
   readonly repairs = new Map<string, unknown>();
+  /**
+   * Every call the run waited for a result of (a tool without execute: a person's answer, a sub-agent's
+   * child), in the order its suspends first named them; who answered each is in `decisions`.
+   */
+  readonly resultCalls: { toolCallId: string; toolName: string }[] = [];
   /** The forks operators made of this run (its run-forked events), in order. */
   readonly forks: { childRunId: string; atStep: number; by: string; reason: string; at: Date; seq: number }[] = [];
   /** The runs operators restarted this run as (its run-restarted events), in order. */
@@ -424,6 +429,9 @@ export class RunState {
         return;
       case 'run-suspend':
         this.retryStreak = 0;
+        for (const item of event.pending)
+          if (item.kind === 'tool-result' && !this.resultCalls.some((call) => call.toolCallId === item.toolCallId))
+            this.resultCalls.push({ toolCallId: item.toolCallId, toolName: item.toolName });
         return;
       case 'run-complete':
         this.completedText = event.text;

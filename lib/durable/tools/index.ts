@@ -17,4 +17,4 @@ export { type SubAgentDeclaration, type SubAgentOutput, subAgentInput, subAgentO
 export { checkOutputSchema, type OutputCheck, assertOutputMatchesSchema } from './output-check';
 export { journaledTool, type ToolRetry } from './journaled-tool';
 export { toolGate } from './tool-gate';
-export { hasRelatedRuns, jobEffects, matchRelated, relatedEffects, type RelatedEffect } from './related-effects';
+export { hasRelatedRuns, type JobRun, jobEffects, jobNeighbours, jobRuns, matchRelated, relatedEffects, type RelatedEffect } from './related-effects';

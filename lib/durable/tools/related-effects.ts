@@ -57,6 +57,29 @@ export function relatedEffects(read: ReadEvents, self: { runId: string; state: R
 export async function jobEffects(read: ReadEvents, from: readonly string[], except: readonly string[] = []): Promise<RelatedEffect[]> {
   const effects: RelatedEffect[] = [];
   const keys = new Set<string>();
+  for (const { runId, state } of await jobRuns(read, from, except)) {
+    // The run's operations in the order they first appear: each side effect it started, by key.
+    for (const op of state.operations.values()) {
+      if (!op.sideEffect || keys.has(op.idempotencyKey)) continue;
+      keys.add(op.idempotencyKey);
+      effects.push({ runId, toolName: op.toolName, input: op.input, idempotencyKey: op.idempotencyKey, outcome: outcomeOf(op, state) });
+    }
+  }
+  return effects;
+}
+
+/** A run of the job, as read now. */
+export interface JobRun {
+  runId: string;
+  state: RunState;
+}
+
+/**
+ * The runs `from` and every run of the job reached from them (not `except`), nearest first: up the
+ * origins and down every fork and restart (neighbours), each once, at most MAX_LINEAGE_RUNS.
+ */
+export async function jobRuns(read: ReadEvents, from: readonly string[], except: readonly string[] = []): Promise<JobRun[]> {
+  const runs: JobRun[] = [];
   const visited = new Set<string>(except);
   const queue = [...from];
   while (queue.length > 0 && visited.size < MAX_LINEAGE_RUNS) {
@@ -64,15 +87,15 @@ export async function jobEffects(read: ReadEvents, from: readonly string[], exce
     if (visited.has(runId)) continue;
     visited.add(runId);
     const state = new RunState(await read(runId));
-    // The run's operations in the order they first appear: each side effect it started, by key.
-    for (const op of state.operations.values()) {
-      if (!op.sideEffect || keys.has(op.idempotencyKey)) continue;
-      keys.add(op.idempotencyKey);
-      effects.push({ runId, toolName: op.toolName, input: op.input, idempotencyKey: op.idempotencyKey, outcome: outcomeOf(op, state) });
-    }
+    runs.push({ runId, state });
     queue.push(...neighbours(state));
   }
-  return effects;
+  return runs;
+}
+
+/** The runs one step away in the job from a run (its origin, its forks, its restarts): where jobRuns starts. */
+export function jobNeighbours(state: RunState): string[] {
+  return neighbours(state);
 }
 
 /** The runs one step away in the job: its origin, its forks and its restarts (a restart that asked for a new attempt is another job). */

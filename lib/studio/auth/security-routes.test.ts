@@ -169,13 +169,28 @@ function pageGuardProblem(fn: Node): string | undefined {
   return ok ? undefined : 'does not start with `await requireOperator()`';
 }
 
-function routeGuardProblem(fn: Node): string | undefined {
+function routeGuardProblem(fn: Node, method: string): string | undefined {
   const body = statements(fn);
   if (!body) return 'not a function with a body';
   const [first, second] = afterPreamble(body);
   const binding = guardedBinding(first);
   if (binding?.guard !== 'operatorOrRefusal') return 'does not start with `const auth = await operatorOrRefusal()`';
+  // A method that changes something names the permission it needs, checked against the role (a viewer only reads).
+  if (!SAFE_METHODS.includes(method)) {
+    const permission = guardPermission(first);
+    if (!permission || !(PERMISSIONS as readonly string[]).includes(permission) || permission === 'read')
+      return `changes something but does not name the permission it needs (operatorOrRefusal('start' | 'decide' | 'admin' …)), got ${permission ?? 'none'}`;
+  }
   return returnsWhenRefused(second, binding.variable) ? undefined : `does not return the refusal right after (if ('refusal' in ${binding.variable}) return …)`;
+}
+
+const SAFE_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+
+/** The string literal given to the guard of `const x = await guard('…')`, if any. */
+function guardPermission(statement: Node): string | undefined {
+  const call = statement?.declarations?.[0]?.init?.argument;
+  const argument = call?.arguments?.[0]?.expression;
+  return argument?.type === 'StringLiteral' ? argument.value : undefined;
 }
 
 /** `guards`: functions known to check the session and say so in their result (currentOperator, or a local one checked first). */
@@ -447,7 +462,7 @@ describe('the Studio surface, enumerated from app/', () => {
     expect(problems).toEqual([]);
   });
 
-  it('every route handler checks the session first and returns the refusal (operatorOrRefusal)', async () => {
+  it('every route handler checks the session first and returns the refusal (operatorOrRefusal); one that changes something names its permission', async () => {
     const problems: string[] = [];
     for (const handler of handlers) {
       if (PUBLIC_ROUTES.includes(handler.pattern)) continue;
@@ -473,7 +488,7 @@ describe('the Studio surface, enumerated from app/', () => {
       const methods = exported.filter((e) => /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(e.name));
       if (methods.length === 0) problems.push(`${handler.file}: no HTTP method exported`);
       for (const e of methods) {
-        const problem = e.fn ? routeGuardProblem(e.fn) : `${e.name} is ${e.other}`;
+        const problem = e.fn ? routeGuardProblem(e.fn, e.name) : `${e.name} is ${e.other}`;
         if (problem) problems.push(`${handler.file} ${e.name}: ${problem}`);
       }
     }
@@ -532,14 +547,27 @@ describe('the Studio surface, enumerated from app/', () => {
     expect(checked).toEqual(expect.arrayContaining(['app/(studio)/actions.ts#approveAction', 'app/(studio)/actions.ts#cancelRunAction']));
   });
 
-  it('the checks above catch a page, a route handler and an action that skip the session', async () => {
+  it('the checks above catch a page, a route handler and an action that skip the session, and a changing route that names no permission', async () => {
     const page = await parseSource(
       'export default async function P() { await connection(); const runs = await listRuns(); await requireOperator(); }',
       'p.tsx',
     );
     expect(pageGuardProblem(exportsOf(page)[0]?.fn)).toMatch(/requireOperator/);
     const route = await parseSource('export async function GET() { const auth = await operatorOrRefusal(); return Response.json(await loadInbox()); }', 'r.ts');
-    expect(routeGuardProblem(exportsOf(route)[0]?.fn)).toMatch(/refusal/);
+    expect(routeGuardProblem(exportsOf(route)[0]?.fn, 'GET')).toMatch(/refusal/);
+    // A POST that changes something with only the session checked (a viewer could start runs), or only 'read'.
+    for (const given of ['', "'read'", "'starts'"]) {
+      const post = await parseSource(
+        `export async function POST() { const auth = await operatorOrRefusal(${given}); if ('refusal' in auth) return auth.refusal; await startRun(); }`,
+        'r.ts',
+      );
+      expect(routeGuardProblem(exportsOf(post)[0]?.fn, 'POST')).toMatch(/does not name the permission it needs/);
+    }
+    const guarded = await parseSource(
+      "export async function POST() { const auth = await operatorOrRefusal('start'); if ('refusal' in auth) return auth.refusal; await startRun(); }",
+      'r.ts',
+    );
+    expect(routeGuardProblem(exportsOf(guarded)[0]?.fn, 'POST')).toBeUndefined();
     const action = await parseSource(
       "'use server';\nasync function authenticate() { const operator = await currentOperator(); return operator; }\nexport async function a() { const p = await authenticate(); if (!p) return p; }\nexport const b = async () => { await cancel(); };",
       'a.ts',

@@ -13,7 +13,7 @@
 import 'server-only';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { endOperatorSession, type Operator, sessionOperator, startOperatorSession } from '@/lib/accounts';
+import { authorize, endOperatorSession, type Operator, type Permission, sessionOperator, startOperatorSession } from '@/lib/accounts';
 import { sessionCookieOptions, sessionCookieSecure } from './session-cookie';
 import { SessionLiveness } from './session-liveness';
 import { SESSION_COOKIE, type SessionClaims, sessionExpiry, signSessionToken, verifySessionToken } from './session-token';
@@ -76,11 +76,22 @@ export async function endSession(): Promise<void> {
   (await cookies()).delete(SESSION_COOKIE);
 }
 
-/** For route handlers: the session, or the 401 answer to send instead. */
-export async function operatorOrRefusal(): Promise<{ operator: Operator; session: StudioSession } | { refusal: Response }> {
+/**
+ * For route handlers: the session, or the 401 answer to send instead. A handler that changes something
+ * names the permission it needs (as every server action does): an operator whose role lacks it gets 403.
+ */
+export async function operatorOrRefusal(permission?: Permission): Promise<{ operator: Operator; session: StudioSession } | { refusal: Response }> {
   const session = await currentSession();
-  if (session) return { operator: session.operator, session };
-  return { refusal: Response.json({ error: 'Sign in to the Studio first.' }, { status: 401, headers: { 'Cache-Control': 'no-store' } }) };
+  if (!session) return { refusal: Response.json({ error: 'Sign in to the Studio first.' }, { status: 401, headers: { 'Cache-Control': 'no-store' } }) };
+  if (permission) {
+    const { operator } = session;
+    const allowed = authorize({ kind: 'operator', login: operator.login, role: operator.role }, permission);
+    if (!allowed.ok)
+      return {
+        refusal: Response.json({ error: `${allowed.message} An admin can change your role.` }, { status: 403, headers: { 'Cache-Control': 'no-store' } }),
+      };
+  }
+  return { operator: session.operator, session };
 }
 
 /** For pages: the operator, or a redirect to the sign-in page. */

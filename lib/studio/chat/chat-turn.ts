@@ -31,7 +31,8 @@ export class ChatBusyError extends GnlError {
   static override isInstance = (error: unknown): error is ChatBusyError => GnlError.isInstance(error) && error.name === 'ChatBusyError';
 }
 
-export async function startChatTurn(request: ChatRequest): Promise<{ runId: string; created: boolean }> {
+/** `by`: the operator who sent the message, recorded as the run's starter. */
+export async function startChatTurn(request: ChatRequest, by: string): Promise<{ runId: string; created: boolean }> {
   const runId = turnRunId(request.id, request.message.id);
   const turns = await conversationTurns(request.id);
   const existing = turns.find((turn) => turn.runId === runId);
@@ -39,6 +40,6 @@ export async function startChatTurn(request: ChatRequest): Promise<{ runId: stri
   const last = turns.at(-1);
   if (last && !SETTLED.has(last.status)) throw new ChatBusyError(last);
   const messages = await nextTurnMessages(turns, request.message as UIMessage);
-  const started = await getExecutor().startRun({ agent: CHAT_AGENT, runId, input: { messages, conversationId: request.id } });
+  const started = await getExecutor().startRun({ agent: CHAT_AGENT, runId, input: { messages, conversationId: request.id }, by });
   return { runId, created: started.created };
 }
