@@ -97,7 +97,10 @@ export function journaledTool(args: { session: RunSession; toolName: string; too
           if (verdict === 'settled') return replay({ session, op, toolCallId, toolName });
           if (verdict === 'blocked') throw new CallBlockedSignal(`${toolName} ${toolCallId}: key ${key} has an unknown outcome`);
         }
-        return attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions, afterStart: release });
+        // Decided knowing of no other run of the job: a fork made of this run meanwhile (while its model
+        // answered) is learned of when this start is written, and looked at then (checkJobAfterStart).
+        const lateCheck = options.sideEffect === true && job === undefined && !op;
+        return attempts({ session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions, afterStart: release, lateCheck });
       };
       // The tool's own spans nest under its call's.
       const work = span ? span.within(run) : run();
@@ -152,6 +155,8 @@ async function attempts(args: {
   callOptions: ToolExecutionOptions<unknown>;
   /** Called once the first start is durable (the job's lock is let go then, before execute). */
   afterStart: () => Promise<void>;
+  /** The key was chosen knowing of no other run of the job: look again once the first start is durable. */
+  lateCheck: boolean;
 }): Promise<unknown> {
   const { session, toolName, tool, options, retry, execute, input, key, toolCallId, callOptions, afterStart } = args;
   const sideEffect = options.sideEffect === true;
@@ -159,6 +164,7 @@ async function attempts(args: {
     const attempt = (session.state.operations.get(key)?.attempts ?? 0) + 1;
     if (sideEffect) await session.append({ type: 'tool-call-start', toolCallId, toolName, input, idempotencyKey: key, attempt, sideEffect });
     await afterStart();
+    if (tries === 0 && args.lateCheck) await checkJobAfterStart({ session, toolCallId, toolName, input, key, attempt });
     // Canceled while this call was being recorded (the append that carried its start said so): its start
     // is journaled and its work is not done, so the journal says that too, rather than leave a start that
     // reads as an unknown outcome. Nothing else holds the run: it is known that execute never ran.
@@ -304,6 +310,57 @@ async function jobKey(args: {
   const own =
     notPerformed.size === 0 ? fallback : callIdentity({ runId: session.runId, state: session.state, toolCallId, toolName, given, options, notPerformed }).key;
   return { related: undefined, key: own };
+}
+
+/**
+ * A side effect whose key was chosen when the run knew of no other run of its job, and whose start's append
+ * brought a fork or a restart of the run made meanwhile (RunSession applies the run-forked it skipped over):
+ * a fork made while this run's model was answering may have decided the same work first, under its own key.
+ * So, before execute, under the job's lock (which the other run holds while it decides and journals its
+ * start), the job's record is read: when another run started the same work, this call executes nothing. Its
+ * start ends in a final error (SideEffectElsewhereError: this key never acted, so nothing of the job reads it
+ * as done or unknown) and the run stops, as a repeat of work of unknown outcome stops (answerFromRelated): a
+ * person resumes it once that work is decided; the model is then told the call did not run here. When no
+ * other run started it, this start is the job's record of it (the other run's look, under the lock, finds it).
+ */
+async function checkJobAfterStart(args: {
+  session: RunSession;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  key: string;
+  attempt: number;
+}): Promise<void> {
+  const { session, toolCallId, toolName, input, key, attempt } = args;
+  const job = await session.job?.();
+  if (job === undefined || !session.related) return;
+  const release = await lockJob(job, session.hold);
+  try {
+    const effects = await session.related();
+    const related = matchRelated(effects, { toolName, input }, (held) => session.state.operations.has(held));
+    if (!related) return;
+    const elsewhere = new SideEffectElsewhereError({
+      runId: session.runId,
+      toolCallId,
+      otherRunId: related.runId,
+      toolName,
+      idempotencyKey: related.idempotencyKey,
+    });
+    await session.append({
+      type: 'tool-call-error',
+      toolCallId,
+      toolName,
+      idempotencyKey: key,
+      attempt,
+      error: errorInfo(elsewhere),
+      durationMs: 0,
+      retryable: false,
+    });
+    session.failure ??= elsewhere;
+    throw elsewhere;
+  } finally {
+    await release();
+  }
 }
 
 /**

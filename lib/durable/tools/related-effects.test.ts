@@ -136,6 +136,60 @@ describeEachJournal('related runs of one job', (target) => {
     ]);
   });
 
+  it('a fork made while its parent waits for its model (its last append before it) and refunding first: the parent’s refund, decided after, executes nothing and stops; one refund', async () => {
+    const { ledger, tools } = world();
+    // The parent's step 0 is a read-only lookup (its end is the parent's last append); its step 1 waits in the
+    // model until the test lets it answer with the same refund the fork makes meanwhile.
+    let atStepOne!: () => void;
+    const inModel = new Promise<void>((resolve) => {
+      atStepOne = resolve;
+    });
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const slow = scriptedModel((step) =>
+      step === 0
+        ? { toolCalls: [{ toolCallId: 'p-lookup', toolName: 'lookup', input: { orderId: 'o_17' } }] }
+        : step === 1
+          ? { toolCalls: [{ toolCallId: 'p-refund', toolName: 'refund', input: REFUND_INPUT }] }
+          : { text: 'Refunded.' },
+    );
+    const generate = slow.model.doGenerate.bind(slow.model);
+    slow.model.doGenerate = async (options) => {
+      if (options.prompt.filter((m) => m.role === 'assistant').length === 1) {
+        atStepOne();
+        await answered;
+      }
+      return generate(options);
+    };
+    const lookup = tool({ inputSchema: z.object({ orderId: z.string() }), execute: async () => ({ found: true }) });
+    const parentId = uniqueRunId('parent');
+    const parent = runDurable({ journal, runId: parentId, model: slow.model, prompt: PROMPT, tools: { ...tools, lookup } }).catch((error) => error);
+    await inModel;
+    const forkId = uniqueRunId('fork');
+    await journal.fork({ runId: parentId, childRunId: forkId, atStep: 1, by: 'ops@example.com', reason: 'ask again' });
+    const fork = await runDurable({ journal, runId: forkId, model: scriptedModel(forkScript).model, prompt: PROMPT, tools: { ...tools, lookup } });
+    expect(fork.status).toBe('completed');
+    expect(ledger.total).toBe(1);
+    answer();
+    const stopped = await parent;
+    // The parent learned of the fork only when its refund's start was written: it looked then, under the
+    // job's lock, found the fork's refund, and did not execute its own (its start ends in a final error).
+    expect(SideEffectElsewhereError.isInstance(stopped)).toBe(true);
+    expect(stopped).toMatchObject({ runId: parentId, toolCallId: 'p-refund', otherRunId: forkId, toolName: 'refund' });
+    expect(ledger.total).toBe(1);
+    const parentEvents = await journal.events(parentId);
+    expect(endsOf(parentEvents, 'refund')).toEqual([]);
+    expect(parentEvents.filter((e) => e.type === 'tool-call-error' && e.toolName === 'refund')).toMatchObject([
+      { toolCallId: 'p-refund', retryable: false, error: { name: 'SideEffectElsewhereError' } },
+    ]);
+    // Resumed, the parent's model is told the call did not run here, and nothing is refunded again.
+    const resumed = await runDurable({ journal, runId: parentId, model: scriptedModel(parentScript).model, prompt: PROMPT, tools: { ...tools, lookup } });
+    expect(resumed.status).toBe('completed');
+    expect(ledger.total).toBe(1);
+  });
+
   it('a fork and its parent deciding the same refund at once: the job’s lock lets one choose and journal its start before the other looks, so it executes once', async () => {
     const { ledger, tools, inTicket, open } = world();
     const parentId = uniqueRunId('parent');
