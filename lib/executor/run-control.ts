@@ -3,6 +3,7 @@
  * runnable again, cancel it, or, for a run whose agent changed since it started (RunDivergedError),
  * abandon it (recorded: who and why) and restart its input as a new run.
  */
+import { randomUUID } from 'node:crypto';
 import { DecisionConflictError, jobEffects, RunState, type RunSummary, runTimers } from '@/lib/durable';
 import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { RunNotResumableError } from './errors';
@@ -180,19 +181,22 @@ export async function restartRun(given: string, request: RestartRequest): Promis
   const old = await existingRun(resolved, runId);
   const agentName = old.input.agent;
   if (!agentName) throw new RunNotResumableError({ runId, reason: 'no-agent' });
+  const newAttempt = request.newAttempt === true ? { newAttempt: true } : {};
+  const newRunId = await resolved.journal.runIdOf(request.runId ?? `${resolved.registry.getAgent(agentName).name}:${randomUUID()}`);
+  // The old run names its restart (run-restarted), so the job's other runs (its forks, its parent, the old
+  // run resumed) find the restart's work: the door's related-effects.ts walks restarts both ways. Named
+  // before the new run exists: a process that dies in between leaves a link to a run with no events (nothing
+  // to find), never a new run its old run does not know of (which a resume of the old run would not consult).
+  // A run already under the asked id is linked only when it is this restart (else the start below refuses it).
+  const taken = request.runId === undefined ? undefined : await resolved.journal.getRun(newRunId);
+  const link = { runId, restartedAs: newRunId, by: request.by, ...newAttempt };
+  if (taken === undefined || taken.input.restartOf?.runId === runId) await resolved.journal.recordRestart(link);
   const started = await startAndEnqueue(
-    {
-      storage: resolved.storage,
-      registry: resolved.registry,
-      agent: agentName,
-      input: agentInputOf(old.input),
-      ...(request.runId ? { runId: request.runId } : {}),
-    },
-    { restartOf: { runId, by: request.by, ...(request.newAttempt === true ? { newAttempt: true } : {}) } },
+    { storage: resolved.storage, registry: resolved.registry, agent: agentName, input: agentInputOf(old.input), runId: newRunId },
+    { restartOf: { runId, by: request.by, ...newAttempt } },
   );
-  // The old run names its restart (run-restarted), so the job's other runs (its forks, its parent) find the
-  // restart's work: the door's related-effects.ts walks restarts both ways. A repeated restart writes nothing.
-  await resolved.journal.recordRestart({ runId, restartedAs: started.runId, by: request.by, ...(request.newAttempt === true ? { newAttempt: true } : {}) });
+  // A repeated restart writes nothing.
+  await resolved.journal.recordRestart(link);
   const finished = old.status === 'completed' || old.status === 'canceled';
   await resolved.queue.abandon({
     runId,

@@ -168,6 +168,31 @@ describeEachStorage('startRun and run control', (holder) => {
     });
   });
 
+  it('restartRun names the restart on the old run before the new run exists: a process that dies between the two never leaves a new run its old run does not know of', async () => {
+    const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    const journal = holder.storage.runs;
+    const createRun = journal.createRun?.bind(journal);
+    expect(createRun).toBeDefined();
+    const seenAtCreate: string[][] = [];
+    journal.createRun = async (...args: Parameters<NonNullable<typeof createRun>>) => {
+      // What the old run's record says at the moment the new run's start is written.
+      seenAtCreate.push((await journal.events(runId)).filter((e) => e.type === 'run-restarted').map((e) => (e as { restartedAs: string }).restartedAs));
+      return (createRun as NonNullable<typeof createRun>)(...args);
+    };
+    try {
+      const restarted = await restartRun(runId, { ...ctx(), by: 'ops@example.com' });
+      expect(seenAtCreate).toEqual([[restarted.runId]]);
+      expect((await journal.events(runId)).map((e) => e.type)).toEqual(['run-start', 'run-restarted', 'run-cancel']);
+    } finally {
+      journal.createRun = createRun;
+    }
+    // A restart under an id another run holds links nothing to that run: the start refuses it, the old run names no restart.
+    const other = await startRun({ ...ctx(), agent: 'support', input: { prompt: 'Something else entirely' } });
+    const second = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    await expect(restartRun(second.runId, { ...ctx(), by: 'ops@example.com', runId: other.runId })).rejects.toThrow();
+    expect((await journal.events(second.runId)).filter((e) => e.type === 'run-restarted')).toEqual([]);
+  });
+
   it('previewRestart says what a restart does with each recorded side effect; a new attempt is asked for explicitly and recorded with who asked', async () => {
     const { runId } = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
     const hold = await holder.storage.runs.hold(runId);
