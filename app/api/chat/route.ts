@@ -1,10 +1,9 @@
 import { createUIMessageStreamResponse } from 'ai';
 import { AgentInputError } from '@/lib/agents';
-import { followRunStream } from '@/lib/durable';
-import { storageFromEnv } from '@/lib/durable/storage';
-import { operatorOrRefusal } from '@/lib/studio/auth/session';
+import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/auth/session';
 import { chatRequestSchema } from '@/lib/studio/chat/chat-request';
 import { ChatBusyError, startChatTurn } from '@/lib/studio/chat/chat-turn';
+import { followAnswer } from '@/lib/studio/live/run-stream';
 
 /**
  * A new user turn (useChat's send): its run is started on this server's executor, and the answer is
@@ -31,8 +30,9 @@ export async function POST(request: Request) {
     if (AgentInputError.isInstance(error)) return Response.json({ error: error.message }, { status: 400 });
     throw error;
   }
+  // As the run page's live step: ended when the session is signed out (asked each heartbeat) or past its lifetime.
   return createUIMessageStreamResponse({
-    stream: followRunStream({ journal: storageFromEnv().runs, runId, signal: request.signal }),
+    stream: followAnswer({ runId, signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session) }),
     headers: { 'Cache-Control': 'no-store', 'X-GNL-Run-Id': encodeURIComponent(runId) },
   });
 }

@@ -462,6 +462,21 @@ describe('the Studio surface, enumerated from app/', () => {
     expect(problems).toEqual([]);
   });
 
+  it('every route handler that streams a run’s answer serves it through followAnswer with the session re-checked (lib/studio/live/run-stream.ts), never followRunStream bare', () => {
+    const problems: string[] = [];
+    let streaming = 0;
+    for (const handler of handlers) {
+      const text = readFileSync(path.join(repoRoot, handler.file), 'utf8');
+      if (/\bfollowRunStream\b/.test(text)) problems.push(`${handler.file}: follows a run's stream without the session re-check`);
+      if (!/\bfollowAnswer\(|\brunStreamResponse\(/.test(text)) continue;
+      streaming += 1;
+      if (!/stillAuthorized: \(\) => sessionStillOn\(auth\.session\)/.test(text)) problems.push(`${handler.file}: streams an answer without stillAuthorized`);
+    }
+    expect(problems).toEqual([]);
+    // The run page's live step, a chat turn's answer and the chat's reconnect.
+    expect(streaming).toBe(3);
+  });
+
   it('every route handler checks the session first and returns the refusal (operatorOrRefusal); one that changes something names its permission', async () => {
     const problems: string[] = [];
     for (const handler of handlers) {

@@ -46,30 +46,38 @@ export interface RunStreamResponseOptions {
 }
 
 export async function runStreamResponse(options: RunStreamResponseOptions): Promise<Response> {
-  const { runId } = options;
   const journal = options.journal ?? storageFromEnv().runs;
-  const settings = streamSettings();
-  if ((await journal.streamBatches(runId, { limit: 1 })).length === 0) {
+  if ((await journal.streamBatches(options.runId, { limit: 1 })).length === 0) {
     return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
   }
-  const heartbeatMs = options.heartbeatMs ?? settings.heartbeatMs;
+  const heartbeatMs = options.heartbeatMs ?? streamSettings().heartbeatMs;
+  const stream = followAnswer({ ...options, journal, heartbeatMs });
+  return createUIMessageStreamResponse({ stream, keepAliveMs: heartbeatMs, headers: { 'Cache-Control': 'no-cache, no-transform' } });
+}
+
+/**
+ * The run's answer followed as this module serves it: ended (closed, never errored) by its own end, the
+ * browser going away, the lifetime, or a session no longer on (asked on each heartbeat). The chat's
+ * routes serve their turns' answers through it too.
+ */
+export function followAnswer(options: RunStreamResponseOptions): ReadableStream<UIMessageChunk> {
+  const settings = streamSettings();
   const stop = new AbortController();
   const followed = followRunStream({
-    journal,
-    runId,
+    journal: options.journal ?? storageFromEnv().runs,
+    runId: options.runId,
     from: options.from ?? 'replay',
     signal: stop.signal,
     ...(options.idleCheckMs ? { idleCheckMs: options.idleCheckMs } : {}),
   });
-  const stream = endingQuietly(followed, {
+  return endingQuietly(followed, {
     stop,
     signal: options.signal,
-    heartbeatMs,
+    heartbeatMs: options.heartbeatMs ?? settings.heartbeatMs,
     maxMs: options.maxMs ?? settings.maxMs,
     stillAuthorized: options.stillAuthorized,
-    runId,
+    runId: options.runId,
   });
-  return createUIMessageStreamResponse({ stream, keepAliveMs: heartbeatMs, headers: { 'Cache-Control': 'no-cache, no-transform' } });
 }
 
 /**

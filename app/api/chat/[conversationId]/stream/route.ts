@@ -1,9 +1,8 @@
 import { createUIMessageStreamResponse } from 'ai';
-import { followRunStream } from '@/lib/durable';
-import { storageFromEnv } from '@/lib/durable/storage';
-import { operatorOrRefusal } from '@/lib/studio/auth/session';
+import { operatorOrRefusal, sessionStillOn } from '@/lib/studio/auth/session';
 import { conversationTurns } from '@/lib/studio/chat/chat-history';
 import { conversationIdSchema } from '@/lib/studio/chat/chat-request';
+import { followAnswer } from '@/lib/studio/live/run-stream';
 
 /**
  * useChat's reconnect (`resume`): the last turn's answer, replayed from its start and followed live.
@@ -18,7 +17,12 @@ export async function GET(request: Request, { params }: { params: Promise<{ conv
   const last = (await conversationTurns(parsed.data, { answers: false })).at(-1);
   if (!last) return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
   return createUIMessageStreamResponse({
-    stream: followRunStream({ journal: storageFromEnv().runs, runId: last.runId, from: last.status === 'running' ? 'next' : 'replay', signal: request.signal }),
+    stream: followAnswer({
+      runId: last.runId,
+      from: last.status === 'running' ? 'next' : 'replay',
+      signal: request.signal,
+      stillAuthorized: () => sessionStillOn(auth.session),
+    }),
     headers: { 'Cache-Control': 'no-store' },
   });
 }
