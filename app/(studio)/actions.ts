@@ -283,7 +283,7 @@ export async function sendEventAction(input: z.input<typeof sendEventSchema>): P
 export async function startDemoWorkflowAction(input: z.input<typeof demoWorkflowSchema>): Promise<ActionResult<{ runId: string }>> {
   const parsed = await authenticate('start', demoWorkflowSchema, input);
   if (!parsed.ok) return parsed;
-  return startDemoWorkflow(parsed.data);
+  return startDemoWorkflow({ ...parsed.data, by: parsed.by as string });
 }
 
 const loginText = z.string().trim().min(1).max(254);

@@ -31,8 +31,10 @@ describe('gnl workflow, event, tree [pglite]', { timeout: 300_000 }, () => {
 
     const id = `flow-cli:${Date.now()}`;
     const input = JSON.stringify({ customerId: 'c_42', message: 'Please change my delivery address to Main Street 1.' });
-    const started = await gnlJson(['workflow', 'start', 'support-flow', '--input', input, '--run-id', id, '--wait'], { env });
+    const started = await gnlJson(['workflow', 'start', 'support-flow', '--input', input, '--run-id', id, '--by', 'desk@example.com', '--wait'], { env });
     expect(started).toMatchObject({ runId: id, workflow: 'support-flow', created: true, run: { status: 'waiting' } });
+    const exported = await run(['export', id]);
+    expect(exported.stdout.split('\n').find((line) => line.includes('"type":"run-start"'))).toContain('"by":"desk@example.com"');
     // The child agent ran in this gnl process: one ticket and one email at the service.
     expect(service.stats().tickets.performed).toBe(1);
     expect(service.stats().emails.performed).toBe(1);

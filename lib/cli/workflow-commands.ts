@@ -34,15 +34,17 @@ export function registerWorkflowCommands(program: Command, session: CliSession):
     .description('start a run of a workflow: its input checked by the workflow’s schema, recorded in the journal and queued for an executor')
     .argument('<workflow>', 'the workflow, by its registered name')
     .requiredOption('--input <json>', 'the workflow’s input, as JSON (checked by its schema)')
-    .option('--run-id <id>', 'names the job (default <workflow>:<uuid>); the same id with the same input returns the existing run');
+    .option('--run-id <id>', 'names the job (default <workflow>:<uuid>); the same id with the same input returns the existing run')
+    .option('--by <who>', 'who starts it (recorded on the run’s start)');
   waitOptions(start);
-  jsonOption(start).action(async (name: string, opts: WaitFlags & { input: string; runId?: string }) => {
+  jsonOption(start).action(async (name: string, opts: WaitFlags & { input: string; runId?: string; by?: string }) => {
     const started = await startWorkflow({
       storage: session.storage(),
       registry: session.registry,
       workflow: name,
       input: parseJsonOption('--input', opts.input),
       ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+      ...(opts.by !== undefined ? { by: opts.by } : {}),
     });
     const intro = started.created
       ? [`Started run ${clean(started.runId)} (workflow ${clean(started.workflow)}).`]

@@ -34,6 +34,8 @@ export interface StartWorkflowOptions extends ExecutorContext {
   input: unknown;
   /** Who the run's data is about (docs/erasure.md). */
   subject?: string;
+  /** Who starts it (an operator's login, a token's name): recorded on its run-start, as startRun records it. */
+  by?: string;
 }
 
 export interface StartedWorkflow {
@@ -56,7 +58,7 @@ async function startWorkflowRun(options: StartWorkflowOptions, parent?: NonNulla
   const runId = await journal.runIdOf(options.runId ?? `${workflow.name}:${randomUUID()}`);
   const startInput = workflowRunInput({ workflow, input, ...(parent ? { parent } : {}), ...(options.subject ? { subject: options.subject } : {}) });
   // The create says whether the run exists (nothing written then): read it only then, to compare.
-  const created = await create(journal, runId, startInput);
+  const created = await create(journal, runId, startInput, options.by);
   let existing: RunSummary | undefined;
   if (!created) {
     existing = await journal.getRun(runId);

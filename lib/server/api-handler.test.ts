@@ -12,7 +12,7 @@ import { apiTokens } from '@/db/schema';
 import { apiTokenAuditTrail, createApiToken, revokeApiToken } from '@/lib/accounts';
 import { createAgentRegistry } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
-import { defineWorkflow } from '@/lib/durable';
+import { defineWorkflow, RunState } from '@/lib/durable';
 import { createGnlClient, GnlApiError } from '@/lib/durable/client';
 import { Executor, queueEntry } from '@/lib/executor';
 import { describeEachStorage } from '@/tests/support/executor-storages';
@@ -203,6 +203,9 @@ describeEachStorage('the HTTP API', (holder) => {
       created: true,
       run: { kind: 'workflow' },
     });
+    // Its start records the token that started it, as an agent's does.
+    expect(new RunState(await holder.storage.runs.events(flow)).startedBy).toBe(`token:service-${suffix}`);
+    expect(new RunState(await holder.storage.runs.events(runId)).startedBy).toBe(`token:service-${suffix}`);
     const bad = await gnl.sendEvent(flow, { name: 'customer-reply', eventId: 'reply-1', payload: { text: 7 } }).catch((e: unknown) => e);
     expect(bad).toMatchObject({ status: 400, kind: 'event-refused', problem: { reason: 'invalid-payload' } });
     expect(await gnl.sendEvent(flow, { name: 'customer-reply', eventId: 'reply-1', payload: { text: 'thanks' } })).toMatchObject({ recorded: true });

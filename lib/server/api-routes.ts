@@ -100,6 +100,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           input: body.input,
           ...(body.runId ? { runId: body.runId } : {}),
           ...(body.subject ? { subject: body.subject } : {}),
+          by: call.by,
         });
         executor.kick();
       }

@@ -26,9 +26,11 @@ export async function sendWorkflowEvent(request: {
   }
 }
 
-export async function startDemoWorkflow(request: { customerId: string; message: string }): Promise<ActionResult<{ runId: string }>> {
+/** `by`: the operator who starts it, recorded on the run's start. */
+export async function startDemoWorkflow(request: { customerId: string; message: string; by: string }): Promise<ActionResult<{ runId: string }>> {
+  const { by, ...input } = request;
   try {
-    const started = await startWorkflow({ storage: storageFromEnv(), registry, workflow: 'support-flow', input: request, subject: request.customerId });
+    const started = await startWorkflow({ storage: storageFromEnv(), registry, workflow: 'support-flow', input, subject: request.customerId, by });
     return { ok: true, runId: started.runId };
   } catch (error) {
     return refusal(error);
