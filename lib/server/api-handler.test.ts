@@ -324,6 +324,39 @@ describeEachStorage('the HTTP API', (holder) => {
   });
 });
 
+describeEachStorage('the API when the journal fails a read', (holder) => {
+  it('answers 500 and still audits the call, with its status', async () => {
+    // The journal drops the read of the run (a lost session), after the token was checked on the same database.
+    const runs = new Proxy(holder.storage.runs, {
+      get(target, property, receiver) {
+        if (property === 'getRun') return async () => Promise.reject(new Error('Connection terminated unexpectedly'));
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const storage = Object.create(holder.storage, { runs: { value: runs } }) as typeof holder.storage;
+    const registry = createAgentRegistry([]);
+    // Not started: this route reads, it executes nothing.
+    const executor = new Executor({ storage: holder.storage, registry });
+    const api = createApi({ storage, registry, executor, rateLimit: tokenBuckets({ perSecond: 100, burst: 100 }) });
+    const name = `failing-${crypto.randomUUID().slice(0, 8)}`;
+    const { token } = await createApiToken({ storage: holder.storage, name, scopes: ['read'], by: 'ops@example.com' });
+    const logged = console.error;
+    console.error = () => {};
+    let answer: Response;
+    try {
+      answer = await api.handle(
+        new Request(`${BASE}/api/v1/runs/${encodeURIComponent(uniqueRunId('gone'))}`, { headers: { Authorization: `Bearer ${token}` } }),
+      );
+    } finally {
+      console.error = logged;
+    }
+    expect(answer.status).toBe(500);
+    const audit = await apiTokenAuditTrail(name, { storage: holder.storage });
+    expect(audit.filter((a) => a.action === 'call').map((a) => a.detail)).toMatchObject([{ method: 'GET', status: 500 }]);
+  });
+});
+
 describe('the OpenAPI document', () => {
   it('is generated from the route table: every route is in it with its permission and schemas, and nothing else', () => {
     const document = openApiDocument() as unknown as {

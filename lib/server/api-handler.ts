@@ -260,10 +260,13 @@ export function createApi(context: ApiContext): Api {
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal) return refusal;
-        console.error(`gnl api: ${route.id} failed:`, error);
-        return problem({ kind: 'internal', status: 500, detail: 'The server could not do this; its log says why.' });
+        throw error;
       }
-    })();
+    })().catch((error: unknown) => {
+      // Failed anywhere past the token's check (its run read, its body, its work): a 500, and still audited below.
+      console.error(`gnl api: ${route.id} failed:`, error);
+      return problem({ kind: 'internal', status: 500, detail: 'The server could not do this; its log says why.' });
+    });
     await auditApiCall({
       storage: context.storage,
       tokenId: principal.id,
