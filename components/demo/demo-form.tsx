@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { startDemoRunAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure } from '@/components/inbox/action-feedback';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
@@ -106,7 +106,7 @@ export function DemoForm({
       <Button type="submit" disabled={!hydrated || start.isPending || start.data?.ok === true}>
         {start.isPending || start.data?.ok ? 'Starting…' : 'Start a demo run'}
       </Button>
-      {start.data && !start.data.ok ? <RefusalNote refusal={start.data} /> : null}
+      <ActionFailure data={start.data} error={start.error} />
     </form>
   );
 }

@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { startDemoRunAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure } from '@/components/inbox/action-feedback';
 import { Button } from '@/components/ui/button';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import { runHref } from '@/lib/studio/reads/run-path';
@@ -34,7 +34,7 @@ export function GuidedCrash({ prompt, allowed, why }: { prompt: string; allowed:
         {start.isPending || start.data?.ok ? 'Starting…' : 'Try a crash inside a refund'}
       </Button>
       {allowed ? null : <p className="text-xs text-muted-foreground">{why}</p>}
-      {start.data && !start.data.ok ? <RefusalNote refusal={start.data} /> : null}
+      <ActionFailure data={start.data} error={start.error} />
     </div>
   );
 }

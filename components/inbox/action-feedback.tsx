@@ -34,6 +34,26 @@ const CONFLICT_TITLE = {
   'run-executing': 'The run is executing: decide when it waits again',
 } satisfies Record<DecisionConflictReason, string>;
 
+/**
+ * What went wrong with an action, whichever way: the server's refusal (its answer says why), or the call
+ * itself failing (the session ended and the proxy answered 401, the Studio restarted, the network dropped:
+ * the server action threw). Never silence: a button that just comes back would read as "nothing happened".
+ */
+export function ActionFailure({ data, error }: { data: { ok: boolean } | undefined; error: Error | null }) {
+  if (data && !data.ok) return <RefusalNote refusal={data as Refusal} />;
+  if (error)
+    return (
+      <RefusalNote
+        refusal={{
+          ok: false,
+          kind: 'error',
+          message: `The Studio did not answer this (${error.message}): reload the page; if your session ended, sign in again.`,
+        }}
+      />
+    );
+  return null;
+}
+
 /** Why an action was refused, said plainly: a conflict names who decided first and when. */
 export function RefusalNote({ refusal }: { refusal: Refusal }) {
   if (refusal.kind === 'conflict' && refusal.yours) {

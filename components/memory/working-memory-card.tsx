@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { editWorkingMemoryAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure, RefusalNote } from '@/components/inbox/action-feedback';
 import { RunIdLink } from '@/components/memory/run-id-link';
 import { JsonPayload, prettyJson } from '@/components/runs/json-payload';
 import { Button } from '@/components/ui/button';
@@ -103,7 +103,9 @@ export function WorkingMemoryCard({ resource, current }: { resource: string; cur
             ) : (
               <RefusalNote refusal={refusal as Refusal} />
             )
-          ) : null}
+          ) : (
+            <ActionFailure data={undefined} error={save.error} />
+          )}
         </form>
       ) : current ? (
         <JsonPayload value={current.value} data-testid="working-memory-value" />

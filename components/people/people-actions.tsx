@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import { createTokenAction, revokeTokenAction, setRoleAction, signOutEverywhereAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure } from '@/components/inbox/action-feedback';
 import { Button } from '@/components/ui/button';
 import { CopyButton } from '@/components/ui/copy-button';
 import { Input, Label } from '@/components/ui/input';
@@ -78,8 +78,8 @@ export function PersonActions({ login, role, canChangeRole, self }: { login: str
         {self ? 'Sign me out everywhere' : 'Sign out everywhere'}
       </Button>
       {signOut.data?.ok && !self ? <p className="text-xs text-muted-foreground">Ended {signOut.data.sessions} session(s).</p> : null}
-      {roleChange.data && !roleChange.data.ok ? <RefusalNote refusal={roleChange.data} /> : null}
-      {signOut.data && !signOut.data.ok ? <RefusalNote refusal={signOut.data} /> : null}
+      <ActionFailure data={roleChange.data} error={roleChange.error} />
+      <ActionFailure data={signOut.data} error={signOut.error} />
     </div>
   );
 }
@@ -167,7 +167,7 @@ export function TokenCreateForm() {
           </AlertDescription>
         </Alert>
       ) : null}
-      {create.data && !create.data.ok ? <RefusalNote refusal={create.data} /> : null}
+      <ActionFailure data={create.data} error={create.error} />
     </div>
   );
 }
@@ -201,7 +201,7 @@ export function RevokeTokenButton({ name }: { name: string }) {
       <Button type="submit" size="sm" variant="outline" disabled={revoke.isPending} data-testid="token-revoke-submit">
         Revoke
       </Button>
-      {revoke.data && !revoke.data.ok ? <RefusalNote refusal={revoke.data} /> : null}
+      <ActionFailure data={revoke.data} error={revoke.error} />
     </form>
   );
 }

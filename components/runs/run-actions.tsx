@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { cancelRunAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure } from '@/components/inbox/action-feedback';
 import { ResumeButton } from '@/components/inbox/resume-button';
 import { DecisionNotes, useDecisionOutcomes } from '@/components/inbox/decision-outcomes';
 import { RunDecisions } from '@/components/inbox/run-decisions';
@@ -159,7 +159,7 @@ export function RunActions({
             Cancel…
           </Button>
         )}
-        {cancel.data && !cancel.data.ok ? <RefusalNote refusal={cancel.data} /> : null}
+        <ActionFailure data={cancel.data} error={cancel.error} />
       </div>
     </section>
   );

@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { eraseRunAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure } from '@/components/inbox/action-feedback';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
@@ -66,7 +66,7 @@ export function RunErasure({ run, available, className }: { run: Pick<WireRun, '
               Back
             </Button>
           </div>
-          {erase.data && !erase.data.ok ? <RefusalNote refusal={erase.data} /> : null}
+          <ActionFailure data={erase.data} error={erase.error} />
         </form>
       ) : (
         <Button type="button" size="sm" variant="outline" onClick={() => setOpen(true)}>

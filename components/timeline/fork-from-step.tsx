@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { createContext, useContext, useEffect, useState } from 'react';
 import { forkPreviewAction, forkRunAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure } from '@/components/inbox/action-feedback';
 import { PayloadText } from '@/components/runs/payload-text';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
@@ -94,7 +94,7 @@ export function ForkFromStep({ runId, atStep }: { runId: string; atStep: number 
       }}
     >
       {preview.isPending ? <p className="text-xs text-muted-foreground">Reading what the fork would keep…</p> : null}
-      {preview.data && !preview.data.ok ? <RefusalNote refusal={preview.data} /> : null}
+      <ActionFailure data={preview.data} error={preview.error} />
       {shown ? <ForkPreviewList preview={shown} /> : null}
       <fieldset className="space-y-1 text-xs" data-testid="fork-change">
         <legend className="font-medium text-muted-foreground">What changes at step {atStep}?</legend>
@@ -179,7 +179,7 @@ export function ForkFromStep({ runId, atStep }: { runId: string; atStep: number 
           Back
         </Button>
       </div>
-      {fork.data && !fork.data.ok ? <RefusalNote refusal={fork.data} /> : null}
+      <ActionFailure data={fork.data} error={fork.error} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { migrateRunAction } from '@/app/(studio)/actions';
+import { ActionFailure } from '@/components/inbox/action-feedback';
 import { Button } from '@/components/ui/button';
 import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
@@ -50,6 +51,7 @@ export function MigrateForm({ runId, to, safe }: { runId: string; to: string; sa
           {result.message}
         </p>
       ) : null}
+      <ActionFailure data={undefined} error={migrate.error} />
     </form>
   );
 }

@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import { addWebhookAction, removeWebhookAction, rotateWebhookKeyAction, sendTestWebhookAction, setWebhookEnabledAction } from '@/app/(studio)/actions';
-import { RefusalNote } from '@/components/inbox/action-feedback';
+import { ActionFailure, RefusalNote } from '@/components/inbox/action-feedback';
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { CopyButton } from '@/components/ui/copy-button';
@@ -91,7 +91,7 @@ export function WebhookAddForm() {
         </Button>
       </form>
       {add.data?.ok ? <KeyOnce secret={add.data.secret} title="Its signing key: copy it into the receiver now, it is shown this once" /> : null}
-      {add.data && !add.data.ok ? <RefusalNote refusal={add.data} /> : null}
+      <ActionFailure data={add.data} error={add.error} />
     </div>
   );
 }
@@ -196,7 +196,10 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
           · test id <code className="font-mono">{tested.eventId}</code>
         </p>
       ) : null}
-      {[test.data, rotate.data, toggle.data, remove.data].map((result, i) => (result && !result.ok ? <RefusalNote key={i} refusal={result} /> : null))}
+      <ActionFailure data={test.data} error={test.error} />
+      <ActionFailure data={rotate.data} error={rotate.error} />
+      <ActionFailure data={toggle.data} error={toggle.error} />
+      <ActionFailure data={remove.data} error={remove.error} />
     </div>
   );
 }

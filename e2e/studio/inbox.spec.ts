@@ -189,12 +189,21 @@ test('a blocked side effect is marked done with checked JSON output and a requir
   await expect(resolution).toContainText('"refundId": "r_o_19"');
 });
 
-test('cancel with a reason: the run stops, the journal says who and why, and the inbox lets it go', async ({ page }) => {
+test('cancel with a reason: refused with a visible error while signed out; then the run stops, the journal says who and why, and the inbox lets it go', async ({
+  page,
+}) => {
   const runId = await new DemoPage(page).start();
   const run = new RunPage(page);
   await expect(run.event('run-suspend')).toHaveCount(1, { timeout: 15_000 });
   await page.getByRole('button', { name: 'Cancel…' }).click();
   await page.getByLabel(/Why cancel\?/).fill('Customer withdrew the request');
+  // Signed out meanwhile (the cookie gone): the action is refused by the proxy, and the form says so.
+  const cookies = await page.context().cookies();
+  await page.context().clearCookies();
+  await page.getByRole('button', { name: 'Cancel the run' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'The Studio did not answer this' })).toBeVisible();
+  await expect(run.summary.locator('[data-slot="run-status-badge"]')).not.toHaveText('canceled');
+  await page.context().addCookies(cookies);
   await page.getByRole('button', { name: 'Cancel the run' }).click();
   await expect(run.event('run-cancel')).toContainText('Canceled by alice');
   await expect(run.event('run-cancel')).toContainText('“Customer withdrew the request”');
