@@ -339,13 +339,7 @@ async function checkJobAfterStart(args: {
     const effects = await session.related();
     const related = matchRelated(effects, { toolName, input }, (held) => session.state.operations.has(held));
     if (!related) return;
-    const elsewhere = new SideEffectElsewhereError({
-      runId: session.runId,
-      toolCallId,
-      otherRunId: related.runId,
-      toolName,
-      idempotencyKey: related.idempotencyKey,
-    });
+    const elsewhere = elsewhereError(session, related, toolCallId, toolName);
     await session.append({
       type: 'tool-call-error',
       toolCallId,
@@ -376,13 +370,7 @@ async function answerFromRelated(args: {
 }): Promise<unknown> {
   const { session, related, toolCallId, toolName, input } = args;
   if (related.outcome.kind !== 'done') {
-    const elsewhere = new SideEffectElsewhereError({
-      runId: session.runId,
-      toolCallId,
-      otherRunId: related.runId,
-      toolName,
-      idempotencyKey: related.idempotencyKey,
-    });
+    const elsewhere = elsewhereError(session, related, toolCallId, toolName);
     // The run's failure is the stop itself, not a tool that threw: its run-fail names SideEffectElsewhereError.
     session.failure ??= elsewhere;
     throw elsewhere;
@@ -401,4 +389,9 @@ async function answerFromRelated(args: {
     inheritedFrom: related.runId,
   });
   return related.outcome.output;
+}
+
+/** This call's work is the job's, started in another run: it stops here (SideEffectElsewhereError names that run and key). */
+function elsewhereError(session: RunSession, related: RelatedEffect, toolCallId: string, toolName: string): SideEffectElsewhereError {
+  return new SideEffectElsewhereError({ runId: session.runId, toolCallId, otherRunId: related.runId, toolName, idempotencyKey: related.idempotencyKey });
 }
