@@ -127,7 +127,7 @@ async function startDemoService() {
   const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
   // Its store is kept in a file beside the embedded journal's folder (one per port), so a run that refunded
   // is still counted after `npm run studio` is started again; GNL_DEMO_SERVICE_STORE names another.
-  const storeDir = path.dirname(process.env.GNL_DATA_DIR ? path.resolve(process.env.GNL_DATA_DIR) : path.join(root, '.gnl', 'data'));
+  const storeDir = path.dirname(process.env.GNL_DATA_DIR?.trim() ? path.resolve(process.env.GNL_DATA_DIR.trim()) : path.join(root, '.gnl', 'data'));
   mkdirSync(storeDir, { recursive: true, mode: 0o700 });
   const storeFile = process.env.GNL_DEMO_SERVICE_STORE || path.join(storeDir, `demo-service-${servicePort}.json`);
   const service = spawnChild(process.execPath, [tsx, path.join(root, 'scripts', 'demo-service.ts')], {

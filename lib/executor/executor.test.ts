@@ -33,6 +33,15 @@ describeEachStorage('in-process executor', (holder) => {
     await service.close();
   });
 
+  it('refuses a heartbeat no shorter than its lease (the lease would lapse between heartbeats: another executor would take the run over mid-tool)', () => {
+    expect(() => new Executor({ storage: holder.storage, registry, leaseMs: 500, heartbeatMs: 2_000 })).toThrow(
+      "The executor's heartbeatMs (2000) must be shorter than its leaseMs (500)",
+    );
+    expect(() => new Executor({ storage: holder.storage, registry, leaseMs: 500, heartbeatMs: 500 })).toThrow(RangeError);
+    // The default, a third of the lease, is taken.
+    expect(() => new Executor({ storage: holder.storage, registry, leaseMs: 500 })).not.toThrow();
+  });
+
   const settled = async (runId: string, outcome: string) => {
     for (let i = 0; i < 300; i++) {
       const entry = await queueEntry(runId, { storage: holder.storage });

@@ -156,6 +156,11 @@ export class Executor {
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
     this.leaseMs = options.leaseMs ?? 30_000;
     this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
+    // A lease renewed less often than it lasts lapses between heartbeats: another executor would take the run over mid-tool.
+    if (!(this.heartbeatMs < this.leaseMs))
+      throw new RangeError(
+        `The executor's heartbeatMs (${this.heartbeatMs}) must be shorter than its leaseMs (${this.leaseMs}); by default it is a third of it.`,
+      );
     this.pollMs = options.pollMs ?? 1_000;
     this.sole = options.sole ?? !this.resolved.storage.capabilities.multiProcess;
     const { storage, registry } = this.resolved;

@@ -4,7 +4,7 @@
  * abandon it (recorded: who and why) and restart its input as a new run.
  */
 import { randomUUID } from 'node:crypto';
-import { DecisionConflictError, jobEffects, RunState, type RunSummary, runTimers } from '@/lib/durable';
+import { DecisionConflictError, InvalidRunIdError, jobEffects, RunState, type RunSummary, runTimers } from '@/lib/durable';
 import { type ExecutorContext, type ResolvedStorage, resolveContext, resolveStorage, type StorageContext } from './context';
 import { RunNotResumableError } from './errors';
 import type { QueueEntry } from './run-queue';
@@ -183,6 +183,8 @@ export async function restartRun(given: string, request: RestartRequest): Promis
   if (!agentName) throw new RunNotResumableError({ runId, reason: 'no-agent' });
   const newAttempt = request.newAttempt === true ? { newAttempt: true } : {};
   const newRunId = await resolved.journal.runIdOf(request.runId ?? `${resolved.registry.getAgent(agentName).name}:${randomUUID()}`);
+  // The restart is a new run: named as the old one, it would be the old run itself, abandoned and linked to itself.
+  if (newRunId === runId) throw new InvalidRunIdError(`A restart is a new run: give it an id other than the run it restarts ("${runId}"), or none.`);
   // The old run names its restart (run-restarted), so the job's other runs (its forks, its parent, the old
   // run resumed) find the restart's work: the door's related-effects.ts walks restarts both ways. Named
   // before the new run exists: a process that dies in between leaves a link to a run with no events (nothing

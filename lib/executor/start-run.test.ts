@@ -186,6 +186,10 @@ describeEachStorage('startRun and run control', (holder) => {
     } finally {
       journal.createRun = createRun;
     }
+    // A restart named as the run it restarts is refused: it would be that run, abandoned and linked to itself.
+    const self = await startRun({ ...ctx(), agent: 'support', input: PROMPT });
+    await expect(restartRun(self.runId, { ...ctx(), by: 'ops@example.com', runId: self.runId })).rejects.toThrow('A restart is a new run');
+    expect((await journal.events(self.runId)).map((e) => e.type)).toEqual(['run-start']);
     // A restart under an id another run holds links nothing to that run: the start refuses it, the old run names no restart.
     const other = await startRun({ ...ctx(), agent: 'support', input: { prompt: 'Something else entirely' } });
     const second = await startRun({ ...ctx(), agent: 'support', input: PROMPT });

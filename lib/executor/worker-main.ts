@@ -55,10 +55,15 @@ function options() {
     if (!Number.isInteger(value) || value < min) throw new TypeError(`--${name} must be a whole number of at least ${min} (got "${raw}")`);
     return value;
   };
+  const leaseMs = int('lease-ms', values['lease-ms'], 100) as number;
+  const heartbeatMs = int('heartbeat-ms', values['heartbeat-ms'], 10);
+  // A lease renewed less often than it lasts lapses between heartbeats: another worker takes the run over mid-tool.
+  if (heartbeatMs !== undefined && heartbeatMs >= leaseMs)
+    throw new TypeError(`--heartbeat-ms (${heartbeatMs}) must be shorter than --lease-ms (${leaseMs}): a third of it is the default`);
   return {
     concurrency: int('concurrency', values.concurrency, 1) as number,
-    leaseMs: int('lease-ms', values['lease-ms'], 100) as number,
-    heartbeatMs: int('heartbeat-ms', values['heartbeat-ms'], 10),
+    leaseMs,
+    heartbeatMs,
     pollMs: int('poll-ms', values['poll-ms'], 10) as number,
     graceMs: int('grace-ms', values['grace-ms'], 0) as number,
     healthPort: int('health-port', values['health-port'], 0),

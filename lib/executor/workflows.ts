@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { agentInputSchema } from '@/lib/agents';
 import {
+  assertValidSubject,
   type ChildStarter,
   EventRefusedError,
   parseEventPayload,
@@ -54,6 +55,8 @@ export function startWorkflow(options: StartWorkflowOptions): Promise<StartedWor
 async function startWorkflowRun(options: StartWorkflowOptions, parent?: NonNullable<RunInput['parent']>): Promise<StartedWorkflow> {
   const { journal, registry, queue } = resolveContext(options);
   const workflow = typeof options.workflow === 'string' ? registry.getWorkflow(options.workflow) : options.workflow;
+  // Refused here, before anything is written: recorded, a subject runWorkflow refuses would fail every invocation.
+  assertValidSubject(options.subject);
   const input = parseWorkflowInput(workflow, options.input);
   const runId = await journal.runIdOf(options.runId ?? `${workflow.name}:${randomUUID()}`);
   const startInput = workflowRunInput({ workflow, input, ...(parent ? { parent } : {}), ...(options.subject ? { subject: options.subject } : {}) });

@@ -203,6 +203,20 @@ describeEachStorage('the HTTP API', (holder) => {
       created: true,
       run: { kind: 'workflow' },
     });
+    // A subject the journal cannot keep is refused before anything is written (recorded, every invocation of
+    // the run would fail on it), and one beside an agent's start is refused rather than dropped.
+    const longSubject = await raw('POST', '/runs', {
+      body: JSON.stringify({ workflow: 'waits-for-reply', runId: uniqueRunId('api-flow'), input: { customer: 'c_42' }, subject: 'x'.repeat(300) }),
+    });
+    expect(await problemOf(longSubject)).toMatchObject({ status: 400, body: { errors: [{ path: 'body.subject' }] } });
+    const controlSubject = uniqueRunId('api-flow');
+    const control = await raw('POST', '/runs', {
+      body: JSON.stringify({ workflow: 'waits-for-reply', runId: controlSubject, input: { customer: 'c_42' }, subject: 'customer\u0000c_42' }),
+    });
+    expect((await problemOf(control)).status).toBe(400);
+    expect(await holder.storage.runs.getRun(controlSubject)).toBeUndefined();
+    const besideAgent = await raw('POST', '/runs', { body: JSON.stringify({ agent: 'support', input: { prompt: 'Refund o_17' }, subject: 'customer:c_42' }) });
+    expect(await problemOf(besideAgent)).toMatchObject({ status: 400, body: { errors: [{ path: 'body.subject' }] } });
     // Its start records the token that started it, as an agent's does.
     expect(new RunState(await holder.storage.runs.events(flow)).startedBy).toBe(`token:service-${suffix}`);
     expect(new RunState(await holder.storage.runs.events(runId)).startedBy).toBe(`token:service-${suffix}`);

@@ -25,9 +25,16 @@ export const startRunBody = z
     input: z
       .unknown()
       .meta({ description: 'An agent’s { prompt } or { messages } (with conversationId, subject); a workflow’s input, checked by its schema.' }),
-    subject: text('subject', 512).optional().meta({ description: 'A workflow run: who its data is about (erasure).' }),
+    subject: text('subject', 200)
+      .optional()
+      .meta({ description: 'A workflow run: who its data is about (erasure). An agent’s run names it in its input ({ prompt, subject }).' }),
   })
   .refine((body) => (body.agent === undefined) !== (body.workflow === undefined), { message: 'name exactly one of agent and workflow', path: ['agent'] })
+  // Taken for a workflow only: beside an agent it would be dropped, and the run's data would not be found by its subject.
+  .refine((body) => body.agent === undefined || body.subject === undefined, {
+    message: 'an agent’s run names its subject in its input ({ prompt, subject }), not beside it',
+    path: ['subject'],
+  })
   .meta({ id: 'StartRun' });
 
 const pendingSchema = z

@@ -5,6 +5,7 @@ export { PostgresStorage, type PostgresStorageOptions } from './postgres-storage
 export { advisoryKey, lockIds, runLockHeld, terminateRunHolders } from './run-locks';
 export { lockForTransaction } from './transaction-locks';
 export { PGliteStorage, type PGliteStorageOptions, EMBEDDED_DURABILITY_NOTE } from './pglite-storage';
+export { dataDirFromEnv } from './data-dir';
 export { storageFromEnv, secretsFromEnv, type Storage } from './storage-from-env';
 export type { StorageCapabilities } from './capabilities';
 export { DataDirLockedError } from './folder-lock';

@@ -8,10 +8,10 @@
  * own, so it can be erased; docs/erasure.md) and GNL_READ_DATABASE_URL (a streaming replica for the
  * Studio's listings: read-replica.ts). One storage per process.
  */
-import path from 'node:path';
 import { JournalSecrets, journalKeyFrom } from '../internal';
 import { PGliteStorage } from './pglite-storage';
 import { PostgresStorage } from './postgres-storage';
+import { dataDirFromEnv } from './data-dir';
 
 export type Storage = PostgresStorage | PGliteStorage;
 
@@ -28,7 +28,7 @@ export function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Storage {
     );
   global[key] = env.DATABASE_URL
     ? new PostgresStorage({ connectionString: env.DATABASE_URL, secrets, ...(readConnectionString ? { readConnectionString } : {}) })
-    : new PGliteStorage({ dataDir: env.GNL_DATA_DIR ?? path.join(process.cwd(), '.gnl', 'data'), secrets });
+    : new PGliteStorage({ dataDir: dataDirFromEnv(env), secrets });
   return global[key];
 }
 

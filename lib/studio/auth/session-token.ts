@@ -17,6 +17,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { dataDirFromEnv } from '@/lib/durable/storage/data-dir';
 import { secretsEqual } from './security-compare';
 
 export const SESSION_COOKIE = 'gnl_session';
@@ -30,7 +31,7 @@ const cacheKey = Symbol.for('gnl.studio.sessionSecret');
 
 /** Where the generated secret is kept when GNL_SESSION_SECRET is not set. */
 export function secretFilePath(env: Env = process.env): string {
-  const dataDir = env.GNL_DATA_DIR ?? path.join(process.cwd(), '.gnl', 'data');
+  const dataDir = dataDirFromEnv(env);
   return `${path.resolve(/*turbopackIgnore: true*/ dataDir)}.session-secret`;
 }
 
