@@ -493,7 +493,11 @@ export class Executor {
       });
     } catch (error) {
       this.emit({ type: 'error', where: `timers ${claim.runId}`, error: describeError(error) });
-      return invocation.transient ? 'unrecorded' : {};
+      // A run that waits (or is blocked) may have a timer this read would have found (a sleep, a deadline, a
+      // scheduled resume): given back and invoked again, it settles as it did and its timers are read again,
+      // rather than its lease released with no wake, where the timer would never fire. A run that failed for
+      // good is not invoked again by itself: invoking it would resume it.
+      return invocation.transient || invocation.outcome.startsWith('waiting') || invocation.outcome === 'blocked' ? 'unrecorded' : {};
     }
   }
 

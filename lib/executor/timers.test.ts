@@ -49,6 +49,52 @@ describeEachStorage('executor timers', (holder) => {
     });
   const of = (events: RecordedEvent[], type: string) => events.filter((e) => e.type === type);
 
+  it('a timer whose read fails as the run settles is not lost: the run is given back, settles again, and its deadline still fires', async () => {
+    // Another executor, for an agent only it runs, on the same journal, whose first read of the run for its
+    // timers (nextWake, after the invocation settled waiting for the approval) fails, as a dropped session would.
+    let armed = false;
+    const runs = new Proxy(holder.storage.runs, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'getRun' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          if (armed && new Error().stack?.includes('nextWake')) {
+            armed = false;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+    const flaky = Object.create(holder.storage, { runs: { value: runs } }) as typeof holder.storage;
+    const agent = { ...supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS }), name: 'support-flaky-timers' } as ReturnType<typeof supportAgent>;
+    const errors: string[] = [];
+    const other = new Executor({
+      storage: flaky,
+      registry: createAgentRegistry([agent]),
+      leaseMs: 1_000,
+      pollMs: 25,
+      onEvent: (event) => {
+        if (event.type === 'error') errors.push(event.where);
+      },
+    }).start();
+    try {
+      armed = true;
+      const { runId } = await other.startRun({ agent: 'support-flaky-timers', input: REFUND });
+      const done = await until('the deadline to fire', async () => {
+        const run = await journal().getRun(runId);
+        return run?.status === 'completed' ? run : undefined;
+      });
+      expect(done.status).toBe('completed');
+      expect(armed).toBe(false);
+      expect(errors).toContain(`timers ${runId}`);
+      const events = await journal().events(runId);
+      expect(of(events, 'tool-approval-response')).toMatchObject([{ approved: false, expired: true }]);
+    } finally {
+      await other.stop({ graceMs: 5_000 });
+    }
+  });
+
   it('an approval deadline fires with nobody resuming: the call expires once, the agent apologises, no refund', async () => {
     const before = service.stats();
     const { runId } = await executor.startRun({ agent: 'support', input: REFUND });
