@@ -455,15 +455,25 @@ export class Executor {
     // The invocation may have written a suspend or a failure (its outbox row committed with it): send it now.
     if (settled) this.notifier?.kick();
     // A child run that settled wakes the workflow waiting for it (after its retry, if any, is journaled).
+    // Its lease is given back by now, so nothing else would do either again if it failed (the journal away for
+    // a moment): the run is then set to be claimed again shortly, and its next invocation, settling as this one
+    // did, does them again (each is idempotent: a parent answered already is woken, a child started is not again).
+    let followUp: unknown;
     if (settled)
-      await wakeParentOf(this.resolved, claim.runId, parentOf(invocation)).catch((error: unknown) =>
-        this.emit({ type: 'error', where: `wake parent of ${claim.runId}`, error: describeError(error) }),
-      );
+      await wakeParentOf(this.resolved, claim.runId, parentOf(invocation)).catch((error: unknown) => {
+        followUp ??= error;
+        this.emit({ type: 'error', where: `wake parent of ${claim.runId}`, error: describeError(error) });
+      });
     // An agent run that waits for a sub-agent call's result: its child run is started (sub-agents.ts).
     if (settled && invocation.outcome.startsWith('waiting'))
-      await startSubAgents(this.resolved, claim.runId).catch((error: unknown) =>
-        this.emit({ type: 'error', where: `start the sub-agents of ${claim.runId}`, error: describeError(error) }),
-      );
+      await startSubAgents(this.resolved, claim.runId).catch((error: unknown) => {
+        followUp ??= error;
+        this.emit({ type: 'error', where: `start the sub-agents of ${claim.runId}`, error: describeError(error) });
+      });
+    if (followUp !== undefined)
+      await queue
+        .schedule(claim.runId, Math.min(this.leaseMs, 5_000))
+        .catch((error: unknown) => this.emit({ type: 'error', where: `schedule ${claim.runId} again`, error: describeError(error) }));
   }
 
   /**

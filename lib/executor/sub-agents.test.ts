@@ -16,6 +16,7 @@ import { describeEachStorage } from '@/tests/support/executor-storages';
 import { untilStatus } from '@/tests/support/run-waits';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { cancelRun, Executor, forkRun, restartRun, resumeRun, startRun } from './index';
+import { RunQueue } from './run-queue';
 
 /** The lead's model: one delegate call, then the sub-agent's answer as its own. */
 function leadModel() {
@@ -119,6 +120,32 @@ describeEachStorage('sub-agents as tools', (holder) => {
     expect(new RunState(await journal().events(restarted.runId)).decisions.get('call-1-delegate')).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
     expect((await journal().getRun(runId))?.status).toBe('canceled');
     expect(service.stats().refunds.performed).toBe(before + 1);
+  });
+
+  it('a lead whose wake fails as its child settles (the journal away for a moment) is still answered and resumed: the child is tried again', async () => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, woken late' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    // The queue's wake of the lead fails once, after the child's answer is recorded on it.
+    const wake = RunQueue.prototype.wake;
+    let failed = 0;
+    RunQueue.prototype.wake = async function (this: RunQueue, id: string) {
+      if (id === runId && failed === 0) {
+        failed += 1;
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return wake.call(this, id);
+    };
+    try {
+      const approval = (await journal().getRun(childId))?.pending.find((item) => item.kind === 'approval');
+      await journal().approve({ runId: childId, toolCallId: approval?.toolCallId ?? '', by: 'alice@acme' });
+      await resumeRun(childId, { storage: holder.storage, by: 'alice@acme' });
+      await status(runId, 'completed');
+    } finally {
+      RunQueue.prototype.wake = wake;
+    }
+    expect(failed).toBe(1);
+    expect(new RunState(await journal().events(runId)).decisions.get('call-1-delegate')).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
   });
 
   it('a cancel of the lead while its sub-agent waits reaches the child', async () => {

@@ -182,8 +182,16 @@ async function adoptersOf(resolved: ResolvedStorage, parentRunId: string, childR
 async function answerCall(resolved: ResolvedStorage, caller: { runId: string; waitId: string }, childRunId: string): Promise<boolean> {
   const parent = await resolved.journal.getRun(caller.runId);
   if (!parent || parent.input.workflow) return false;
-  const waiting = parent.pending.find((item) => item.kind === 'tool-result' && item.toolCallId === caller.waitId && !item.decision);
-  if (!waiting) return false;
+  const item = parent.pending.find((pending) => pending.kind === 'tool-result' && pending.toolCallId === caller.waitId);
+  const by = `run ${childRunId}`;
+  // Answered by this child before, but the run was not resumed then (the resume's request or wake failed):
+  // it still waits, so it is resumed now. Answered by anyone else, or not waited for: nothing to do.
+  if (item?.decision) {
+    if (item.decision.by !== by || parent.status !== 'waiting-tool-result') return false;
+    await resumeCaller(resolved, caller.runId, by);
+    return true;
+  }
+  if (!item) return false;
   // A failure its executor may still retry is not the child's answer yet (child-runs.ts).
   const outcome = await readChild(resolved.journal, childRunId, { settling: (runId) => resolved.queue.settling(runId) });
   if (outcome === undefined || outcome === 'open') return false;
@@ -197,7 +205,6 @@ async function answerCall(resolved: ResolvedStorage, caller: { runId: string; wa
             status: 'canceled',
             error: outcome.status === 'canceled' ? `canceled by ${outcome.by}${outcome.reason ? `: ${outcome.reason}` : ''}` : 'not started',
           };
-  const by = `run ${childRunId}`;
   try {
     await resolved.journal.provideToolResult({ runId: caller.runId, toolCallId: caller.waitId, output, by, reason: 'the sub-agent’s run settled' });
   } catch (error) {
@@ -205,10 +212,14 @@ async function answerCall(resolved: ResolvedStorage, caller: { runId: string; wa
     if (DecisionConflictError.isInstance(error)) return false;
     throw error;
   }
-  // As resumeRun does (run-control.ts), recorded with who: the parent was run by an executor, so it has its queue row.
-  await resolved.journal.requestResume({ runId: caller.runId, by, reason: 'the sub-agent’s run settled' });
-  await resolved.queue.wake(caller.runId);
+  await resumeCaller(resolved, caller.runId, by);
   return true;
+}
+
+/** As resumeRun does (run-control.ts), recorded with who: the caller was run by an executor, so it has its queue row. */
+async function resumeCaller(resolved: ResolvedStorage, runId: string, by: string): Promise<void> {
+  await resolved.journal.requestResume({ runId, by, reason: 'the sub-agent’s run settled' });
+  await resolved.queue.wake(runId);
 }
 
 /** The open child runs of an agent run's sub-agent calls (what its cancel reaches). */

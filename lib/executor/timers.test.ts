@@ -67,7 +67,9 @@ describeEachStorage('executor timers', (holder) => {
       },
     });
     const flaky = Object.create(holder.storage, { runs: { value: runs } }) as typeof holder.storage;
-    const agent = { ...supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS }), name: 'support-flaky-timers' } as ReturnType<typeof supportAgent>;
+    const agent = { ...supportAgent({ serviceUrl: service.url, approvalExpiresInMs: DEADLINE_MS }), name: 'support-flaky-timers' } as ReturnType<
+      typeof supportAgent
+    >;
     const errors: string[] = [];
     const other = new Executor({
       storage: flaky,
