@@ -4,7 +4,7 @@
  * hand for what a client never sends (bad bodies, tokens in URLs, wrong scopes). Every token state,
  * every scope, the agent limits, the rate limit, the audit, and the OpenAPI document against the routes.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { supportAgent } from '@/agents/support';
@@ -368,6 +368,48 @@ describeEachStorage('the API when the journal fails a read', (holder) => {
     expect(answer.status).toBe(500);
     const audit = await apiTokenAuditTrail(name, { storage: holder.storage });
     expect(audit.filter((a) => a.action === 'call').map((a) => a.detail)).toMatchObject([{ method: 'GET', status: 500 }]);
+  });
+});
+
+describeEachStorage('the API when the audit cannot be written', (holder) => {
+  it('answers with the work it did (a start is not refused after the run exists), and logs the call in full', async () => {
+    const service = await startOutsideService();
+    const registry = createAgentRegistry([supportAgent({ serviceUrl: service.url })]);
+    const executor = new Executor({ storage: holder.storage, registry });
+    const api = createApi({ storage: holder.storage, registry, executor, rateLimit: tokenBuckets({ perSecond: 100, burst: 100 }) });
+    const name = `audit-down-${crypto.randomUUID().slice(0, 8)}`;
+    const { token } = await createApiToken({ storage: holder.storage, name, scopes: ['start', 'read'], by: 'ops@example.com' });
+    // The database refuses the audit's insert, as a full disk or a revoked grant would.
+    const db = await holder.storage.database();
+    await db.execute(sql.raw(`create function gnl_test_refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused'; end $$`));
+    await db.execute(
+      sql.raw(
+        `create trigger gnl_test_refuse_audit before insert on gnl.api_token_audit for each row when (new.action = 'call') execute function gnl_test_refuse_audit()`,
+      ),
+    );
+    const logged: unknown[][] = [];
+    const log = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    const runId = uniqueRunId('audit-down');
+    let answer: Response;
+    try {
+      answer = await api.handle(
+        new Request(`${BASE}/api/v1/runs`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ agent: 'support', runId, input: { prompt: 'Customer c_42 asks where order o_17 is' } }),
+        }),
+      );
+    } finally {
+      console.error = log;
+      await db.execute(sql.raw('drop trigger gnl_test_refuse_audit on gnl.api_token_audit'));
+      await db.execute(sql.raw('drop function gnl_test_refuse_audit()'));
+      await service.close();
+    }
+    expect(answer.status).toBe(201);
+    expect(await holder.storage.runs.getRun(runId)).toMatchObject({ runId });
+    expect(String(logged[0]?.[0])).toContain('the audit of a call could not be written');
+    expect(String(logged[0]?.[0])).toContain(`"name":"${name}"`);
   });
 });
 

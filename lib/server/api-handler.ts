@@ -267,15 +267,22 @@ export function createApi(context: ApiContext): Api {
       console.error(`gnl api: ${route.id} failed:`, error);
       return problem({ kind: 'internal', status: 500, detail: 'The server could not do this; its log says why.' });
     });
-    await auditApiCall({
-      storage: context.storage,
+    const call = {
       tokenId: principal.id,
       name: principal.name,
       method: request.method,
       route: route.path,
       status: response.status,
       ...(runId ? { runId } : {}),
-    });
+    };
+    try {
+      await auditApiCall({ storage: context.storage, ...call });
+    } catch (error) {
+      // The work is done (a run started, a decision recorded, each in the journal with the token's name): a 500
+      // now would have the client try again, and a retried start without a runId would start a second run. The
+      // call is logged in full instead, and its answer stands.
+      console.error(`gnl api: the audit of a call could not be written: ${JSON.stringify(call)}:`, error);
+    }
     return response;
   }
 
