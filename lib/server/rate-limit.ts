@@ -8,9 +8,13 @@ export interface RateLimit {
   take(key: string, now?: number): number;
 }
 
+/** Unset or blank: the default. Anything but a positive number is refused, naming the variable (a typo must not lift the limit's meaning silently). */
 function setting(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const n = Number(env[name]);
-  return Number.isFinite(n) && n > 0 ? n : fallback;
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of calls, got "${raw}"`);
+  return n;
 }
 
 export function rateLimitFromEnv(env: Record<string, string | undefined> = process.env): RateLimit {

@@ -11,6 +11,7 @@ import { storageFromEnv } from '@/lib/durable/storage';
 import { getExecutor, retentionSettingsFromEnv } from '@/lib/executor';
 import { demoInvocationHook } from './demo';
 import { studioLeaseFromEnv } from './executor-lease';
+import { rateLimitFromEnv } from '@/lib/server/rate-limit';
 import { logText } from './log-text';
 import { traceUrlTemplate } from './trace-link';
 import { metricsToken } from './auth/metrics-token';
@@ -37,7 +38,7 @@ function announceHosts(): void {
 
 /** The settings the Studio reads later, checked at start: what is wrong (naming the variable), or undefined. */
 export function checkStudioSettings(env: Record<string, string | undefined> = process.env): string | undefined {
-  for (const check of [() => traceUrlTemplate(env), () => retentionSettingsFromEnv(env), () => studioLeaseFromEnv(env)]) {
+  for (const check of [() => traceUrlTemplate(env), () => retentionSettingsFromEnv(env), () => studioLeaseFromEnv(env), () => rateLimitFromEnv(env)]) {
     try {
       check();
     } catch (error) {

@@ -247,6 +247,14 @@ describeEachJournal('limits end to end', (target) => {
       );
       expect(await journal.events(refusedId)).toEqual([]);
     }
+    // Tool retries as gnlTool's own: whole numbers >= 0 (Infinity would retry for ever), refused before a write.
+    for (const toolRetry of [{ maxRetries: Number.POSITIVE_INFINITY }, { initialDelayMs: Number.NaN }, { maxRetries: -1 }]) {
+      const refusedId = uniqueRunId();
+      await expect(runDurable({ runId: refusedId, journal, model: model.model, tools, prompt: 'x', toolRetry })).rejects.toThrow(
+        /runDurable: toolRetry\.(maxRetries|initialDelayMs) must be a whole number >= 0/,
+      );
+      expect(await journal.events(refusedId)).toEqual([]);
+    }
   });
 
   it('a run waiting for a person with no room left to resume is failed with RunEventLimitError, not left waiting; asking again writes nothing', async () => {

@@ -253,6 +253,7 @@ export async function openRun<TOOLS extends ToolSet>(options: RunDurableOptions<
   const runId = await journal.runIdOf(givenRunId);
   assertValidConversationId(conversationId);
   assertValidSubject(subject);
+  assertToolRetry(toolRetry);
   const maxEvents = eventLimitOption(maxEventsPerRun);
   const retakeWithinMs = recordOutcomeWithinOption(recordOutcomeWithinMs);
   const baseModel = resolveModel(model as LanguageModel);
@@ -598,4 +599,16 @@ function keySchemeOption(value: unknown): KeyScheme {
   if (value === undefined) return DEFAULT_KEY_SCHEME;
   if (KEY_SCHEMES.includes(value as KeyScheme)) return value as KeyScheme;
   throw new JournalDataError(`keyScheme must be one of ${KEY_SCHEMES.join(', ')}, got ${JSON.stringify(value)}.`);
+}
+
+/** As gnlTool checks a tool's own `maxRetries` and `retryDelayMs`: whole numbers >= 0 (Infinity would retry for ever, NaN never wait). */
+function assertToolRetry(toolRetry: ToolRetry | undefined): void {
+  if (toolRetry === undefined) return;
+  if (typeof toolRetry !== 'object' || toolRetry === null)
+    throw new TypeError(`runDurable: toolRetry must be { maxRetries?, initialDelayMs? }, got ${String(toolRetry)}.`);
+  for (const name of ['maxRetries', 'initialDelayMs'] as const) {
+    const value = toolRetry[name];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+      throw new TypeError(`runDurable: toolRetry.${name} must be a whole number >= 0, got ${String(value)}.`);
+  }
 }
