@@ -14,6 +14,7 @@ import { CliError, EXIT } from './failures';
 /** What each command that acts in someone's name needs, by its path ("bulk cancel"). Read-only commands take no --by. */
 export const CLI_PERMISSIONS: Readonly<Record<string, Permission>> = {
   start: 'start',
+  'workflow start': 'start',
   approve: 'decide',
   reject: 'decide',
   resolve: 'decide',
