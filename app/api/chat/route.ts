@@ -30,9 +30,10 @@ export async function POST(request: Request) {
     if (AgentInputError.isInstance(error)) return Response.json({ error: error.message }, { status: 400 });
     throw error;
   }
-  // As the run page's live step: ended when the session is signed out (asked each heartbeat) or past its lifetime.
+  // Ended when the session is signed out (asked each heartbeat), as the run page's live step; no lifetime, and a
+  // cut (a newer invocation took over) errors, so useChat reconnects and replays the answer whole.
   return createUIMessageStreamResponse({
-    stream: followAnswer({ runId, signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session) }),
+    stream: followAnswer({ runId, signal: request.signal, stillAuthorized: () => sessionStillOn(auth.session), untilAnswered: true }),
     headers: { 'Cache-Control': 'no-store', 'X-GNL-Run-Id': encodeURIComponent(runId) },
   });
 }

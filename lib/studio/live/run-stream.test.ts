@@ -11,7 +11,7 @@ import type { LiveJournal, RunHold } from '@/lib/durable';
 import { describeEachJournal, uniqueRunId } from '@/tests/support/journals';
 import { liveStepOf } from '../reads/live-step';
 import { type RunStreamSnapshot, readRunStream } from '../reads/run-stream-reader';
-import { type RunStreamResponseOptions, runStreamFrom, runStreamResponse } from './run-stream';
+import { followAnswer, type RunStreamResponseOptions, runStreamFrom, runStreamResponse } from './run-stream';
 
 const messageId = (runId: string) => `gnl:${runId}`;
 
@@ -166,6 +166,27 @@ describeEachJournal('the run page’s live step', (target) => {
     const again = await read(journal, { runId });
     expect(await again.outcome).toMatchObject({ finished: true });
     expect(liveStepOf(again.snapshots.at(-1)?.message)?.text).toBe('Whole.');
+    await hold.release();
+  });
+
+  it('the chat’s way (untilAnswered): no lifetime, and a newer invocation taking over errors the stream, so useChat reconnects and replays it whole; a session that ended closes it quietly', async () => {
+    const { runId, hold } = await runningRun(journal, 'chat-taken');
+    await hold.appendStream({ invocation: 'dead', batch: 0, chunks: [{ type: 'start', messageId: messageId(runId) }], done: false });
+    const open = { journal, runId, signal: new AbortController().signal, idleCheckMs: 100, untilAnswered: true };
+    const reader = followAnswer({ ...open, maxMs: 50, heartbeatMs: 60_000 }).getReader();
+    expect((await reader.read()).value).toMatchObject({ type: 'start' });
+    const next = reader.read();
+    // Past the lifetime it would have had, and nothing ended it.
+    const past = await Promise.race([next.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('open'), 300))]);
+    expect(past).toBe('open');
+    await hold.appendStream({ invocation: 'newer', batch: 0, chunks: [{ type: 'start', messageId: messageId(runId) }], done: false });
+    await expect(next).rejects.toThrow();
+
+    // Signed out: the stream of the newer invocation ends without an error and without a finish.
+    let checks = 0;
+    const signedOut = followAnswer({ ...open, heartbeatMs: 50, stillAuthorized: async () => ++checks < 2 }).getReader();
+    expect((await signedOut.read()).value).toMatchObject({ type: 'start' });
+    expect(await signedOut.read()).toMatchObject({ done: true });
     await hold.release();
   });
 

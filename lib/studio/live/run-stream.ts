@@ -43,6 +43,12 @@ export interface RunStreamResponseOptions {
   maxMs?: number;
   /** How often followRunStream looks at a quiet run's status. Default its own (2 s). */
   idleCheckMs?: number;
+  /**
+   * The chat's way (followAnswer): no lifetime, and a stream cut by anything but the reader (a newer
+   * invocation took over, the journal failed) errors, so useChat reconnects and replays the answer whole;
+   * a quiet end would read as the whole answer. Only a session that ended closes it quietly.
+   */
+  untilAnswered?: boolean;
 }
 
 export async function runStreamResponse(options: RunStreamResponseOptions): Promise<Response> {
@@ -58,7 +64,7 @@ export async function runStreamResponse(options: RunStreamResponseOptions): Prom
 /**
  * The run's answer followed as this module serves it: ended (closed, never errored) by its own end, the
  * browser going away, the lifetime, or a session no longer on (asked on each heartbeat). The chat's
- * routes serve their turns' answers through it too.
+ * routes serve their turns' answers through it too, `untilAnswered`: the session re-checked the same way.
  */
 export function followAnswer(options: RunStreamResponseOptions): ReadableStream<UIMessageChunk> {
   const settings = streamSettings();
@@ -74,24 +80,34 @@ export function followAnswer(options: RunStreamResponseOptions): ReadableStream<
     stop,
     signal: options.signal,
     heartbeatMs: options.heartbeatMs ?? settings.heartbeatMs,
-    maxMs: options.maxMs ?? settings.maxMs,
+    maxMs: options.untilAnswered ? undefined : (options.maxMs ?? settings.maxMs),
     stillAuthorized: options.stillAuthorized,
     runId: options.runId,
+    passErrors: options.untilAnswered === true,
   });
 }
 
 /**
  * `followed`, ended (closed, never errored) by the first of: its own end, an error (logged), the
- * browser going away, the lifetime, a session that is no longer on.
+ * browser going away, the lifetime, a session that is no longer on. `passErrors`: an error it was not
+ * asked for (not the reader's going, not the session's end) errors the stream instead; no lifetime when `maxMs` is undefined.
  */
 function endingQuietly(
   followed: ReadableStream<UIMessageChunk>,
-  args: { stop: AbortController; signal: AbortSignal; heartbeatMs: number; maxMs: number; stillAuthorized?: () => Promise<boolean>; runId: string },
+  args: {
+    stop: AbortController;
+    signal: AbortSignal;
+    heartbeatMs: number;
+    maxMs: number | undefined;
+    stillAuthorized?: () => Promise<boolean>;
+    runId: string;
+    passErrors?: boolean;
+  },
 ): ReadableStream<UIMessageChunk> {
   const { stop, signal } = args;
   const reader = followed.getReader();
   const abort = () => stop.abort();
-  const lifetime = setTimeout(abort, args.maxMs);
+  const lifetime = args.maxMs === undefined ? undefined : setTimeout(abort, args.maxMs);
   const authorized = args.stillAuthorized;
   const heartbeat = authorized
     ? setInterval(() => {
@@ -120,6 +136,10 @@ function endingQuietly(
         const { done, value } = await reader.read();
         if (!done) return controller.enqueue(value);
       } catch (error) {
+        if (args.passErrors && !stop.signal.aborted) {
+          release();
+          return controller.error(error);
+        }
         // A newer invocation took over is expected (the browser replays the newer one); anything else is logged.
         // instanceof, not StreamSupersededError.isInstance: that one is GnlError's, true for every GnlError.
         if (!(error instanceof StreamSupersededError)) logError(`stream of ${args.runId}`)(error);

@@ -22,6 +22,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ conv
       from: last.status === 'running' ? 'next' : 'replay',
       signal: request.signal,
       stillAuthorized: () => sessionStillOn(auth.session),
+      untilAnswered: true,
     }),
     headers: { 'Cache-Control': 'no-store' },
   });
