@@ -17,7 +17,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { dataDirFromEnv } from '@/lib/durable/storage/data-dir';
 import { secretsEqual } from './security-compare';
 
 export const SESSION_COOKIE = 'gnl_session';
@@ -31,7 +30,9 @@ const cacheKey = Symbol.for('gnl.studio.sessionSecret');
 
 /** Where the generated secret is kept when GNL_SESSION_SECRET is not set. */
 export function secretFilePath(env: Env = process.env): string {
-  const dataDir = dataDirFromEnv(env);
+  // The journal's folder as the storage reads it (lib/durable/storage/data-dir.ts: unset or empty, .gnl/data),
+  // without loading the storage here: the proxy reads this module.
+  const dataDir = env.GNL_DATA_DIR?.trim() || path.join(process.cwd(), '.gnl', 'data');
   return `${path.resolve(/*turbopackIgnore: true*/ dataDir)}.session-secret`;
 }
 
