@@ -170,16 +170,7 @@ async function attempts(args: {
     // reads as an unknown outcome. Nothing else holds the run: it is known that execute never ran.
     if (sideEffect && session.canceled) {
       const canceled = new RunCanceledError({ runId: session.runId });
-      await session.append({
-        type: 'tool-call-error',
-        toolCallId,
-        toolName,
-        idempotencyKey: key,
-        attempt,
-        error: errorInfo(canceled),
-        durationMs: 0,
-        retryable: false,
-      });
+      await endNotExecuted(session, { toolCallId, toolName, key, attempt }, canceled);
       throw canceled;
     }
     const unstarted = sideEffect ? {} : { input, startedAt: new Date().toISOString() };
@@ -340,16 +331,7 @@ async function checkJobAfterStart(args: {
     const related = matchRelated(effects, { toolName, input }, (held) => session.state.operations.has(held));
     if (!related) return;
     const elsewhere = elsewhereError(session, related, toolCallId, toolName);
-    await session.append({
-      type: 'tool-call-error',
-      toolCallId,
-      toolName,
-      idempotencyKey: key,
-      attempt,
-      error: errorInfo(elsewhere),
-      durationMs: 0,
-      retryable: false,
-    });
+    await endNotExecuted(session, { toolCallId, toolName, key, attempt }, elsewhere);
     session.failure ??= elsewhere;
     throw elsewhere;
   } finally {
@@ -394,4 +376,23 @@ async function answerFromRelated(args: {
 /** This call's work is the job's, started in another run: it stops here (SideEffectElsewhereError names that run and key). */
 function elsewhereError(session: RunSession, related: RelatedEffect, toolCallId: string, toolName: string): SideEffectElsewhereError {
   return new SideEffectElsewhereError({ runId: session.runId, toolCallId, otherRunId: related.runId, toolName, idempotencyKey: related.idempotencyKey });
+}
+
+/**
+ * A side effect whose start is journaled and whose execute never ran (the run was canceled as the start was
+ * recorded; the job's other run started the same work): its final error says so, so nothing reads the start
+ * as an unknown outcome.
+ */
+function endNotExecuted(session: RunSession, call: { toolCallId: string; toolName: string; key: string; attempt: number }, why: Error): Promise<unknown> {
+  const { toolCallId, toolName, key, attempt } = call;
+  return session.append({
+    type: 'tool-call-error',
+    toolCallId,
+    toolName,
+    idempotencyKey: key,
+    attempt,
+    error: errorInfo(why),
+    durationMs: 0,
+    retryable: false,
+  });
 }
