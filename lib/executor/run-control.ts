@@ -99,14 +99,18 @@ export async function cancelRun(given: string, request: OperatorRequest): Promis
   // A workflow's (or a sub-agent caller's) cancel reaches its open child runs (each recorded with who and why), and a child's wakes its parent.
   // A workflow's are read after it as well: a child a running invocation started meanwhile is reached too.
   const openAfter = run.input.workflow ? await openChildrenOf(request, runId, run) : [];
-  for (const child of new Set([...openBefore, ...openAfter])) {
-    await cancelRun(child, { ...request, reason: `parent run ${runId} was canceled${request.reason ? `: ${request.reason}` : ''}` }).catch((error: unknown) => {
-      // A child that ended meanwhile has nothing to cancel; any other refusal is the caller's to see.
+  await cancelChildren([...openBefore, ...openAfter], { ...request, reason: `parent run ${runId} was canceled${request.reason ? `: ${request.reason}` : ''}` });
+  await wakeParentOf(resolved, runId, run);
+  return { runId, run, queue: await resolved.queue.entry(runId) };
+}
+
+/** Cancels each child (recorded with who and why); a child that ended meanwhile has nothing to cancel, any other refusal is the caller's to see. */
+async function cancelChildren(children: readonly string[], request: OperatorRequest & { reason: string }): Promise<void> {
+  for (const child of new Set(children)) {
+    await cancelRun(child, request).catch((error: unknown) => {
       if (!DecisionConflictError.isInstance(error)) throw error;
     });
   }
-  await wakeParentOf(resolved, runId, run);
-  return { runId, run, queue: await resolved.queue.entry(runId) };
 }
 
 /**
@@ -208,13 +212,20 @@ export async function restartRun(given: string, request: RestartRequest): Promis
     restartedAs: started.runId,
     abandon: !finished,
   });
+  // A new attempt is another job: it adopts none of the old run's sub-agent children, so they stop with it.
+  // A restart of the same job leaves them open for the new run to adopt (sub-agents.ts; its cancel reaches them).
+  const orphans = !finished && request.newAttempt === true ? await openChildrenOf(resolved, runId, old) : [];
   if (!finished) await cancelInJournal(resolved, runId, request.by, `restarted as ${started.runId}`);
+  await cancelChildren(orphans, { storage: resolved.storage, by: request.by, reason: `parent run ${runId} was restarted as ${started.runId}, a new attempt` });
   return { ...started, restartOf: runId };
 }
 
 async function abandon(resolved: ResolvedStorage, run: RunSummary, args: { by: string; reason: string }): Promise<ControlledRun> {
   const entry = await resolved.queue.abandon({ runId: run.runId, agent: run.input.agent ?? '', by: args.by, reason: args.reason, abandon: true });
+  // Read before the cancel, which empties the pending list the sub-agent calls are in (as cancelRun does).
+  const orphans = await openChildrenOf(resolved, run.runId, run);
   await cancelInJournal(resolved, run.runId, args.by, `abandoned: ${args.reason}`);
+  await cancelChildren(orphans, { storage: resolved.storage, by: args.by, reason: `parent run ${run.runId} was abandoned: ${args.reason}` });
   return { runId: run.runId, run: (await resolved.journal.getRun(run.runId)) ?? run, queue: entry };
 }
 

@@ -3,7 +3,8 @@
  * refund to the demo support agent (subAgentTool); the support agent runs as a child run with a parent
  * link, its refund waits for an approval of its own, and once approved and sent (counted by the outside
  * service) its answer comes back to the lead's model as the call's result, recorded by "run <child>".
- * A cancel of a lead that waits for its sub-agent reaches the child.
+ * A cancel of a lead that waits for its sub-agent reaches the child, also one it adopted from the job (a
+ * restart's old run's); never one another run of the job still waits for.
  */
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { stepCountIs } from 'ai';
@@ -15,7 +16,7 @@ import { RunState, subAgentTool } from '@/lib/durable';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { untilStatus } from '@/tests/support/run-waits';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { cancelRun, Executor, forkRun, restartRun, resumeRun, startRun } from './index';
+import { abandonRun, cancelRun, Executor, forkRun, restartRun, resumeRun, startRun } from './index';
 import { RunQueue } from './run-queue';
 
 /** The lead's model: one delegate call, then the sub-agent's answer as its own. */
@@ -154,5 +155,42 @@ describeEachStorage('sub-agents as tools', (holder) => {
     await status(childId, 'waiting-approval');
     await cancelRun(runId, { storage: holder.storage, by: 'ops@acme', reason: 'duplicate' });
     expect(new RunState(await journal().events(childId)).canceled).toEqual({ by: 'ops@acme', reason: `parent run ${runId} was canceled: duplicate` });
+  });
+  const canceled = async (runId: string) => new RunState(await journal().events(runId)).canceled;
+
+  it('a cancel of a restarted lead reaches the child it adopted (nobody else waits for it)', async () => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, restarted then canceled' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    const restarted = await restartRun(runId, { storage: holder.storage, registry, by: 'ops@acme' });
+    await status(restarted.runId, 'waiting-tool-result');
+    expect(await canceled(childId)).toBeUndefined();
+    await cancelRun(restarted.runId, { storage: holder.storage, by: 'ops@acme', reason: 'customer withdrew' });
+    expect(await canceled(childId)).toEqual({ by: 'ops@acme', reason: `parent run ${restarted.runId} was canceled: customer withdrew` });
+    expect(await journal().getRun(`${restarted.runId}/call-1-delegate`)).toBeUndefined();
+  });
+
+  it('a fork waits for its parent’s child: the parent’s cancel keeps it for the fork, the fork’s cancel reaches it', async () => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, forked while waiting' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    const fork = await forkRun({ storage: holder.storage, registry, runId, atStep: 1, by: 'ops@acme', reason: 'from the start' });
+    await status(fork.runId, 'waiting-tool-result');
+    await cancelRun(runId, { storage: holder.storage, by: 'ops@acme', reason: 'the fork goes on' });
+    expect((await journal().getRun(childId))?.status).toBe('waiting-approval');
+    await cancelRun(fork.runId, { storage: holder.storage, by: 'ops@acme', reason: 'done looking' });
+    expect(await canceled(childId)).toEqual({ by: 'ops@acme', reason: `parent run ${fork.runId} was canceled: done looking` });
+  });
+
+  it('a restart as a new attempt stops the old run’s child (it adopts none); an abandoned lead’s child stops with it', async () => {
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, a new attempt' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    const restarted = await restartRun(runId, { storage: holder.storage, registry, by: 'ops@acme', newAttempt: true });
+    expect(await canceled(childId)).toEqual({ by: 'ops@acme', reason: `parent run ${runId} was restarted as ${restarted.runId}, a new attempt` });
+    const own = `${restarted.runId}/call-1-delegate`;
+    await status(own, 'waiting-approval');
+    await abandonRun(restarted.runId, { storage: holder.storage, by: 'ops@acme', reason: 'the customer withdrew' });
+    expect(await canceled(own)).toEqual({ by: 'ops@acme', reason: `parent run ${restarted.runId} was abandoned: the customer withdrew` });
   });
 });

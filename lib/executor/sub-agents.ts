@@ -92,7 +92,7 @@ export async function startSubAgents(resolved: Resolved, runId: string): Promise
  * runs first; each child answers one call of the run (a second repeat meets the next match), and a child
  * canceled before it started any side effect did no work: no match. Runs with no relatives read one run.
  */
-async function childrenOfCalls(resolved: ResolvedStorage, runId: string, calls: readonly SubAgentCall[]): Promise<Map<string, string>> {
+async function childrenOfCalls(resolved: Pick<ResolvedStorage, 'journal'>, runId: string, calls: readonly SubAgentCall[]): Promise<Map<string, string>> {
   const children = new Map<string, string>();
   if (calls.length === 0) return children;
   const read = (id: string) => resolved.journal.events(id);
@@ -160,7 +160,7 @@ export async function answerParent(resolved: ResolvedStorage, childRunId: string
 }
 
 /** The calls of the job's other runs (the parent's restarts and forks, theirs) that wait for `childRunId`. */
-async function adoptersOf(resolved: ResolvedStorage, parentRunId: string, childRunId: string): Promise<{ runId: string; waitId: string }[]> {
+async function adoptersOf(resolved: Pick<ResolvedStorage, 'journal'>, parentRunId: string, childRunId: string): Promise<{ runId: string; waitId: string }[]> {
   const read = (id: string) => resolved.journal.events(id);
   const related = jobNeighbours(new RunState(await read(parentRunId)));
   if (related.length === 0) return [];
@@ -222,14 +222,53 @@ async function resumeCaller(resolved: ResolvedStorage, runId: string, by: string
   await resolved.queue.wake(runId);
 }
 
-/** The open child runs of an agent run's sub-agent calls (what its cancel reaches). */
+/**
+ * The open sub-agent children a cancel (or an abandon) of `run` reaches: the child each of its waiting calls
+ * waits for (its own `<run>/<call>`, or the child of the job it adopted: childrenOfCalls), and the open
+ * children of the runs it was restarted from (a restart leaves them for the new run to adopt, so once the new
+ * run is stopped nobody will), save each child another open run of the job still waits for (a fork's parent
+ * canceled keeps the child its fork waits for; the fork's cancel then reaches it).
+ */
 export async function openSubAgentsOf(resolved: Pick<ResolvedStorage, 'journal'>, run: RunSummary): Promise<string[]> {
+  const calls = waitingCalls(run);
+  const adopted = await childrenOfCalls(resolved, run.runId, calls);
+  const candidates = new Set(calls.map((call) => adopted.get(call.toolCallId) ?? subAgentRunId(run.runId, call.toolCallId)));
+  for (const origin of await restartOrigins(resolved, run))
+    for (const { childId } of childrenNamedIn(origin.runId, origin.state, { waitedFor: true })) candidates.add(childId);
   const open: string[] = [];
-  for (const item of run.pending) {
-    if (item.kind !== 'tool-result') continue;
-    const childId = subAgentRunId(run.runId, item.toolCallId);
+  for (const childId of candidates) {
     const child = await resolved.journal.getRun(childId);
-    if (child?.input.parent?.runId === run.runId && (await readChild(resolved.journal, childId)) === 'open') open.push(childId);
+    if (!child?.input.parent || (await readChild(resolved.journal, childId)) !== 'open') continue;
+    if ((await waitersOf(resolved, child)).some((waiter) => waiter !== run.runId)) continue;
+    open.push(childId);
   }
   return open;
+}
+
+/** The runs `run` replaced, nearest first: its restart's old run, that run's own, and so on (a new attempt is another job). */
+async function restartOrigins(resolved: Pick<ResolvedStorage, 'journal'>, run: RunSummary): Promise<{ runId: string; state: RunState }[]> {
+  const origins: { runId: string; state: RunState }[] = [];
+  const seen = new Set([run.runId]);
+  let link = run.input.restartOf;
+  while (link && link.newAttempt !== true && !seen.has(link.runId) && seen.size <= MAX_RESTART_ORIGINS) {
+    seen.add(link.runId);
+    const state = new RunState(await resolved.journal.events(link.runId));
+    origins.push({ runId: link.runId, state });
+    link = state.input?.restartOf;
+  }
+  return origins;
+}
+
+/** A restart chain longer than this is read to here (each restart is an operator's act). */
+const MAX_RESTART_ORIGINS = 64;
+
+/** The runs that wait for a child now: its parent, while the call it was started for waits, and the job's runs that adopted it. */
+async function waitersOf(resolved: Pick<ResolvedStorage, 'journal'>, child: RunSummary): Promise<string[]> {
+  const link = child.input.parent;
+  if (!link) return [];
+  const waiters: string[] = [];
+  const parent = await resolved.journal.getRun(link.runId);
+  if (parent?.pending.some((item) => item.kind === 'tool-result' && item.toolCallId === link.waitId && !item.decision)) waiters.push(link.runId);
+  for (const caller of await adoptersOf(resolved, link.runId, child.runId)) waiters.push(caller.runId);
+  return waiters;
 }
