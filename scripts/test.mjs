@@ -9,8 +9,9 @@
  * On a Node older than 22 it first switches to the pinned Node 24 LTS (node-lts.mjs). The Node it runs
  * on is printed first, so a CI log says which Node the suite was tested on.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { failureSummary } from './failure-summary.mjs';
 import { ensureSupportedNode } from './node-lts.mjs';
@@ -56,7 +57,54 @@ const compileCache = process.env.NODE_COMPILE_CACHE || path.join(root, 'node_mod
 let status = 0;
 const failed = [];
 const results = path.join(root, quick ? 'test-results/quick' : process.env.GNL_TEST_RESULTS || 'test-results');
+
+/**
+ * The Studio's build for the Playwright half, made while vitest runs, at the lowest CPU priority (nice 19):
+ * vitest keeps the cores, and the build takes the moments they idle (the suites wait for leases, timers,
+ * children and Postgres). Playwright's launcher (e2e/studio/start-studios.mjs) then finds the build up to
+ * date (scripts/studio.mjs) and starts seeding and serving at once, where it built for about 40 s before its
+ * first test. A build that fails here is built again by the launcher, which reports why; this says so too.
+ */
+function buildStudioBehind() {
+  const saved = process.env.TMPDIR;
+  const temp = openRunTemp();
+  const env = { ...process.env, NODE_COMPILE_CACHE: compileCache };
+  if (saved === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = saved;
+  mkdirSync(results, { recursive: true });
+  const logFile = path.join(results, 'studio-build.log');
+  // Straight into a file: this process blocks in spawnSync while vitest runs, so a pipe to it would fill and stall the build.
+  const log = openSync(logFile, 'w');
+  const started = Date.now();
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'studio.mjs'), '--build-only'], { cwd: root, env, stdio: ['ignore', log, log] });
+  closeSync(log);
+  try {
+    setPriority(child.pid, 19);
+  } catch (error) {
+    console.log(`gnl test: the Studio's build runs beside vitest at normal priority (${error.message})`);
+  }
+  const done = new Promise((resolve) => {
+    child.on('error', (error) => resolve({ code: 1, error }));
+    child.on('close', (code) => resolve({ code }));
+  });
+  return async () => {
+    const { code, error } = await done;
+    temp.close();
+    // When it ended: its log's last write (this process could not watch while vitest ran).
+    const seconds = Math.round((statSync(logFile).mtimeMs - started) / 1000);
+    if (code === 0)
+      console.log(`gnl test: the Studio was built beside vitest at low priority, done ${seconds} s after the start (${path.relative(root, logFile)})`);
+    else
+      console.log(
+        `gnl test: the Studio's build beside vitest failed (${error?.message ?? `exit ${code}`}; ${path.relative(root, logFile)}): Playwright builds it again`,
+      );
+  };
+}
+const studioBuilt = quick ? undefined : buildStudioBehind();
+
 for (const [command, args, env] of steps) {
+  // Playwright serves the build made beside vitest: waited for here (it has most often finished by then).
+  if (command === bin('playwright') && studioBuilt) await studioBuilt();
   // A report left by an earlier run must not be read as this one's (failure-summary.mjs).
   rmSync(path.join(results, `${path.basename(command)}.json`), { force: true });
   const started = performance.now();
