@@ -151,7 +151,7 @@ export default defineConfig({
  * order has finished, so a phase lasts as long as its slowest project. The main Studio's chain (sign-in,
  * seeded, live, then crash, chat, fork, bulk one after the other, since crash and chat kill its server)
  * sets the phases; the projects on Studios of their own are placed where a phase leaves a worker idle:
- * `long` and `postgres` beside `seeded`, `versions` beside the one test of `crash`. Measured on a fresh
+ * `long` and `postgres` beside `seeded`, `versions` beside the one test of `crash`, `memory` beside `chat`. Measured on a fresh
  * clone: 395 s before (the three ran first, alone, for 136 s), docs/testing.md after. `postgres` is one
  * test that waits for a killed server's lease (10 s, GNL_STUDIO_LEASE_MS; it took 45 s with the default 30):
  * beside `crash` (17 s) it left a worker idle; first in `seeded`'s phase, the other worker runs that phase's
@@ -238,8 +238,15 @@ function fullProjects() {
     {
       // Its own Studio; after `live` only to fill the phase of `crash`, which keeps one worker (the note above fullProjects).
       name: 'versions',
-      testMatch: ['versions.spec.ts', 'notifications.spec.ts', 'memory.spec.ts'],
+      testMatch: ['versions.spec.ts', 'notifications.spec.ts'],
       dependencies: ['live'],
+      use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${versionsPort}` },
+    },
+    {
+      // The `versions` Studio too, a phase later: beside `chat`, whose two tests kill the main Studio and run alone.
+      name: 'memory',
+      testMatch: ['memory.spec.ts'],
+      dependencies: ['crash'],
       use: { ...devices['Desktop Chrome'], launchOptions: launchOptions(), baseURL: `http://127.0.0.1:${versionsPort}` },
     },
     {

@@ -1,5 +1,5 @@
 /**
- * Memory in the Studio (project `versions`: its journal holds MEMORY, seed-versions.ts): the resources
+ * Memory in the Studio (project `memory`, on the `versions` Studio: its journal holds MEMORY, seed-versions.ts): the resources
  * list and search, a resource's working memory with its versions, threads and items shown as text; an
  * edit with a reason becomes the next version in the operator's name; a stale tab's edit and a value
  * that is not a JSON object are refused, nothing written; a run's page says which memory it was given

@@ -99,12 +99,16 @@ suite(`workers sharing one Postgres${DATABASE_URL ? '' : ' (skipped: DATABASE_UR
     }
   };
 
+  // Runs enough for every slot of every worker to be claimed many times over (4 workers × concurrency 4 = 16);
+  // a quarter wait for an approval and are resumed, so a run is claimed twice.
+  const RUNS = 120;
+
   async function poolOf(workerCount: number) {
     const pool = Array.from({ length: workerCount }, () => worker({ concurrency: 4, leaseMs: 20_000 }));
     await Promise.all(pool.map((w) => w.waitFor((l) => l.type === 'started')));
     const started = performance.now();
     const runs = [];
-    for (let n = 0; n < 200; n++) runs.push(await start(n % 4 === 3 ? REFUND(n) : QUESTION(n)));
+    for (let n = 0; n < RUNS; n++) runs.push(await start(n % 4 === 3 ? REFUND(n) : QUESTION(n)));
     await quiet();
     // The refund runs wait for a person: approve each, resume it, and let the pool finish them.
     const refunds = [];
@@ -126,26 +130,26 @@ suite(`workers sharing one Postgres${DATABASE_URL ? '' : ' (skipped: DATABASE_UR
       expect(events.filter((e) => e.type === 'run-complete')).toHaveLength(1);
       expect(invocationsOf(events)).toBe(entry?.claims);
     }
-    expect(refunds).toHaveLength(50);
-    expectOnce(stats, { tickets: 200, refunds: 50, emails: 200 });
+    expect(refunds).toHaveLength(RUNS / 4);
+    expectOnce(stats, { tickets: RUNS, refunds: RUNS / 4, emails: RUNS });
     const claims = pool.map((w) => w.events('claimed').length);
-    expect(claims.reduce((a, b) => a + b, 0)).toBe(250);
+    expect(claims.reduce((a, b) => a + b, 0)).toBe(RUNS + RUNS / 4);
     expect(pool.flatMap((w) => [...w.events('took-over'), ...w.events('lease-lost')])).toEqual([]);
     expectNoOverlap(pool);
     for (const kind of ['tickets', 'refunds', 'emails'] as const) expect(stats[kind].requests, `${kind} requests`).toBe(stats[kind].performed);
     console.log(
-      `[workers] ${workerCount} workers × concurrency 4, 200 runs (50 with an approval, resumed): 250 invocations, claims per worker ${claims.join(' / ')}; ` +
+      `[workers] ${workerCount} workers × concurrency 4, ${RUNS} runs (${RUNS / 4} with an approval, resumed): ${RUNS + RUNS / 4} invocations, claims per worker ${claims.join(' / ')}; ` +
         `tickets ${stats.tickets.performed}, refunds ${stats.refunds.performed}, emails ${stats.emails.performed}, each key performed once, no repeated request; ${ms} ms`,
     );
     for (const w of pool) w.signal('SIGTERM');
     for (const w of pool) expect((await w.exited).code).toBe(0);
   }
 
-  it('two workers, 200 runs: each run completes once, never in two places at once, each side effect once by the service', async () => {
+  it(`two workers, ${RUNS} runs: each run completes once, never in two places at once, each side effect once by the service`, async () => {
     await poolOf(2);
   }, 300_000);
 
-  it('four workers, 200 runs: the same', async () => {
+  it(`four workers, ${RUNS} runs: the same`, async () => {
     await poolOf(4);
   }, 300_000);
 
