@@ -57,9 +57,16 @@ async function startWorkflowRun(options: StartWorkflowOptions, parent?: NonNulla
   const workflow = typeof options.workflow === 'string' ? registry.getWorkflow(options.workflow) : options.workflow;
   // Refused here, before anything is written: recorded, a subject runWorkflow refuses would fail every invocation.
   assertValidSubject(options.subject);
-  const input = parseWorkflowInput(workflow, options.input);
+  // Checked here, before anything is written; recorded as given: every invocation parses it again (runWorkflow),
+  // so a schema that transforms its input is not asked to accept its own output.
+  parseWorkflowInput(workflow, options.input);
   const runId = await journal.runIdOf(options.runId ?? `${workflow.name}:${randomUUID()}`);
-  const startInput = workflowRunInput({ workflow, input, ...(parent ? { parent } : {}), ...(options.subject ? { subject: options.subject } : {}) });
+  const startInput = workflowRunInput({
+    workflow,
+    input: options.input,
+    ...(parent ? { parent } : {}),
+    ...(options.subject ? { subject: options.subject } : {}),
+  });
   // The create says whether the run exists (nothing written then): read it only then, to compare.
   const created = await create(journal, runId, startInput, options.by);
   let existing: RunSummary | undefined;
@@ -112,11 +119,12 @@ export async function sendEvent(options: SendEventOptions): Promise<{ runId: str
   if (!run) throw new EventRefusedError({ runId, reason: 'unknown-run', detail: 'no such run' });
   const name = run.input.workflow?.name;
   if (!name) throw new EventRefusedError({ runId, reason: 'not-a-workflow', detail: 'the run is an agent run; only a workflow waits for events' });
-  let payload: unknown = options.payload ?? null;
+  const payload: unknown = options.payload ?? null;
+  // Checked, and recorded as sent: the wait parses it again and gives the workflow the parsed value (a schema
+  // that transforms its payload is not asked to accept its own output).
   if (registry.hasWorkflow(name)) {
     const parsed = parseEventPayload(registry.getWorkflow(name, run.input.workflow?.version).events, options.name, payload);
     if (!parsed.ok) throw new EventRefusedError({ runId, reason: 'invalid-payload', detail: `event "${options.name}": ${parsed.problems.join('; ')}` });
-    payload = parsed.payload;
   }
   const request: SendEventRequest = {
     runId,

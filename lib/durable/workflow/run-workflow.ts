@@ -8,7 +8,7 @@
  * A completed run answers from its record without the hold; a waiting run with nothing due (its sleep not
  * over, no event for it, its children still going) answers without appending anything.
  */
-import { SideEffectRetryBlockedError } from '../errors';
+import { JournalDataError, SideEffectElsewhereError, SideEffectRetryBlockedError } from '../errors';
 import { beginInvocation } from '../run/begin-invocation';
 import { eventLimitOption } from '../journal/event-limit';
 import type { PendingItem, RunInput } from '../journal/events';
@@ -85,9 +85,10 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
   assertValidSubject(options.subject);
   const maxEvents = eventLimitOption(options.maxEventsPerRun);
   const runId = await journal.runIdOf(options.runId);
+  // The input as given is what the run records (each invocation parses it again, as this one did above).
   const startInput = workflowRunInput({
     workflow,
-    input,
+    input: options.input,
     ...(options.parent ? { parent: options.parent } : {}),
     ...(options.subject ? { subject: options.subject } : {}),
   });
@@ -141,7 +142,8 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
       await session.idle();
       if (session.canceled && session.fatal === undefined) return canceled(session);
       if (error instanceof WorkflowSuspended) return await suspend(session, wf);
-      const failure = session.fatal ?? error;
+      // The job's work started in another run stops the run as itself, whatever the code threw after catching it.
+      const failure = session.fatal ?? elsewhere(session) ?? error;
       await recordFailure(session, failure);
       throw failure;
     }
@@ -149,7 +151,22 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     if (session.canceled && session.fatal === undefined) return canceled(session);
     // A suspend the workflow's code caught (a wait inside try/catch) still suspends the run.
     if (wf.waiting.length > 0 || session.blocked.length > 0 || session.waiting.length > 0) return await suspend(session, wf);
-    await session.append({ type: 'run-complete', text: summaryText(output), finishReason: 'workflow', steps: wf.called, output });
+    // A stop the workflow's code caught (the job's work started in another run) never completes the run.
+    const stopped = elsewhere(session);
+    if (stopped) {
+      await recordFailure(session, stopped);
+      throw stopped;
+    }
+    try {
+      await session.append({ type: 'run-complete', text: summaryText(output), finishReason: 'workflow', steps: wf.called, output });
+    } catch (error) {
+      // A return value the journal cannot keep (a function, a cycle, past the size limit) fails the run, once and
+      // recorded: taken for a passing journal fault, it was invoked again every few seconds, each time replaying
+      // every step to meet the same value, until the run's event limit.
+      if (!JournalDataError.isInstance(error)) throw error;
+      await recordFailure(session, error);
+      throw error;
+    }
     return { status: 'completed', runId, output: output as OUTPUT };
   };
   try {
@@ -163,6 +180,11 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     // The hold the invocation ended with: a retaken one replaced the first (released already).
     await (current?.hold ?? hold).release();
   }
+}
+
+/** The stop of a call whose work the job started in another run (journaled-tool.ts), if the run met one. */
+function elsewhere(session: RunSession): SideEffectElsewhereError | undefined {
+  return SideEffectElsewhereError.isInstance(session.failure) ? session.failure : undefined;
 }
 
 async function suspend<OUTPUT>(session: RunSession, wf: WorkflowContext): Promise<WorkflowResult<OUTPUT>> {

@@ -20,9 +20,10 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { ChildRunFailedError, type Divergence, RunDivergedError, StepRejectedError, WorkflowInputError } from '../errors';
+import { ChildRunFailedError, type Divergence, RunDivergedError, SideEffectElsewhereError, StepRejectedError, WorkflowInputError } from '../errors';
 import type { JournalEvent, WorkflowWait } from '../journal/events';
 import type { Journal } from '../journal/journal';
+import type { WorkflowEventRecord } from '../projection/run-state';
 import type { RunSession } from '../run/run-session';
 import { gnlTool } from '../tools/gnl-tool';
 import type { StepContext, StepOptions } from './step-options';
@@ -65,6 +66,8 @@ export class WorkflowContext {
   readonly waiting: { waitId: string; name: string; wait: WorkflowWait; record?: JournalEvent }[] = [];
   /** Primitives in progress: the invocation settles only when none is (a parallel branch may still run). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The child runs this invocation's children waits name, each by its wait's id (refuseTakenChildren). */
+  private readonly childIds = new Map<string, string>();
 
   constructor(
     private readonly args: {
@@ -135,7 +138,7 @@ export class WorkflowContext {
 
   /** A durable sleep until `at`. */
   sleepUntil(name: string, at: Date | string): Promise<void> {
-    const until = Date.parse(at instanceof Date ? at.toISOString() : at);
+    const until = instantOf(at);
     if (!Number.isFinite(until)) throw new WorkflowInputError({ what: `wf.sleepUntil("${name}")`, problems: ['at: a Date or an ISO 8601 instant'] });
     const id = this.nextId();
     return this.track(this.runSleep(id, name, () => until));
@@ -143,6 +146,11 @@ export class WorkflowContext {
 
   /** Waits for an event sent to the run (journal.sendEvent); a timed-out wait is `{ timedOut: true }`. */
   waitForEvent<PAYLOAD = unknown>(event: string, options: WaitForEventOptions = {}): Promise<EventResult<PAYLOAD>> {
+    const problems: string[] = [];
+    if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs >= 0))
+      problems.push('timeoutMs: a number of milliseconds >= 0');
+    if (options.timeoutAt !== undefined && !Number.isFinite(instantOf(options.timeoutAt))) problems.push('timeoutAt: a Date or an ISO 8601 instant');
+    if (problems.length > 0) throw new WorkflowInputError({ what: `wf.waitForEvent("${event}")`, problems });
     const id = this.nextId();
     return this.track(this.runWaitForEvent(id, event, options) as Promise<EventResult<PAYLOAD>>);
   }
@@ -196,10 +204,24 @@ export class WorkflowContext {
 
   /** Refuses a call that is not what was recorded under its id; asks the stop check before new work. */
   private async expect(id: string, kind: Recorded['kind'], name: string): Promise<Recorded | undefined> {
+    this.stopIfStopped(name);
     const recorded = this.recorded(id);
     if (recorded && (recorded.kind !== kind || recorded.name !== name)) throw divergence(this.runId, id, recorded, { kind, name });
     if (!recorded) await this.args.beforeNewWork?.();
     return recorded;
+  }
+
+  /**
+   * Nothing more runs once the run must stop for a person: a side effect blocked (its outcome unknown), the job's
+   * work found started in another run (SideEffectElsewhereError), a journal failure. The workflow's code may
+   * catch the step's stop (a try/catch around it, a fallback step after): each primitive it calls then stops
+   * again, so no fallback charge or child runs on a guess; the run suspends or fails as the stop says.
+   */
+  private stopIfStopped(name: string): void {
+    const { session } = this.args;
+    if (session.fatal !== undefined) throw session.fatal;
+    if (SideEffectElsewhereError.isInstance(session.failure)) throw session.failure;
+    if (session.blocked.length > 0) throw new WorkflowSuspended(`"${name}" not run: the run is blocked for a person (a side effect's outcome is unknown)`);
   }
 
   private async runStep(id: string, name: string, options: StepOptions<unknown, unknown>, run: (ctx: StepContext<unknown>) => unknown): Promise<unknown> {
@@ -273,22 +295,25 @@ export class WorkflowContext {
     const record: JournalEvent | undefined = recorded ? undefined : { type: 'workflow-wait', waitId: id, name: event, wait };
     // Events sent since this invocation last appended (from anywhere) are read before deciding to wait.
     await session.catchUp((afterSeq) => journal.events(this.runId, { afterSeq }));
-    const sent = this.state.workflowEvents.find(
-      (candidate) =>
-        candidate.name === wait.event &&
-        !this.state.deliveredEvents.has(candidate.eventId) &&
-        matches(wait.match, candidate.payload) &&
-        parseEventPayload(events, wait.event, candidate.payload).ok,
-    );
-    if (sent) {
+    // The payload as sent, parsed by the event's schema: the parsed value is what the wait records and returns.
+    let delivered: { sent: WorkflowEventRecord; payload: unknown } | undefined;
+    for (const candidate of this.state.workflowEvents) {
+      if (candidate.name !== wait.event || this.state.deliveredEvents.has(candidate.eventId) || !matches(wait.match, candidate.payload)) continue;
+      const parsed = parseEventPayload(events, wait.event, candidate.payload);
+      if (!parsed.ok) continue;
+      delivered = { sent: candidate, payload: parsed.payload };
+      break;
+    }
+    if (delivered) {
+      const { sent, payload } = delivered;
       await session.append(...(record ? [record] : []), {
         type: 'workflow-wait-end',
         waitId: id,
         outcome: 'event',
         eventId: sent.eventId,
-        value: sent.payload,
+        value: payload as Extract<JournalEvent, { type: 'workflow-wait-end' }>['value'],
       });
-      return { timedOut: false, eventId: sent.eventId, payload: sent.payload, sentAt: sent.at.toISOString(), by: sent.by };
+      return { timedOut: false, eventId: sent.eventId, payload, sentAt: sent.at.toISOString(), by: sent.by };
     }
     if (wait.timeoutAt !== undefined && this.args.clock() >= Date.parse(wait.timeoutAt)) {
       await session.append(...(record ? [record] : []), { type: 'workflow-wait-end', waitId: id, outcome: 'timeout' });
@@ -311,11 +336,13 @@ export class WorkflowContext {
     if (!wait) {
       const root = await this.args.jobRoot();
       const refs: ChildRef[] = specs.map((spec, k) => childRef(spec, spec.runId ?? (specs.length === 1 ? `${root}/${name}` : `${root}/${name}/${k}`)));
+      this.refuseTakenChildren(id, name, refs);
       wait = { kind: 'children', children: refs, concurrency: policy.concurrency, onFailure: policy.onFailure };
       // The children's ids are recorded before any starts: a crash in between starts the same ones again (idempotent by runId).
       await session.append({ type: 'workflow-wait', waitId: id, name, wait });
     }
     if (wait.kind !== 'children') throw divergence(this.runId, id, { kind: wait.kind, name }, { kind: 'children', name });
+    for (const child of wait.children) this.childIds.set(child.runId, id);
     if (!children) {
       throw new WorkflowInputError({
         what: `wf.all("${name}")`,
@@ -342,11 +369,49 @@ export class WorkflowContext {
     return childResult(this.runId, name, settled, wait);
   }
 
+  /**
+   * A child's id is its wait's name under the run (`<run>/<name>`, `<run>/<name>/<k>`), so a resumed parent finds
+   * the same child. A name used again by another wait (a `wf.child('process', …)` in a loop) would name the
+   * earlier wait's child, and its output would be taken for the new one's without the new child ever running:
+   * refused before anything is written, naming the wait that has it.
+   */
+  private refuseTakenChildren(id: string, name: string, refs: readonly ChildRef[]): void {
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const { runId } of refs) {
+      if (seen.has(runId)) problems.push(`child run "${runId}" is named twice in this wait: give each child a runId of its own`);
+      seen.add(runId);
+      const owner = this.childIds.get(runId) ?? this.recordedChildWait(runId, id);
+      if (owner !== undefined && owner !== id) {
+        const earlier = this.state.workflowWaits.get(owner)?.name ?? name;
+        problems.push(
+          `child run "${runId}" is the child of an earlier wait of this run ("${earlier}", ${owner}): give each child wait a name of its own (for example "${name}-" and the item's id), or each child a runId`,
+        );
+      }
+    }
+    if (problems.length > 0) throw new WorkflowInputError({ what: `wf.all("${name}")`, problems });
+    // Taken now, before the wait's append: a parallel branch asking for the same ids meets them.
+    for (const { runId } of refs) this.childIds.set(runId, id);
+  }
+
+  /** The recorded children wait (other than `id`) that named `runId`, if any. */
+  private recordedChildWait(runId: string, id: string): string | undefined {
+    for (const { waitId, wait } of this.state.workflowWaits.values())
+      if (waitId !== id && wait.kind === 'children' && wait.children.some((child) => child.runId === runId)) return waitId;
+    return undefined;
+  }
+
   /** The run waits on this (its workflow-wait, if new, rides with the run-suspend). */
   private suspendOn(waitId: string, name: string, wait: WorkflowWait, record: JournalEvent | undefined): never {
     this.waiting.push({ waitId, name, wait, ...(record ? { record } : {}) });
     throw new WorkflowSuspended(`${wait.kind} "${name}" waits`);
   }
+}
+
+/** Milliseconds since the epoch of a Date or an ISO 8601 text; NaN for anything else (an invalid Date, a number, a typo). */
+function instantOf(at: unknown): number {
+  if (at instanceof Date) return at.getTime();
+  return typeof at === 'string' ? Date.parse(at) : Number.NaN;
 }
 
 function divergence(runId: string, id: string, recorded: Recorded, given: Recorded): RunDivergedError {

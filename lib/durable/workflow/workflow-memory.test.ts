@@ -71,4 +71,18 @@ describeEachJournal('workflow memory', (target) => {
     await expect(runWorkflow({ workflow: flow, runId, input: {}, journal })).rejects.toThrow(/wf\.memory: this run was given no memory/);
     expect(new RunState(await journal.events(runId)).status).toBe('failed');
   });
+  it('a working-memory update with a version that is not a whole number is refused before anything is written (a "3" was written as version 31)', async () => {
+    const resource = uniqueRunId('customer');
+    const flow = defineWorkflow({
+      name: 'writes-a-text-version',
+      input: z.object({}),
+      run: async (wf) => wf.memory.updateWorking('write', { expectedVersion: '3' as unknown as number, value: { channel: 'sms' } }),
+    });
+    const runId = uniqueRunId('wf-memory-version');
+    await expect(runWorkflow({ workflow: flow, runId, input: {}, journal, memory: { store: storage.memory, resource } })).rejects.toThrow(
+      /updateWorking\("write"\).*expectedVersion: a whole number/,
+    );
+    expect(await storage.memory.working(resource)).toBeUndefined();
+    expect((await journal.events(runId)).filter((e) => e.type === 'tool-call-start')).toEqual([]);
+  });
 });

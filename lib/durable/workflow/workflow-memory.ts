@@ -78,6 +78,10 @@ export class WorkflowMemory {
 
   /** Writes the record as the version after `expectedVersion`, once; a version written meanwhile is a conflict with the current one. */
   updateWorking(name: string, change: { expectedVersion: number; value: unknown; reason?: string }): Promise<WorkingWrite> {
+    // Checked before the step: a version "3" was written as "3" + 1, version 31.
+    if (!(Number.isInteger(change?.expectedVersion) && change.expectedVersion >= 0))
+      throw refused(`wf.memory.updateWorking("${name}")`, 'expectedVersion: a whole number >= 0 (the version working() read; 0 when there is none)');
+    if (change.reason !== undefined && typeof change.reason !== 'string') throw refused(`wf.memory.updateWorking("${name}")`, 'reason: a text');
     const { store, resource } = this.options;
     const by = `workflow-run:${this.runId}`;
     return this.step(

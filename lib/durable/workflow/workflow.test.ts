@@ -6,6 +6,7 @@ import {
   defineWorkflow,
   EventRefusedError,
   RunDivergedError,
+  RunState,
   runWorkflow,
   SideEffectRetryBlockedError,
   type ChildStarter,
@@ -72,6 +73,85 @@ describeEachJournal('workflows', (target) => {
       output: { refund: { refundId: 'r_9' } },
     });
     expect(sent).toBe(1);
+  });
+
+  it('a fallback step the code runs after catching a blocked step’s stop is never executed: the run is blocked for a person, not completed', async () => {
+    let fallbacks = 0;
+    const wf = defineWorkflow({
+      name: 'refund-with-fallback',
+      input: z.object({ orderId: z.string() }),
+      run: async (w, { orderId }) => {
+        try {
+          return await w.step('refund', { sideEffect: true, input: { orderId } }, () => {
+            throw new Error('socket hang up');
+          });
+        } catch {
+          // The refund may have gone through: a second provider's refund now would be a second refund.
+          return await w.step('refund-elsewhere', { sideEffect: true, input: { orderId } }, () => {
+            fallbacks++;
+            return { refundId: 'r_other' };
+          });
+        }
+      },
+    });
+    const runId = uniqueRunId();
+    await expect(runWorkflow({ workflow: wf, runId, input: { orderId: 'o_2' }, journal })).rejects.toBeInstanceOf(SideEffectRetryBlockedError);
+    expect(fallbacks).toBe(0);
+    const summary = await journal.getRun(runId);
+    expect(summary?.status).toBe('blocked');
+    expect(summary?.pending).toMatchObject([{ kind: 'side-effect', toolName: 'refund', toolCallId: 'wf-0' }]);
+    // Marked done by a person (the PSP has it), the workflow goes on with that output: no fallback ever ran.
+    await journal.resolveSideEffect({ runId, toolCallId: 'wf-0', outcome: 'done', output: { refundId: 'r_9' }, by: 'ops@acme' });
+    expect(await runWorkflow({ workflow: wf, runId, input: { orderId: 'o_2' }, journal })).toMatchObject({ status: 'completed', output: { refundId: 'r_9' } });
+    expect(fallbacks).toBe(0);
+  });
+
+  it('a return value the journal cannot keep fails the run once, recorded: a resume does not replay the steps to meet it again', async () => {
+    let calls = 0;
+    const wf = defineWorkflow({
+      name: 'returns-a-cycle',
+      input: z.object({}),
+      run: async (w) => {
+        const ticket = await w.step('ticket', { sideEffect: true, retrySafe: true }, () => {
+          calls++;
+          return { ticketId: 't_1' };
+        });
+        const answer: Record<string, unknown> = { ticket };
+        answer.self = answer;
+        return answer;
+      },
+    });
+    const runId = uniqueRunId();
+    const first = await runWorkflow({ workflow: wf, runId, input: {}, journal }).catch((error: unknown) => error);
+    expect(first).toMatchObject({ name: 'JournalDataError' });
+    const summary = await journal.getRun(runId);
+    expect(summary?.status).toBe('failed');
+    expect(new RunState(await journal.events(runId)).failure).toMatchObject({ name: 'JournalDataError' });
+    expect(calls).toBe(1);
+  });
+
+  it('a schema that transforms the input and an event’s payload: the run records them as given, each invocation and wait parses them again', async () => {
+    const wf = defineWorkflow({
+      name: 'transforms',
+      input: z.object({ amount: z.string().transform(Number) }),
+      events: { approved: z.object({ cents: z.string().transform(Number) }) },
+      run: async (w, { amount }) => {
+        const approved = await w.waitForEvent('approved');
+        if (approved.timedOut) throw new Error('no deadline was set');
+        const { cents } = approved.payload as { cents: number };
+        return { amount, cents, sum: amount + cents };
+      },
+    });
+    const runId = uniqueRunId();
+    expect(await runWorkflow({ workflow: wf, runId, input: { amount: '12' }, journal })).toMatchObject({ status: 'waiting' });
+    // Recorded as given: an executor invokes the run again with what the run recorded, parsed again.
+    const recorded = (await journal.getRun(runId))?.input.workflow?.input;
+    expect(recorded).toEqual({ amount: '12' });
+    await journal.sendEvent({ runId, name: 'approved', payload: { cents: '30' }, by: 'ops@acme' });
+    const done = await runWorkflow({ workflow: wf, runId, input: recorded, journal });
+    expect(done).toMatchObject({ status: 'completed', output: { amount: 12, cents: 30, sum: 42 } });
+    // The wait recorded the parsed value: a replay gives the same.
+    expect(await runWorkflow({ workflow: wf, runId, input: recorded, journal })).toEqual(done);
   });
 
   it('a step that needs approval waits for a person; approved it runs once, rejected it throws StepRejectedError into the workflow', async () => {
@@ -292,5 +372,45 @@ describeEachJournal('workflows', (target) => {
     expect(started.filter((id) => id.startsWith(failing))).toEqual([`${failing}/squares/0`]);
     expect((outcome as ChildRunFailedError).outcomes.map((o) => o.status)).toEqual(['failed', 'skipped', 'skipped']);
     expect((await journal.getRun(failing))?.status).toBe('failed');
+  });
+  it('a child wait’s name used again (wf.child in a loop) is refused, naming the earlier wait: its child’s output is never taken for the new one', async () => {
+    const leaf = defineWorkflow({ name: 'leaf-once', input: z.object({ n: z.number() }), run: async (w, { n }) => w.step('square', () => n * n) });
+    const starter: ChildStarter = {
+      async start(child) {
+        await runWorkflow({ workflow: leaf, runId: child.runId, input: child.input, journal, parent: child.parent }).catch(() => undefined);
+      },
+    };
+    const loop = defineWorkflow({
+      name: 'child-in-a-loop',
+      input: z.object({ ns: z.array(z.number()) }),
+      run: async (w, { ns }) => {
+        const squares: unknown[] = [];
+        for (const n of ns) squares.push(await w.child('square', { workflow: 'leaf-once', input: { n } }));
+        return squares;
+      },
+    });
+    const runId = uniqueRunId();
+    let result = await runWorkflow({ workflow: loop, runId, input: { ns: [2, 3] }, journal, children: starter }).catch((error: unknown) => error);
+    for (let i = 0; i < 3 && (result as { status?: string }).status === 'waiting'; i++)
+      result = await runWorkflow({ workflow: loop, runId, input: { ns: [2, 3] }, journal, children: starter }).catch((error: unknown) => error);
+    expect(result).toBeInstanceOf(WorkflowInputError);
+    expect((result as Error).message).toContain(`child run "${runId}/square" is the child of an earlier wait of this run ("square", wf-0)`);
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+    // One child ran (n = 2); none for n = 3 was ever taken for done.
+    expect(await journal.getRun(`${runId}/square`)).toMatchObject({ status: 'completed' });
+  });
+  it('a wait’s or a sleep’s instant that is not one (NaN, an invalid Date, a typo) is refused as bad input, never a bare RangeError', async () => {
+    const cases: [string, (w: Parameters<Workflow['run']>[0]) => Promise<unknown>, RegExp][] = [
+      ['timeoutMs', (w) => w.waitForEvent('go', { timeoutMs: Number.NaN }), /timeoutMs: a number of milliseconds/],
+      ['timeoutAt', (w) => w.waitForEvent('go', { timeoutAt: new Date(Number.NaN) }), /timeoutAt: a Date or an ISO 8601 instant/],
+      ['sleepUntil', (w) => w.sleepUntil('nap', 'next tuesday'), /at: a Date or an ISO 8601 instant/],
+      ['sleepUntil Date', (w) => w.sleepUntil('nap', new Date(Number.NaN)), /at: a Date or an ISO 8601 instant/],
+    ];
+    for (const [label, call, message] of cases) {
+      const wf = defineWorkflow({ name: 'bad-instant', input: z.object({}), run: async (w) => call(w) });
+      const error = await runWorkflow({ workflow: wf, runId: uniqueRunId(), input: {}, journal }).catch((e: unknown) => e);
+      expect(error, label).toBeInstanceOf(WorkflowInputError);
+      expect((error as Error).message, label).toMatch(message);
+    }
   });
 });
