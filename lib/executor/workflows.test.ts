@@ -107,8 +107,18 @@ describeEachStorage('workflows in the executor', (holder) => {
       memory: { embeddingModel: wordEmbeddingModel() },
       run: async (wf, { note }) => (await wf.memory.remember('note', [note])).remembered.length,
     });
+    // Schemas that transform: the input and the event's payload are recorded as given, parsed at each use.
+    const transforms = defineWorkflow({
+      name: 'transforms',
+      input: z.object({ amount: z.string().transform(Number) }),
+      events: { approved: z.object({ cents: z.string().transform(Number) }) },
+      run: async (wf, { amount }) => {
+        const approved = await wf.waitForEvent<{ cents: number }>('approved', { timeoutMs: 600_000 });
+        return approved.timedOut ? null : amount + approved.payload.cents;
+      },
+    });
     registry = createAgentRegistry([], {
-      workflows: [notify, followUp, waitsForever, versioned('2'), versioned('1'), remembers, refundFlow('a'), refundFlow('b')],
+      workflows: [notify, followUp, waitsForever, versioned('2'), versioned('1'), remembers, refundFlow('a'), refundFlow('b'), transforms],
     });
     executor = new Executor({ storage: holder.storage, registry, leaseMs: 5_000, pollMs: 25 }).start();
   });
@@ -225,6 +235,17 @@ describeEachStorage('workflows in the executor', (holder) => {
     expect(keyOf(editedState, 'wf-3')).toBe(keyOf(parentState, 'wf-3'));
     expect(counts()).toEqual({ refunds: before.refunds + 2, emails: before.emails + 4 });
     expect(service.records('refunds').at(-1)).toMatchObject({ orderId: 'o_17', amount: 25 });
+  });
+
+  it('a workflow whose schemas transform its input and an event’s payload runs on an executor: started, woken by the event, completed', async () => {
+    const { runId } = await startWorkflow({ storage: holder.storage, registry, workflow: 'transforms', input: { amount: '12' }, by: 'ops@acme' });
+    await status(runId, 'waiting');
+    await expect(sendEvent({ storage: holder.storage, registry, runId, name: 'approved', payload: { cents: 30 }, by: 'desk' })).rejects.toMatchObject({
+      reason: 'invalid-payload',
+    });
+    await sendEvent({ storage: holder.storage, registry, runId, name: 'approved', payload: { cents: '30' }, by: 'desk' });
+    await status(runId, 'completed');
+    expect(new RunState(await journal().events(runId)).completedOutput).toBe(42);
   });
 
   it('retention covers workflow runs: the fleet default drops an ended parent with its children, one log row each; a waiting run is kept', async () => {
