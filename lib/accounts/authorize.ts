@@ -69,7 +69,8 @@ export function authorize(principal: Principal, permission: Permission, target: 
     return {
       ok: false,
       reason: 'out-of-scope',
-      message: `The token "${principal.name}" is limited to ${principal.agents.map((a) => `"${a}"`).join(', ')}; this run is of "${target.agent}".`,
+      // The run's own agent is not named: the token may not read it.
+      message: `The token "${principal.name}" is limited to ${principal.agents.map((a) => `"${a}"`).join(', ')}; this run is of another agent.`,
     };
   return { ok: true };
 }

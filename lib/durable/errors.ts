@@ -515,7 +515,7 @@ export class ChildRunFailedError extends GnlError {
 export class EventRefusedError extends GnlError {
   override name = 'EventRefusedError';
   readonly runId: string;
-  readonly reason: 'unknown-run' | 'not-a-workflow' | 'ended' | 'invalid-payload';
+  readonly reason: 'unknown-run' | 'not-a-workflow' | 'ended' | 'invalid-payload' | 'event-id-taken';
   constructor(args: { runId: string; reason: EventRefusedError['reason']; detail: string; cause?: unknown }) {
     super(
       `An event for run "${args.runId}" was refused (${args.reason}): ${args.detail}. Nothing was written.`,

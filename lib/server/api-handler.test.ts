@@ -59,6 +59,7 @@ describeEachStorage('the HTTP API', (holder) => {
     await make('reader', ['read']);
     await make('starter', ['start']);
     await make('other-agent', ['admin'], { agents: ['billing'] });
+    await make('guarded-only', ['read', 'start'], { agents: ['support-guarded'] });
     for (const admin of ['admin-a', 'admin-b', 'admin-c']) await make(admin, ['admin']);
     await make('revoked', ['read']);
     await make('expired', ['read']);
@@ -224,6 +225,24 @@ describeEachStorage('the HTTP API', (holder) => {
     expect(bad).toMatchObject({ status: 400, kind: 'event-refused', problem: { reason: 'invalid-payload' } });
     expect(await gnl.sendEvent(flow, { name: 'customer-reply', eventId: 'reply-1', payload: { text: 'thanks' } })).toMatchObject({ recorded: true });
     expect(await gnl.sendEvent(flow, { name: 'customer-reply', eventId: 'reply-1', payload: { text: 'thanks' } })).toMatchObject({ recorded: false });
+    // The same id for another event is refused, never taken for delivered; an id longer than the journal keeps is a 400 naming it.
+    const taken = await gnl.sendEvent(flow, { name: 'customer-left', eventId: 'reply-1' }).catch((e: unknown) => e);
+    expect(taken).toMatchObject({ status: 409, kind: 'event-refused', problem: { reason: 'event-id-taken' } });
+    const longId = await raw('POST', `/runs/${encodeURIComponent(flow)}/workflow-events`, {
+      body: JSON.stringify({ name: 'customer-reply', eventId: 'e'.repeat(300) }),
+    });
+    expect(await problemOf(longId)).toMatchObject({ status: 400, body: { errors: [{ path: 'body.eventId' }] } });
+    // A workflow's input its schema refuses is the client's to fix (400, each problem named), not a 500 it would retry.
+    const badInput = await gnl.start({ workflow: 'waits-for-reply', input: {} }).catch((e: unknown) => e);
+    expect(badInput).toMatchObject({ status: 400, kind: 'invalid-request', problem: { errors: [{ path: 'body.input' }] } });
+    // A retried start naming another subject than the run's is refused (the run keeps its subject; erasure finds it by it).
+    const withSubject = uniqueRunId('api-flow');
+    await gnl.start({ workflow: 'waits-for-reply', runId: withSubject, input: { customer: 'c_42' }, subject: 'customer:c_42' });
+    const otherSubject = await gnl
+      .start({ workflow: 'waits-for-reply', runId: withSubject, input: { customer: 'c_42' }, subject: 'customer:c_43' })
+      .catch((e: unknown) => e);
+    expect(otherSubject).toMatchObject({ status: 409, kind: 'run-input-conflict', problem: { fields: ['subject'] } });
+    await gnl.cancel(withSubject, 'the test is done with it');
     for await (const _ of gnl.follow(flow)) {
       // to the end
     }
@@ -265,6 +284,14 @@ describeEachStorage('the HTTP API', (holder) => {
     const other = client(tokens['other-agent']);
     await expect(other.get(runId)).rejects.toMatchObject({ status: 403, kind: 'out-of-scope' });
     await expect(other.start({ agent: 'support', input: REFUND })).rejects.toMatchObject({ status: 403, kind: 'out-of-scope' });
+    // A start of its own agent under another agent's runId: refused as out of scope, the other run's input never
+    // compared (a 409 naming the fields that differ would confirm a guessed prompt), nor its agent named.
+    const guarded = client(tokens['guarded-only']);
+    for (const guess of [REFUND, { prompt: 'a wrong guess' }]) {
+      const refused = await guarded.start({ agent: 'support-guarded', runId, input: guess }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 403, kind: 'out-of-scope' });
+      expect(JSON.stringify(refused)).not.toContain('"support"');
+    }
     expect((await other.inbox()).items).toEqual([]);
     expect((await client().cancel(runId, 'done with it')).status).toBe('canceled');
   });

@@ -28,6 +28,7 @@ import {
   RunErasedError,
   RunRetiredError,
   type RunSummary,
+  WorkflowInputError,
 } from '@/lib/durable';
 import { RunNotResumableError } from '@/lib/executor';
 import type { ApiContext } from './api-context';
@@ -136,6 +137,9 @@ function refusalOf(error: unknown): Response | undefined {
       extra: { reason: error.reason },
     });
   if (InvalidRunIdError.isInstance(error) || AgentInputError.isInstance(error)) return problem({ kind: 'invalid-request', status: 400, detail: error.message });
+  // A workflow's input its schema refuses (each problem named): the client's to fix, never a 500 it would retry.
+  if (WorkflowInputError.isInstance(error))
+    return problem({ kind: 'invalid-request', status: 400, detail: error.message, errors: error.problems.map((message) => ({ path: 'body.input', message })) });
   if (JournalDataError.isInstance(error)) {
     const issues = error.inputMismatch?.issues ?? error.outputMismatch?.issues;
     return problem({

@@ -89,6 +89,17 @@ export const API_ROUTES: readonly ApiRoute[] = [
           status: 403,
           detail: `The token "${call.principal.name}" is limited to ${call.principal.agents?.join(', ')}; it may not start "${name}".`,
         });
+      // A runId another agent's run holds is out of scope as that run is on its own routes: compared with the
+      // body, its input's differences (which fields) would tell the token what it may not read.
+      if (body.runId !== undefined && call.principal.kind === 'token' && call.principal.agents !== null) {
+        const existing = await storage.runs.getRun(await storage.runs.runIdOf(body.runId));
+        if (existing && !agentInScope(call.principal, runName(existing)))
+          return problem({
+            kind: 'out-of-scope',
+            status: 403,
+            detail: `The token "${call.principal.name}" is limited to ${call.principal.agents.join(', ')}; the run "${existing.runId}" is of another agent.`,
+          });
+      }
       let started: { runId: string; created: boolean; run: RunSummary };
       if (body.agent !== undefined) {
         started = await executor.startRun({ agent: name, ...(body.runId ? { runId: body.runId } : {}), input: body.input as never, by: call.by });

@@ -134,7 +134,7 @@ export const decisionAnswer = z
 export const workflowEventBody = z
   .strictObject({
     name: text('name', 200),
-    eventId: text('eventId', 512).optional().meta({ description: 'Delivered once per id: the same id again records nothing.' }),
+    eventId: text('eventId', 200).optional().meta({ description: 'Delivered once per id: the same id again records nothing.' }),
     payload: z.unknown().optional(),
   })
   .meta({ id: 'WorkflowEvent' });

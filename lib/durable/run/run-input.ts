@@ -64,6 +64,9 @@ export function runInputDifferences(recorded: RunInput, given: RunInput): Diverg
   compare('workflow', recorded.workflow?.name, given.workflow?.name);
   compare('workflow input', recorded.workflow?.input, given.workflow?.input);
   compare('conversationId', recorded.conversationId, given.conversationId);
+  // Whose data the run holds (erasure finds runs by it): a call that names a subject names the recorded one (a
+  // resume need not repeat it; a retried start with another, or one the run was not given, is refused).
+  if (given.subject !== undefined) compare('subject', recorded.subject, given.subject);
   // Memory's resource and thread; the messages it was given are the record's (run-memory.ts), never compared.
   compare('memory resource', recorded.memory?.resource, given.memory?.resource);
   compare('memory thread', recorded.memory?.thread, given.memory?.thread);

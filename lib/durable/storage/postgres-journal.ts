@@ -381,15 +381,15 @@ export class PostgresJournal implements LiveJournal, RunEraser {
         `select status, (input->>'provider') = 'gnl.workflow' as workflow from gnl.runs where run_id = $1::text for update`,
         [runId],
       );
-      const sent = await tx.query<{ event_id: string }>(
-        `select payload->>'eventId' as event_id from gnl.run_events where run_id = $1::text and type = 'workflow-event'`,
+      const sent = await tx.query<{ event_id: string; name: string }>(
+        `select payload->>'eventId' as event_id, payload->>'name' as name from gnl.run_events where run_id = $1::text and type = 'workflow-event'`,
         [runId],
       );
       const event = planSendEvent({
         request: { ...parsed, runId },
         status: run?.status,
         isWorkflow: run?.workflow === true,
-        eventIds: sent.map((r) => r.event_id),
+        sent: sent.map((r) => ({ eventId: r.event_id, name: r.name })),
       });
       if (!event) return [];
       return appendEvents(tx, runId, [event], { notifyInStatement: announcer.mode === 'in-statement', secrets: this.secrets });

@@ -44,14 +44,23 @@ export function planSendEvent(args: {
   request: z.output<typeof sendEventRequestSchema>;
   status: string | undefined;
   isWorkflow: boolean;
-  /** The event ids the run holds already. */
-  eventIds: readonly string[];
+  /** The events the run holds already: each one's id and name. */
+  sent: readonly { eventId: string; name: string }[];
 }): JournalEvent | undefined {
-  const { request, status, isWorkflow, eventIds } = args;
+  const { request, status, isWorkflow, sent } = args;
   const { runId } = request;
   if (status === undefined) throw new EventRefusedError({ runId, reason: 'unknown-run', detail: 'no such run' });
   if (!isWorkflow) throw new EventRefusedError({ runId, reason: 'not-a-workflow', detail: 'the run is an agent run; only a workflow waits for events' });
-  if (eventIds.includes(request.eventId)) return undefined;
+  const same = sent.find((event) => event.eventId === request.eventId);
+  // The same id again is the same event sent again: nothing written. Under another name it is another event
+  // the sender believes delivered: refused, so it is not lost in silence.
+  if (same && same.name !== request.name)
+    throw new EventRefusedError({
+      runId,
+      reason: 'event-id-taken',
+      detail: `event id "${request.eventId}" was sent as event "${same.name}", not "${request.name}": give this event an id of its own`,
+    });
+  if (same) return undefined;
   if (status === 'completed' || status === 'canceled') throw new EventRefusedError({ runId, reason: 'ended', detail: `the run is ${status}` });
   return { type: 'workflow-event', eventId: request.eventId, name: request.name, payload: request.payload, by: request.by };
 }
