@@ -22,6 +22,7 @@ const TEST_FILES = [
  */
 const FRESH_WORKER = [
   'lib/studio/actions/memory-actions.test.ts',
+  'lib/studio/actions/decide-action.test.ts',
   'lib/studio/auth/security-audit.test.ts',
   'lib/studio/auth/security-routes.test.ts',
   'lib/studio/live/stream-limits.test.ts',

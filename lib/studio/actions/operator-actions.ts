@@ -55,7 +55,8 @@ export type Refusal =
 export type ActionResult<T extends object = object> = ({ ok: true } & T) | Refusal;
 
 export interface ResumeNote {
-  state: 'resumed' | 'waiting' | 'not-resumable';
+  /** `failed`: the decision stands; resuming the run failed (the server's log says why), to be resumed from its page. */
+  state: 'resumed' | 'waiting' | 'not-resumable' | 'failed';
   message: string;
 }
 
@@ -64,13 +65,26 @@ export type { DecisionRequest } from '@/lib/executor';
 /** Records one decision through the journal (the executor layer's recordDecision, as the HTTP API does), then resumes the run here when nothing else is left to decide. */
 export async function decide(request: DecisionRequest): Promise<ActionResult<{ decision: Decision; resume: ResumeNote }>> {
   const { runId, toolCallId } = request;
+  let decision: Decision;
   try {
     const recorded = await recordDecision(request, { registry });
     if (!recorded.ok) return recorded;
-    return { ok: true, decision: recorded.decision, resume: await resumeWhenDecided(request, recorded.decision) };
+    decision = recorded.decision;
   } catch (error) {
     const refused = await refusal(error, runId, toolCallId);
     return refused.kind === 'conflict' && refused.reason === 'already-decided' && refused.decidedBy === request.by ? { ...refused, yours: true } : refused;
+  }
+  // Recorded: whatever the resume meets now, the decision stands and is said so (a failure here once read as
+  // "the journal could not record this", and the operator's second click met their own decision).
+  try {
+    return { ok: true, decision, resume: await resumeWhenDecided(request, decision) };
+  } catch (error) {
+    console.error(`studio: the decision on ${runId} is recorded; resuming the run failed:`, error);
+    return {
+      ok: true,
+      decision,
+      resume: { state: 'failed', message: 'Recorded. Resuming the run failed (the Studio’s server log says why): resume it from its page.' },
+    };
   }
 }
 
