@@ -66,6 +66,8 @@ export class WorkflowContext {
   readonly waiting: { waitId: string; name: string; wait: WorkflowWait; record?: JournalEvent }[] = [];
   /** Primitives in progress: the invocation settles only when none is (a parallel branch may still run). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The events this invocation's waits took (each delivered to one wait at most, also between parallel waits). */
+  private readonly takenEvents = new Set<string>();
   /** The child runs this invocation's children waits name, each by its wait's id (refuseTakenChildren). */
   private readonly childIds = new Map<string, string>();
 
@@ -298,7 +300,8 @@ export class WorkflowContext {
     // The payload as sent, parsed by the event's schema: the parsed value is what the wait records and returns.
     let delivered: { sent: WorkflowEventRecord; payload: unknown } | undefined;
     for (const candidate of this.state.workflowEvents) {
-      if (candidate.name !== wait.event || this.state.deliveredEvents.has(candidate.eventId) || !matches(wait.match, candidate.payload)) continue;
+      if (candidate.name !== wait.event || this.state.deliveredEvents.has(candidate.eventId) || this.takenEvents.has(candidate.eventId)) continue;
+      if (!matches(wait.match, candidate.payload)) continue;
       const parsed = parseEventPayload(events, wait.event, candidate.payload);
       if (!parsed.ok) continue;
       delivered = { sent: candidate, payload: parsed.payload };
@@ -306,6 +309,8 @@ export class WorkflowContext {
     }
     if (delivered) {
       const { sent, payload } = delivered;
+      // Taken now, before the append's await: a wait beside this one (Promise.all) takes the next event, not this one.
+      this.takenEvents.add(sent.eventId);
       await session.append(...(record ? [record] : []), {
         type: 'workflow-wait-end',
         waitId: id,

@@ -413,4 +413,20 @@ describeEachJournal('workflows', (target) => {
       expect((error as Error).message, label).toMatch(message);
     }
   });
+  it('two waits for one event name side by side (Promise.all) take two events, never the same one twice', async () => {
+    const wf = defineWorkflow({
+      name: 'two-waits',
+      input: z.object({}),
+      events: { ok: z.object({ n: z.number() }) },
+      run: async (w) => {
+        const [a, b] = await Promise.all([w.waitForEvent<{ n: number }>('ok'), w.waitForEvent<{ n: number }>('ok')]);
+        return [a, b].map((r) => (r.timedOut ? null : r.payload.n)).sort();
+      },
+    });
+    const runId = uniqueRunId();
+    expect((await runWorkflow({ workflow: wf, runId, input: {}, journal })).status).toBe('waiting');
+    await journal.sendEvent({ runId, name: 'ok', eventId: 'e1', payload: { n: 1 }, by: 'test' });
+    await journal.sendEvent({ runId, name: 'ok', eventId: 'e2', payload: { n: 2 }, by: 'test' });
+    expect(await runWorkflow({ workflow: wf, runId, input: {}, journal })).toMatchObject({ status: 'completed', output: [1, 2] });
+  });
 });
