@@ -257,7 +257,15 @@ describeEachStorage('workflows in the executor', (holder) => {
     await status(open.runId, 'waiting');
     // The policy is the registry's, workflows included (their runs record the workflow's name).
     const policy = retentionPolicy({ registry, defaultDays: 1 });
-    expect(policy.agents.map((a) => a.agent)).toEqual(['follow-up', 'notify-one', 'refund-flow', 'remembers-customer', 'versioned', 'waits-forever']);
+    expect(policy.agents.map((a) => a.agent)).toEqual([
+      'follow-up',
+      'notify-one',
+      'refund-flow',
+      'remembers-customer',
+      'transforms',
+      'versioned',
+      'waits-forever',
+    ]);
     const result = await dropExpiredRuns({
       storage: holder.storage,
       policy,
