@@ -32,4 +32,6 @@ export interface ApiCall {
   context: ApiContext;
   /** The run the path names, read and checked against the token's agents (routes with `run: true`). */
   run: RunSummary;
+  /** Names the run a call made (a start), for its audit row as a run route's names its run. */
+  made(runId: string): void;
 }

@@ -156,6 +156,8 @@ describeEachStorage('the HTTP API', (holder) => {
     expect(calls).toContainEqual({ method: 'POST', route: '/runs/{runId}/decisions', status: 201, runId });
     expect(calls).toContainEqual({ method: 'POST', route: '/runs/{runId}/decisions', status: 409, runId });
     expect(calls).toContainEqual({ method: 'POST', route: '/runs', status: 409 });
+    // A start's row names the run it made, as a run route's names its run.
+    expect(calls).toContainEqual({ method: 'POST', route: '/runs', status: 201, runId });
   });
 
   it('a refund under an approval rule: a decide-only token is refused by the role, the starter by four eyes, the same admin twice; two other admins approve, the first counted; one refund', async () => {

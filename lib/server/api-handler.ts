@@ -260,7 +260,10 @@ export function createApi(context: ApiContext): Api {
         body = parsed.data;
       }
       try {
-        return await route.handle({ principal, by: actorOf(principal), params, query: url.searchParams, body, request, context, run: run as RunSummary });
+        const made = (id: string) => {
+          runId = id;
+        };
+        return await route.handle({ principal, by: actorOf(principal), params, query: url.searchParams, body, request, context, run: run as RunSummary, made });
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal) return refusal;

@@ -115,6 +115,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
         });
         executor.kick();
       }
+      call.made(started.runId);
       const location = `/api/v1/runs/${encodeURIComponent(started.runId)}`;
       return json(started.created ? 201 : 200, { created: started.created, run: runResourceOf(started.run) }, { Location: location });
     },
