@@ -6,16 +6,14 @@
  * Databases of its own: `gnl_bench_bulk` (dropped and created) on the server of DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432), PGlite in a temporary folder. Written to bench/results/bulk-<timestamp>.json.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import postgres from 'postgres';
 import { supportAgent } from '../agents/support';
 import { createAgentRegistry } from '../lib/agents';
 import { startOutsideService } from '../lib/demo';
-import { PGliteStorage, PostgresStorage, type Storage } from '../lib/durable/storage';
+import type { Storage } from '../lib/durable/storage';
 import { applyBulk, previewBulk, startRun } from '../lib/executor';
-import { DATABASE_URL, databaseUrl, printTable, writeResults } from './stats';
+import { onBothJournals } from './both-journals';
+import { printTable, writeResults } from './stats';
 
 const RUNS = Number(process.argv[2] ?? 2_000);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`runs: a positive whole number, not ${process.argv[2]}`);
@@ -51,21 +49,10 @@ async function measure(journal: string, storage: Storage): Promise<void> {
   console.log(`[bench:bulk] ${journal}: ${RUNS} runs started in ${row.startMs} ms; dry run ${row.dryRunMs} ms; cancel ${row.cancelMs} ms`);
 }
 
-const admin = postgres(databaseUrl(DATABASE_URL, 'postgres'), { max: 1, onnotice: () => {} });
-await admin.unsafe(`drop database if exists ${DB} with (force)`);
-await admin.unsafe(`create database ${DB}`);
-await admin.end({ timeout: 5 });
-const dir = mkdtempSync(path.join(os.tmpdir(), 'gnl-bench-bulk-'));
-const pglite = new PGliteStorage({ dataDir: path.join(dir, 'data') });
-const server = new PostgresStorage({ connectionString: databaseUrl(DATABASE_URL, DB) });
 try {
-  await measure('PGlite', pglite);
-  await measure('PostgreSQL', server);
+  await onBothJournals(DB, measure);
 } finally {
-  await pglite.close();
-  await server.close();
   await service.close();
-  rmSync(dir, { recursive: true, force: true });
 }
 printTable(
   `bulk cancel of ${RUNS} queued runs (load ${os

@@ -7,15 +7,15 @@
  * bench/results/recall-<timestamp>.json. Databases of its own: `gnl_bench_recall` (dropped and created)
  * on the server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432), PGlite in a temporary folder.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import postgres from 'postgres';
 import { unitVector } from '../lib/durable';
-import { PGliteStorage, PostgresStorage, type Storage } from '../lib/durable/storage';
+import type { Storage } from '../lib/durable/storage';
 import { query } from '../lib/durable/storage/sql-rows';
-import { DATABASE_URL, databaseUrl, summary } from './stats';
+import { onBothJournals } from './both-journals';
+import { summary } from './stats';
 
 const quick = process.argv.includes('--quick');
 const SIZES = quick ? [1_000, 10_000] : [10_000, 100_000];
@@ -63,22 +63,7 @@ async function measure(name: string, storage: Storage) {
   }
 }
 
-const serverUrl = DATABASE_URL;
-const admin = postgres(databaseUrl(serverUrl, 'postgres'), { max: 1, onnotice: () => {} });
-await admin.unsafe(`drop database if exists ${DB} with (force)`);
-await admin.unsafe(`create database ${DB}`);
-await admin.end({ timeout: 5 });
-const dir = mkdtempSync(path.join(os.tmpdir(), 'gnl-bench-recall-'));
-const pglite = new PGliteStorage({ dataDir: path.join(dir, 'data') });
-const server = new PostgresStorage({ connectionString: databaseUrl(serverUrl, DB) });
-try {
-  await measure('PGlite', pglite);
-  await measure('PostgreSQL', server);
-} finally {
-  await pglite.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-}
+await onBothJournals(DB, measure);
 const results = path.join(import.meta.dirname, 'results');
 mkdirSync(results, { recursive: true });
 const file = path.join(results, `recall-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
