@@ -80,7 +80,8 @@ const forkFields = z.object({
 const oneEdit = (fork: z.output<typeof forkFields>) => !(fork.instruction && fork.toolResult);
 const ONE_EDIT = 'Give an instruction or an edited result, not both.';
 const forkPreviewSchema = forkFields.refine(oneEdit, ONE_EDIT);
-const forkSchema = forkFields.extend({ reason: requiredReason }).refine(oneEdit, ONE_EDIT);
+/** One request id per fork form: a double click or a retried submit makes no second fork. */
+const forkSchema = forkFields.extend({ reason: requiredReason, requestId: z.uuid('A bad request id: reload the page.') }).refine(oneEdit, ONE_EDIT);
 const demoSchema = z.object({
   prompt: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
   crashAt: z.enum(CRASH_POINTS).optional(),

@@ -51,10 +51,14 @@ export function ForkFromStep({ runId, atStep }: { runId: string; atStep: number 
   const editKey = JSON.stringify(edit);
   const preview = useMutation({ mutationFn: (fields: ReturnType<typeof editFields>) => forkPreviewAction({ runId, atStep, ...fields }) });
   const [previewedKey, setPreviewedKey] = useState<string>();
+  // One per fork made: a double click or a retried submit names the same fork (the executor finds it made).
+  const [requestId, setRequestId] = useState(() => crypto.randomUUID());
   const fork = useMutation({
-    mutationFn: () => forkRunAction({ runId, atStep, reason, ...edit }),
+    mutationFn: () => forkRunAction({ runId, atStep, reason, requestId, ...edit }),
     onSuccess: (result) => {
-      if (result.ok) router.push(`/runs/${encodeRunSegment(result.runId)}`);
+      if (!result.ok) return;
+      setRequestId(crypto.randomUUID());
+      router.push(`/runs/${encodeRunSegment(result.runId)}`);
     },
   });
   const askPreview = (fields: ReturnType<typeof editFields>) => {

@@ -305,6 +305,19 @@ describeEachStorage('forkRun', (holder) => {
     expect((await journal().events(parentId)).filter((e) => e.type === 'run-forked')).toHaveLength(1);
     const taken = await forkRun({ storage: holder.storage, registry, runId: parentId, atStep: 1, by: OPS, reason: 'x', newRunId: parentId }).catch((e) => e);
     expect(ForkRefusedError.isInstance(taken) && taken.reason).toBe('run-id-taken');
+    // The same id with another change is another request: refused, not answered with the fork made without it.
+    const changed = await forkRun({
+      storage: holder.storage,
+      registry,
+      runId: parentId,
+      atStep: 1,
+      by: OPS,
+      reason: 'again',
+      newRunId,
+      edit: { instruction: 'Answer in French.' },
+    }).catch((e) => e);
+    expect(ForkRefusedError.isInstance(changed) && changed.reason).toBe('run-id-taken');
+    expect((await journal().events(parentId)).filter((e) => e.type === 'run-forked')).toHaveLength(1);
     executor.kick();
     await settled(newRunId, 'completed');
   });

@@ -77,7 +77,8 @@ describeEachStorage('workflows in the executor', (holder) => {
         name: 'versioned',
         version,
         input: z.object({}),
-        events: { go: z.object({}) },
+        // Version 2's event names a ticket: a run migrated to it is sent events its version 2 checks.
+        events: { go: version === '1' ? z.object({}) : z.object({ ticket: z.string() }) },
         run: async (wf) => {
           const first = await wf.step('first', { input: null }, () => 'ran once');
           await wf.waitForEvent('go', { timeoutMs: 600_000 });
@@ -298,7 +299,11 @@ describeEachStorage('workflows in the executor', (holder) => {
     });
     const migrated = await migrateRun(runId, { storage: holder.storage, registry, to: '2', by: 'ops@acme', reason: 'the fix is in version 2' });
     expect(migrated.event).toMatchObject({ type: 'run-migrate', fromVersion: '1', toVersion: '2', by: 'ops@acme' });
-    await sendEvent({ storage: holder.storage, registry, runId, name: 'go', payload: {}, by: 'desk' });
+    // The payload is checked by the version the run was migrated to, not the one it started on.
+    await expect(sendEvent({ storage: holder.storage, registry, runId, name: 'go', payload: {}, by: 'desk' })).rejects.toMatchObject({
+      reason: 'invalid-payload',
+    });
+    await sendEvent({ storage: holder.storage, registry, runId, name: 'go', payload: { ticket: 'T-1' }, by: 'desk' });
     await status(runId, 'completed');
     const state = new RunState(await journal().events(runId));
     expect(state.completedOutput).toBe('ran once on version 2');

@@ -123,7 +123,9 @@ export async function sendEvent(options: SendEventOptions): Promise<{ runId: str
   // Checked, and recorded as sent: the wait parses it again and gives the workflow the parsed value (a schema
   // that transforms its payload is not asked to accept its own output).
   if (registry.hasWorkflow(name)) {
-    const parsed = parseEventPayload(registry.getWorkflow(name, run.input.workflow?.version).events, options.name, payload);
+    // The version the run goes on with: its last run-migrate's, else the one it started on (as invoke-run.ts reads it).
+    const version = (new RunState(await journal.events(runId)).input?.workflow ?? run.input.workflow)?.version;
+    const parsed = parseEventPayload(registry.getWorkflow(name, version).events, options.name, payload);
     if (!parsed.ok) throw new EventRefusedError({ runId, reason: 'invalid-payload', detail: `event "${options.name}": ${parsed.problems.join('; ')}` });
   }
   const request: SendEventRequest = {

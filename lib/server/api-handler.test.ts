@@ -295,6 +295,15 @@ describeEachStorage('the HTTP API', (holder) => {
       expect(JSON.stringify(refused)).not.toContain('"support"');
     }
     expect((await other.inbox()).items).toEqual([]);
+    // A token limited to an agent reads that agent's waiting runs, chosen by the journal's read (listRuns names),
+    // not by filtering a page of everyone's.
+    const own = uniqueRunId('api-scope-own');
+    await guarded.start({ agent: 'support-guarded', runId: own, input: REFUND });
+    await settled(own, 'waiting-approval');
+    const ownInbox = (await guarded.inbox()).items.map((item) => item.runId);
+    expect(ownInbox).toContain(own);
+    expect(ownInbox).not.toContain(runId);
+    expect((await client().cancel(own, 'done with it')).status).toBe('canceled');
     expect((await client().cancel(runId, 'done with it')).status).toBe('canceled');
   });
 

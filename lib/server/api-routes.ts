@@ -191,7 +191,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
     problems: [401, 403, 429],
     async handle(call) {
       const runs: RunSummary[] = [];
-      for (const status of WAITING) runs.push(...(await call.context.storage.runs.listRuns({ status, limit: 500 })).runs);
+      // A token limited to agents reads only theirs: a page read first and filtered after would miss them
+      // behind 500 waiting runs of others.
+      const names = call.principal.kind === 'token' && call.principal.agents !== null ? { names: call.principal.agents } : {};
+      for (const status of WAITING) runs.push(...(await call.context.storage.runs.listRuns({ status, limit: 500, ...names })).runs);
       const items = runs
         .filter((run) => agentInScope(call.principal, runName(run)))
         .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())

@@ -18,6 +18,12 @@ export interface ListRunsOptions {
   limit?: number;
   /** The `nextCursor` of the previous page. */
   cursor?: string;
+  /**
+   * Only runs of these agents or workflows (the start input's `agent`, else its `workflow.name`; both stay
+   * clear when a run is sealed). How a reader limited to some agents pages through only theirs: filtering
+   * a page after the read would miss theirs behind a full page of others. 1..100 names.
+   */
+  names?: readonly string[];
 }
 
 export interface RunPage {

@@ -472,6 +472,34 @@ describeEachJournal('journal contract', (target) => {
     await expect(journal.listRuns({ cursor: 'garbage' })).rejects.toThrow(/cursor/);
     await expect(journal.listRuns({ limit: 0 })).rejects.toThrow(/limit/);
   });
+
+  it('lists only the runs of the agents and workflows named, paging through them alone', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const made: Record<string, string[]> = { agent: [], workflow: [], other: [] };
+    for (let i = 0; i < 3; i++) {
+      for (const [kind, start] of [
+        ['agent', { ...input, agent: `mine-${tag}` }],
+        ['workflow', { ...input, workflow: { name: `flow-${tag}`, input: { i } } }],
+        ['other', { ...input, agent: `theirs-${tag}` }],
+      ] as const) {
+        const runId = `names:${tag}:${kind}:${i}`;
+        made[kind]?.push(runId);
+        const hold = await journal.hold(runId);
+        await hold.create(start);
+        await hold.release();
+      }
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await journal.listRuns({ limit: 2, cursor, names: [`mine-${tag}`, `flow-${tag}`] });
+      seen.push(...page.runs.map((r) => r.runId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual([...(made.agent ?? []), ...(made.workflow ?? [])].sort());
+    expect((await journal.listRuns({ status: 'running', names: [`theirs-${tag}`] })).runs.map((r) => r.runId).sort()).toEqual(made.other);
+    await expect(journal.listRuns({ names: [] })).rejects.toThrow(/names/);
+  });
 });
 
 describe.skipIf(!DATABASE_URL)(`Postgres holds and schema${DATABASE_URL ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {

@@ -139,6 +139,7 @@ const listOptionsSchema = z.object({
   limit: z.number().int().min(1).max(500).default(50),
   // A cursor carries a runId: 512 characters of up to 4 bytes, base64url-encoded.
   cursor: z.string().max(4000).optional(),
+  names: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
 });
 const streamBatchesOptionsSchema = z.object({ afterId: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(10_000).default(1000) });
 const eraseRequestSchema = z
@@ -402,7 +403,7 @@ export class PostgresJournal implements LiveJournal, RunEraser {
    * Under the parent's row lock (ordered with its appends and decisions): read its events, plan the fork
    * (the core's pure planFork), create the child with the copy and append the parent's run-forked, all in
    * one transaction: a crash leaves either the whole fork or nothing. A child that exists already is the
-   * same request again when its forkOf names this parent and step; any other run under that id refuses.
+   * same request again when its forkOf names this parent, step and change; any other run under that id refuses.
    */
   async fork(request: JournalForkRequest): Promise<{ created: boolean; plan: ForkPlan }> {
     const parsed = parse(forkRequestSchema, request, 'fork');
@@ -421,8 +422,17 @@ export class PostgresJournal implements LiveJournal, RunEraser {
       );
       const [existing] = await readEvents(tx, childRunId, 0, 1, this.secrets);
       if (existing) {
-        const forkOf = new RunState([existing]).input?.forkOf;
-        if (forkOf?.runId === runId && forkOf.atStep === atStep) return { created: false, plan, child: [], parent: [] };
+        const made = new RunState([existing]).input;
+        const forkOf = made?.forkOf;
+        const asked = plan.input.forkOf;
+        // The same request again: the same parent, step and change (an instruction, which result was edited, a workflow's version).
+        const same =
+          forkOf?.runId === runId &&
+          forkOf.atStep === atStep &&
+          forkOf.instruction === asked?.instruction &&
+          forkOf.editedToolCallId === asked?.editedToolCallId &&
+          made?.workflow?.version === plan.input.workflow?.version;
+        if (same) return { created: false, plan, child: [], parent: [] };
         throw new ForkRefusedError({ runId, atStep, reason: 'run-id-taken', detail: `run "${childRunId}" exists and is not this fork` });
       }
       const start = await createRun(tx, childRunId, plan.input, write);
@@ -513,12 +523,15 @@ export class PostgresJournal implements LiveJournal, RunEraser {
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
-    const { status, limit, cursor } = parse(listOptionsSchema, options, 'listRuns');
+    const { status, limit, cursor, names } = parse(listOptionsSchema, options, 'listRuns');
     const after = cursor ? decodeCursor(cursor) : undefined;
+    // The name a run is listed by (lib/server/run-resource.ts runName): its agent, else its workflow's.
+    const named = names ? JSON.stringify(names) : null;
     const rows = await query<RunRow>(
       (await this.db()).orm,
       sql`select *, created_at::text as created_at_text from gnl.runs
           where (${status ?? null}::text is null or status = ${status ?? null})
+            and (${named}::jsonb is null or coalesce(input->>'agent', input->'workflow'->>'name') in (select jsonb_array_elements_text(${named}::jsonb)))
             and (${after?.createdAt ?? null}::timestamptz is null or (created_at, run_id) < (${after?.createdAt ?? null}::timestamptz, ${after?.runId ?? null}))
           order by created_at desc, run_id desc
           limit ${limit + 1}`,

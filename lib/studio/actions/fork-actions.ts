@@ -44,14 +44,17 @@ export async function forkPreview(request: ForkRequest): Promise<ActionResult<{ 
 }
 
 /** Forks in the operator's name; an edited result is first checked against its tool's output schema (refused, naming the fields, when it does not match). */
-export async function fork(request: ForkRequest & { by: string; reason: string }): Promise<ActionResult<{ runId: string }>> {
+export async function fork(request: ForkRequest & { by: string; reason: string; requestId: string }): Promise<ActionResult<{ runId: string }>> {
   try {
     const { runId, atStep, by, reason } = request;
     if (request.toolResult) {
       const invalid = await editRefusal(request, request.toolResult);
       if (invalid) return invalid;
     }
-    const forked = await getExecutor().forkRun({ runId, atStep, by, reason, ...editOf(request) });
+    // The fork is named by the form's request: a double click or a retried submit finds the fork made, not a second one.
+    const parent = await storageFromEnv().runs.getRun(runId);
+    const name = parent?.input.agent ?? parent?.input.workflow?.name ?? 'run';
+    const forked = await getExecutor().forkRun({ runId, atStep, by, reason, ...editOf(request), newRunId: `${name}:fork-${request.requestId}` });
     return { ok: true, runId: forked.runId };
   } catch (error) {
     return refusal(error);
