@@ -32,9 +32,25 @@ describeEachJournal('health', (target) => {
 it('is down (503) when the journal does not answer: a Postgres on a port nobody listens on, within the timeout', async () => {
   const unreachable = new PostgresStorage({ connectionString: 'postgres://postgres@127.0.0.1:9/test' });
   try {
-    const health = await checkHealth(unreachable, { timeoutMs: 3_000 });
+    const causes: Error[] = [];
+    const health = await checkHealth(unreachable, { timeoutMs: 3_000, onDown: (cause) => causes.push(cause) });
     expect(health).toEqual({ status: 'down', journal: 'unreachable' });
     expect(healthStatusCode(health)).toBe(503);
+    // The answer says nothing more; why is the server's to log, the driver's error kept as the cause.
+    expect(causes).toHaveLength(1);
+    expect(causes[0]?.message).toMatch(/^the journal did not answer: /);
+    expect(causes[0]?.cause).toBeInstanceOf(Error);
+    // The default logs a cause once, not once per probe.
+    const logged: string[] = [];
+    const error = console.error;
+    console.error = (line: string) => logged.push(line);
+    try {
+      for (let i = 0; i < 3; i++) await checkHealth(unreachable, { timeoutMs: 3_000 });
+    } finally {
+      console.error = error;
+    }
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/^gnl health: down: the journal did not answer: /);
   } finally {
     await unreachable.close().catch(() => undefined);
   }

@@ -1,6 +1,7 @@
 /**
  * Health for load balancers and orchestrators (issue 18): up or down, and whether the journal answers,
- * nothing else (no counts, no versions, no errors' text: the answer is public). The Studio serves it at
+ * nothing else (no counts, no versions, no errors' text: the answer is public; why it is down goes to the
+ * server's own log, logHealthCause). The Studio serves it at
  * /api/health without a session; `npm run worker -- --health-port N` serves it at GET /health.
  */
 import { createServer, type Server } from 'node:http';
@@ -24,10 +25,21 @@ export interface HealthStorage {
 /** Default: a journal that does not answer `select 1` within 2 s is unreachable. */
 export const HEALTH_TIMEOUT_MS = 2_000;
 
-/** Asks the journal one trivial question, bounded by `timeoutMs`: reachable (up) or not (down). */
-export async function checkHealth(storage: HealthStorage, options: { timeoutMs?: number } = {}): Promise<Health> {
+export interface HealthOptions {
+  timeoutMs?: number;
+  /**
+   * Why the journal is down (its error, with the driver's as `cause`, or the timeout), for the server's own
+   * log: the public answer never says. Default: logHealthCause.
+   */
+  onDown?: (cause: Error) => void;
+}
+
+/** Asks the journal one trivial question, bounded by `timeoutMs`: reachable (up) or not (down, the cause given to `onDown`). */
+export async function checkHealth(storage: HealthStorage, options: HealthOptions = {}): Promise<Health> {
   const timeoutMs = options.timeoutMs ?? HEALTH_TIMEOUT_MS;
+  const onDown = options.onDown ?? logHealthCause;
   let timer: NodeJS.Timeout | undefined;
+  let failure: unknown;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
@@ -39,14 +51,39 @@ export async function checkHealth(storage: HealthStorage, options: { timeoutMs?:
       | { rows: { readOnly: boolean }[] };
     const row = Array.isArray(rows) ? rows[0] : rows.rows[0];
     return row?.readOnly ? 'read-only' : 'reachable';
-  })().catch(() => false as const);
+  })().catch((error: unknown) => {
+    failure = error;
+    return false as const;
+  });
   try {
     const answer = await Promise.race([ask, timeout]);
-    if (answer === 'reachable') return { status: 'up', journal: 'reachable' };
+    if (answer === 'reachable') {
+      lastCause = undefined;
+      return { status: 'up', journal: 'reachable' };
+    }
+    const cause =
+      answer === 'read-only'
+        ? new Error('the journal answers read-only (a standby, or a node still being promoted)')
+        : failure !== undefined
+          ? new Error(`the journal did not answer: ${failure instanceof Error ? failure.message : String(failure)}`, { cause: failure })
+          : new Error(`the journal did not answer within ${timeoutMs} ms`);
+    onDown(cause);
     return { status: 'down', journal: answer === 'read-only' ? 'read-only' : 'unreachable' };
   } finally {
     clearTimeout(timer);
   }
+}
+
+let lastCause: string | undefined;
+
+/**
+ * The default `onDown`: one line on stderr when the health turns down or its cause changes, not once per
+ * probe (a load balancer asks every few seconds); up again resets it.
+ */
+export function logHealthCause(cause: Error): void {
+  if (cause.message === lastCause) return;
+  lastCause = cause.message;
+  console.error(`gnl health: down: ${cause.message}`);
 }
 
 /** The HTTP status a health answer goes out with: 200 up, 503 down. */
