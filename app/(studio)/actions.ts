@@ -91,7 +91,7 @@ const demoSchema = z.object({
   fourEyes: z.boolean().optional(),
 });
 
-/** An event for a waiting workflow: its payload as JSON text (the workflow's schema judges it on the server), an optional id (sent twice: once). */
+/** An event for a waiting workflow: its payload as JSON text (the workflow's schema judges it on the server), and its id (sent twice: once; the form makes one when the operator gives none). */
 const sendEventSchema = z.object({
   runId,
   name: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, 'An event name is lower-case letters, digits and dashes.'),
@@ -101,8 +101,7 @@ const sendEventSchema = z.object({
     .trim()
     .min(1)
     .max(200)
-    .regex(/^[\x21-\x7e]+$/, 'An event id is printable ASCII without spaces.')
-    .optional(),
+    .regex(/^[\x21-\x7e]+$/, 'An event id is printable ASCII without spaces.'),
 });
 const demoWorkflowSchema = z.object({
   customerId: z.string().trim().min(1, 'Give the customer’s id, like c_42.').max(64),

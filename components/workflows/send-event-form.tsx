@@ -15,19 +15,24 @@ import type { FormProblem } from '@/lib/studio/forms/schema-fields';
 /**
  * Sends the event a waiting workflow run waits for: a form from the payload schema the workflow declares
  * (one JSON field without one), checked in the browser for its shape and on the server by the schema
- * itself. An event id is optional: the same id sent twice is recorded once. The journal records the
+ * itself. An event id is optional: the same id sent twice is recorded once, and without one the form sends
+an id of its own, so a send retried after a lost answer is recorded once too. The journal records the
  * signed-in operator as the sender; the run is woken and the page shows it going on.
  */
 export function SendEventForm({ runId, event, schema }: { runId: string; event: string; schema: unknown }) {
   const router = useRouter();
   const form = useSchemaForm(schema, undefined);
   const [eventId, setEventId] = useState('');
+  // The id sent when the operator gives none: one per event, so a retried send after a lost answer (or a second
+  // click) is the same event, recorded once; a new one once this one is recorded.
+  const [ownId, setOwnId] = useState(() => `studio-${crypto.randomUUID()}`);
   const [formProblems, setFormProblems] = useState<FormProblem[]>([]);
   const send = useMutation({
-    mutationFn: (payload: unknown) =>
-      sendEventAction({ runId, name: event, payload: JSON.stringify(payload ?? null), ...(eventId.trim() ? { eventId: eventId.trim() } : {}) }),
+    mutationFn: (payload: unknown) => sendEventAction({ runId, name: event, payload: JSON.stringify(payload ?? null), eventId: eventId.trim() || ownId }),
     onSuccess: (result) => {
-      if (result.ok) router.refresh();
+      if (!result.ok) return;
+      setOwnId(`studio-${crypto.randomUUID()}`);
+      router.refresh();
     },
   });
   const result = send.data;
