@@ -8,7 +8,7 @@
  * A completed run answers from its record without the hold; a waiting run with nothing due (its sleep not
  * over, no event for it, its children still going) answers without appending anything.
  */
-import { JournalDataError, SideEffectElsewhereError, SideEffectRetryBlockedError } from '../errors';
+import { JournalDataError, SideEffectRetryBlockedError } from '../errors';
 import { beginInvocation } from '../run/begin-invocation';
 import { eventLimitOption } from '../journal/event-limit';
 import type { PendingItem, RunInput } from '../journal/events';
@@ -142,8 +142,9 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
       await session.idle();
       if (session.canceled && session.fatal === undefined) return canceled(session);
       if (error instanceof WorkflowSuspended) return await suspend(session, wf);
-      // The job's work started in another run stops the run as itself, whatever the code threw after catching it.
-      const failure = session.fatal ?? elsewhere(session) ?? error;
+      // A stop the run met (the job's work started in another run, a retry-safe side effect out of retries) fails
+      // the run as itself, whatever the code threw after catching it.
+      const failure = session.fatal ?? session.failure ?? error;
       await recordFailure(session, failure);
       throw failure;
     }
@@ -151,8 +152,8 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     if (session.canceled && session.fatal === undefined) return canceled(session);
     // A suspend the workflow's code caught (a wait inside try/catch) still suspends the run.
     if (wf.waiting.length > 0 || session.blocked.length > 0 || session.waiting.length > 0) return await suspend(session, wf);
-    // A stop the workflow's code caught (the job's work started in another run) never completes the run.
-    const stopped = elsewhere(session);
+    // A stop the workflow's code caught (the job's work started in another run, a side effect out of retries) never completes the run.
+    const stopped = session.failure;
     if (stopped) {
       await recordFailure(session, stopped);
       throw stopped;
@@ -180,11 +181,6 @@ export async function runWorkflow<OUTPUT = unknown>(options: RunWorkflowOptions)
     // The hold the invocation ended with: a retaken one replaced the first (released already).
     await (current?.hold ?? hold).release();
   }
-}
-
-/** The stop of a call whose work the job started in another run (journaled-tool.ts), if the run met one. */
-function elsewhere(session: RunSession): SideEffectElsewhereError | undefined {
-  return SideEffectElsewhereError.isInstance(session.failure) ? session.failure : undefined;
 }
 
 async function suspend<OUTPUT>(session: RunSession, wf: WorkflowContext): Promise<WorkflowResult<OUTPUT>> {

@@ -20,7 +20,7 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { ChildRunFailedError, type Divergence, RunDivergedError, SideEffectElsewhereError, StepRejectedError, WorkflowInputError } from '../errors';
+import { ChildRunFailedError, type Divergence, RunDivergedError, StepRejectedError, WorkflowInputError } from '../errors';
 import type { JournalEvent, WorkflowWait } from '../journal/events';
 import type { Journal } from '../journal/journal';
 import type { WorkflowEventRecord } from '../projection/run-state';
@@ -214,15 +214,16 @@ export class WorkflowContext {
   }
 
   /**
-   * Nothing more runs once the run must stop for a person: a side effect blocked (its outcome unknown), the job's
-   * work found started in another run (SideEffectElsewhereError), a journal failure. The workflow's code may
+   * Nothing more runs once the run must stop: a side effect blocked (its outcome unknown), the job's work found
+   * started in another run (SideEffectElsewhereError), a retry-safe side effect out of retries (ToolCallFailedError:
+   * it may have acted; a resume sends it again under its key), a journal failure. The workflow's code may
    * catch the step's stop (a try/catch around it, a fallback step after): each primitive it calls then stops
    * again, so no fallback charge or child runs on a guess; the run suspends or fails as the stop says.
    */
   private stopIfStopped(name: string): void {
     const { session } = this.args;
     if (session.fatal !== undefined) throw session.fatal;
-    if (SideEffectElsewhereError.isInstance(session.failure)) throw session.failure;
+    if (session.failure !== undefined) throw session.failure;
     if (session.blocked.length > 0) throw new WorkflowSuspended(`"${name}" not run: the run is blocked for a person (a side effect's outcome is unknown)`);
   }
 

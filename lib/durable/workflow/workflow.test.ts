@@ -106,6 +106,39 @@ describeEachJournal('workflows', (target) => {
     expect(fallbacks).toBe(0);
   });
 
+  it('a retry-safe step out of retries stops the run: a fallback the code runs after catching it is never executed; a resume retries under the same key', async () => {
+    let fallbacks = 0;
+    const keys: string[] = [];
+    let failing = true;
+    const wf = defineWorkflow({
+      name: 'charge-with-fallback',
+      input: z.object({ orderId: z.string() }),
+      run: async (w, { orderId }) => {
+        try {
+          return await w.step('charge', { sideEffect: true, retrySafe: true, maxRetries: 0, input: { orderId } }, ({ idempotencyKey }) => {
+            keys.push(idempotencyKey);
+            // Timed out after the provider charged: safe to send again under its key, never through another provider.
+            if (failing) throw new Error('timeout after 30 s');
+            return { chargeId: 'ch_1' };
+          });
+        } catch {
+          return await w.step('charge-backup', { sideEffect: true, input: { orderId } }, () => {
+            fallbacks++;
+            return { chargeId: 'ch_backup' };
+          });
+        }
+      },
+    });
+    const runId = uniqueRunId();
+    await expect(runWorkflow({ workflow: wf, runId, input: { orderId: 'o_3' }, journal })).rejects.toMatchObject({ name: 'ToolCallFailedError' });
+    expect(fallbacks).toBe(0);
+    expect((await journal.getRun(runId))?.status).toBe('failed');
+    failing = false;
+    expect(await runWorkflow({ workflow: wf, runId, input: { orderId: 'o_3' }, journal })).toMatchObject({ status: 'completed', output: { chargeId: 'ch_1' } });
+    expect(fallbacks).toBe(0);
+    expect(new Set(keys).size).toBe(1);
+  });
+
   it('a return value the journal cannot keep fails the run once, recorded: a resume does not replay the steps to meet it again', async () => {
     let calls = 0;
     const wf = defineWorkflow({
