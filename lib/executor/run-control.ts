@@ -197,9 +197,14 @@ export async function restartRun(given: string, request: RestartRequest): Promis
   const taken = request.runId === undefined ? undefined : await resolved.journal.getRun(newRunId);
   const link = { runId, restartedAs: newRunId, by: request.by, ...newAttempt };
   if (taken === undefined || taken.input.restartOf?.runId === runId) await resolved.journal.recordRestart(link);
+  // A sub-agent's child restarted answers the call its lead waits for (the same parent link): the lead is never
+  // left waiting for the child the restart canceled. A workflow's child is not carried over: its wait names the
+  // old child, which the restart cancels, and the workflow is woken to see that (below).
+  const parentRun = old.input.parent ? await resolved.journal.getRun(old.input.parent.runId) : undefined;
+  const carriesParent = old.input.parent !== undefined && parentRun !== undefined && parentRun.input.workflow === undefined;
   const started = await startAndEnqueue(
     { storage: resolved.storage, registry: resolved.registry, agent: agentName, input: agentInputOf(old.input), runId: newRunId },
-    { restartOf: { runId, by: request.by, ...newAttempt } },
+    { restartOf: { runId, by: request.by, ...newAttempt }, ...(carriesParent && old.input.parent ? { parent: old.input.parent } : {}) },
   );
   // A repeated restart writes nothing.
   await resolved.journal.recordRestart(link);
@@ -217,6 +222,7 @@ export async function restartRun(given: string, request: RestartRequest): Promis
   const orphans = !finished && request.newAttempt === true ? await openChildrenOf(resolved, runId, old) : [];
   if (!finished) await cancelInJournal(resolved, runId, request.by, `restarted as ${started.runId}`);
   await cancelChildren(orphans, { storage: resolved.storage, by: request.by, reason: `parent run ${runId} was restarted as ${started.runId}, a new attempt` });
+  if (!finished && !carriesParent) await wakeParentOf(resolved, runId);
   return { ...started, restartOf: runId };
 }
 
@@ -226,6 +232,8 @@ async function abandon(resolved: ResolvedStorage, run: RunSummary, args: { by: s
   const orphans = await openChildrenOf(resolved, run.runId, run);
   await cancelInJournal(resolved, run.runId, args.by, `abandoned: ${args.reason}`);
   await cancelChildren(orphans, { storage: resolved.storage, by: args.by, reason: `parent run ${run.runId} was abandoned: ${args.reason}` });
+  // A child given up answers its parent as canceled (as cancelRun does): a lead or workflow never waits for it for ever.
+  await wakeParentOf(resolved, run.runId, run);
   return { runId: run.runId, run: (await resolved.journal.getRun(run.runId)) ?? run, queue: entry };
 }
 

@@ -149,6 +149,32 @@ describeEachStorage('sub-agents as tools', (holder) => {
     expect(new RunState(await journal().events(runId)).decisions.get('call-1-delegate')).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
   });
 
+  it('a child abandoned answers its lead as canceled; a child restarted answers the lead’s call itself, with one refund', async () => {
+    const before = service.stats().refunds.performed;
+    const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, its child abandoned' } });
+    const childId = `${runId}/call-1-delegate`;
+    await status(childId, 'waiting-approval');
+    await abandonRun(childId, { storage: holder.storage, by: 'ops@acme', reason: 'the refund agent changed' });
+    await status(runId, 'completed');
+    expect(new RunState(await journal().events(runId)).decisions.get('call-1-delegate')).toMatchObject({ outcome: 'provided', by: `run ${childId}` });
+
+    const second = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42, its child restarted' } });
+    const secondChild = `${second.runId}/call-1-delegate`;
+    await status(secondChild, 'waiting-approval');
+    const restarted = await restartRun(secondChild, { storage: holder.storage, registry, by: 'ops@acme' });
+    await status(restarted.runId, 'waiting-approval');
+    expect((await journal().getRun(second.runId))?.status).toBe('waiting-tool-result');
+    const approval = (await journal().getRun(restarted.runId))?.pending.find((item) => item.kind === 'approval');
+    await journal().approve({ runId: restarted.runId, toolCallId: approval?.toolCallId ?? '', by: 'alice@acme' });
+    await resumeRun(restarted.runId, { storage: holder.storage, by: 'alice@acme' });
+    await status(second.runId, 'completed');
+    expect(new RunState(await journal().events(second.runId)).decisions.get('call-1-delegate')).toMatchObject({
+      outcome: 'provided',
+      by: `run ${restarted.runId}`,
+    });
+    expect(service.stats().refunds.performed).toBe(before + 1);
+  });
+
   it('a cancel of the lead while its sub-agent waits reaches the child', async () => {
     const { runId } = await startRun({ storage: holder.storage, registry, agent: 'lead', input: { prompt: 'Handle c_42 again' } });
     const childId = `${runId}/call-1-delegate`;
