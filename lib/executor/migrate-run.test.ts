@@ -59,6 +59,8 @@ describeEachStorage('agent versions and migration', (holder) => {
       tools: tools as ReturnType<typeof supportTools>,
       system: change.system ?? SUPPORT_SYSTEM,
       stopWhen: base.settings.stopWhen,
+      // It remembers as version 1 does (a run with a subject and a conversation keeps its memory record).
+      ...(base.memory ? { memory: base.memory } : {}),
       ...(change.onChange ? { onChange: change.onChange } : {}),
     });
   };
@@ -199,6 +201,42 @@ describeEachStorage('agent versions and migration', (holder) => {
       const keysAfter = all.flatMap((e) => (e.type === 'tool-call-start' || e.type === 'tool-call-end' ? [`${e.toolName}:${e.idempotencyKey}`] : []));
       expect(keysAfter.slice(0, keysBefore.length)).toEqual(keysBefore);
       expect(new RunState(all).agentVersion).toBe(next.version);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a run with memory stays pinned to its own version beside a pinned change, and migrated on purpose keeps its memory and completes',
+    async () => {
+      const before = performed();
+      const subject = `customer:c_42-${crypto.randomUUID().slice(0, 8)}`;
+      const remembering = { ...REFUND, subject, conversationId: `conv-${crypto.randomUUID().slice(0, 8)}` };
+      const first = await deploy(v1());
+      const { runId } = await startRun({ storage: holder.storage, registry: first, agent: 'support', input: remembering });
+      await settled(runId, 'waiting-approval');
+      expect((await holder.storage.runs.getRun(runId))?.input.memory).toMatchObject({ resource: subject });
+      const next = newRefundSchema();
+      const registry = await deploy(v1(), next);
+      // What belongs to the run (its memory record) is not a difference between versions.
+      expect(await runVersion({ registry, state: new RunState(await events(runId)), runId })).toMatchObject({
+        kind: 'pinned',
+        agent: { version: v1().version },
+      });
+      const migrated = await migrateRun(runId, {
+        storage: holder.storage,
+        registry,
+        to: next.version,
+        by: 'ops@example.com',
+        reason: 'refund tool takes a note',
+      });
+      expect(migrated.event).toMatchObject({ type: 'run-migrate', changed: ['tool schema: issueRefund'], input: { memory: { resource: subject } } });
+      const run = await holder.storage.runs.getRun(runId);
+      await holder.storage.runs.approve({ runId, toolCallId: run?.pending[0]?.toolCallId as string, by: 'ops@example.com' });
+      await resumeRun(runId, { storage: holder.storage, by: 'ops@example.com' });
+      await settled(runId, 'completed');
+      const all = await events(runId);
+      expect(new RunState(all)).toMatchObject({ agentVersion: next.version, input: { memory: { resource: subject } } });
+      expect(delta(before)).toEqual({ tickets: 1, refunds: 1, emails: 1 });
     },
     TEST_TIMEOUT_MS,
   );

@@ -17,7 +17,7 @@ import { type ExecutorContext, type Resolved, resolveContext } from './context';
 import { MigrationRefusedError } from './errors';
 import type { QueueEntry } from './run-queue';
 import { differencesFrom } from './run-version';
-import { startInputOf, agentInputOf } from './start-input';
+import { versionStartInput } from './start-input';
 
 export interface MigrationRequest extends ExecutorContext {
   /** The version to move the run to (as the registry, `gnl agents` and the run page show it). Default: its agent's current version. */
@@ -93,7 +93,7 @@ export async function migrateRun(given: string, request: MigrateRunRequest): Pro
       // A workflow run keeps its input and moves to the other version's code; an agent run's input is made anew by the agent.
       const input = recorded.workflow
         ? { ...recorded, agentVersion: preview.to, workflow: { ...recorded.workflow, version: preview.to } }
-        : await startInputOf(resolved.registry.findVersion(preview.agent, preview.to) as Agent, agentInputOf(recorded));
+        : await versionStartInput(resolved.registry.findVersion(preview.agent, preview.to) as Agent, recorded);
       try {
         [event] = (await hold.appendAfter(state.lastSeq, [
           {

@@ -12,7 +12,7 @@
  */
 import { absorbableChange, type Agent, type AgentRegistry } from '@/lib/agents';
 import { type Divergence, RunDivergedError, type RunInput, type RunState, runInputDifferences } from '@/lib/durable';
-import { agentInputOf, startInputOf } from './start-input';
+import { versionStartInput } from './start-input';
 
 export type RunVersion =
   | { kind: 'pinned'; agent: Agent }
@@ -40,5 +40,5 @@ export async function runVersion(args: { registry: AgentRegistry; state: RunStat
 
 /** How the run's input differs from what `agent` would record for it. */
 export async function differencesFrom(recorded: RunInput, agent: Agent): Promise<Divergence[]> {
-  return runInputDifferences(recorded, await startInputOf(agent, agentInputOf(recorded)));
+  return runInputDifferences(recorded, await versionStartInput(agent, recorded));
 }

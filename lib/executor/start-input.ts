@@ -29,6 +29,20 @@ export function startInputDifferences(recorded: RunInput, given: RunInput): Dive
   return runInputDifferences(recorded, given);
 }
 
+/**
+ * What `agent` (another version of the run's agent) would record for this recorded run: its start input
+ * for the same prompt, with what belongs to the run and not to a version carried over: its memory record
+ * (when that version has memory: the same resource and thread, from the run's subject and conversation;
+ * the messages it was given are the run's record), and its parent link (the call or wait it answers).
+ * How a run's version is chosen (run-version.ts) and what a migration records (migrate-run.ts).
+ */
+export async function versionStartInput(agent: Agent, recorded: RunInput): Promise<RunInput> {
+  const built = await startInputOf(agent, agentInputOf(recorded));
+  const remembers = agent.memory !== undefined && recorded.subject !== undefined && recorded.conversationId !== undefined;
+  const memory = remembers ? (recorded.memory ?? { resource: recorded.subject as string, thread: recorded.conversationId as string, messages: [] }) : undefined;
+  return { ...built, ...(memory ? { memory } : {}), ...(recorded.parent ? { parent: recorded.parent } : {}) };
+}
+
 /** The input a recorded run was started with, as runAgent takes it again. */
 export function agentInputOf(recorded: RunInput): AgentInput {
   const conversation = {

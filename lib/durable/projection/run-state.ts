@@ -399,7 +399,9 @@ export class RunState {
         // parent's run-migrate, or was migrated itself, is still that fork (its repeats keep their keys).
         const forkOf = event.input.forkOf ?? this.input?.forkOf;
         const restartOf = event.input.restartOf ?? this.input?.restartOf;
-        this.input = { ...event.input, ...(forkOf ? { forkOf } : {}), ...(restartOf ? { restartOf } : {}) };
+        // So is the call or wait it answers (its parent link); a migration recorded before it carried one kept none.
+        const parent = event.input.parent ?? this.input?.parent;
+        this.input = { ...event.input, ...(forkOf ? { forkOf } : {}), ...(restartOf ? { restartOf } : {}), ...(parent ? { parent } : {}) };
         this.migrations.push({
           seq: event.seq,
           at: event.at,
