@@ -4,8 +4,8 @@
  * no key of its own) is a result with the journal's reason, never thrown. Server-only.
  */
 import 'server-only';
-import { eraseRunsAs } from '@/lib/accounts';
-import { GnlError } from '@/lib/durable';
+import { eraseRunsAs, OperatorDisabledError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
+import { InvalidRunIdError, JournalDataError } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import type { ActionResult } from './operator-actions';
 
@@ -17,7 +17,9 @@ export async function eraseRun(request: { runId: string; by: string; reason: str
     if (outcome.outcome === 'already-erased') return { ok: true, erasedBy: outcome.erasure.by, erasedAt: outcome.erasure.at.toISOString() };
     return { ok: false, kind: 'invalid', message: `Not erased: ${outcome.why}.` };
   } catch (error) {
-    if (GnlError.isInstance(error)) return { ok: false, kind: 'invalid', message: error.message };
+    // The request's own fault (who asks, the run id, the reason): said as it is. Anything else (the journal away,
+    // the run held elsewhere) is the server's, logged with its cause and said as such.
+    if (isEraseInputError(error)) return { ok: false, kind: 'invalid', message: error.message };
     console.error('studio: erase', error);
     return { ok: false, kind: 'error', message: 'Something went wrong; nothing was erased that the journal would not say so. Try again.' };
   }
@@ -26,4 +28,14 @@ export async function eraseRun(request: { runId: string; by: string; reason: str
 /** Whether this Studio can erase runs at all: a journal key is set (runs recorded with run keys on have keys to destroy). */
 export function erasureAvailable(): boolean {
   return storageFromEnv().encryptsSecrets;
+}
+
+function isEraseInputError(error: unknown): error is Error {
+  return (
+    OperatorInputError.isInstance(error) ||
+    UnknownOperatorError.isInstance(error) ||
+    OperatorDisabledError.isInstance(error) ||
+    InvalidRunIdError.isInstance(error) ||
+    JournalDataError.isInstance(error)
+  );
 }

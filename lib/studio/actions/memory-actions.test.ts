@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addOperator, operatorAuditTrail } from '@/lib/accounts';
+import { JournalDataError } from '@/lib/durable';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { editWorkingMemory } from './memory-actions';
 
@@ -56,4 +57,23 @@ it('an account that does not exist edits nothing', async () => {
   const refused = await editWorkingMemory({ resource, expectedVersion: 2, value: { tier: 'x' }, reason: 'r', by: 'nobody-here', requestId: randomUUID() });
   expect(refused).toMatchObject({ ok: false, kind: 'invalid' });
   expect(await storage.memory.working(resource)).toMatchObject({ version: 2 });
+});
+
+it('a journal fault is the server’s error, logged with its cause, never “check the form”', async () => {
+  const memory = storageFromEnv().memory;
+  const writeWorking = memory.writeWorking;
+  const logged: unknown[] = [];
+  const error = console.error;
+  memory.writeWorking = async () => {
+    throw new JournalDataError('a stored version cannot be read back');
+  };
+  console.error = (...args: unknown[]) => logged.push(args);
+  try {
+    const failed = await editWorkingMemory({ resource, expectedVersion: 2, value: { tier: 'x' }, reason: 'r', by: login, requestId: randomUUID() });
+    expect(failed).toMatchObject({ ok: false, kind: 'error' });
+    expect(logged).toHaveLength(1);
+  } finally {
+    memory.writeWorking = writeWorking;
+    console.error = error;
+  }
 });

@@ -7,8 +7,8 @@
  * second click of the same form writes nothing more. Server-only.
  */
 import 'server-only';
-import { auditOperatorAct } from '@/lib/accounts';
-import { GnlError } from '@/lib/durable';
+import { auditOperatorAct, OperatorDisabledError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
+import { MemoryInputError } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import type { Refusal } from './operator-actions';
 
@@ -57,7 +57,15 @@ export async function editWorkingMemory(request: MemoryEditRequest): Promise<Mem
       ...(current ? { current: { version: current.version, updatedBy: current.updatedBy, at: current.at } } : {}),
     };
   } catch (error) {
-    if (GnlError.isInstance(error)) return { ok: false, kind: 'invalid', message: error.message };
+    // The request's own fault (who asks, the value, the resource): said as it is. Anything else (the journal away)
+    // is the server's, logged with its cause and said as such.
+    if (
+      OperatorInputError.isInstance(error) ||
+      UnknownOperatorError.isInstance(error) ||
+      OperatorDisabledError.isInstance(error) ||
+      MemoryInputError.isInstance(error)
+    )
+      return { ok: false, kind: 'invalid', message: error.message };
     console.error('studio: memory edit', error);
     return { ok: false, kind: 'error', message: 'Something went wrong; the Studio’s server log says why. Read the page again before you retry.' };
   }
