@@ -89,6 +89,8 @@ const demoSchema = z.object({
   checks: z.boolean().optional(),
   /** true: the support agent whose refunds another person approves (four eyes). */
   fourEyes: z.boolean().optional(),
+  /** One per start the form makes: a double click or a retried request starts no second run. */
+  requestId: z.uuid('A bad request id: reload the page.'),
 });
 
 /** An event for a waiting workflow: its payload as JSON text (the workflow's schema judges it on the server), and its id (sent twice: once; the form makes one when the operator gives none). */
@@ -106,6 +108,8 @@ const sendEventSchema = z.object({
 const demoWorkflowSchema = z.object({
   customerId: z.string().trim().min(1, 'Give the customer’s id, like c_42.').max(64),
   message: z.string().trim().min(1, 'Write what the customer asks.').max(4000),
+  /** One per start the form makes: a double click or a retried request starts no second run. */
+  requestId: z.uuid('A bad request id: reload the page.'),
 });
 
 type Parsed<T> = { ok: true; data: T } | { ok: false; kind: 'invalid' | 'unauthenticated' | 'forbidden'; message: string };

@@ -41,11 +41,21 @@ export function DemoForm({
   // when it listens, and cannot be sent before (tests wait for data-hydrated).
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
+  // One per run started: a double click or a retried request names the same run (started once).
+  const [requestId, setRequestId] = useState(() => crypto.randomUUID());
   const start = useMutation({
     mutationFn: () =>
-      startDemoRunAction({ prompt, ...(crashAt ? { crashAt } : {}), ...(checks && !withCheck ? { checks: false } : {}), ...(fourEyes ? { fourEyes } : {}) }),
+      startDemoRunAction({
+        prompt,
+        requestId,
+        ...(crashAt ? { crashAt } : {}),
+        ...(checks && !withCheck ? { checks: false } : {}),
+        ...(fourEyes ? { fourEyes } : {}),
+      }),
     onSuccess: (result) => {
-      if (result.ok) router.push(runHref(result.runId));
+      if (!result.ok) return;
+      setRequestId(crypto.randomUUID());
+      router.push(runHref(result.runId));
     },
   });
   return (

@@ -20,10 +20,14 @@ export function DemoWorkflowForm({ defaultMessage }: { defaultMessage: string })
   const [message, setMessage] = useState(defaultMessage);
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
+  // One per run started: a double click or a retried request names the same run (started once).
+  const [requestId, setRequestId] = useState(() => crypto.randomUUID());
   const start = useMutation({
-    mutationFn: () => startDemoWorkflowAction({ customerId, message }),
+    mutationFn: () => startDemoWorkflowAction({ customerId, message, requestId }),
     onSuccess: (result) => {
-      if (result.ok) router.push(runHref(result.runId));
+      if (!result.ok) return;
+      setRequestId(crypto.randomUUID());
+      router.push(runHref(result.runId));
     },
   });
   return (

@@ -1,6 +1,7 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { startDemoRunAction } from '@/app/(studio)/actions';
 import { ActionFailure } from '@/components/inbox/action-feedback';
@@ -17,10 +18,14 @@ import { runHref } from '@/lib/studio/reads/run-path';
 export function GuidedCrash({ prompt, allowed, why }: { prompt: string; allowed: boolean; why?: string }) {
   const router = useRouter();
   const hydrated = useHydrated();
+  // One per run started: a double click or a retried request names the same run (started once).
+  const [requestId, setRequestId] = useState(() => crypto.randomUUID());
   const start = useMutation({
-    mutationFn: () => startDemoRunAction({ prompt, crashAt: 'after-refund-answered', checks: false }),
+    mutationFn: () => startDemoRunAction({ prompt, requestId, crashAt: 'after-refund-answered', checks: false }),
     onSuccess: (result) => {
-      if (result.ok) router.push(`${runHref(result.runId)}?guide=crash`);
+      if (!result.ok) return;
+      setRequestId(crypto.randomUUID());
+      router.push(`${runHref(result.runId)}?guide=crash`);
     },
   });
   return (

@@ -97,11 +97,13 @@ export async function startSupportRun(request: {
   checks?: boolean;
   fourEyes?: boolean;
   by?: string;
+  /** The form's id for this start: the same id again is the same run (a retried request starts no second one). */
+  requestId?: string;
 }): Promise<StartedRun> {
   if (request.fourEyes && request.checks === false) {
     throw new TypeError('Four eyes on refunds runs on the support agent with check: untick one of the two.');
   }
-  const runId = `support:${randomUUID()}`;
+  const runId = `support:${request.requestId ?? randomUUID()}`;
   if (request.crashAt) await crashPoints().arm(runId, request.crashAt);
   const agent = request.fourEyes ? SUPPORT_FOUR_EYES : request.checks === false ? SUPPORT_UNCHECKED : 'support';
   // Who started it is recorded: a four-eyes approval rule keeps them from approving its calls.

@@ -2,6 +2,7 @@
  * A decision from the Studio (operator-actions.ts's decide) on the journal storageFromEnv gives: once the
  * journal has recorded it, a resume that fails after (the executor away a moment) is said as such, never as
  * "the journal could not record this" (which had the operator click again and meet their own decision).
+ * And a demo start retried with its form's request id starts one run.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -13,9 +14,9 @@ import { z } from 'zod';
 import { registry } from '@/agents';
 import { gnlTool, RunState, runDurable } from '@/lib/durable';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
-import { type Executor, getExecutor, stopExecutor } from '@/lib/executor';
+import { cancelRun, type Executor, getExecutor, stopExecutor } from '@/lib/executor';
 import { scriptedModel } from '@/tests/support/scripted-model';
-import { decide } from './operator-actions';
+import { decide, startDemoRun } from './operator-actions';
 
 let storage: Storage;
 let executor: Executor;
@@ -60,4 +61,18 @@ it('an approval recorded, then a resume that fails: the answer says it is record
   expect(new RunState(await storage.runs.events(runId)).decisions.get('call-1')).toMatchObject({ outcome: 'approved', by: 'alice@acme' });
   const again = await decide({ kind: 'approve', runId, toolCallId: 'call-1', by: 'alice@acme' });
   expect(again).toMatchObject({ ok: false, kind: 'conflict', reason: 'already-decided', yours: true });
+});
+
+it('a demo start sent twice with one request id (a double click, a retried request) is one run', async () => {
+  const requestId = randomUUID();
+  const start = { prompt: 'Customer c_42 asks where order o_17 is', by: 'alice@acme', requestId };
+  const first = await startDemoRun(start);
+  const again = await startDemoRun(start);
+  expect(first).toMatchObject({ ok: true, runId: `support:${requestId}` });
+  expect(again).toEqual(first);
+  const starts = (await storage.runs.events(`support:${requestId}`)).filter((event) => event.type === 'run-start');
+  expect(starts).toHaveLength(1);
+  const run = await storage.runs.getRun(`support:${requestId}`);
+  if (run?.status !== 'completed' && run?.status !== 'canceled')
+    await cancelRun(`support:${requestId}`, { storage, by: 'alice@acme', reason: 'the test is done with it' }).catch(() => undefined);
 });

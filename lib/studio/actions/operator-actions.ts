@@ -166,6 +166,7 @@ export async function startDemoRun(request: {
   checks?: boolean;
   fourEyes?: boolean;
   by?: string;
+  requestId?: string;
 }): Promise<ActionResult<{ runId: string }>> {
   if (request.fourEyes && request.checks === false) {
     return { ok: false, kind: 'invalid', message: 'Four eyes on refunds runs on the support agent with check: untick one of the two.' };

@@ -27,10 +27,17 @@ export async function sendWorkflowEvent(request: {
 }
 
 /** `by`: the operator who starts it, recorded on the run's start. */
-export async function startDemoWorkflow(request: { customerId: string; message: string; by: string }): Promise<ActionResult<{ runId: string }>> {
-  const { by, ...input } = request;
+export async function startDemoWorkflow(request: {
+  customerId: string;
+  message: string;
+  by: string;
+  requestId: string;
+}): Promise<ActionResult<{ runId: string }>> {
+  const { by, requestId, ...input } = request;
   try {
-    const started = await startWorkflow({ storage: storageFromEnv(), registry, workflow: 'support-flow', input, subject: request.customerId, by });
+    // Named by the form's request: a retried start is the same run, never a second refund flow.
+    const runId = `support-flow:${requestId}`;
+    const started = await startWorkflow({ storage: storageFromEnv(), registry, workflow: 'support-flow', input, subject: request.customerId, by, runId });
     return { ok: true, runId: started.runId };
   } catch (error) {
     return refusal(error);
