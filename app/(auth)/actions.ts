@@ -25,16 +25,20 @@ export async function signInAction(_state: FormState, form: FormData): Promise<F
   redirect(safeNextPath(form.get('next')));
 }
 
+// Each field says its own limit: a name or a password over it is not a field left empty.
 const setupSchema = z.object({
-  token: z.string().min(1).max(200),
-  login: z.string().max(254),
-  name: z.string().max(100),
-  password: z.string().max(1024),
+  token: z
+    .string('Open the setup link again: it carries a token.')
+    .min(1, 'Open the setup link again: it carries a token.')
+    .max(200, 'The setup token is at most 200 characters: open the link again.'),
+  login: z.string('Give a login.').max(254, 'A login is at most 254 characters.'),
+  name: z.string('Give your name.').max(100, 'A name is at most 100 characters.'),
+  password: z.string('Give a password.').max(1024, 'A password is at most 1,024 characters.'),
 });
 
 export async function setupAction(_state: FormState, form: FormData): Promise<FormState> {
   const parsed = setupSchema.safeParse({ token: form.get('token'), login: form.get('login'), name: form.get('name'), password: form.get('password') });
-  if (!parsed.success) return { message: 'Fill in every field.' };
+  if (!parsed.success) return { message: parsed.error.issues.map((i) => i.message).join(' '), login: String(form.get('login') ?? '') };
   const result = await createFirstOperator(parsed.data);
   if (!result.ok) return { message: result.message, login: parsed.data.login };
   redirect('/');

@@ -223,6 +223,22 @@ const BAD_COOKIES: Record<string, () => string | undefined> = {
   malformed: () => 'not-a-session',
 };
 
+it('the setup form says which limit a field is over, never “fill in every field”, and keeps the login typed', async () => {
+  const { setupAction } = await import('@/app/(auth)/actions');
+  const form = new FormData();
+  const fields: [string, string][] = [
+    ['token', 'setup-token'],
+    ['login', 'ada@example.com'],
+    ['name', 'x'.repeat(101)],
+    ['password', 'p'.repeat(1025)],
+  ];
+  for (const [field, value] of fields) form.set(field, value);
+  expect(await setupAction({}, form)).toEqual({
+    message: 'A name is at most 100 characters. A password is at most 1,024 characters.',
+    login: 'ada@example.com',
+  });
+});
+
 describe('the Studio surface, enumerated from app/', () => {
   const routes = appRoutes();
   const pages = routes.filter((r) => r.kind === 'page');
