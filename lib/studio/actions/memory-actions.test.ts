@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addOperator, operatorAuditTrail } from '@/lib/accounts';
-import { JournalDataError } from '@/lib/durable';
+import { JournalDataError, REDACTED } from '@/lib/durable';
+import { loadResourceMemory } from '../reads/memory';
 import { type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { editWorkingMemory } from './memory-actions';
 
@@ -76,4 +77,35 @@ it('a journal fault is the server’s error, logged with its cause, never “che
     memory.writeWorking = writeWorking;
     console.error = error;
   }
+});
+
+it('the page gets secrets redacted, for every role; an edit that leaves a placeholder keeps the stored secret', async () => {
+  const secretive = `customer:studio-secret-${randomUUID()}`;
+  await storage.memory.writeWorking({
+    resource: secretive,
+    expectedVersion: 0,
+    value: { tier: 'gold', password: 'hunter2-hunter2', crm: { apiKey: 'sk-live-0123456789abcdefghij' } },
+    by: 'agent',
+    key: `${secretive}-v1`,
+  });
+  await storage.memory.add({ resource: secretive, key: `${secretive}-fact`, items: [{ kind: 'fact', text: 'sk-live-0123456789abcdefghij' }] });
+  const shown = await loadResourceMemory(secretive);
+  expect(shown?.versions[0]?.value).toEqual({ tier: 'gold', password: REDACTED, crm: { apiKey: REDACTED } });
+  expect(JSON.stringify(shown)).not.toContain('hunter2');
+  expect(JSON.stringify(shown)).not.toContain('sk-live-');
+  // The operator changes the tier and leaves the redacted fields as the page showed them.
+  const edited = await editWorkingMemory({
+    resource: secretive,
+    expectedVersion: 1,
+    value: { tier: 'platinum', password: REDACTED, crm: { apiKey: REDACTED } },
+    reason: 'upgraded',
+    by: login,
+    requestId: randomUUID(),
+  });
+  expect(edited).toMatchObject({ ok: true, version: 2 });
+  expect((await storage.memory.working(secretive))?.value).toEqual({
+    tier: 'platinum',
+    password: 'hunter2-hunter2',
+    crm: { apiKey: 'sk-live-0123456789abcdefghij' },
+  });
 });

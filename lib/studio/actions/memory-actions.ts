@@ -8,7 +8,7 @@
  */
 import 'server-only';
 import { auditOperatorAct, OperatorDisabledError, OperatorInputError, UnknownOperatorError } from '@/lib/accounts';
-import { MemoryInputError } from '@/lib/durable';
+import { MemoryInputError, REDACTED } from '@/lib/durable';
 import { storageFromEnv } from '@/lib/durable/storage';
 import type { Refusal } from './operator-actions';
 
@@ -38,10 +38,13 @@ export async function editWorkingMemory(request: MemoryEditRequest): Promise<Mem
       detail: { resource: request.resource, expectedVersion: request.expectedVersion, reason: request.reason },
       what: 'editing memory needs an operator account',
     });
+    // The page shows secrets redacted (reads/memory.ts): a value the operator left redacted is the stored one, kept.
+    const stored = await storage.memory.working(request.resource);
+    const value = stored?.version === request.expectedVersion ? keepRedacted(request.value, stored.value) : request.value;
     const written = await storage.memory.writeWorking({
       resource: request.resource,
       expectedVersion: request.expectedVersion,
-      value: request.value,
+      value,
       by: request.by,
       reason: request.reason,
       key: `studio:memory-edit:${request.requestId}`,
@@ -69,4 +72,19 @@ export async function editWorkingMemory(request: MemoryEditRequest): Promise<Mem
     console.error('studio: memory edit', error);
     return { ok: false, kind: 'error', message: 'Something went wrong; the Studio’s server log says why. Read the page again before you retry.' };
   }
+}
+
+/**
+ * The edited value with each "•••• redacted" placeholder (what the page showed for a secret) replaced by
+ * the stored value at the same place: the browser never gets a secret, and saving the form does not write
+ * the placeholder over it. A placeholder with nothing stored at its place stays as typed.
+ */
+export function keepRedacted<T>(edited: T, stored: unknown): T {
+  if (edited === REDACTED) return (stored === undefined ? edited : stored) as T;
+  if (Array.isArray(edited)) return edited.map((item, i) => keepRedacted(item, Array.isArray(stored) ? stored[i] : undefined)) as T;
+  if (edited !== null && typeof edited === 'object') {
+    const from = stored !== null && typeof stored === 'object' && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(edited).map(([key, item]) => [key, keepRedacted(item, Object.hasOwn(from, key) ? from[key] : undefined)])) as T;
+  }
+  return edited;
 }
