@@ -69,7 +69,10 @@ export function registerTransferCommands(program: Command, session: CliSession):
       'bring a run in from a gnl export file, all or nothing; a redacted export comes in as evidence (canceled: it never executes a tool), a revealed one as it was',
     )
     .argument('<file>', 'the export (JSON lines); - reads stdin')
-    .option('--as <runId>', "import under this run id (the export's own is taken here); recorded idempotency keys stay as recorded")
+    .option(
+      '--as <runId>',
+      "import under this run id (the export's own is taken here); recorded idempotency keys stay as recorded, new calls take the exported run's keys",
+    )
     .option('--by <who>', "who imports (recorded on an evidence import's cancel); default: this OS account");
   jsonOption(importing).action(async (file: string, opts: ImportFlags) => {
     const text =

@@ -186,7 +186,8 @@ export interface ImportPlan {
  * What importing a parsed export writes. A redacted export cannot go on (its tool arguments are
  * redacted, and its run may have gone on elsewhere): unless it is finished already, a run-cancel by
  * `by` says so, and a canceled run never executes another tool, under runDurable or an executor.
- * `runId` (--as) imports it under another id: recorded idempotency keys stay as recorded.
+ * `runId` (--as) imports it under another id: recorded idempotency keys stay as recorded, and a call it makes
+ * after takes the key the exported run would make (call-identity.ts: the job is the exported run's).
  */
 export function planImport(args: { parsed: ParsedRunExport; by: string; runId?: string }): ImportPlan {
   const { header, events } = args.parsed;

@@ -32,11 +32,14 @@ export function callIdentity(args: {
   const { runId, state, toolCallId, toolName, given, options, notPerformed } = args;
   const input = state.inputOfCall.has(toolCallId) ? sameOrRecorded(state.inputOfCall.get(toolCallId), given) : given;
   const scheme = state.keyScheme(runId);
+  // A run imported under another id (`gnl import --as`) is the exported run's job: a call it makes takes the key
+  // that run would have made (a call both make, the one approved in each, reaches the outside service under one key).
+  const jobRunId = state.imported?.runId ?? runId;
   // A fork's new call may repeat its lineage's work, under that work's key (fork-keys.ts).
   const key =
     state.keyOfCall.get(toolCallId) ??
     forkCallKey({ state, toolCallId, toolName, input, options, scheme, ...(notPerformed ? { notPerformed } : {}) }) ??
-    operationKey({ runId, toolCallId, toolName, input, options, scheme });
+    operationKey({ runId: jobRunId, toolCallId, toolName, input, options, scheme });
   return { key, input };
 }
 

@@ -194,6 +194,27 @@ describeEachJournal('run export and import', (target) => {
     expect(agent.executed).toEqual([]);
   });
 
+  it('a waiting run imported under another id is the exported run’s job: the call approved in both goes out under one key', async () => {
+    const runId = uniqueRunId('export');
+    const original = chargeAgent({ needsApproval: true });
+    expect((await runDurable({ runId, journal: source, model: original.model, tools: original.tools, prompt: 'Charge 40' })).status).toBe('waiting-approval');
+    const parsed = parseRunExport(exportText(await exportRun({ journal: source, runId, revealSecrets: true })));
+    const newId = `${runId}-moved`;
+    await targetJournal.importRun(planImport({ parsed, by: 'alice@acme', runId: newId }));
+    const copy = chargeAgent({ needsApproval: true });
+    for (const [journal, id, agent] of [
+      [source, runId, original],
+      [targetJournal, newId, copy],
+    ] as const) {
+      await journal.approve({ runId: id, toolCallId: 'call-charge', by: 'bob@acme' });
+      expect((await runDurable({ runId: id, journal, model: agent.model, tools: agent.tools, prompt: 'Charge 40' })).status).toBe('completed');
+    }
+    const keyOf = async (journal: LiveJournal, id: string) =>
+      (await journal.events(id)).flatMap((event) => (event.type === 'tool-call-start' ? [event.idempotencyKey] : []));
+    expect(await keyOf(targetJournal, newId)).toEqual(await keyOf(source, runId));
+    expect(await keyOf(source, runId)).toHaveLength(1);
+  });
+
   it('a bad line is refused by its number and what is wrong, and nothing is written', async () => {
     const runId = await completedRun();
     const lines = exportText(await exportRun({ journal: source, runId }))
