@@ -21,6 +21,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 const trustProxy = trustProxyFromEnv();
 const root = path.resolve(import.meta.dirname, '..');
 
+// Every request this server hands Next carries the client's address as stamped below; the sign-in limit
+// reads that header only when this is set (lib/studio/auth/client-address.ts): under a bare `next start` it is the client's.
+process.env.GNL_CLIENT_ADDRESS_STAMPED = '1';
 const app = next({ dev: false, dir: root, hostname, port });
 const handle = app.getRequestHandler();
 await app.prepare();

@@ -6,7 +6,7 @@
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
-import { CLIENT_ADDRESS_HEADER } from '@/lib/studio/auth/client-address';
+import { stampedClientAddress } from '@/lib/studio/auth/client-address';
 import { endSession } from '@/lib/studio/auth/session';
 import { safeNextPath } from '@/lib/studio/auth/next-path';
 import { createFirstOperator, signIn } from '@/lib/studio/auth/sign-in';
@@ -18,8 +18,9 @@ const signInSchema = z.object({ login: z.string().trim().min(1, 'Give your login
 export async function signInAction(_state: FormState, form: FormData): Promise<FormState> {
   const parsed = signInSchema.safeParse({ login: form.get('login'), password: form.get('password') });
   if (!parsed.success) return { message: parsed.error.issues.map((i) => i.message).join(' '), login: String(form.get('login') ?? '') };
-  // The client's address as the Studio's server wrote it (never a header the client chose): scripts/client-address.mjs.
-  const address = (await headers()).get(CLIENT_ADDRESS_HEADER) ?? undefined;
+  // The client's address as the Studio's server wrote it (never a header the client chose): scripts/client-address.mjs;
+  // none under a bare `next start`, where nothing stamps it.
+  const address = stampedClientAddress(await headers());
   const result = await signIn({ ...parsed.data, address });
   if (!result.ok) return { message: result.message, login: parsed.data.login };
   redirect(safeNextPath(form.get('next')));

@@ -7,7 +7,7 @@ import { createServer, type IncomingHttpHeaders, request as httpRequest } from '
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_ADDRESS_HEADER as SERVER_HEADER, clientAddress, stampClientAddress, trustProxyFromEnv } from '@/scripts/client-address.mjs';
-import { CLIENT_ADDRESS_HEADER } from './client-address';
+import { CLIENT_ADDRESS_HEADER, CLIENT_ADDRESS_STAMPED_ENV, stampedClientAddress } from './client-address';
 
 /** A server that stamps as studio-server.mjs does and answers with the headers the app would see. */
 async function echoServer(trustProxy: boolean) {
@@ -71,4 +71,11 @@ describe('client address', () => {
       false,
     ]);
   });
+});
+
+it('the app reads the header only where the Studio’s server stamps requests: under a bare `next start` the client chose it', () => {
+  const sent = new Headers({ [CLIENT_ADDRESS_HEADER]: '203.0.113.7' });
+  expect(stampedClientAddress(sent, {})).toBeUndefined();
+  expect(stampedClientAddress(sent, { [CLIENT_ADDRESS_STAMPED_ENV]: '1' })).toBe('203.0.113.7');
+  expect(stampedClientAddress(new Headers(), { [CLIENT_ADDRESS_STAMPED_ENV]: '1' })).toBeUndefined();
 });
