@@ -65,6 +65,29 @@ export function LostDecision({
         </AlertDescription>
       </Alert>
     );
+  // Under an approval rule asking for more than one approval, a counted approval is not the call's decision yet.
+  if (data.approvals)
+    return (
+      <div className="space-y-2" data-testid="decision-counted" data-run-id={runId} data-tool-call-id={toolCallId} {...props}>
+        <Alert>
+          <AlertTitle>
+            Counted so far on {what}: {data.approvals.votes.length} of {data.approvals.needed} approvals
+          </AlertTitle>
+          <AlertDescription>
+            <span>
+              {data.approvals.votes.map((vote, i) => (
+                <span key={`${vote.by}-${vote.at}`}>
+                  {i > 0 ? ', ' : ''}
+                  <VisibleText text={vote.by} /> at <Time value={vote.at} />
+                </span>
+              ))}
+              . If yours is among them it counts: nothing is left for you to do. Otherwise decide again below.
+            </span>
+          </AlertDescription>
+        </Alert>
+        {children}
+      </div>
+    );
   return (
     <div className="space-y-2" data-testid="decision-not-recorded" data-run-id={runId} data-tool-call-id={toolCallId} {...props}>
       <Alert variant="warning">

@@ -71,6 +71,21 @@ describeEachJournal('a call decision read after a lost answer', (target) => {
     });
   });
 
+  it('an approval counted under a rule that asks for two is said as counted (who, when, of how many), not as lost', async () => {
+    const runId = uniqueRunId();
+    const agent = refundAgent({ sideEffect: true, needsApproval: true, approvers: { approvals: 2 } });
+    expect((await runDurable({ runId, journal, model: agent.scripted.model, tools: agent.tools, prompt: 'Refund o_17' })).status).toBe('waiting-approval');
+    await journal.approve({ runId, toolCallId: 'call-refund', by: 'alice@acme' });
+    const at = (await journal.events(runId)).at(-1)?.at.toISOString();
+    expect(await callDecision({ journal, runId, toolCallId: 'call-refund' })).toEqual({
+      runId,
+      toolCallId: 'call-refund',
+      status: 'waiting-approval',
+      undecided: true,
+      approvals: { votes: [{ by: 'alice@acme', at }], needed: 2 },
+    });
+  });
+
   it('no such run: undefined', async () => {
     expect(await callDecision({ journal, runId: uniqueRunId(), toolCallId: 'call-refund' })).toBeUndefined();
   });

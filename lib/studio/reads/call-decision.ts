@@ -17,6 +17,12 @@ export interface CallDecision {
   decision?: Decision;
   /** The run waits for a decision on this call now: nobody has decided it. */
   undecided: boolean;
+  /**
+   * Under an approval rule asking for more than one approval: the approvals counted so far (who, when) and
+   * how many it needs. A lost approval that was counted is here, not in `decision` (the call is decided
+   * once enough are counted).
+   */
+  approvals?: { votes: { by: string; at: string }[]; needed: number };
 }
 
 /** Undefined when the journal has no such run. */
@@ -35,6 +41,10 @@ export async function callDecision(args: {
   if (!run) return undefined;
   const state = new RunState(await journal.events(runId));
   const decision = state.decisionOf(toolCallId);
-  const undecided = state.pending.some((item) => item.toolCallId === toolCallId && !item.decision);
-  return jsonSafe({ runId, toolCallId, status: run.status, ...(decision ? { decision } : {}), undecided });
+  const waiting = state.pending.find((item) => item.toolCallId === toolCallId && !item.decision);
+  const undecided = waiting !== undefined;
+  const ruled = waiting?.kind === 'approval' ? waiting : undefined;
+  const votes = ruled?.votes ?? [];
+  const approvals = ruled?.rule && votes.length > 0 ? { votes: votes.map(({ by, at }) => ({ by, at })), needed: ruled.rule.approvals ?? 1 } : undefined;
+  return jsonSafe({ runId, toolCallId, status: run.status, ...(decision ? { decision } : {}), undecided, ...(approvals ? { approvals } : {}) });
 }
