@@ -19,7 +19,8 @@ test('a server action POST from another origin is refused, even with the session
   const post = (origin: string, prompt: string) =>
     page.request.post('/demo', {
       headers: { 'Next-Action': actionId as string, Origin: origin, cookie, Accept: 'text/x-component', 'Content-Type': 'text/plain;charset=UTF-8' },
-      data: JSON.stringify([{ prompt }]),
+      // The demo form names each start by a request id of its own (a retried request starts no second run).
+      data: JSON.stringify([{ prompt, requestId: crypto.randomUUID() }]),
       maxRedirects: 0,
     });
   const forged = await post('http://evil.example', 'Customer c_7 forged request');
