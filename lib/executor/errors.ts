@@ -8,7 +8,7 @@ function hasName<T>(name: string) {
   return (error: unknown): error is T => GnlError.isInstance(error) && error.name === name;
 }
 
-export type NotResumableReason = 'unknown-run' | 'no-agent' | 'completed' | 'canceled' | 'abandoned';
+export type NotResumableReason = 'unknown-run' | 'no-agent' | 'completed' | 'canceled' | 'abandoned' | 'blocked';
 
 /** resumeRun, cancelRun, abandonRun or restartRun was asked about a run it cannot act on. */
 export class RunNotResumableError extends GnlError {
@@ -22,6 +22,7 @@ export class RunNotResumableError extends GnlError {
       completed: 'is completed',
       canceled: 'was canceled',
       abandoned: 'was abandoned',
+      blocked: 'is blocked on a side effect of unknown outcome: it is not restarted as the same job',
     };
     super(`Run "${args.runId}" ${what[args.reason]}${args.detail ? ` (${args.detail})` : ''}.`);
     this.runId = args.runId;

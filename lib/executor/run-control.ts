@@ -185,6 +185,15 @@ export async function restartRun(given: string, request: RestartRequest): Promis
   const old = await existingRun(resolved, runId);
   const agentName = old.input.agent;
   if (!agentName) throw new RunNotResumableError({ runId, reason: 'no-agent' });
+  // A side effect whose outcome is unknown is the old run's to decide: the restart cancels it, after which nobody
+  // could, and the new run's repeat of that work would stop for ever on it (the job's work started elsewhere).
+  const undecided = old.status === 'blocked' ? old.pending.filter((item) => item.kind === 'side-effect' && !item.decision) : [];
+  if (undecided.length > 0 && request.newAttempt !== true)
+    throw new RunNotResumableError({
+      runId,
+      reason: 'blocked',
+      detail: `${undecided.map((item) => `${item.toolName} ${item.toolCallId}`).join(', ')}: decide whether it happened first (gnl resolve, the Studio's inbox), then restart; a new attempt runs every side effect again`,
+    });
   const newAttempt = request.newAttempt === true ? { newAttempt: true } : {};
   const newRunId = await resolved.journal.runIdOf(request.runId ?? `${resolved.registry.getAgent(agentName).name}:${randomUUID()}`);
   // The restart is a new run: named as the old one, it would be the old run itself, abandoned and linked to itself.

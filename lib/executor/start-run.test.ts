@@ -4,10 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tool } from 'ai';
+import { z } from 'zod';
 import { supportAgent } from '@/agents/support';
 import { AgentInputError, createAgentRegistry, defineAgent, runAgent, UnknownAgentError } from '@/lib/agents';
 import { type OutsideService, startOutsideService } from '@/lib/demo';
-import { RunDivergedError } from '@/lib/durable';
+import { gnlTool, RunDivergedError } from '@/lib/durable';
 import { journalKeyFrom } from '@/lib/durable/storage';
 import { describeEachStorage } from '@/tests/support/executor-storages';
 import { uniqueRunId } from '@/tests/support/journals';
@@ -143,6 +145,36 @@ describeEachStorage('startRun and run control', (holder) => {
     expect(await queueEntry(restarted.runId, ctx())).toMatchObject({ runnable: true, restartOf: runId });
     // The new run's run-start names the old run: the door answers its repeated side effects from that record.
     expect(restarted.run.input.restartOf).toEqual({ runId, by: 'ops@example.com' });
+  });
+
+  it('a run blocked on a side effect of unknown outcome is not restarted as the same job, writing nothing; decided first, or as a new attempt, it is', async () => {
+    const charger = defineAgent({
+      name: 'charger',
+      model: scriptedModel(refundScript).model,
+      tools: {
+        refund: gnlTool(
+          tool({
+            inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
+            execute: async (): Promise<{ refundId: string }> => {
+              throw new Error('socket hang up');
+            },
+          }),
+          { sideEffect: true },
+        ),
+      },
+    });
+    const context = { storage: holder.storage, registry: createAgentRegistry([charger]) };
+    const runId = uniqueRunId('charger');
+    await runAgent({ agent: charger, runId, input: { prompt: 'Refund o_17' }, journal: holder.storage.runs }).catch(() => undefined);
+    expect((await holder.storage.runs.getRun(runId))?.status).toBe('blocked');
+    const count = (await holder.storage.runs.events(runId)).length;
+    const refused = await restartRun(runId, { ...context, by: 'ops@example.com' }).catch((error: unknown) => error);
+    expect(RunNotResumableError.isInstance(refused) && refused.reason).toBe('blocked');
+    expect((refused as Error).message).toContain('refund call-refund');
+    expect((await holder.storage.runs.events(runId)).length).toBe(count);
+    expect((await holder.storage.runs.getRun(runId))?.status).toBe('blocked');
+    const fresh = await restartRun(runId, { ...context, by: 'ops@example.com', newAttempt: true });
+    expect(fresh).toMatchObject({ created: true, restartOf: runId });
   });
 
   it('restartRun records the restart on the old run (one run-restarted naming the new run, before its cancel); the same restart again records nothing more', async () => {
