@@ -259,7 +259,7 @@ export const operatorAudit = gnl.table(
       .references(() => operators.id),
     /** The account's login when the change was made. */
     login: text('login').notNull(),
-    /** `added`, `disabled`, `signed-out`, `signed-out-everywhere`, `revealed-export` (a run exported with its secrets: lib/accounts/export-audit.ts) `erased-runs` (lib/accounts/erasure-audit.ts) `edited-memory` (lib/studio/actions/memory-actions.ts), `exported-memory` or `erased-memory` (gnl memory export, erase). */
+    /** `added`, `disabled`, `signed-out`, `signed-out-everywhere`, `revealed-export` (a run exported with its secrets: lib/accounts/export-audit.ts) `erased-runs` (lib/accounts/erasure-audit.ts) `edited-memory` and `memory-edit-refused` (lib/studio/actions/memory-actions.ts), `exported-memory` or `erased-memory` (gnl memory export, erase). */
     action: text('action').notNull(),
     /** Who made the change (an operator's login, `os:<user>@<host>` for the command line). */
     by: text('by').notNull(),

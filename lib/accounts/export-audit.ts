@@ -25,7 +25,7 @@ export async function auditRevealedExport(request: { login: string; runId: strin
 export async function auditOperatorAct(
   request: {
     login: string;
-    action: Extract<OperatorAuditAction, 'revealed-export' | 'erased-runs' | 'edited-memory' | 'exported-memory' | 'erased-memory'>;
+    action: Extract<OperatorAuditAction, 'revealed-export' | 'erased-runs' | 'edited-memory' | 'memory-edit-refused' | 'exported-memory' | 'erased-memory'>;
     detail: Record<string, unknown>;
     what: string;
   } & AccountsContext,

@@ -31,6 +31,7 @@ export type OperatorAuditAction =
   | 'revealed-export'
   | 'erased-runs'
   | 'edited-memory'
+  | 'memory-edit-refused'
   | 'exported-memory'
   | 'erased-memory'
   | 'role-changed';

@@ -48,8 +48,13 @@ it('writes the next version in the operator’s name with the reason, audited; t
 });
 
 it('an edit of a version replaced meanwhile is refused with the current version, never written over it', async () => {
-  const stale = await editWorkingMemory({ resource, expectedVersion: 1, value: { tier: 'bronze' }, reason: 'stale tab', by: login, requestId: randomUUID() });
+  const requestId = randomUUID();
+  const stale = await editWorkingMemory({ resource, expectedVersion: 1, value: { tier: 'bronze' }, reason: 'stale tab', by: login, requestId });
   expect(stale).toMatchObject({ ok: false, kind: 'changed', current: { version: 2, updatedBy: login } });
+  // The audit says so: the request, then its refusal, both naming the request.
+  const audit = (await operatorAuditTrail({ storage, login })).filter((entry) => (entry.detail as { requestId?: string }).requestId === requestId);
+  expect(audit.map((entry) => entry.action).sort()).toEqual(['edited-memory', 'memory-edit-refused']);
+  expect(audit.find((entry) => entry.action === 'memory-edit-refused')?.detail).toMatchObject({ resource, expectedVersion: 1, currentVersion: 2 });
   expect((stale as { message: string }).message).toBe(`Not saved: version 2 was written meanwhile by ${login}. Read it, then edit again.`);
   expect(await storage.memory.working(resource)).toMatchObject({ version: 2, value: { tier: 'gold' } });
 });

@@ -35,7 +35,8 @@ export async function editWorkingMemory(request: MemoryEditRequest): Promise<Mem
       storage,
       login: request.by,
       action: 'edited-memory',
-      detail: { resource: request.resource, expectedVersion: request.expectedVersion, reason: request.reason },
+      // Before the write (it is also the account's check), naming the request: a second click of one form is the same request.
+      detail: { resource: request.resource, expectedVersion: request.expectedVersion, reason: request.reason, requestId: request.requestId },
       what: 'editing memory needs an operator account',
     });
     // The page shows secrets redacted (reads/memory.ts): a value the operator left redacted is the stored one, kept.
@@ -51,6 +52,19 @@ export async function editWorkingMemory(request: MemoryEditRequest): Promise<Mem
     });
     if (written.ok) return { ok: true, version: written.version, replayed: written.replayed };
     const current = written.current;
+    // The audit says it was not written: the row above recorded the request, this one its refusal.
+    await auditOperatorAct({
+      storage,
+      login: request.by,
+      action: 'memory-edit-refused',
+      detail: {
+        resource: request.resource,
+        expectedVersion: request.expectedVersion,
+        requestId: request.requestId,
+        ...(current ? { currentVersion: current.version } : {}),
+      },
+      what: 'editing memory needs an operator account',
+    });
     return {
       ok: false,
       kind: 'changed',
