@@ -36,6 +36,7 @@ import { InvocationStoppedError } from './errors';
 import type { Claim } from './run-queue';
 import { runVersion } from './run-version';
 import { agentInputOf } from './start-input';
+import { currentWorkflowOf } from './workflows';
 import { isTransientFailure } from './transient-failure';
 
 export type Invocation =
@@ -85,7 +86,7 @@ export async function invokeRun(args: {
     // again, a replay stopped at a step boundary would journal a run-fail after the run-complete.)
     if (run.status === 'completed') return settledWith({ kind: 'settled', outcome: 'completed' });
     // A workflow's run: its registered version (the one it records, or its last run-migrate's; else the current one), invoked by runWorkflow.
-    const recordedWorkflow = run.input.workflow && (new RunState(await journal.events(runId)).input?.workflow ?? run.input.workflow);
+    const recordedWorkflow = await currentWorkflowOf(journal, run);
     if (recordedWorkflow) {
       const workflow = registry.getWorkflow(recordedWorkflow.name, recordedWorkflow.version);
       const beforeNewWork = async () => {

@@ -123,8 +123,7 @@ export async function sendEvent(options: SendEventOptions): Promise<{ runId: str
   // Checked, and recorded as sent: the wait parses it again and gives the workflow the parsed value (a schema
   // that transforms its payload is not asked to accept its own output).
   if (registry.hasWorkflow(name)) {
-    // The version the run goes on with: its last run-migrate's, else the one it started on (as invoke-run.ts reads it).
-    const version = (new RunState(await journal.events(runId)).input?.workflow ?? run.input.workflow)?.version;
+    const version = (await currentWorkflowOf(journal, run))?.version;
     const parsed = parseEventPayload(registry.getWorkflow(name, version).events, options.name, payload);
     if (!parsed.ok) throw new EventRefusedError({ runId, reason: 'invalid-payload', detail: `event "${options.name}": ${parsed.problems.join('; ')}` });
   }
@@ -138,6 +137,15 @@ export async function sendEvent(options: SendEventOptions): Promise<{ runId: str
   const sent = await journal.sendEvent(request);
   if (sent.recorded) await queue.wake(runId);
   return { runId, ...sent };
+}
+
+/**
+ * A workflow run's name, version and typed input as it goes on: its last run-migrate's, else what it started
+ * with (undefined for an agent run). What the executor invokes it with, and what checks an event sent to it.
+ */
+export async function currentWorkflowOf(journal: Pick<ResolvedStorage['journal'], 'events'>, run: RunSummary): Promise<RunInput['workflow']> {
+  if (!run.input.workflow) return undefined;
+  return new RunState(await journal.events(run.runId)).input?.workflow ?? run.input.workflow;
 }
 
 /** A run that settled wakes its parent (a workflow waiting for its children, or an agent waiting for its sub-agent call), so the parent looks again. */
