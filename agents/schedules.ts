@@ -13,14 +13,17 @@
 import { defineSchedules, type Schedule } from '@/lib/agents';
 import { demoScheduleTiming } from '@/lib/demo/demo-config';
 
-let checked: readonly Schedule[] | undefined;
+/** Checked once per demo timing (a program that embeds the command line may change the environment between commands). */
+let checked: { timing: string; schedules: readonly Schedule[] } | undefined;
 
 /** The deployment's schedules, checked (defineSchedules): AgentDefinitionError naming the schedule and each problem. */
 export function schedules(): readonly Schedule[] {
-  if (checked) return checked;
   const demo = demoScheduleTiming();
-  checked = defineSchedules(
+  const timing = JSON.stringify(demo ?? null);
+  if (checked?.timing === timing) return checked.schedules;
+  const declared = defineSchedules(
     demo ? [{ id: 'support-questions', agent: 'support', input: { prompt: 'Customer c_7 has a question about order o_21' }, ...demo }] : [],
   );
-  return checked;
+  checked = { timing, schedules: declared };
+  return declared;
 }

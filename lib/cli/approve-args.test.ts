@@ -1,5 +1,5 @@
 /**
- * `gnl approve --args`: edit, then approve, as real gnl processes on a temp embedded journal against the
+ * `gnl approve --args`: edit, then approve, through gnl's own entry (tests/support/gnl-cli.ts) on a temp embedded journal against the
  * demo's real outside service. The arguments are checked against the tool's input schema (every field at
  * fault named on one line, nothing recorded); approved, the refund the service performs is the edited one.
  */

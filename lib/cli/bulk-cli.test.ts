@@ -1,5 +1,5 @@
 /**
- * `gnl bulk` as real processes on real journals (a temp embedded journal, a fresh Postgres database):
+ * `gnl bulk` through gnl's own entry (tests/support/gnl-cli.ts) on real journals (a temp embedded journal, a fresh Postgres database):
  * the dry run changes nothing and records a preview, --yes --preview applies it and reports runs that
  * changed in between, each run's cancel journaled with --by and --reason; bad usage exits 2, an unknown
  * preview 3, a preview applied twice 4.

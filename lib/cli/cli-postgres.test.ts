@@ -1,4 +1,4 @@
-/** gnl as real processes on a fresh Postgres database, with `npm run worker` processes executing (tests/support/gnl-cli-suite.ts). */
+/** gnl through its own entry (in the test's process; the launcher and crashes as real processes) on a fresh Postgres database, with `npm run worker` processes executing (tests/support/gnl-cli-suite.ts). */
 import { describeGnl } from '@/tests/support/gnl-cli-suite';
 
 describeGnl('postgres');

@@ -1,5 +1,5 @@
 /**
- * `gnl erase` and `gnl erasures` as real processes, on a journal with run keys on (GNL_JOURNAL_KEY and
+ * `gnl erase` and `gnl erasures` through gnl's own entry (tests/support/gnl-cli.ts), on a journal with run keys on (GNL_JOURNAL_KEY and
  * GNL_RUN_KEYS=on), embedded and on a fresh Postgres database: an unknown operator erases nothing; an
  * enabled one erases a subject's ended run (its data reads as erased in `gnl show`, its shape stays),
  * is refused for a run that still waits (exit 4), and the log names who erased what and why.

@@ -43,9 +43,10 @@ export function registerEraseCommands(program: Command, session: CliSession): vo
           );
     session.print({ text: lines, data: outcomes }, opts.json);
     const refused = outcomes.filter((o) => o.outcome === 'refused');
+    // The code after the printed outcomes (main.ts gives the journal back, then the process exits with it).
     if (refused.some((o) => o.outcome === 'refused' && o.why === 'no run has this id in this journal') && refused.length === outcomes.length)
-      await session.exit(EXIT.notFound);
-    if (refused.length > 0) await session.exit(EXIT.conflict);
+      session.exitCode = EXIT.notFound;
+    else if (refused.length > 0) session.exitCode = EXIT.conflict;
   });
 
   const log = program

@@ -1,5 +1,5 @@
 /**
- * `gnl export` and `gnl import` as real processes, on a journal that seals secrets with GNL_JOURNAL_KEY:
+ * `gnl export` and `gnl import` through gnl's own entry (tests/support/gnl-cli.ts), on a journal that seals secrets with GNL_JOURNAL_KEY:
  * the export redacts by default; `--reveal-secrets` needs the key and an enabled operator account and is
  * audited; import refuses a taken id, takes `--as`, brings a redacted export in as evidence (canceled),
  * and refuses a bad line by its number with nothing written.

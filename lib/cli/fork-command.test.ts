@@ -1,6 +1,6 @@
 /**
- * `gnl fork` as real processes on a temp embedded journal (`--wait` makes the gnl process the
- * executor), with the demo's real outside service judging what the fork sent: a fork that repeats the
+ * `gnl fork` on a temp embedded journal (`--wait` makes the gnl command the executor; in the test's
+ * process, tests/support/gnl-cli.ts, but for the crash, which kills a real gnl process), with the demo's real outside service judging what the fork sent: a fork that repeats the
  * parent's ticket and email answers them from the parent's record under their keys, so the service sees neither again; `gnl show` links
  * both ways; the preview lists what could act again; bad input is one line and a usage exit code.
  */
@@ -20,7 +20,7 @@ describe('gnl fork [pglite]', { timeout: 300_000 }, () => {
   beforeAll(async () => {
     service = await startOutsideService();
     dataDir = tempDataDir();
-    env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DEMO_CHECKS: '0', GNL_DATA_DIR: dataDir };
+    env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DATA_DIR: dataDir };
   });
   afterAll(() => service.close());
   const run = (args: string[]) => gnl(args, { env });
@@ -73,7 +73,7 @@ describe('gnl fork [pglite]', { timeout: 300_000 }, () => {
   });
 
   it('a gnl process SIGKILLed right after the fork’s new refund was performed: the resume’s check finds it under the fork’s key and nothing is refunded twice', async () => {
-    const checks = { ...env, GNL_DEMO_CHECKS: '1' };
+    const checks = env; // the demo's side effects with their `check` (its default)
     const parentId = `cli-fork:${randomUUID().slice(0, 8)}`;
     await gnlJson(['start', 'support', '--prompt', QUESTION, '--run-id', parentId, '--wait'], { env: checks });
     const forkId = `${parentId}:refund`;
@@ -102,7 +102,7 @@ describe('gnl fork [pglite]', { timeout: 300_000 }, () => {
     );
     expect(waiting.run).toMatchObject({ status: 'waiting-approval', pending: [{ toolName: 'issueRefund' }] });
     expect((await gnl(['approve', forkId, waiting.run.pending[0].toolCallId, '--by', 'alice'], { env: checks })).code).toBe(0);
-    const crashed = await gnl(['resume', forkId, '--by', 'alice', '--wait'], { env: checks });
+    const crashed = await gnl(['resume', forkId, '--by', 'alice', '--wait'], { env: checks, process: true });
     expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
     expect(service.stats().refunds.performed - before.refunds.performed).toBe(1);
     const resumed = await gnlJson(['resume', forkId, '--by', 'alice', '--wait'], { env: checks });

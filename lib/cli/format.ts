@@ -12,10 +12,12 @@ import { createHash } from 'node:crypto';
 import { hasHidden, jsonEscaped, terminalText } from '@/lib/text';
 import { looksLikeApiKey, REDACTED, redactingReplacer, type SecretFields, secretFieldsFromEnv } from '@/lib/durable';
 
-let fields: SecretFields | undefined;
+/** The redaction list, read again when GNL_SECRET_FIELDS changes (a program that embeds the command line may change it between commands). */
+let fields: { names: string | undefined; fields: SecretFields } | undefined;
 function redactor(): (key: string, value: unknown) => unknown {
-  fields ??= secretFieldsFromEnv(process.env);
-  const redact = redactingReplacer(fields);
+  const names = process.env.GNL_SECRET_FIELDS;
+  if (!fields || fields.names !== names) fields = { names, fields: secretFieldsFromEnv(process.env) };
+  const redact = redactingReplacer(fields.fields);
   // A journaled bigint is written as `123n` (JSON has no bigint; JSON.stringify would throw on it), and
   // bytes (an image or file part) as what they are: JSON.stringify would spell a 10 MB image as an
   // object of ten million index keys.

@@ -1,5 +1,5 @@
 /**
- * Memory from the command line, as real gnl processes on a temp embedded journal: `gnl memory show` (a
+ * Memory from the command line, through gnl's own entry (tests/support/gnl-cli.ts; the crash in a real gnl process) on a temp embedded journal: `gnl memory show` (a
  * resource's working memory versions and its items, and a resource with none), and the demo agent's
  * memory through `gnl start --subject --conversation`, `gnl show` and a SIGKILL mid-run, and `gnl memory
  * export` (audited).

@@ -1,5 +1,5 @@
 /**
- * `gnl migrate` as real processes on a temp embedded journal: a run recorded on an earlier version of
+ * `gnl migrate` through gnl's own entry (tests/support/gnl-cli.ts) on a temp embedded journal: a run recorded on an earlier version of
  * the support agent (another system prompt) waits for its refund's approval; the deployed registry
  * (agents/index.ts, in the gnl process) no longer has that version. The preview writes nothing, the
  * migration is journaled with who and why, `gnl show` says the version, and a later `gnl resume --wait`
@@ -21,7 +21,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   service = await startOutsideService();
   dataDir = tempDataDir();
-  env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DEMO_CHECKS: '0', GNL_DATA_DIR: dataDir };
+  env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DATA_DIR: dataDir };
 });
 afterAll(() => service.close());
 

@@ -1,5 +1,5 @@
 /**
- * `gnl resume --at` as real gnl processes on a temp embedded journal, and `gnl show`'s attempts and
+ * `gnl resume --at` through gnl's own entry (tests/support/gnl-cli.ts) on a temp embedded journal, and `gnl show`'s attempts and
  * timers lines: the scheduled resume is journaled (who, why, when), shown as due, refused with one line
  * for a time that is no instant, and replaced by a resume asked for at once.
  */

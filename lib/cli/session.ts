@@ -6,7 +6,7 @@
  * (main.ts) hands it: the deployment's.
  */
 import type { AgentRegistry, Schedule } from '@/lib/agents';
-import { type Storage, storageFromEnv } from '@/lib/durable/storage';
+import { closeStorage, type Storage, storageFromEnv } from '@/lib/durable/storage';
 import { DEFAULT_WIDTH, redactedJson } from './format';
 
 export interface CliIo {
@@ -75,7 +75,7 @@ export class CliSession {
   async close(): Promise<void> {
     const storage = this.opened;
     this.opened = undefined;
-    await storage?.close().catch(() => undefined);
+    if (storage) await closeStorage(storage).catch(() => undefined);
   }
 
   /** Ends the process now (an interrupted --wait), after giving the journal back. */

@@ -1,5 +1,5 @@
 /**
- * Workflows from the command line, as real gnl processes on a temp embedded journal against the demo's
+ * Workflows from the command line, through gnl's own entry (tests/support/gnl-cli.ts) on a temp embedded journal against the demo's
  * real outside service: `gnl workflows`, `gnl workflow start … --wait` (the demo support-flow: a step, the
  * support agent as a child run, then a wait for the customer's reply), `gnl tree`, `gnl event send`
  * (a payload its schema refuses, then one event sent twice: recorded once), and the resume that delivers

@@ -1,7 +1,9 @@
 /**
- * The command line's suite, declared once per journal: every command runs as a real `gnl` process
- * against a real journal and the demo's real outside service, judged by the journal and by the
- * service's own counters.
+ * The command line's suite, declared once per journal: every command runs through the command line's
+ * own entry against a real journal and the demo's real outside service, judged by the journal and by
+ * the service's own counters. Commands run in the test's process (gnl-cli.ts); what only a process
+ * shows runs as a real `gnl` process: the launcher, a crash point that kills the gnl process, a
+ * terminal, two commands at once.
  *
  * Embedded journal (a temp GNL_DATA_DIR): `--wait` makes the gnl process the executor, so a run moves
  * only while a gnl process waits on it, and a demo crash point kills that gnl process itself.
@@ -45,7 +47,7 @@ function delta(before: ServiceStats, after: ServiceStats, kind: 'tickets' | 'ref
 export function describeGnl(kind: 'pglite' | 'postgres'): void {
   const available = kind === 'pglite' || Boolean(DATABASE_URL);
   const suite = available ? describe : describe.skip;
-  // Every test spawns 5 to 15 gnl processes of about a second each (several on a loaded machine).
+  // Every test runs 5 to 15 gnl commands, some of them processes of about a second each (several on a loaded machine).
   suite(`gnl command line [${kind}]${available ? '' : ' (skipped: DATABASE_URL is not set)'}`, { timeout: 300_000 }, () => {
     let service: OutsideService;
     let env: Record<string, string>;
@@ -62,8 +64,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
     const ensureWorker = () => {
       if (kind !== 'postgres') return;
       const alive = workers.find((w) => w.child.exitCode === null && w.child.signalCode === null);
-      if (!alive)
-        workers.push(startWorker({ databaseUrl: databaseUrl as string, serviceUrl: service.url, leaseMs: 2_000, pollMs: 100, env: { GNL_DEMO_CHECKS: '0' } }));
+      if (!alive) workers.push(startWorker({ databaseUrl: databaseUrl as string, serviceUrl: service.url, leaseMs: 2_000, pollMs: 100 }));
     };
 
     /** A storage on the same journal, in this process, for what the CLI cannot show (a sign-in). Closed by the caller. */
@@ -72,8 +73,7 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
 
     beforeAll(async () => {
       service = await startOutsideService();
-      // No `check` on the demo's refunds and emails: a crash after them blocks the run until an operator resolves it.
-      env = { GNL_DEMO_SERVICE_URL: service.url, GNL_DEMO_CHECKS: '0' };
+      env = { GNL_DEMO_SERVICE_URL: service.url };
       if (kind === 'pglite') {
         dataDir = tempDataDir();
         env.GNL_DATA_DIR = dataDir;
@@ -207,14 +207,15 @@ export function describeGnl(kind: 'pglite' | 'postgres'): void {
     it('resolve: a refund performed just before its process died blocks the run; marked done with the PSP’s output, the run finishes without refunding twice', async () => {
       const id = runId('resolve');
       const before = service.stats();
-      const started = await json(['start', 'support', '--prompt', REFUND, '--run-id', id, '--crash-at', 'after-refund-answered', '--wait']);
+      // support-unchecked: no `check` on its refund, so a crash after it blocks the run until an operator resolves it.
+      const started = await json(['start', 'support-unchecked', '--prompt', REFUND, '--run-id', id, '--crash-at', 'after-refund-answered', '--wait']);
       const call = started.run.pending[0].toolCallId as string;
       expect((await run(['approve', id, call, '--by', 'alice@example.com'])).code).toBe(0);
 
       let blocked: GnlResult;
       if (kind === 'pglite') {
         // This gnl process executes the refund and dies right after the service answered, before the result is recorded.
-        const crashed = await run(['resume', id, '--by', 'alice@example.com', '--wait']);
+        const crashed = await gnl(['resume', id, '--by', 'alice@example.com', '--wait'], { env, process: true });
         expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
         blocked = await run(['resume', id, '--by', 'alice@example.com', '--wait']);
       } else {

@@ -6,7 +6,7 @@ export { advisoryKey, lockIds, runLockHeld, terminateRunHolders } from './run-lo
 export { lockForTransaction } from './transaction-locks';
 export { PGliteStorage, type PGliteStorageOptions, EMBEDDED_DURABILITY_NOTE } from './pglite-storage';
 export { dataDirFromEnv } from './data-dir';
-export { storageFromEnv, secretsFromEnv, type Storage } from './storage-from-env';
+export { closeStorage, storageFromEnv, secretsFromEnv, type Storage } from './storage-from-env';
 export type { StorageCapabilities } from './capabilities';
 export { DataDirLockedError } from './folder-lock';
 export { withBlobPlaceholders } from './payload-blobs';

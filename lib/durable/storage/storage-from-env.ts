@@ -32,6 +32,17 @@ export function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Storage {
   return global[key];
 }
 
+/**
+ * Closes `storage` and, when it is the process's storage from the environment, forgets it: the next
+ * storageFromEnv() opens a new one, from the environment as it is then. For a program that runs the
+ * command line more than once (each command gives its journal back at its end; lib/cli/session.ts).
+ */
+export async function closeStorage(storage: Storage): Promise<void> {
+  const global = globalThis as Record<symbol, Storage | undefined>;
+  if (global[key] === storage) global[key] = undefined;
+  await storage.close();
+}
+
 /** The journal's secrets rules from GNL_JOURNAL_KEY and GNL_SECRET_FIELDS; a malformed key is an error at start. */
 export function secretsFromEnv(env: Record<string, string | undefined>): JournalSecrets {
   const extraFields = (env.GNL_SECRET_FIELDS ?? '')
