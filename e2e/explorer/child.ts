@@ -1,7 +1,8 @@
 /**
  * The explorer's child process, precompiled by bundle.ts into one .mjs file. It loads every module
  * (and, with EXPLORER_DATABASE_URL, connects its Postgres pools) BEFORE it is given work, says `ready`
- * on its IPC channel and waits for one RunCommand: apply the operator's decisions through the journal's
+ * on its IPC channel and waits for RunCommands, one at a time (a warm child of the pool takes commands of
+ * other schedules after its outcome, as a worker takes other runs: pool.ts). For each: apply the operator's decisions through the journal's
  * operator API, run the scenario with runDurable (or streamDurable) on the real journal and the real OpenAI provider
  * (talking to the schedule's model server), and at its boundaries: send the operator requests the
  * schedule races there (a second Postgres connection's operator API; PGlite's own), terminate its own
@@ -83,13 +84,21 @@ async function openJournal(command: RunCommand): Promise<Opened> {
       close: () => storage.close(),
     };
   }
-  // No close on Postgres: runDurable released the run's hold, and the exit closes the sockets.
+  // The warm pools stay open for this child's next command (runDurable released the run's hold).
   if (warmPostgres && warmOperator && command.journal.databaseUrl === warmUrl)
     return { journal: warmPostgres.runs, operator: warmOperator.runs, storage: warmPostgres, operatorStorage: warmOperator, close: async () => {} };
   const storage = new PostgresStorage({ connectionString: command.journal.databaseUrl, max: 2 });
   const operator = new PostgresStorage({ connectionString: command.journal.databaseUrl, max: 1 });
   await Promise.all([storage.database(), operator.database()]);
-  return { journal: storage.runs, operator: operator.runs, storage, operatorStorage: operator, close: async () => {} };
+  return {
+    journal: storage.runs,
+    operator: operator.runs,
+    storage,
+    operatorStorage: operator,
+    close: async () => {
+      await Promise.all([storage.close(), operator.close()]);
+    },
+  };
 }
 
 type Write = (line: LogEntry) => void;
@@ -329,9 +338,14 @@ async function run(command: RunCommand): Promise<Answer> {
     return { result, boundaries, openMs, ...(await readAll(result.outcome === 'completed' || result.outcome === 'canceled' || stopped)) };
   } finally {
     closeSync(log);
-    await Promise.race([opened.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    // A journal not given back in time (a PGlite folder still held) makes this child unfit for another command.
+    const closed = await Promise.race([opened.close().then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref())]);
+    if (!closed) reusable = false;
   }
 }
+
+/** Whether this child may take another command: it gave every journal back, and no command ended in an unexpected error. */
+let reusable = true;
 
 /** Errors after which the run is failed and resumable: a tool threw, the provider failed past its retries, the hold was lost, an answer could not be journaled. */
 const RESUMABLE = new Set(['ToolCallFailedError', 'HoldLostError', 'JournalDataError', 'RunEventLimitError', 'AI_RetryError', 'AI_APICallError']);
@@ -398,21 +412,26 @@ function rivalDone(): Promise<void> {
   });
 }
 
-// The explorer is gone (stopped, or crashed): a waiting child has nothing to wait for.
+// The explorer is gone (stopped, or crashed) or let this child go (ChildPool): nothing to wait for.
 process.once('disconnect', () => process.exit(0));
-process.once('message', (command: RunCommand) => {
+// One command at a time; after its outcome the child waits for the next (the pool gives it commands of other schedules only).
+process.on('message', (command: ParentMessage) => {
+  if (command.type !== 'run') return; // `continue` is rivalDone's
   run(command)
-    .catch((error: unknown) => ({
-      result: {
-        outcome: 'error' as const,
-        name: error instanceof Error ? error.name : 'Error',
-        message: error instanceof Error ? error.message : String(error),
-        stack: error instanceof Error ? error.stack : undefined,
-      },
-      boundaries: 0,
-      openMs: 0,
-    }))
-    .then((answer) => send({ type: 'outcome', ...answer }))
-    .finally(() => process.exit(0));
+    .catch((error: unknown) => {
+      reusable = false;
+      return {
+        result: {
+          outcome: 'error' as const,
+          name: error instanceof Error ? error.name : 'Error',
+          message: error instanceof Error ? error.message : String(error),
+          stack: error instanceof Error ? error.stack : undefined,
+        },
+        boundaries: 0,
+        openMs: 0,
+      };
+    })
+    .then((answer) => send({ type: 'outcome', ...answer, reusable }))
+    .catch(() => process.exit(1));
 });
 await send({ type: 'ready', loadMs: Date.now() - loadStarted });

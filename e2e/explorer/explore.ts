@@ -419,7 +419,7 @@ export function describeViolation(result: ScheduleResult): string {
 export function formatTotals(label: string, totals: Totals, pool: ChildPool, seconds: number): string {
   const s = pool.stats;
   return (
-    `[explorer] ${label}: ${totals.schedules} schedules, ${totals.kills} kills (SIGKILL), ${totals.children} child processes, ` +
+    `[explorer] ${label}: ${totals.schedules} schedules, ${totals.kills} kills (SIGKILL), ${totals.children} child commands in ${s.spawned} processes (${s.reused} in a child reused from another schedule), ` +
     `${totals.migrations} migrations, ${totals.forks} forks, ${totals.restarts} restarts, ${totals.checks} invariant checks, ${totals.violations} violations; ${seconds.toFixed(1)} s ` +
     `(${((totals.schedules / seconds) * 60).toFixed(0)} schedules/min). Child start: module load ${median(s.loadMs).toFixed(0)} ms median (hidden by the warm pool), ` +
     `waited for a warm child ${median(s.waitMs).toFixed(0)} ms, command to journal open ${median(s.openMs).toFixed(0)} ms median; busy retries ${totals.busyRetries}.`

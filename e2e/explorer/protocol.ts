@@ -101,7 +101,16 @@ export type ChildMessage =
   /** Modules loaded (and, for a warm Postgres child, the pool connected): ready for a command. */
   | { type: 'ready'; loadMs: number }
   /** `openMs`: from the command's arrival to the journal open and the decisions applied. */
-  | { type: 'outcome'; result: RunOutcome; boundaries: number; openMs: number; journal?: JournalRead; others?: Record<string, JournalRead> }
+  | {
+      type: 'outcome';
+      result: RunOutcome;
+      boundaries: number;
+      openMs: number;
+      journal?: JournalRead;
+      others?: Record<string, JournalRead>;
+      /** The child gave every journal back and may take another command (ChildPool). */
+      reusable?: boolean;
+    }
   /**
    * The child terminated its own hold session inside a side effect and waits, its execute unfinished,
    * for `continue`: meanwhile the explorer resumes the run in another process (the lock is free now),
