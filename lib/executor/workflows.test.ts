@@ -13,7 +13,7 @@ import { describeEachStorage } from '@/tests/support/executor-storages';
 import { until, untilStatus } from '@/tests/support/run-waits';
 import { scriptedModel } from '@/tests/support/scripted-model';
 import { wordEmbeddingModel } from '@/tests/support/word-embeddings';
-import { cancelRun, Executor, forkRun, migrateRun, previewMigration, sendEvent, startWorkflow } from './index';
+import { cancelRun, Executor, forkRun, migrateRun, previewFork, previewMigration, sendEvent, startWorkflow } from './index';
 import { dropExpiredRuns, retentionLog, retentionPolicy } from './retention';
 import { RunQueue } from './run-queue';
 import { workflowChildren } from './workflows';
@@ -236,6 +236,12 @@ describeEachStorage('workflows in the executor', (holder) => {
     expect(keyOf(editedState, 'wf-3')).toBe(keyOf(parentState, 'wf-3'));
     expect(counts()).toEqual({ refunds: before.refunds + 2, emails: before.emails + 4 });
     expect(service.records('refunds').at(-1)).toMatchObject({ orderId: 'o_17', amount: 25 });
+
+    // Imported elsewhere as a copy under another id: a fork of the copy makes its 'args' keys from the exported run, as the copy's own calls do.
+    const parsed = parseRunExport(exportText(await exportRun({ journal: journal(), runId })));
+    const copyId = `${runId}-copy`;
+    await journal().importRun(planImport({ parsed, by: 'test', runId: copyId }));
+    expect((await previewFork({ storage: holder.storage, registry, runId: copyId, atStep: 2 })).rootRunId).toBe(runId);
   });
 
   it('a workflow whose schemas transform its input and an event’s payload runs on an executor: started, woken by the event, completed', async () => {

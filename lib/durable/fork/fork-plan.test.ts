@@ -140,6 +140,16 @@ describe('forkCallKey', () => {
     expect(key(state, 'x', other, 'args')).toBe(idempotencyKey({ kind: 'args', runId: 'p', toolName: 'refund', input: other }, 1));
   });
 
+  it('a fork of a copy imported under another id makes its args keys from the exported run, as the copy itself does', () => {
+    const imported = { type: 'run-imported', from: { runId: 'orig', exportedAt: at.toISOString(), redacted: false }, by: 'ops' };
+    const copy = journal([PARENT[0], imported, ...PARENT.slice(1)]);
+    const plan = planFork({ runId: 'copy', atStep: 2, by: 'ops', reason: 'again' }, copy);
+    expect(plan.input.forkOf?.rootRunId).toBe('orig');
+    const other = { orderId: 'o_18', amount: 40 };
+    const state = new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history, step(1, [call('x', other)])]));
+    expect(key(state, 'x', other, 'args')).toBe(idempotencyKey({ kind: 'args', runId: 'orig', toolName: 'refund', input: other }, 1));
+  });
+
   it('keeps the fork’s inherited keys past a run-migrate, copied from its parent or its own (a migration’s input carries no forkOf)', () => {
     const migrate = {
       type: 'run-migrate',

@@ -91,7 +91,8 @@ export function planWorkflowFork(
     atStep,
     by,
     reason,
-    rootRunId: parent.input?.forkOf?.rootRunId ?? runId,
+    // A copy imported under another id (gnl import --as) makes its 'args' keys from the exported run's id (callIdentity): so does its fork.
+    rootRunId: parent.input?.forkOf?.rootRunId ?? parent.imported?.runId ?? runId,
     ...(edit && 'toolResult' in edit ? { editedToolCallId: edit.toolResult.toolCallId } : {}),
     ...(version !== undefined ? { version } : {}),
     inheritedKeys: repeatable.map(({ toolName, input, idempotencyKey, toolCallId }) => ({
