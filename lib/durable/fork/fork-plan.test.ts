@@ -142,7 +142,7 @@ describe('forkCallKey', () => {
 
   it('a fork of a copy imported under another id makes its args keys from the exported run, as the copy itself does', () => {
     const imported = { type: 'run-imported', from: { runId: 'orig', exportedAt: at.toISOString(), redacted: false }, by: 'ops' };
-    const copy = journal([PARENT[0], imported, ...PARENT.slice(1)]);
+    const copy = journal([...PARENT.slice(0, 1), imported, ...PARENT.slice(1)]);
     const plan = planFork({ runId: 'copy', atStep: 2, by: 'ops', reason: 'again' }, copy);
     expect(plan.input.forkOf?.rootRunId).toBe('orig');
     const other = { orderId: 'o_18', amount: 40 };
