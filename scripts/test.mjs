@@ -25,7 +25,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const quick = process.argv.includes('--quick');
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
-if (only !== undefined && only !== 'vitest' && only !== 'playwright') {
+if (onlyAt >= 0 && only !== 'vitest' && only !== 'playwright') {
   console.error(`gnl test: --only takes vitest or playwright, not ${only ?? 'nothing'}`);
   process.exit(2);
 }

@@ -45,6 +45,13 @@ import { explorerWorkflows } from './workflow-scenarios';
 const loadStarted = Number(process.env.EXPLORER_SPAWNED_AT ?? Date.now());
 const OPERATOR_TIMEOUT_MS = 5_000;
 
+/**
+ * Whether this child may take another schedule's command (ChildPool): every journal given back, no
+ * command ended in an unexpected error, and no work of a command left going (an operator request or a
+ * rival past its timeout, a write after its end).
+ */
+let reusable = true;
+
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve, reject) => process.send?.(message, undefined, {}, (error) => (error ? reject(error) : resolve())));
 }
@@ -53,7 +60,8 @@ function send(message: ChildMessage): Promise<void> {
 const warmUrl = process.env.EXPLORER_DATABASE_URL;
 const warmPostgres = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 2 }) : undefined;
 const warmOperator = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 1 }) : undefined;
-const warmSql = warmUrl ? postgres(warmUrl, { max: 1, onnotice: () => {}, connection: { idle_session_timeout: 0 } }) : undefined;
+// Exempt from the database's idle_session_timeout (`-c` in options: a plain startup parameter loses to ALTER DATABASE).
+const warmSql = warmUrl ? postgres(warmUrl, { max: 1, onnotice: () => {}, connection: { options: '-c idle_session_timeout=0' } }) : undefined;
 if (warmPostgres && warmOperator) await Promise.all([warmPostgres.database(), warmOperator.database()]);
 
 interface Opened {
@@ -114,7 +122,11 @@ async function operatorRequest(
     const answer = await Promise.race([
       request(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error(`no answer in ${OPERATOR_TIMEOUT_MS} ms`), { name: 'Timeout' })), OPERATOR_TIMEOUT_MS);
+        timer = setTimeout(() => {
+          // The request goes on (it may commit later): this child is not given another schedule's command.
+          reusable = false;
+          reject(Object.assign(new Error(`no answer in ${OPERATOR_TIMEOUT_MS} ms`), { name: 'Timeout' }));
+        }, OPERATOR_TIMEOUT_MS);
       }),
     ]);
     const recorded = (answer as { recorded?: unknown } | undefined)?.recorded;
@@ -221,7 +233,15 @@ async function readJournal(opened: Opened, runId: string): Promise<JournalRead |
 async function run(command: RunCommand): Promise<Answer> {
   const received = performance.now();
   const log = openSync(command.logFile, 'a');
-  const write: Write = (line) => writeSync(log, `${JSON.stringify({ pid: process.pid, run: command.runId, ...line })}\n`);
+  let logOpen = true;
+  // A write after this command ended (late work) must not land in whatever file reuses the descriptor: dropped, and the child retired.
+  const write: Write = (line) => {
+    if (!logOpen) {
+      reusable = false;
+      return;
+    }
+    writeSync(log, `${JSON.stringify({ pid: process.pid, run: command.runId, ...line })}\n`);
+  };
   write({ kind: 'start' });
   const scenario = scenarioNamed(command.scenario);
   const opened = await openJournal(command);
@@ -241,7 +261,7 @@ async function run(command: RunCommand): Promise<Answer> {
       if (versionOps) await makeVersionOp(op, versionOps(opened.operatorStorage), true);
     if (command.terminateHold && !terminated && label.startsWith('in-execute:') && warmSql) {
       terminated = true;
-      write({ kind: 'terminated', sessions: await terminateOwnHoldSessions(warmSql) });
+      write({ kind: 'terminated', sessions: await terminateOwnHoldSessions(warmSql, Number(new URL(warmUrl as string).port || 5432)) });
       // The lock went with the session: the explorer resumes the run elsewhere while this execute waits.
       await rivalDone();
     }
@@ -337,15 +357,13 @@ async function run(command: RunCommand): Promise<Answer> {
     const stopped = result.outcome === 'failed' && result.name === 'SideEffectElsewhereError';
     return { result, boundaries, openMs, ...(await readAll(result.outcome === 'completed' || result.outcome === 'canceled' || stopped)) };
   } finally {
+    logOpen = false;
     closeSync(log);
     // A journal not given back in time (a PGlite folder still held) makes this child unfit for another command.
     const closed = await Promise.race([opened.close().then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref())]);
     if (!closed) reusable = false;
   }
 }
-
-/** Whether this child may take another command: it gave every journal back, and no command ended in an unexpected error. */
-let reusable = true;
 
 /** Errors after which the run is failed and resumable: a tool threw, the provider failed past its retries, the hold was lost, an answer could not be journaled. */
 const RESUMABLE = new Set(['ToolCallFailedError', 'HoldLostError', 'JournalDataError', 'RunEventLimitError', 'AI_RetryError', 'AI_APICallError']);
@@ -400,7 +418,11 @@ const RIVAL_TIMEOUT_MS = 30_000;
 /** Says hold-terminated and waits for the explorer's `continue` (the rival resume is over). */
 function rivalDone(): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, RIVAL_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      process.off('message', onMessage);
+      reusable = false; // the rival may still be running
+      resolve();
+    }, RIVAL_TIMEOUT_MS);
     const onMessage = (message: ParentMessage) => {
       if (message.type !== 'continue') return;
       clearTimeout(timer);

@@ -9,7 +9,7 @@
  * boundaries, versionSchedules; restarted by restartRun, issue 27); the workflows family (durable
  * workflows run with runWorkflow: census on both journals, their boundary classes in the spread on
  * Postgres, a child run's counted as its parent's, and their own plans, workflowSchedules: inside each
- * kind of step, the event racing the wait, in the fan-out). Every schedule is resumed in fresh processes until the run settles and judged from the
+ * kind of step, the event racing the wait, in the fan-out). Every schedule is resumed in other processes (none runs two of its commands: pool.ts) until the run settles and judged from the
  * outside world's own store, the model server's requests and the journal's rows. The number of
  * schedules run must equal the number enumerated, so the suite cannot pass on an empty census. A fault
  * kind the runtime still gets wrong FAILS here, with the plan that replays it: nothing is excluded.

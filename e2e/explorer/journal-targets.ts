@@ -89,7 +89,9 @@ export async function postgresTarget(serverUrl: string, options: { idleSessionTi
   await storage.database();
   const provideToolResult = typeof (storage.runs as { provideToolResult?: unknown }).provideToolResult === 'function';
   await storage.close();
-  const sql = postgres(database.url, { max: 2, onnotice: () => {}, connection: { idle_session_timeout: 0 } });
+  // Exempt from the database's idle_session_timeout: `-c` in options, since a plain startup parameter loses to ALTER DATABASE
+  // (measured: it read 700ms; a read then raced the server ending its idle connection, CONNECTION_CLOSED, a red CI).
+  const sql = postgres(database.url, { max: 2, onnotice: () => {}, connection: { options: '-c idle_session_timeout=0' } });
   if (options.idleSessionTimeoutMs !== undefined) {
     await sql.unsafe(`alter database ${new URL(database.url).pathname.slice(1)} set idle_session_timeout = ${Math.round(options.idleSessionTimeoutMs)}`);
   }

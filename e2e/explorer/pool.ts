@@ -4,8 +4,9 @@
  * boundary; one that sent its outcome (and gave its journal back) goes back to the pool and takes later
  * commands, as a worker process takes run after run. Never two commands of one schedule (one log) in the
  * same child: every process a schedule names (its pid in the log, fresh after a kill) is one invocation.
- * Taking a child starts a replacement while fewer than `size` wait, so the next resume finds one ready.
- * Measured in quick mode: 351 child processes a run before, one per command (docs/testing.md).
+ * Taking a child starts a replacement while fewer than `size` wait, so the next resume finds one ready;
+ * a child back from a command waits too while no more than `size` do. Measured in quick mode on both
+ * journals: 349 child processes before (one per command), 108 with reuse (docs/testing.md).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { ChildMessage, JournalRead, ParentMessage, RunCommand, RunOutcome } from './protocol';
@@ -36,6 +37,7 @@ interface Warm {
 }
 
 export interface PoolStats {
+  /** Child processes started (the warm ones that never got a command included). */
   spawned: number;
   /** Commands run, and how many of them in a child that had run another schedule's command before. */
   commands: number;
@@ -69,6 +71,8 @@ export class ChildPool {
     // which halves the CPU a child spends opening PGlite (measured 1.7 s against 3.0 s of CPU); and V8 on one thread (child-bundles.ts).
     const child = spawn(process.execPath, [...SPAWNED_NODE_FLAGS, this.bundle], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
     this.stats.spawned += 1;
+    // A send on a channel that closed meanwhile is reported by the exit it follows ("ended without an outcome"), not thrown.
+    child.on('error', () => {});
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-20_000);
@@ -94,6 +98,9 @@ export class ChildPool {
   async run(command: RunCommand, onMessage?: (message: ChildMessage, reply: (message: ParentMessage) => void) => void): Promise<ChildEnd> {
     if (this.closed) throw new Error('the child pool is closed');
     const waited = performance.now();
+    // A child that died while it waited (the machine's OOM killer, a stray signal) is dropped, not handed a command.
+    const alive = (w: Warm) => w.child.connected && w.child.exitCode === null && w.child.signalCode === null;
+    for (const dead of this.warm.filter((w) => !alive(w))) this.warm.splice(this.warm.indexOf(dead), 1);
     const free = this.warm.findIndex((w) => !w.served.has(command.logFile));
     const warm = free >= 0 ? (this.warm.splice(free, 1)[0] as Warm) : this.spawnOne();
     if (this.warm.length < this.size) this.warm.push(this.spawnOne());

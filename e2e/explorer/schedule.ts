@@ -1,8 +1,8 @@
 /**
  * One schedule: a scenario run from its start to its end in successive child processes, the k-th
  * process that passes boundary `kills[k]` (counted since the schedule began, then since the previous
- * kill) dying there by its own SIGKILL. After a kill the run is resumed in a fresh process with the same
- * runId; a run waiting for approval is approved, a blocked side effect is resolved as an operator would
+ * kill) dying there by its own SIGKILL. After a kill the run is resumed in another process with the same
+ * runId (one that ran nothing of this schedule: pool.ts); a run waiting for approval is approved, a blocked side effect is resolved as an operator would
  * (the outside world's own store says whether it was executed: done with its result, else not done), a
  * failed run is resumed, a client-side tool's call is answered with provideToolResult, until it completes
  * or is canceled. Besides the kills the schedule's Faults (faults.ts) play: the model server answers

@@ -4,14 +4,16 @@
  *
  * By default a command runs in the test's own process, through the command line's own entry (`main` in
  * lib/cli/main.ts, the function cli-entry.ts calls) with its streams captured and its environment set for
- * the command's duration: the same parsing, commands, journal and exit codes, opened from the
- * environment and closed at the end as a process does, without a process's start (about 0.3 CPU-seconds
- * of Node and the bundle, and 0.45 more to open an embedded journal: docs/testing.md). What only a
- * process shows runs as one: `process: true` (a crash point that kills the gnl process, a signal, a
- * terminal), `--crash-at` on its command line, `viaBin` (bin/gnl.mjs through tsx, as npx runs it), an
- * environment the agents read at load that differs from this process's (another deployment), and a
- * command started while another runs in-process (two commands at once are two processes, as they would be). A crash point that fires
- * in-process fails the command loudly instead of killing the test's process.
+ * the command's duration: the same parsing, commands, journal and exit codes, its journal opened from the
+ * environment and given back at its end as a process does, without a process's start (about 0.2
+ * CPU-seconds of Node and the bundle; an embedded journal opened again by a process that opened one
+ * before costs about 0.13 CPU-seconds instead of 0.45: docs/testing.md). What only a process shows runs
+ * as one: `process: true` (a crash point that kills the gnl process, a signal, a terminal), `--crash-at`
+ * on its command line, `viaBin` (bin/gnl.mjs through tsx, as npx runs it), an environment the agents
+ * read at load that differs from this process's (another deployment), a command started while another
+ * runs in-process (two commands at once are two processes, as they would be), and a storage this process
+ * already took from its environment. A crash point that fires in-process makes its tool call fail (the
+ * test then sees no SIGKILL) instead of killing the test's process.
  * Every invocation's duration is kept, for the suites to report.
  */
 import { spawn } from 'node:child_process';
@@ -63,10 +65,15 @@ const READ_AT_START = [
 ];
 
 let inProcessBusy = false;
+/** This process's own environment while an in-process command has swapped in its own (the base of any command started meanwhile). */
+let ownEnv: NodeJS.ProcessEnv | undefined;
+
+/** The storage a process keeps from its environment (lib/durable/storage/storage-from-env.ts). */
+const STORAGE_FROM_ENV = Symbol.for('gnl.storage.fromEnv');
 
 /** The command's environment: this process's, less what would point it elsewhere, plus the test's. */
 function commandEnv(options: GnlOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...(ownEnv ?? process.env) };
   for (const name of INHERITED_AWAY) delete env[name];
   for (const [name, value] of Object.entries(options.env)) if (value !== undefined) env[name] = value;
   return env;
@@ -75,11 +82,14 @@ function commandEnv(options: GnlOptions): NodeJS.ProcessEnv {
 export function gnl(args: string[], options: GnlOptions): Promise<GnlResult> {
   const env = commandEnv(options);
   const value = (from: NodeJS.ProcessEnv, name: string) => (from[name] ?? '').trim();
-  const anotherDeployment = READ_AT_START.some((name) => value(env, name) !== value(process.env, name));
+  const anotherDeployment = READ_AT_START.some((name) => value(env, name) !== value(ownEnv ?? process.env, name));
   // A crash point armed on the command line fires in whichever process executes the run: this one, with --wait on PGlite.
-  const armsCrash = args.includes('--crash-at');
+  const armsCrash = args.some((arg) => arg === '--crash-at' || arg.startsWith('--crash-at='));
   const everyProcess = process.env.GNL_TEST_CLI_PROCESSES === '1'; // every command a process, as before: for comparing (docs/testing.md)
-  if (everyProcess || options.viaBin || options.process || anotherDeployment || armsCrash || inProcessBusy) return gnlProcess(args, env, options);
+  // A storage this process already took from its environment (another suite's) would be the command's: a process of its own opens its own.
+  const storageHeld = (globalThis as Record<symbol, unknown>)[STORAGE_FROM_ENV] !== undefined;
+  if (everyProcess || options.viaBin || options.process || anotherDeployment || armsCrash || inProcessBusy || storageHeld)
+    return gnlProcess(args, env, options);
   return gnlInProcess(args, env, options);
 }
 
@@ -136,6 +146,7 @@ function capture(): { stream: Writable; text: () => string } {
 async function gnlInProcess(args: string[], env: NodeJS.ProcessEnv, options: GnlOptions): Promise<GnlResult> {
   inProcessBusy = true;
   const saved = { ...process.env };
+  ownEnv = saved;
   const stdout = capture();
   const stderr = capture();
   const stdin = new PassThrough();
@@ -163,13 +174,29 @@ async function gnlInProcess(args: string[], env: NodeJS.ProcessEnv, options: Gnl
       };
     for (const method of ['log', 'info'] as const) redirect(console, method, line(stdout.stream));
     for (const method of ['error', 'warn'] as const) redirect(console, method, line(stderr.stream));
+    const kill = process.kill.bind(process);
     redirect(process, 'kill', ((pid: number, signal?: string | number) => {
       if (pid === process.pid)
         throw new Error(`gnl ${args.join(' ')} sent ${signal ?? 'SIGTERM'} to its own process in-process (a crash point?): run it with { process: true }`);
-      return true;
+      return kill(pid, signal);
     }) as typeof process.kill);
     const { main } = await import('@/lib/cli/main');
-    const code = await main(['node', 'gnl', ...args], { stdout: stdout.stream, stderr: stderr.stream, stdin: stdin as unknown as NodeJS.ReadStream });
+    const timeoutMs = options.timeoutMs ?? 90_000;
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      main(['node', 'gnl', ...args], { stdout: stdout.stream, stderr: stderr.stream, stdin: stdin as unknown as NodeJS.ReadStream }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `gnl ${args.join(' ')} (in-process) did not end within ${timeoutMs} ms. stdout: ${stdout.text().slice(-2000)} stderr: ${stderr.text().slice(-2000)}`,
+              ),
+            ),
+          timeoutMs,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
     const ms = performance.now() - started;
     gnlTimings.push({ args: args.join(' '), ms, where: 'in-process' });
     return { code, signal: null, stdout: stdout.text(), stderr: stderr.text(), ms };
@@ -177,6 +204,8 @@ async function gnlInProcess(args: string[], env: NodeJS.ProcessEnv, options: Gnl
     for (const undo of restore.reverse()) undo();
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
     Object.assign(process.env, saved);
+    ownEnv = undefined;
+    // A command past its timeout writes, if at all, to its own captures only; the next command runs in-process again.
     inProcessBusy = false;
   }
 }
