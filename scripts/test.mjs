@@ -5,8 +5,6 @@
  *
  * `npm run test:quick` (`--quick`): the inner loop, under 2 minutes: the core contract on PGlite, the
  * projection, the schemas and one Studio smoke in Chromium. What it leaves out: docs/testing.md.
- * `--only vitest` or `--only playwright` runs one half (CI runs the quick suite's halves on Node 22 apart:
- * its vitest half beside the type check, its Studio smoke after the Studio is built; .ci/run).
  *
  * On a Node older than 22 it first switches to the pinned Node 24 LTS (node-lts.mjs). The Node it runs
  * on is printed first, so a CI log says which Node the suite was tested on.
@@ -23,12 +21,6 @@ ensureSupportedNode(import.meta.filename);
 
 const root = path.resolve(import.meta.dirname, '..');
 const quick = process.argv.includes('--quick');
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
-if (onlyAt >= 0 && only !== 'vitest' && only !== 'playwright') {
-  console.error(`gnl test: --only takes vitest or playwright, not ${only ?? 'nothing'}`);
-  process.exit(2);
-}
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
 /** The quick suite's files: what a change to the core most often breaks, in seconds, not minutes. */
@@ -48,8 +40,8 @@ if (quick && missing.length > 0) {
   process.exit(1);
 }
 
-console.log(`gnl test: Node ${process.version} (${process.execPath})${quick ? ', quick suite' : ''}${only ? `, ${only} only` : ''}`);
-const allSteps = quick
+console.log(`gnl test: Node ${process.version} (${process.execPath})${quick ? ', quick suite' : ''}`);
+const steps = quick
   ? [
       [bin('vitest'), ['run', ...QUICK_VITEST], { DATABASE_URL: '', CI: '', GNL_TEST_RESULTS: 'test-results/quick' }],
       [bin('playwright'), ['test', '--project=smoke'], { GNL_E2E_SMOKE: '1', GNL_TEST_RESULTS: 'test-results/quick' }],
@@ -58,7 +50,6 @@ const allSteps = quick
       [bin('vitest'), ['run'], {}],
       [bin('playwright'), ['test'], {}],
     ];
-const steps = only ? allSteps.filter(([command]) => command === bin(only)) : allSteps;
 // Node's on-disk code cache for every process of the run (vitest's workers, the ~800 children, the
 // Studios): each bundle is compiled once, not once per process. Node checks each entry against its
 // source, so a changed file is compiled afresh. Measured per child: 0.24 → 0.20 CPU-s (docs/testing.md).
@@ -109,7 +100,7 @@ function buildStudioBehind() {
       );
   };
 }
-const studioBuilt = quick || only ? undefined : buildStudioBehind();
+const studioBuilt = quick ? undefined : buildStudioBehind();
 
 for (const [command, args, env] of steps) {
   // Playwright serves the build made beside vitest: waited for here (it has most often finished by then).
