@@ -342,7 +342,11 @@ const webhookAddSchema = z.object({
   url: z.string().trim().min(1, 'Give the address (https://…).').max(2_000),
   format: z.enum(['json', 'slack']),
 });
-const webhookRotateSchema = z.object({ id: webhookId, overlapHours: z.number().int().min(0).max(168) });
+const webhookRotateSchema = z.object({
+  id: webhookId,
+  overlapHours: z.number().int().min(0).max(168),
+  requestId: z.uuid('A bad request id: reload the page.'),
+});
 const webhookEnabledSchema = z.object({ id: webhookId, enabled: z.boolean(), reason: requiredReason });
 const webhookRemoveSchema = z.object({ id: webhookId, reason: requiredReason });
 const webhookTestSchema = z.object({ id: webhookId });

@@ -115,7 +115,15 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
   };
   const overlapId = useId();
   const test = useMutation({ mutationFn: () => sendTestWebhookAction({ id }), onSuccess: () => router.refresh() });
-  const rotate = useMutation({ mutationFn: () => rotateWebhookKeyAction({ id, overlapHours: Number(overlap) }), ...refreshOnSuccess });
+  // One per rotation: a retried submit (its answer lost) gets the key it made, not a second rotation.
+  const [rotateRequestId, setRotateRequestId] = useState(() => crypto.randomUUID());
+  const rotate = useMutation({
+    mutationFn: () => rotateWebhookKeyAction({ id, overlapHours: Number(overlap), requestId: rotateRequestId }),
+    onSuccess: (result) => {
+      if (result.ok) setRotateRequestId(crypto.randomUUID());
+      refreshOnSuccess.onSuccess(result);
+    },
+  });
   const toggle = useMutation({ mutationFn: () => setWebhookEnabledAction({ id, enabled: !enabled, reason }), ...refreshOnSuccess });
   const remove = useMutation({ mutationFn: () => removeWebhookAction({ id, reason }), ...refreshOnSuccess });
   const busy = !hydrated || test.isPending || rotate.isPending || toggle.isPending || remove.isPending;

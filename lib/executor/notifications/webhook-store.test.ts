@@ -5,7 +5,7 @@
  * with both keys for its overlap; a paused webhook is sent nothing and nothing is claimed while none is
  * set; the audit keeps every change and refuses to be rewritten.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterEach, expect, it } from 'vitest';
 import { verifyGnlSignature } from '@/docs/examples/notify-receiver';
@@ -103,6 +103,28 @@ describeEachStorage(
       await expect((await holder.storage.database()).execute(sql`update gnl.webhook_audit set by = 'mallory'`)).rejects.toMatchObject({
         cause: { message: expect.stringMatching(/gnl.webhook_audit is append-only/) },
       });
+    });
+
+    it('a rotation request made again (its answer lost) answers with the key it made: one rotation, the original key still signs for its overlap; refused once rotated again since', async () => {
+      const { secret: first, record } = await store().add({
+        label: 'Retried',
+        url: `https://retry-${randomUUID()}.example.com/hook`,
+        format: 'json',
+        by: 'alice',
+      });
+      const requestId = randomUUID();
+      const once = await store().rotateSecret({ id: record.id, by: 'alice', overlapHours: 24, requestId });
+      const again = await store().rotateSecret({ id: record.id, by: 'alice', overlapHours: 24, requestId });
+      expect(again).toMatchObject({ secret: once.secret, repeated: true });
+      expect(again.previousUntil?.getTime()).toBe(once.previousUntil?.getTime());
+      const target = (await store().targets()).find((t) => t.id === record.id);
+      expect(target).toMatchObject({ secret: once.secret, previousSecret: first });
+      const rotations = (await store().audit({ id: record.id })).filter((a) => a.action === 'secret-rotated');
+      expect(rotations.map((a) => a.detail)).toEqual([{ overlapHours: 24, requestId }]);
+
+      const next = await store().rotateSecret({ id: record.id, by: 'bob', overlapHours: 24, requestId: randomUUID() });
+      await expect(store().rotateSecret({ id: record.id, by: 'alice', overlapHours: 24, requestId })).rejects.toThrow(/rotated again since/);
+      expect((await store().targets()).find((t) => t.id === record.id)).toMatchObject({ secret: next.secret, previousSecret: once.secret });
     });
 
     it('a rotation signs with the new key and, for its overlap, the old one too; none after an overlap of 0; a paused webhook is sent nothing', async () => {

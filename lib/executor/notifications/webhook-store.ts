@@ -136,10 +136,23 @@ export class WebhookStore {
     return { record: await this.get(id), secret };
   }
 
-  /** A new signing key, in the answer this once; the old one signs too for `overlapHours` (0: not at all). */
-  async rotateSecret(request: { id: string; by: string; overlapHours?: number }): Promise<{ secret: string; previousUntil: Date | null }> {
+  /**
+   * A new signing key, in the answer this once; the old one signs too for `overlapHours` (0: not at all).
+   * `requestId` (the Studio's form sends one): the same request made again, after its answer was lost,
+   * answers with the key it made, rotating nothing: a second rotation would make that never-shown key the
+   * "previous" one and stop the original key at once, not after its overlap.
+   */
+  async rotateSecret(request: { id: string; by: string; overlapHours?: number; requestId?: string }): Promise<{
+    secret: string;
+    previousUntil: Date | null;
+    /** True when the request was made before: its key again. */
+    repeated?: boolean;
+  }> {
     const overlapHours = request.overlapHours ?? 24;
     if (!(overlapHours >= 0 && overlapHours <= 24 * 7)) throw new WebhookInputError('The overlap is between 0 and 168 hours.');
+    const requestId = request.requestId ?? null;
+    const made = requestId ? await this.rotationMadeBy(request.id, requestId) : undefined;
+    if (made) return made;
     const [current] = await this.rows<{ secret: unknown }>(sql`select secret from gnl.webhooks where id = ${request.id}`);
     if (!current) throw new WebhookInputError(`No webhook ${request.id}.`);
     const previous = this.secrets.openSetting(current.secret, `webhook:${request.id}:secret`, `webhook ${request.id}'s signing key`);
@@ -150,12 +163,36 @@ export class WebhookStore {
         update gnl.webhooks set secret = ${sealedSecret}::jsonb, previous_secret = ${sealedPrevious}::jsonb,
           previous_until = case when ${overlapHours}::int > 0 then now() + make_interval(hours => ${overlapHours}::int) end,
           updated_by = ${request.by}, updated_at = now()
-        where id = ${request.id} returning id, previous_until)
+        where id = ${request.id}
+          and not exists (select 1 from gnl.webhook_audit a where a.webhook_id = ${request.id} and a.action = 'secret-rotated'
+            and a.detail->>'requestId' = ${requestId}::text)
+        returning id, previous_until)
       insert into gnl.webhook_audit (webhook_id, action, by, detail)
-      select id, 'secret-rotated', ${request.by}, jsonb_build_object('overlapHours', ${overlapHours}::int) from w
+      select id, 'secret-rotated', ${request.by},
+        jsonb_strip_nulls(jsonb_build_object('overlapHours', ${overlapHours}::int, 'requestId', ${requestId}::text)) from w
       returning (select previous_until from w) as "previousUntil"`);
-    if (!row) throw new WebhookInputError(`No webhook ${request.id}.`);
+    if (!row) {
+      // The same request, made meanwhile by a retry that got there first: its key.
+      const raced = requestId ? await this.rotationMadeBy(request.id, requestId) : undefined;
+      if (raced) return raced;
+      throw new WebhookInputError(`No webhook ${request.id}.`);
+    }
     return { secret, previousUntil: row.previousUntil ? new Date(row.previousUntil) : null };
+  }
+
+  /** The key a rotation request made, when it was made and its key is still the webhook's; refused when it was rotated again since. */
+  private async rotationMadeBy(id: string, requestId: string): Promise<{ secret: string; previousUntil: Date | null; repeated: true } | undefined> {
+    const [made] = await this.rows<{ secret: unknown; previousUntil: Date | string | null; latest: boolean }>(sql`
+      select w.secret, w.previous_until as "previousUntil",
+        not exists (select 1 from gnl.webhook_audit later where later.webhook_id = a.webhook_id and later.action = 'secret-rotated' and later.id > a.id) as latest
+      from gnl.webhook_audit a join gnl.webhooks w on w.id = a.webhook_id
+      where a.webhook_id = ${id} and a.action = 'secret-rotated' and a.detail->>'requestId' = ${requestId}
+      order by a.id desc limit 1`);
+    if (!made) return undefined;
+    if (!made.latest)
+      throw new WebhookInputError('This rotation was made already, and the key has been rotated again since: its key is no longer the one in use.');
+    const secret = this.secrets.openSetting(made.secret, `webhook:${id}:secret`, `webhook ${id}'s signing key`);
+    return { secret, previousUntil: made.previousUntil ? new Date(made.previousUntil) : null, repeated: true };
   }
 
   async setEnabled(request: { id: string; enabled: boolean; by: string; reason: string }): Promise<WebhookRecord> {

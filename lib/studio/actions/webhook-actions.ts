@@ -41,6 +41,8 @@ export async function rotateWebhookKey(request: {
   id: string;
   overlapHours: number;
   by: string;
+  /** The form's: a retried request answers with the key it made instead of rotating again. */
+  requestId: string;
 }): Promise<ActionResult<{ secret: string; previousUntil: string | null }>> {
   try {
     const rotated = await studioWebhookStore().rotateSecret(request);
