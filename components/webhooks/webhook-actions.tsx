@@ -4,6 +4,15 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import { addWebhookAction, removeWebhookAction, rotateWebhookKeyAction, sendTestWebhookAction, setWebhookEnabledAction } from '@/app/(studio)/actions';
+
+/** A random version 4 UUID from crypto.getRandomValues (randomUUID is missing on a page served over plain HTTP). */
+function newRequestUuid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 import { ActionFailure } from '@/components/inbox/action-feedback';
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -115,14 +124,12 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
   };
   const overlapId = useId();
   const test = useMutation({ mutationFn: () => sendTestWebhookAction({ id }), onSuccess: () => router.refresh() });
-  // One per rotation: a retried submit (its answer lost) gets the key it made, not a second rotation.
-  const [rotateRequestId, setRotateRequestId] = useState(() => crypto.randomUUID());
+  // One per opening of the rotation form: a submit retried there (its answer lost) gets the key it made, not a
+  // second rotation; opening the form again is a new request. getRandomValues: also on a page served over plain HTTP.
+  const [rotateRequestId, setRotateRequestId] = useState(newRequestUuid);
   const rotate = useMutation({
     mutationFn: () => rotateWebhookKeyAction({ id, overlapHours: Number(overlap), requestId: rotateRequestId }),
-    onSuccess: (result) => {
-      if (result.ok) setRotateRequestId(crypto.randomUUID());
-      refreshOnSuccess.onSuccess(result);
-    },
+    ...refreshOnSuccess,
   });
   const toggle = useMutation({ mutationFn: () => setWebhookEnabledAction({ id, enabled: !enabled, reason }), ...refreshOnSuccess });
   const remove = useMutation({ mutationFn: () => removeWebhookAction({ id, reason }), ...refreshOnSuccess });
@@ -134,7 +141,17 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
         <Button type="button" size="sm" variant="outline" disabled={busy} onClick={() => test.mutate()} data-testid="webhook-test">
           Send a test
         </Button>
-        <Button type="button" size="sm" variant="ghost" disabled={busy} onClick={() => setAsking('rotate')} data-testid="webhook-rotate">
+        <Button
+          type="button"
+          size="sm"
+          variant="ghost"
+          disabled={busy}
+          onClick={() => {
+            setRotateRequestId(newRequestUuid());
+            setAsking('rotate');
+          }}
+          data-testid="webhook-rotate"
+        >
           Rotate the key…
         </Button>
         <Button type="button" size="sm" variant="ghost" disabled={busy} onClick={() => setAsking('pause')} data-testid="webhook-toggle">

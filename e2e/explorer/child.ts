@@ -60,7 +60,7 @@ function send(message: ChildMessage): Promise<void> {
 const warmUrl = process.env.EXPLORER_DATABASE_URL;
 const warmPostgres = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 2 }) : undefined;
 const warmOperator = warmUrl ? new PostgresStorage({ connectionString: warmUrl, max: 1 }) : undefined;
-// Exempt from the database's idle_session_timeout (`-c` in options: a plain startup parameter loses to ALTER DATABASE).
+// Exempt from the database's idle_session_timeout (`-c` in options: postgres.js drops a falsy startup parameter such as 0).
 const warmSql = warmUrl ? postgres(warmUrl, { max: 1, onnotice: () => {}, connection: { options: '-c idle_session_timeout=0' } }) : undefined;
 if (warmPostgres && warmOperator) await Promise.all([warmPostgres.database(), warmOperator.database()]);
 

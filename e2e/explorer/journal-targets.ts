@@ -89,8 +89,9 @@ export async function postgresTarget(serverUrl: string, options: { idleSessionTi
   await storage.database();
   const provideToolResult = typeof (storage.runs as { provideToolResult?: unknown }).provideToolResult === 'function';
   await storage.close();
-  // Exempt from the database's idle_session_timeout: `-c` in options, since a plain startup parameter loses to ALTER DATABASE
-  // (measured: it read 700ms; a read then raced the server ending its idle connection, CONNECTION_CLOSED, a red CI).
+  // Exempt from the database's idle_session_timeout: `-c` in options. As `connection: { idle_session_timeout: 0 }` it was
+  // never sent (postgres.js drops a falsy startup parameter): the session read 700ms, and a read raced the server
+  // ending its idle connection (CONNECTION_CLOSED, a red CI).
   const sql = postgres(database.url, { max: 2, onnotice: () => {}, connection: { options: '-c idle_session_timeout=0' } });
   if (options.idleSessionTimeoutMs !== undefined) {
     await sql.unsafe(`alter database ${new URL(database.url).pathname.slice(1)} set idle_session_timeout = ${Math.round(options.idleSessionTimeoutMs)}`);

@@ -205,7 +205,8 @@ async function gnlInProcess(args: string[], env: NodeJS.ProcessEnv, options: Gnl
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
     Object.assign(process.env, saved);
     ownEnv = undefined;
-    // A command past its timeout writes, if at all, to its own captures only; the next command runs in-process again.
+    // A command past its timeout (its test failed) may go on: its console output then reaches vitest's, and it reads
+    // whatever environment comes next. The next command runs in-process again.
     inProcessBusy = false;
   }
 }

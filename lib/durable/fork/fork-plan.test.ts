@@ -148,6 +148,10 @@ describe('forkCallKey', () => {
     const other = { orderId: 'o_18', amount: 40 };
     const state = new RunState(journal([{ type: 'run-start', input: plan.input }, ...plan.history, step(1, [call('x', other)])]));
     expect(key(state, 'x', other, 'args')).toBe(idempotencyKey({ kind: 'args', runId: 'orig', toolName: 'refund', input: other }, 1));
+    // A copy of that copy (its export holds the first run-imported): still the origin's job.
+    const again = { ...imported, from: { ...imported.from, runId: 'copy' } };
+    const copyOfCopy = journal([...PARENT.slice(0, 1), imported, again, ...PARENT.slice(1)]);
+    expect(planFork({ runId: 'copy2', atStep: 2, by: 'ops', reason: 'again' }, copyOfCopy).input.forkOf?.rootRunId).toBe('orig');
   });
 
   it('keeps the fork’s inherited keys past a run-migrate, copied from its parent or its own (a migration’s input carries no forkOf)', () => {

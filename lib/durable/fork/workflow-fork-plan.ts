@@ -92,7 +92,7 @@ export function planWorkflowFork(
     by,
     reason,
     // A copy imported under another id (gnl import --as) makes its 'args' keys from the exported run's id (callIdentity): so does its fork.
-    rootRunId: parent.input?.forkOf?.rootRunId ?? parent.imported?.runId ?? runId,
+    rootRunId: parent.input?.forkOf?.rootRunId ?? parent.importOrigin ?? runId,
     ...(edit && 'toolResult' in edit ? { editedToolCallId: edit.toolResult.toolCallId } : {}),
     ...(version !== undefined ? { version } : {}),
     inheritedKeys: repeatable.map(({ toolName, input, idempotencyKey, toolCallId }) => ({

@@ -34,7 +34,7 @@ export function callIdentity(args: {
   const scheme = state.keyScheme(runId);
   // A run imported under another id (`gnl import --as`) is the exported run's job: a call it makes takes the key
   // that run would have made (a call both make, the one approved in each, reaches the outside service under one key).
-  const jobRunId = state.imported?.runId ?? runId;
+  const jobRunId = state.importOrigin ?? runId;
   // A fork's new call may repeat its lineage's work, under that work's key (fork-keys.ts).
   const key =
     state.keyOfCall.get(toolCallId) ??

@@ -283,8 +283,14 @@ export class RunState {
   readonly forks: { childRunId: string; atStep: number; by: string; reason: string; at: Date; seq: number }[] = [];
   /** The runs operators restarted this run as (its run-restarted events), in order. */
   readonly restarts: { restartedAs: string; by: string; newAttempt: boolean; at: Date; seq: number }[] = [];
-  /** Where the run came from when it was imported from an export (its run-imported), else undefined. */
+  /** Where the run came from when it was imported from an export (its last run-imported), else undefined. */
   imported: { runId: string; exportedAt: string; redacted: boolean; by: string; at: Date; seq: number } | undefined;
+  /**
+   * The run whose job this is when it was imported: the first run-imported's (an import of an imported copy
+   * keeps the origin; its export holds the earlier run-imported), else undefined. Its 'args' keys and a
+   * fork's root are made from it (call-identity.ts, fork-plan.ts).
+   */
+  importOrigin: string | undefined;
   /** Every run-retry, in order: each automatic attempt after a transient failure. */
   readonly retries: RetryRecord[] = [];
   /**
@@ -541,6 +547,7 @@ export class RunState {
         return;
       case 'run-imported': // audit only: where the run came from
         this.imported = { ...event.from, by: event.by, at: event.at, seq: event.seq };
+        this.importOrigin ??= event.from.runId;
         return;
       case 'run-restarted': // audit and link only: the new run's run-start names this one
         this.restarts.push({ restartedAs: event.restartedAs, by: event.by, newAttempt: event.newAttempt === true, at: event.at, seq: event.seq });

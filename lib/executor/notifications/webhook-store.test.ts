@@ -125,6 +125,20 @@ describeEachStorage(
       const next = await store().rotateSecret({ id: record.id, by: 'bob', overlapHours: 24, requestId: randomUUID() });
       await expect(store().rotateSecret({ id: record.id, by: 'alice', overlapHours: 24, requestId })).rejects.toThrow(/rotated again since/);
       expect((await store().targets()).find((t) => t.id === record.id)).toMatchObject({ secret: next.secret, previousSecret: once.secret });
+
+      // Removed and added again at the same address (the same id): an old request of the removed one rotates the new one, returns none of its keys.
+      await store().remove({ id: record.id, by: 'alice', reason: 'moved' });
+      const readded = await store().add({ label: 'Retried again', url: target?.url as string, format: 'json', by: 'alice' });
+      const old = await store().rotateSecret({ id: readded.record.id, by: 'alice', overlapHours: 24, requestId: randomUUID() });
+      expect(old.repeated).toBeUndefined();
+      const stale = await store().rotateSecret({
+        id: readded.record.id,
+        by: 'alice',
+        overlapHours: 24,
+        requestId, // the first request, made of the removed webhook
+      });
+      expect(stale.repeated).toBeUndefined();
+      expect(stale.secret).not.toBe(once.secret);
     });
 
     it('a rotation signs with the new key and, for its overlap, the old one too; none after an overlap of 0; a paused webhook is sent nothing', async () => {

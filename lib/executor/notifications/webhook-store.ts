@@ -165,7 +165,7 @@ export class WebhookStore {
           updated_by = ${request.by}, updated_at = now()
         where id = ${request.id}
           and not exists (select 1 from gnl.webhook_audit a where a.webhook_id = ${request.id} and a.action = 'secret-rotated'
-            and a.detail->>'requestId' = ${requestId}::text)
+            and a.detail->>'requestId' = ${requestId}::text and a.at >= gnl.webhooks.created_at)
         returning id, previous_until)
       insert into gnl.webhook_audit (webhook_id, action, by, detail)
       select id, 'secret-rotated', ${request.by},
@@ -187,6 +187,7 @@ export class WebhookStore {
         not exists (select 1 from gnl.webhook_audit later where later.webhook_id = a.webhook_id and later.action = 'secret-rotated' and later.id > a.id) as latest
       from gnl.webhook_audit a join gnl.webhooks w on w.id = a.webhook_id
       where a.webhook_id = ${id} and a.action = 'secret-rotated' and a.detail->>'requestId' = ${requestId}
+        and a.at >= w.created_at -- a webhook removed and added again at the same address (the same id) is another one
       order by a.id desc limit 1`);
     if (!made) return undefined;
     if (!made.latest)
