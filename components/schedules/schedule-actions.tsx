@@ -11,13 +11,9 @@ import { Label } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { runHref } from '@/lib/studio/reads/run-path';
 import { VisibleText } from '@/components/ui/visible-text';
+import { newRequestId } from '@/components/request-id';
 
 type Asking = 'pause' | 'unpause' | 'run-now' | undefined;
-
-/** A random request id (crypto.getRandomValues: unlike randomUUID, there on a page served over plain HTTP too). */
-function newRequestId(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 const PROMPT = {
   pause: { label: 'Why pause? (recorded; no executor starts its slots until it is unpaused)', submit: 'Pause the schedule' },

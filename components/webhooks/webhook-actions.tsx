@@ -4,15 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import { addWebhookAction, removeWebhookAction, rotateWebhookKeyAction, sendTestWebhookAction, setWebhookEnabledAction } from '@/app/(studio)/actions';
-
-/** A random version 4 UUID from crypto.getRandomValues (randomUUID is missing on a page served over plain HTTP). */
-function newRequestUuid(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+import { newRequestId } from '@/components/request-id';
 import { ActionFailure } from '@/components/inbox/action-feedback';
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -125,8 +117,8 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
   const overlapId = useId();
   const test = useMutation({ mutationFn: () => sendTestWebhookAction({ id }), onSuccess: () => router.refresh() });
   // One per opening of the rotation form: a submit retried there (its answer lost) gets the key it made, not a
-  // second rotation; opening the form again is a new request. getRandomValues: also on a page served over plain HTTP.
-  const [rotateRequestId, setRotateRequestId] = useState(newRequestUuid);
+  // second rotation; opening the form again is a new request.
+  const [rotateRequestId, setRotateRequestId] = useState(newRequestId);
   const rotate = useMutation({
     mutationFn: () => rotateWebhookKeyAction({ id, overlapHours: Number(overlap), requestId: rotateRequestId }),
     ...refreshOnSuccess,
@@ -147,7 +139,7 @@ export function WebhookRowActions({ id, label, enabled }: { id: string; label: s
           variant="ghost"
           disabled={busy}
           onClick={() => {
-            setRotateRequestId(newRequestUuid());
+            setRotateRequestId(newRequestId());
             setAsking('rotate');
           }}
           data-testid="webhook-rotate"

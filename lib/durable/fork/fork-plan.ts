@@ -60,8 +60,7 @@ export function planFork(request: ForkRequest, events: readonly RecordedEvent[])
     atStep,
     by,
     reason,
-    // A copy imported under another id (gnl import --as) makes its 'args' keys from the exported run's id (callIdentity): so does its fork.
-    rootRunId: parent.input.forkOf?.rootRunId ?? parent.importOrigin ?? runId,
+    rootRunId: parent.forkRootOf(runId),
     ...(edit && 'instruction' in edit ? { instruction: edit.instruction } : {}),
     ...(edit && 'toolResult' in edit ? { editedToolCallId: edit.toolResult.toolCallId } : {}),
     inheritedKeys: repeatable.map(({ toolName, input, idempotencyKey }) => ({ toolName, input, idempotencyKey })),

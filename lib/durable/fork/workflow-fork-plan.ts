@@ -91,8 +91,7 @@ export function planWorkflowFork(
     atStep,
     by,
     reason,
-    // A copy imported under another id (gnl import --as) makes its 'args' keys from the exported run's id (callIdentity): so does its fork.
-    rootRunId: parent.input?.forkOf?.rootRunId ?? parent.importOrigin ?? runId,
+    rootRunId: parent.forkRootOf(runId),
     ...(edit && 'toolResult' in edit ? { editedToolCallId: edit.toolResult.toolCallId } : {}),
     ...(version !== undefined ? { version } : {}),
     inheritedKeys: repeatable.map(({ toolName, input, idempotencyKey, toolCallId }) => ({

@@ -321,6 +321,14 @@ export class RunState {
   }
 
   /**
+   * The run a fork of this one (`runId`) makes its 'args' keys from: its lineage's root, else the run an
+   * imported copy came from (callIdentity makes its own calls' keys so), else itself (fork-plan.ts).
+   */
+  forkRootOf(runId: string): string {
+    return this.input?.forkOf?.rootRunId ?? this.importOrigin ?? runId;
+  }
+
+  /**
    * Model steps recorded before the last migration: replayed as recorded, their requests not compared
    * with this version's (a migrated run's earlier steps were asked with the earlier system prompt or tools).
    */
